@@ -1,0 +1,1 @@
+"""kube-scheduler's default-profile plugins, registered through the `kubeberth.plugins` entry point group."""

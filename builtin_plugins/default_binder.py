@@ -1,0 +1,15 @@
+"""DefaultBinder: binds the pod through the backend's Binding subresource."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from kubeberth import PodInfo, Status, hookimpl
+
+
+class DefaultBinder:
+    name = "DefaultBinder"
+
+    @hookimpl
+    def bind(self, pod: PodInfo, node_name: str, handle: Any) -> Status:
+        return handle.backend.bind(pod, node_name)

@@ -1,0 +1,77 @@
+"""The backend interface: list+watch into the scheduler's event queue, and the writes it needs.
+
+The framework never imports a Kubernetes client; `kubeberth.backends.kubernetes` and
+`kubeberth.backends.embedded` implement this interface. Write methods are called from binding
+workers and must be thread-safe; watch events are delivered through the sink only.
+"""
+
+from __future__ import annotations
+
+import abc
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from ..podinfo import PodInfo
+from ..status import Status
+
+# Kinds the scheduler keeps in its cache. Pods and Nodes are structural; the rest are looked up
+# by plugins through ClusterState.objects.
+WATCHED_KINDS = (
+    "Node",
+    "Pod",
+    "PersistentVolume",
+    "PersistentVolumeClaim",
+    "StorageClass",
+    "PodDisruptionBudget",
+    "Namespace",
+    "CSINode",
+)
+
+
+@dataclass(frozen=True, slots=True)
+class ClusterEvent:
+    """One change seen by an informer. type: ADDED | MODIFIED | DELETED | SYNCED (initial list done)."""
+
+    kind: str
+    type: str
+    obj: dict[str, Any]
+
+
+EventSink = Callable[[ClusterEvent], None]
+
+
+class Backend(abc.ABC):
+    """A cluster the scheduler reads from and writes bindings to."""
+
+    @abc.abstractmethod
+    def start(self, sink: EventSink) -> None:
+        """List every watched kind (emitting ADDED, then one SYNCED per kind) and keep watching."""
+
+    @abc.abstractmethod
+    def stop(self) -> None:
+        """Stop watching; pending writes may finish."""
+
+    @abc.abstractmethod
+    def bind(self, pod: PodInfo, node_name: str) -> Status:
+        """Bind through the Binding subresource. Conflict/NotFound -> an Error status saying so."""
+
+    @abc.abstractmethod
+    def record_event(self, pod: PodInfo, event_type: str, reason: str, message: str) -> None:
+        """Record an events.k8s.io/v1 Event about the pod (Normal/Warning)."""
+
+    @abc.abstractmethod
+    def patch_pod_condition(self, pod: PodInfo, condition: dict[str, Any]) -> None:
+        """Set a pod status condition (e.g. PodScheduled=False, reason Unschedulable)."""
+
+    @abc.abstractmethod
+    def set_nominated_node(self, pod: PodInfo, node_name: str | None) -> None:
+        """Set or clear status.nominatedNodeName (preemption)."""
+
+    @abc.abstractmethod
+    def delete_pod(self, pod: PodInfo, reason: str) -> Status:
+        """Delete a preemption victim."""
+
+    def ready(self) -> bool:
+        """True once every initial list has been delivered."""
+        return True

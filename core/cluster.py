@@ -1,0 +1,225 @@
+"""ClusterState: the scheduler's cache of nodes, pods and other objects.
+
+Owned by the scheduling thread alone (DESIGN property 2): informers and binding workers send
+events, the loop applies them between cycles, so plugins always read a consistent state with no
+locks. Pods placed on a node — bound or only *assumed* by a scheduling cycle whose binding is
+still in flight — are accounted in the NodeTable and in every registered PodIndex.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Iterator
+from typing import Any, Protocol
+
+import numpy as np
+
+from .nodetable import NodeTable
+from .podinfo import PodInfo
+
+
+class PodIndex(Protocol):
+    """An incremental structure over placed pods (e.g. per-domain counts), kept by the cache."""
+
+    def pod_added(self, pod: PodInfo, row: int) -> None: ...
+
+    def pod_removed(self, pod: PodInfo, row: int) -> None: ...
+
+
+class PodLabelCounts:
+    """Placed pods counted per (namespace, label set) per node row.
+
+    Label selectors are evaluated once per distinct (namespace, labels) group, and the matching
+    groups' per-node counts are summed: the basis of topology spread and inter-pod affinity.
+    """
+
+    def __init__(self, table: NodeTable) -> None:
+        self.table = table
+        self.groups: list[tuple[str, dict[str, str]]] = []
+        self._group_ids: dict[tuple[str, frozenset], int] = {}
+        self.counts: list[np.ndarray] = []
+        self.totals: list[int] = []
+
+    def group_of(self, pod: PodInfo) -> int:
+        key = (pod.namespace, frozenset(pod.labels.items()))
+        gid = self._group_ids.get(key)
+        if gid is None:
+            gid = len(self.groups)
+            self._group_ids[key] = gid
+            self.groups.append((pod.namespace, pod.labels))
+            self.counts.append(np.zeros(self.table.capacity, dtype=np.int32))
+            self.totals.append(0)
+        return gid
+
+    def _array(self, gid: int) -> np.ndarray:
+        arr = self.counts[gid]
+        if arr.shape[0] < self.table.capacity:
+            grown = np.zeros(self.table.capacity, dtype=np.int32)
+            grown[: arr.shape[0]] = arr
+            self.counts[gid] = arr = grown
+        return arr
+
+    def pod_added(self, pod: PodInfo, row: int) -> None:
+        gid = self.group_of(pod)
+        self._array(gid)[row] += 1
+        self.totals[gid] += 1
+
+    def pod_removed(self, pod: PodInfo, row: int) -> None:
+        gid = self.group_of(pod)
+        self._array(gid)[row] -= 1
+        self.totals[gid] -= 1
+
+    def matching_groups(self, predicate: Callable[[str, dict[str, str]], bool]) -> list[int]:
+        return [
+            gid for gid, (ns, labels) in enumerate(self.groups) if self.totals[gid] and predicate(ns, labels)
+        ]
+
+    def per_node(self, groups: Iterable[int]) -> np.ndarray:
+        """Sum of counts of the given groups for every row of the table (length = capacity)."""
+        total = np.zeros(self.table.capacity, dtype=np.int32)
+        for gid in groups:
+            total += self._array(gid)
+        return total
+
+
+class ClusterState:
+    """Nodes (as a NodeTable), pods, and the other objects plugins read, keyed by kind."""
+
+    def __init__(self) -> None:
+        self.table = NodeTable()
+        self.pods: dict[str, PodInfo] = {}
+        self.placement: dict[str, int] = {}
+        self.assumed: set[str] = set()
+        self.pods_on: dict[int, dict[str, PodInfo]] = {}
+        self.objects: dict[str, dict[str, dict[str, Any]]] = {}
+        self.nominated: dict[str, dict[str, PodInfo]] = {}
+        self._orphans: dict[str, dict[str, PodInfo]] = {}
+        self.label_counts = PodLabelCounts(self.table)
+        self._indexes: dict[Any, PodIndex] = {"pod_label_counts": self.label_counts}
+
+    # ---- indexes -----------------------------------------------------------------------
+    def index(self, key: Any, factory: Callable[[ClusterState], PodIndex]) -> PodIndex:
+        """Get or build an incremental pod index; built from current placements, then kept."""
+        found = self._indexes.get(key)
+        if found is None:
+            found = factory(self)
+            for uid, row in self.placement.items():
+                found.pod_added(self.pods[uid], row)
+            self._indexes[key] = found
+        return found
+
+    # ---- nodes -------------------------------------------------------------------------
+    def upsert_node(self, node: dict[str, Any]) -> int:
+        row = self.table.upsert_node(node)
+        name = self.table.names[row]
+        assert name is not None
+        self.pods_on.setdefault(row, {})
+        for pod in self._orphans.pop(name, {}).values():
+            self._place(pod, row)
+        return row
+
+    def remove_node(self, name: str) -> None:
+        row = self.table.row_of.get(name)
+        if row is None:
+            return
+        orphans = self._orphans.setdefault(name, {})
+        for pod in list(self.pods_on.get(row, {}).values()):
+            self._unplace(pod)
+            orphans[pod.uid] = pod
+        self.pods_on.pop(row, None)
+        self.table.remove_node(name)
+
+    def node_pods(self, row: int) -> dict[str, PodInfo]:
+        return self.pods_on.get(row, {})
+
+    # ---- pods --------------------------------------------------------------------------
+    def _place(self, pod: PodInfo, row: int) -> None:
+        self.placement[pod.uid] = row
+        self.pods_on.setdefault(row, {})[pod.uid] = pod
+        self.table.add_pod(row, pod)
+        for index in self._indexes.values():
+            index.pod_added(pod, row)
+
+    def _unplace(self, pod: PodInfo) -> None:
+        row = self.placement.pop(pod.uid, None)
+        if row is None:
+            return
+        self.pods_on.get(row, {}).pop(pod.uid, None)
+        self.table.remove_pod(row, pod)
+        for index in self._indexes.values():
+            index.pod_removed(pod, row)
+
+    def upsert_pod(self, pod: PodInfo) -> None:
+        """Apply a pod seen by an informer; a bound pod confirms an assumed one."""
+        old = self.pods.get(pod.uid)
+        if old is not None:
+            self._unplace(old)
+            for noms in self.nominated.values():
+                noms.pop(pod.uid, None)
+            self._orphans.get(old.node_name, {}).pop(pod.uid, None)
+        self.assumed.discard(pod.uid)
+        self.pods[pod.uid] = pod
+        if pod.node_name and not pod.is_terminal:
+            row = self.table.row_of.get(pod.node_name)
+            if row is None:
+                self._orphans.setdefault(pod.node_name, {})[pod.uid] = pod
+            else:
+                self._place(pod, row)
+        elif pod.nominated_node_name and not pod.node_name:
+            self.nominated.setdefault(pod.nominated_node_name, {})[pod.uid] = pod
+
+    def remove_pod(self, uid: str) -> PodInfo | None:
+        pod = self.pods.pop(uid, None)
+        if pod is None:
+            return None
+        self._unplace(pod)
+        self.assumed.discard(uid)
+        for noms in self.nominated.values():
+            noms.pop(uid, None)
+        self._orphans.get(pod.node_name, {}).pop(uid, None)
+        return pod
+
+    def assume(self, pod: PodInfo, node_name: str) -> None:
+        """Account the pod on the node before binding finishes (kube-scheduler's AssumePod)."""
+        row = self.table.row_of[node_name]
+        self._unplace(pod)
+        for noms in self.nominated.values():
+            noms.pop(pod.uid, None)
+        self.pods[pod.uid] = pod
+        self.assumed.add(pod.uid)
+        self._place(pod, row)
+
+    def forget(self, pod: PodInfo) -> None:
+        """Undo an assume after a failed binding cycle."""
+        if pod.uid in self.assumed:
+            self.assumed.discard(pod.uid)
+            self._unplace(pod)
+
+    def nominate(self, pod: PodInfo, node_name: str | None) -> None:
+        for noms in self.nominated.values():
+            noms.pop(pod.uid, None)
+        if node_name:
+            pod.nominated_node_name = node_name
+            self.nominated.setdefault(node_name, {})[pod.uid] = pod
+
+    def placed_pods(self) -> Iterator[tuple[PodInfo, int]]:
+        for uid, row in self.placement.items():
+            yield self.pods[uid], row
+
+    # ---- other objects -----------------------------------------------------------------
+    def upsert_object(self, kind: str, obj: dict[str, Any]) -> None:
+        self.objects.setdefault(kind, {})[object_key(obj)] = obj
+
+    def remove_object(self, kind: str, obj: dict[str, Any]) -> None:
+        self.objects.get(kind, {}).pop(object_key(obj), None)
+
+    def get_object(self, kind: str, key: str) -> dict[str, Any] | None:
+        return self.objects.get(kind, {}).get(key)
+
+    def list_objects(self, kind: str) -> list[dict[str, Any]]:
+        return list(self.objects.get(kind, {}).values())
+
+
+def object_key(obj: dict[str, Any]) -> str:
+    meta = obj.get("metadata") or {}
+    ns = meta.get("namespace")
+    return f"{ns}/{meta.get('name')}" if ns else str(meta.get("name"))

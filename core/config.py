@@ -1,0 +1,220 @@
+"""KubeSchedulerConfiguration (kubescheduler.config.k8s.io/v1) as pydantic models, and process settings.
+
+Users reuse the file they already give kube-scheduler. Fields kubeberth does not act on are
+accepted and logged once; anything it cannot use is a one-line ConfigError naming file and field.
+"""
+
+from __future__ import annotations
+
+import logging
+from pathlib import Path
+from typing import Any
+
+import yaml
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic_settings import BaseSettings, SettingsConfigDict
+
+from .errors import ConfigError
+
+log = logging.getLogger(__name__)
+
+API_VERSION = "kubescheduler.config.k8s.io/v1"
+DEFAULT_PROFILE = "kubeberth"
+
+# Extension point names as written in the YAML -> hook names.
+YAML_POINTS = {
+    "queueSort": "queue_sort",
+    "preEnqueue": "pre_enqueue",
+    "preFilter": "pre_filter",
+    "filter": "filter",
+    "postFilter": "post_filter",
+    "preScore": "pre_score",
+    "score": "score",
+    "reserve": "reserve",
+    "permit": "permit",
+    "preBind": "pre_bind",
+    "bind": "bind",
+    "postBind": "post_bind",
+}
+
+# kube-scheduler v1's default profile, expressed as multiPoint (name, score weight).
+DEFAULT_MULTIPOINT: tuple[tuple[str, int], ...] = (
+    ("PrioritySort", 0),
+    ("SchedulingGates", 0),
+    ("NodeUnschedulable", 0),
+    ("NodeName", 0),
+    ("TaintToleration", 3),
+    ("NodeAffinity", 2),
+    ("NodePorts", 0),
+    ("NodeResourcesFit", 1),
+    ("VolumeRestrictions", 0),
+    ("VolumeBinding", 0),
+    ("VolumeZone", 0),
+    ("PodTopologySpread", 2),
+    ("InterPodAffinity", 2),
+    ("DefaultPreemption", 0),
+    ("NodeResourcesBalancedAllocation", 1),
+    ("ImageLocality", 1),
+    ("DefaultBinder", 0),
+)
+
+
+class _Lenient(BaseModel):
+    """Accepts fields we do not model, so a kube-scheduler file loads unchanged."""
+
+    model_config = ConfigDict(extra="allow", populate_by_name=True)
+
+
+class PluginRef(_Lenient):
+    name: str
+    weight: int | None = None
+
+
+class PluginSet(_Lenient):
+    enabled: list[PluginRef] = Field(default_factory=list)
+    disabled: list[PluginRef] = Field(default_factory=list)
+
+
+class Plugins(_Lenient):
+    multiPoint: PluginSet = Field(default_factory=PluginSet)
+    queueSort: PluginSet = Field(default_factory=PluginSet)
+    preEnqueue: PluginSet = Field(default_factory=PluginSet)
+    preFilter: PluginSet = Field(default_factory=PluginSet)
+    filter: PluginSet = Field(default_factory=PluginSet)
+    postFilter: PluginSet = Field(default_factory=PluginSet)
+    preScore: PluginSet = Field(default_factory=PluginSet)
+    score: PluginSet = Field(default_factory=PluginSet)
+    reserve: PluginSet = Field(default_factory=PluginSet)
+    permit: PluginSet = Field(default_factory=PluginSet)
+    preBind: PluginSet = Field(default_factory=PluginSet)
+    bind: PluginSet = Field(default_factory=PluginSet)
+    postBind: PluginSet = Field(default_factory=PluginSet)
+
+
+class PluginConfig(_Lenient):
+    name: str
+    args: dict[str, Any] = Field(default_factory=dict)
+
+
+class Profile(_Lenient):
+    schedulerName: str = DEFAULT_PROFILE
+    percentageOfNodesToScore: int | None = Field(default=None, ge=0, le=100)
+    plugins: Plugins = Field(default_factory=Plugins)
+    pluginConfig: list[PluginConfig] = Field(default_factory=list)
+
+
+class LeaderElection(_Lenient):
+    leaderElect: bool = True
+    leaseDuration: str = "15s"
+    renewDeadline: str = "10s"
+    retryPeriod: str = "2s"
+    resourceLock: str = "leases"
+    resourceName: str = "kubeberth"
+    resourceNamespace: str = "kube-system"
+
+
+class ClientConnection(_Lenient):
+    kubeconfig: str = ""
+    qps: float = 50.0
+    burst: int = 100
+
+
+class SchedulerConfiguration(_Lenient):
+    apiVersion: str = API_VERSION
+    kind: str = "KubeSchedulerConfiguration"
+    percentageOfNodesToScore: int | None = Field(default=None, ge=0, le=100)
+    podInitialBackoffSeconds: float = Field(default=1, gt=0)
+    podMaxBackoffSeconds: float = Field(default=10, gt=0)
+    parallelism: int = 16
+    profiles: list[Profile] = Field(default_factory=lambda: [Profile()])
+    leaderElection: LeaderElection = Field(default_factory=LeaderElection)
+    clientConnection: ClientConnection = Field(default_factory=ClientConnection)
+
+
+def _location(loc: tuple[Any, ...]) -> str:
+    out = ""
+    for part in loc:
+        out += f"[{part}]" if isinstance(part, int) else (f".{part}" if out else str(part))
+    return out or "(top level)"
+
+
+def _unmodelled_fields(model: BaseModel, path: str = "") -> list[str]:
+    found = [f"{path}.{k}" if path else k for k in (model.model_extra or {})]
+    for name in type(model).model_fields:
+        value = getattr(model, name)
+        child = f"{path}.{name}" if path else name
+        if isinstance(value, BaseModel):
+            found += _unmodelled_fields(value, child)
+        elif isinstance(value, list):
+            for i, item in enumerate(value):
+                if isinstance(item, BaseModel):
+                    found += _unmodelled_fields(item, f"{child}[{i}]")
+    return found
+
+
+def parse_configuration(data: Any, source: str = "<config>") -> SchedulerConfiguration:
+    """Validate a KubeSchedulerConfiguration document; raises ConfigError with one line."""
+    if data is None:
+        data = {}
+    if not isinstance(data, dict):
+        raise ConfigError(f"{source}: expected a KubeSchedulerConfiguration mapping, got {type(data).__name__}")
+    kind = data.get("kind", "KubeSchedulerConfiguration")
+    if kind != "KubeSchedulerConfiguration":
+        raise ConfigError(f"{source}: kind: expected KubeSchedulerConfiguration, got {kind!r}")
+    api = data.get("apiVersion", API_VERSION)
+    if api != API_VERSION:
+        raise ConfigError(f"{source}: apiVersion: expected {API_VERSION}, got {api!r}")
+    try:
+        config = SchedulerConfiguration.model_validate(data)
+    except ValidationError as exc:
+        err = exc.errors()[0]
+        raise ConfigError(f"{source}: {_location(err['loc'])}: {err['msg']}") from None
+    names = [p.schedulerName for p in config.profiles]
+    if not names:
+        raise ConfigError(f"{source}: profiles: at least one profile is required")
+    dupes = sorted({n for n in names if names.count(n) > 1})
+    if dupes:
+        raise ConfigError(f"{source}: profiles: duplicate schedulerName {dupes[0]!r}")
+    if config.podMaxBackoffSeconds < config.podInitialBackoffSeconds:
+        raise ConfigError(f"{source}: podMaxBackoffSeconds: must be >= podInitialBackoffSeconds")
+    for i, profile in enumerate(config.profiles):
+        seen: set[str] = set()
+        for j, pc in enumerate(profile.pluginConfig):
+            if pc.name in seen:
+                raise ConfigError(f"{source}: profiles[{i}].pluginConfig[{j}]: duplicate entry for {pc.name!r}")
+            seen.add(pc.name)
+    for field in _unmodelled_fields(config):
+        log.info("%s: %s is accepted but not used by kubeberth", source, field)
+    return config
+
+
+def load_configuration(path: str | Path | None) -> SchedulerConfiguration:
+    """Read a configuration file, or the built-in default profile when no path is given."""
+    if path is None:
+        return SchedulerConfiguration()
+    path = Path(path)
+    try:
+        text = path.read_text()
+    except OSError as exc:
+        raise ConfigError(f"{path}: cannot read: {exc.strerror}") from None
+    try:
+        data = yaml.safe_load(text)
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        where = f"line {mark.line + 1}" if mark else "YAML"
+        raise ConfigError(f"{path}: {where}: invalid YAML: {getattr(exc, 'problem', exc)}") from None
+    return parse_configuration(data, str(path))
+
+
+class Settings(BaseSettings):
+    """Process settings from KUBEBERTH_* environment variables; CLI flags override them."""
+
+    model_config = SettingsConfigDict(env_prefix="KUBEBERTH_", extra="ignore")
+
+    config: Path | None = None
+    plugins_dir: Path | None = None
+    log_level: str = "WARNING"
+    log_format: str = "text"
+    otlp_endpoint: str | None = None
+    seed: int | None = None
+    binding_workers: int = 16

@@ -1,0 +1,510 @@
+"""The per-profile framework runtime: runs each extension point's plugins in configured order.
+
+A Framework is immutable and belongs to one Generation; cycles that started on it finish on it
+even if a newer generation has been swapped in meanwhile.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from .cluster import ClusterState
+from .nodetable import NodeView, Taint
+from .podinfo import PodInfo
+from .status import (
+    Code,
+    FilterResult,
+    PermitResult,
+    PostFilterResult,
+    PreFilterResult,
+    Rejection,
+    Status,
+    as_status,
+)
+
+log = logging.getLogger(__name__)
+
+MAX_NODE_SCORE = 100
+MIN_FEASIBLE_NODES_TO_FIND = 100
+MIN_FEASIBLE_NODES_PERCENTAGE_TO_FIND = 5
+DEFAULT_PERCENTAGE_OF_NODES_TO_SCORE = 0  # 0 = kube-scheduler's adaptive percentage
+TOP_SCORES_RECORDED = 3
+
+
+def num_feasible_nodes_to_find(num_all_nodes: int, percentage: int | None) -> int:
+    """kube-scheduler's sampling: how many feasible nodes to find before scoring."""
+    if num_all_nodes < MIN_FEASIBLE_NODES_TO_FIND or percentage == 100:
+        return num_all_nodes
+    adaptive = percentage or 0
+    if adaptive <= 0:
+        adaptive = max(50 - num_all_nodes // 125, MIN_FEASIBLE_NODES_PERCENTAGE_TO_FIND)
+    found = num_all_nodes * adaptive // 100
+    return max(found, MIN_FEASIBLE_NODES_TO_FIND)
+
+
+class CycleState(dict):
+    """Data shared by all plugins within one scheduling cycle (keyed by plugin-chosen strings)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.skip_filter: set[str] = set()
+        self.skip_score: set[str] = set()
+
+
+class PluginFailure(Exception):
+    """A plugin raised or returned an Error status; the pod gets an Error and is retried."""
+
+    def __init__(self, status: Status) -> None:
+        super().__init__(status.message)
+        self.status = status
+
+
+@dataclass(slots=True)
+class BoundHook:
+    """One plugin's implementation of one hook, with the argument names it asked for."""
+
+    plugin: str
+    fn: Callable[..., Any]
+    argnames: tuple[str, ...]
+    weight: int = 1
+
+    def call(self, kwargs: dict[str, Any]) -> Any:
+        return self.fn(*[kwargs[a] for a in self.argnames])
+
+
+class NodeInfo:
+    """One node as the per-node hook forms see it (built on demand; the slow path)."""
+
+    __slots__ = ("row", "name", "labels", "taints", "unschedulable", "allocatable", "requested", "pods", "raw")
+
+    def __init__(self, cluster: ClusterState, row: int) -> None:
+        table = cluster.table
+        self.row = row
+        self.name: str = table.names[row] or ""
+        self.labels: dict[str, str] = table.labels_of(row)
+        self.taints: tuple[Taint, ...] = table.taints_of(row)
+        self.unschedulable = bool(table.unschedulable[row])
+        self.allocatable = dict(zip(table.resources, table.allocatable[row].tolist(), strict=True))
+        self.requested = dict(zip(table.resources, table.requested[row].tolist(), strict=True))
+        self.pods = list(cluster.node_pods(row).values())
+        self.raw = table.raw[row]
+
+
+def filter_node_adapter(plugin: str, fn: Callable[..., Any], argnames: tuple[str, ...]) -> Callable[..., Any]:
+    """Turn a per-node filter into a batch filter (a Python call per node)."""
+
+    def batch(state, pod, nodes, cluster, handle):  # noqa: ANN001 - mirrors the hookspec
+        feasible = np.ones(len(nodes), dtype=bool)
+        reasons: dict[tuple[str, Code], list[int]] = {}
+        kwargs = {"state": state, "pod": pod, "cluster": cluster, "handle": handle}
+        for i, row in enumerate(nodes.rows.tolist()):
+            kwargs["node"] = NodeInfo(cluster, row)
+            status = as_status(fn(*[kwargs[a] for a in argnames]), plugin)
+            if status.code == Code.ERROR:
+                return status
+            if status.is_rejected:
+                feasible[i] = False
+                for reason in status.reasons or (f"rejected by {plugin}",):
+                    reasons.setdefault((reason, status.code), []).append(i)
+        rejections = []
+        for (reason, code), idx in reasons.items():
+            mask = np.zeros(len(nodes), dtype=bool)
+            mask[idx] = True
+            rejections.append(Rejection(reason, mask, code))
+        return FilterResult(feasible, rejections)
+
+    return batch
+
+
+def score_node_adapter(fn: Callable[..., Any], argnames: tuple[str, ...]) -> Callable[..., Any]:
+    """Turn a per-node score into a batch score (a Python call per node)."""
+
+    def batch(state, pod, nodes, cluster, handle):  # noqa: ANN001 - mirrors the hookspec
+        kwargs = {"state": state, "pod": pod, "cluster": cluster, "handle": handle}
+        out = np.zeros(len(nodes), dtype=np.int64)
+        for i, row in enumerate(nodes.rows.tolist()):
+            kwargs["node"] = NodeInfo(cluster, row)
+            out[i] = int(fn(*[kwargs[a] for a in argnames]))
+        return out
+
+    return batch
+
+
+# ---- diagnosis and records -------------------------------------------------------------
+@dataclass
+class Diagnosis:
+    """Why no node fit: per-plugin rejections over absolute table rows, as kube-scheduler's FitError."""
+
+    num_all_nodes: int
+    rejections: list[tuple[str, str, np.ndarray, Code]] = field(default_factory=list)
+    pre_filter_msg: str = ""
+    pre_filter_code: Code = Code.SUCCESS
+    post_filter_msg: str = ""
+    unschedulable_plugins: set[str] = field(default_factory=set)
+
+    def add(self, plugin: str, reason: str, rows: np.ndarray, code: Code) -> None:
+        self.rejections.append((plugin, reason, rows, code))
+        self.unschedulable_plugins.add(plugin)
+
+    def reason_counts(self) -> dict[str, int]:
+        counts: dict[str, int] = {}
+        for _plugin, reason, rows, _code in self.rejections:
+            counts[reason] = counts.get(reason, 0) + int(rows.shape[0])
+        return counts
+
+    def unresolvable_rows(self) -> set[int]:
+        """Rows no preemption can help (UnschedulableAndUnresolvable), or all if pre_filter said so."""
+        out: set[int] = set()
+        for _plugin, _reason, rows, code in self.rejections:
+            if code == Code.UNSCHEDULABLE_AND_UNRESOLVABLE:
+                out.update(rows.tolist())
+        return out
+
+    def message(self) -> str:
+        """kube-scheduler's FitError text: `0/N nodes are available: <sorted histogram>.`"""
+        msg = f"0/{self.num_all_nodes} nodes are available:"
+        if self.pre_filter_msg:
+            msg += f" {self.pre_filter_msg}."
+        else:
+            histogram = sorted(f"{count} {reason}" for reason, count in self.reason_counts().items())
+            if histogram:
+                msg += f" {', '.join(histogram)}."
+        if self.post_filter_msg:
+            msg += f" {self.post_filter_msg}."
+        return msg
+
+
+@dataclass
+class CycleRecord:
+    """What one scheduling cycle did and why: feeds traces, `explain`, events and metrics."""
+
+    pod: str
+    uid: str
+    profile: str
+    generation: str
+    start_ns: int = field(default_factory=time.time_ns)
+    end_ns: int = 0
+    steps: list[tuple[str, str, int, int, dict[str, Any]]] = field(default_factory=list)
+    evaluated_nodes: int = 0
+    feasible_nodes: int = 0
+    rejected: dict[str, dict[str, int]] = field(default_factory=dict)
+    top_scores: list[dict[str, Any]] = field(default_factory=list)
+    node: str | None = None
+    result: str = ""
+    message: str = ""
+
+    def step(self, point: str, plugin: str, start_ns: int, attrs: dict[str, Any] | None = None) -> None:
+        self.steps.append((point, plugin, start_ns, time.time_ns(), attrs or {}))
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "pod": self.pod,
+            "profile": self.profile,
+            "generation": self.generation,
+            "result": self.result,
+            "node": self.node,
+            "message": self.message,
+            "evaluated_nodes": self.evaluated_nodes,
+            "feasible_nodes": self.feasible_nodes,
+            "rejected": self.rejected,
+            "top_scores": self.top_scores,
+            "duration_ms": round((self.end_ns - self.start_ns) / 1e6, 3),
+            "plugins": [
+                {"point": p, "plugin": n, "ms": round((e - s) / 1e6, 4), **a} for p, n, s, e, a in self.steps
+            ],
+        }
+
+
+@dataclass
+class ScheduleResult:
+    node: str | None
+    status: Status
+    diagnosis: Diagnosis | None = None
+    evaluated: int = 0
+    feasible: int = 0
+    next_start: int = 0
+
+
+# ---- the framework ---------------------------------------------------------------------
+class Framework:
+    """One profile's plugins per extension point, in order, with score weights."""
+
+    def __init__(
+        self,
+        profile: str,
+        points: dict[str, list[BoundHook]],
+        normalizers: dict[str, BoundHook],
+        unreservers: list[BoundHook],
+        plugins: dict[str, Any],
+        percentage_of_nodes_to_score: int | None,
+        generation_id: str = "",
+    ) -> None:
+        self.profile = profile
+        self.points = points
+        self.normalizers = normalizers
+        self.unreservers = unreservers
+        self.plugins = plugins
+        self.percentage_of_nodes_to_score = percentage_of_nodes_to_score
+        self.generation_id = generation_id
+        queue_sort = points.get("queue_sort") or []
+        self._queue_sort = queue_sort[0] if queue_sort else None
+
+    def enabled(self, point: str) -> list[str]:
+        return [h.plugin for h in self.points.get(point, ())]
+
+    def score_weights(self) -> dict[str, int]:
+        return {h.plugin: h.weight for h in self.points.get("score", ())}
+
+    # ---- queueing ----------------------------------------------------------------------
+    def queue_sort_key(self, pod: PodInfo) -> Any:
+        if self._queue_sort is None:
+            return 0
+        return self._queue_sort.call({"pod": pod})
+
+    def run_pre_enqueue(self, pod: PodInfo, handle: Any) -> Status:
+        kwargs = {"pod": pod, "handle": handle}
+        for hook in self.points.get("pre_enqueue", ()):
+            status = _call_status(hook, kwargs)
+            if not status.ok:
+                return status
+        return Status.success()
+
+    # ---- scheduling cycle --------------------------------------------------------------
+    def run_pre_filter(
+        self, state: CycleState, pod: PodInfo, nodes: NodeView, cluster: ClusterState, handle: Any, record: CycleRecord | None
+    ) -> tuple[Status, frozenset[str] | None]:
+        kwargs = {"state": state, "pod": pod, "nodes": nodes, "cluster": cluster, "handle": handle}
+        narrowed: frozenset[str] | None = None
+        for hook in self.points.get("pre_filter", ()):
+            t0 = time.time_ns()
+            result = _guarded(hook, kwargs)
+            if isinstance(result, PreFilterResult):
+                if result.node_names is not None:
+                    narrowed = result.node_names if narrowed is None else narrowed & result.node_names
+                status = (result.status or Status.success()).with_plugin(hook.plugin)
+            else:
+                status = as_status(result, hook.plugin)
+            if record is not None:
+                record.step("PreFilter", hook.plugin, t0, {"code": status.code.name})
+            if status.code == Code.SKIP:
+                state.skip_filter.add(hook.plugin)
+            elif status.code == Code.ERROR:
+                raise PluginFailure(status)
+            elif not status.ok:
+                return status, narrowed
+        return Status.success(), narrowed
+
+    def run_filters(
+        self,
+        state: CycleState,
+        pod: PodInfo,
+        nodes: NodeView,
+        cluster: ClusterState,
+        handle: Any,
+        diagnosis: Diagnosis | None = None,
+        record: CycleRecord | None = None,
+    ) -> np.ndarray:
+        """Run every filter over `nodes`; returns the feasible mask. Also used by preemption."""
+        kwargs = {"state": state, "pod": pod, "cluster": cluster, "handle": handle}
+        alive = np.ones(len(nodes), dtype=bool)
+        view = nodes
+        for hook in self.points.get("filter", ()):
+            if hook.plugin in state.skip_filter or len(view) == 0:
+                continue
+            t0 = time.time_ns()
+            kwargs["nodes"] = view
+            result = _guarded(hook, kwargs)
+            if result is None or result is True:
+                continue
+            if isinstance(result, Status):
+                status = result.with_plugin(hook.plugin)
+                if status.code == Code.ERROR:
+                    raise PluginFailure(status)
+                if not status.is_rejected:
+                    continue
+                mask = np.ones(len(view), dtype=bool)
+                result = FilterResult(~mask, [Rejection(r, mask, status.code) for r in status.reasons or (f"rejected by {hook.plugin}",)])
+            if not isinstance(result, FilterResult):
+                raise PluginFailure(Status.error(f"filter plugin {hook.plugin} returned {type(result).__name__}", hook.plugin))
+            feasible = np.asarray(result.feasible, dtype=bool)
+            if feasible.shape[0] != len(view):
+                raise PluginFailure(Status.error(f"filter plugin {hook.plugin} returned {feasible.shape[0]} results for {len(view)} nodes", hook.plugin))
+            rejected = ~feasible
+            if rejected.any():
+                counts: dict[str, int] = {}
+                covered = np.zeros(len(view), dtype=bool)
+                for rej in result.rejections:
+                    hit = np.asarray(rej.nodes, dtype=bool) & rejected
+                    covered |= hit
+                    if diagnosis is not None and hit.any():
+                        diagnosis.add(hook.plugin, rej.reason, view.rows[hit], rej.code)
+                    counts[rej.reason] = int(hit.sum())
+                uncovered = rejected & ~covered
+                if uncovered.any():
+                    reason = f"node(s) were rejected by {hook.plugin}"
+                    counts[reason] = int(uncovered.sum())
+                    if diagnosis is not None:
+                        diagnosis.add(hook.plugin, reason, view.rows[uncovered], Code.UNSCHEDULABLE)
+                if record is not None:
+                    bucket = record.rejected.setdefault(hook.plugin, {})
+                    for reason, count in counts.items():
+                        bucket[reason] = bucket.get(reason, 0) + count
+                    record.step("Filter", hook.plugin, t0, {"rejected": int(rejected.sum())})
+                idx = np.flatnonzero(alive)
+                alive[idx[rejected]] = False
+                view = view.subset(feasible)
+            elif record is not None:
+                record.step("Filter", hook.plugin, t0, {"rejected": 0})
+        return alive
+
+    def run_post_filter(
+        self, state: CycleState, pod: PodInfo, cluster: ClusterState, handle: Any, diagnosis: Diagnosis, record: CycleRecord | None
+    ) -> tuple[str | None, Status]:
+        kwargs = {"state": state, "pod": pod, "cluster": cluster, "handle": handle, "diagnosis": diagnosis}
+        messages = []
+        for hook in self.points.get("post_filter", ()):
+            t0 = time.time_ns()
+            result = _guarded(hook, kwargs)
+            if isinstance(result, PostFilterResult):
+                status = result.status.with_plugin(hook.plugin)
+                nominated = result.nominated_node
+            else:
+                status, nominated = as_status(result, hook.plugin), None
+            if record is not None:
+                record.step("PostFilter", hook.plugin, t0, {"code": status.code.name, "nominated": nominated or ""})
+            if status.code == Code.ERROR:
+                raise PluginFailure(status)
+            if status.ok and nominated:
+                return nominated, status
+            if status.message:
+                messages.append(status.message)
+            if status.code == Code.UNSCHEDULABLE_AND_UNRESOLVABLE:
+                break
+        return None, Status(Code.UNSCHEDULABLE, tuple(messages))
+
+    def run_scores(
+        self, state: CycleState, pod: PodInfo, nodes: NodeView, cluster: ClusterState, handle: Any, record: CycleRecord | None
+    ) -> tuple[np.ndarray, dict[str, np.ndarray]]:
+        kwargs = {"state": state, "pod": pod, "nodes": nodes, "cluster": cluster, "handle": handle}
+        for hook in self.points.get("pre_score", ()):
+            t0 = time.time_ns()
+            status = _call_status(hook, kwargs)
+            if record is not None:
+                record.step("PreScore", hook.plugin, t0, {"code": status.code.name})
+            if status.code == Code.SKIP:
+                state.skip_score.add(hook.plugin)
+            elif not status.ok:
+                raise PluginFailure(status if status.code == Code.ERROR else Status.error(status.message, hook.plugin))
+        total = np.zeros(len(nodes), dtype=np.int64)
+        per_plugin: dict[str, np.ndarray] = {}
+        for hook in self.points.get("score", ()):
+            if hook.plugin in state.skip_score:
+                continue
+            t0 = time.time_ns()
+            raw = _guarded(hook, kwargs)
+            if isinstance(raw, Status):
+                raise PluginFailure(raw.with_plugin(hook.plugin) if raw.code == Code.ERROR else Status.error(raw.message, hook.plugin))
+            scores = np.asarray(raw, dtype=np.int64)
+            if scores.shape != (len(nodes),):
+                raise PluginFailure(Status.error(f"score plugin {hook.plugin} returned shape {scores.shape} for {len(nodes)} nodes", hook.plugin))
+            normalizer = self.normalizers.get(hook.plugin)
+            if normalizer is not None:
+                normalized = _guarded(normalizer, {"state": state, "pod": pod, "nodes": nodes, "scores": scores})
+                if isinstance(normalized, Status) and not normalized.ok:
+                    raise PluginFailure(Status.error(normalized.message, hook.plugin))
+                if normalized is not None and not isinstance(normalized, Status):
+                    scores = np.asarray(normalized, dtype=np.int64)
+            if scores.size and (scores.min() < 0 or scores.max() > MAX_NODE_SCORE):
+                raise PluginFailure(Status.error(
+                    f"plugin {hook.plugin} returned scores outside [0, {MAX_NODE_SCORE}] after normalization", hook.plugin
+                ))
+            per_plugin[hook.plugin] = scores
+            total += scores * hook.weight
+            if record is not None:
+                record.step("Score", hook.plugin, t0, {"weight": hook.weight})
+        return total, per_plugin
+
+    def run_reserve(self, state: CycleState, pod: PodInfo, node: str, cluster: ClusterState, handle: Any) -> Status:
+        kwargs = {"state": state, "pod": pod, "node_name": node, "cluster": cluster, "handle": handle}
+        for hook in self.points.get("reserve", ()):
+            status = _call_status(hook, kwargs)
+            if not status.ok:
+                return status
+        return Status.success()
+
+    def run_unreserve(self, state: CycleState, pod: PodInfo, node: str, cluster: ClusterState, handle: Any) -> None:
+        kwargs = {"state": state, "pod": pod, "node_name": node, "cluster": cluster, "handle": handle}
+        for hook in reversed(self.unreservers):
+            try:
+                hook.call(kwargs)
+            except Exception:
+                log.exception("unreserve of plugin %s failed for pod %s", hook.plugin, pod.key)
+
+    def run_permit(self, state: CycleState, pod: PodInfo, node: str, handle: Any) -> tuple[Status, dict[str, float]]:
+        """Returns (status, {plugin: timeout}) where a non-empty dict means the pod must wait."""
+        kwargs = {"state": state, "pod": pod, "node_name": node, "handle": handle}
+        waits: dict[str, float] = {}
+        for hook in self.points.get("permit", ()):
+            result = _guarded(hook, kwargs)
+            if isinstance(result, PermitResult):
+                status, timeout = result.status.with_plugin(hook.plugin), result.timeout
+            else:
+                status, timeout = as_status(result, hook.plugin), 0.0
+            if status.code == Code.WAIT:
+                waits[hook.plugin] = timeout
+            elif status.code == Code.ERROR:
+                return status, {}
+            elif not status.ok and status.code != Code.SKIP:
+                return status, {}
+        return Status.success(), waits
+
+    def run_pre_bind(self, state: CycleState, pod: PodInfo, node: str, handle: Any) -> Status:
+        kwargs = {"state": state, "pod": pod, "node_name": node, "handle": handle}
+        for hook in self.points.get("pre_bind", ()):
+            status = _call_status(hook, kwargs)
+            if not status.ok and status.code != Code.SKIP:
+                return status
+        return Status.success()
+
+    def run_bind(self, state: CycleState, pod: PodInfo, node: str, handle: Any) -> Status:
+        kwargs = {"state": state, "pod": pod, "node_name": node, "handle": handle}
+        for hook in self.points.get("bind", ()):
+            status = _call_status(hook, kwargs)
+            if status.code != Code.SKIP:
+                return status
+        return Status.error("no bind plugin bound the pod (all returned Skip)")
+
+    def run_post_bind(self, state: CycleState, pod: PodInfo, node: str, handle: Any) -> None:
+        kwargs = {"state": state, "pod": pod, "node_name": node, "handle": handle}
+        for hook in self.points.get("post_bind", ()):
+            try:
+                hook.call(kwargs)
+            except Exception:
+                log.exception("post_bind of plugin %s failed for pod %s", hook.plugin, pod.key)
+
+
+def _guarded(hook: BoundHook, kwargs: dict[str, Any]) -> Any:
+    """Call a plugin; an exception becomes an Error status for this pod, with the traceback logged."""
+    try:
+        return hook.call(kwargs)
+    except PluginFailure:
+        raise
+    except Exception as exc:
+        pod = kwargs.get("pod")
+        log.exception("plugin %s raised while scheduling %s", hook.plugin, getattr(pod, "key", "?"))
+        raise PluginFailure(Status.error(f"plugin {hook.plugin} raised {type(exc).__name__}: {exc}", hook.plugin)) from exc
+
+
+def _call_status(hook: BoundHook, kwargs: dict[str, Any]) -> Status:
+    try:
+        return as_status(hook.call(kwargs), hook.plugin)
+    except Exception as exc:
+        pod = kwargs.get("pod")
+        log.exception("plugin %s raised for pod %s", hook.plugin, getattr(pod, "key", "?"))
+        return Status.error(f"plugin {hook.plugin} raised {type(exc).__name__}: {exc}", hook.plugin)

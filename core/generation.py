@@ -1,0 +1,249 @@
+"""Generations: an immutable, validated set of plugins + configuration, swapped as one reference.
+
+Building a generation discovers plugins, parses the configuration, validates every plugin's args
+and binds hooks per profile. Any failure raises before anything is swapped, so a bad reload
+never replaces the running generation.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import inspect
+import itertools
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import pluggy
+from pydantic import ValidationError
+
+from . import hookspecs
+from .config import (
+    DEFAULT_MULTIPOINT,
+    YAML_POINTS,
+    PluginRef,
+    Profile,
+    SchedulerConfiguration,
+    load_configuration,
+)
+from .errors import ConfigError, PluginLoadError
+from .framework import BoundHook, Framework, filter_node_adapter, score_node_adapter
+from .plugins import PluginSpec, discover
+
+_numbers = itertools.count(1)
+
+# Which hooks make a plugin usable at an extension point (per-node forms count as the batch one).
+_POINT_HOOKS = {
+    "queue_sort": ("queue_sort",),
+    "pre_enqueue": ("pre_enqueue",),
+    "pre_filter": ("pre_filter",),
+    "filter": ("filter", "filter_node"),
+    "post_filter": ("post_filter",),
+    "pre_score": ("pre_score",),
+    "score": ("score", "score_node"),
+    "reserve": ("reserve",),
+    "permit": ("permit",),
+    "pre_bind": ("pre_bind",),
+    "bind": ("bind",),
+    "post_bind": ("post_bind",),
+}
+
+
+@dataclass(frozen=True)
+class Generation:
+    """Plugins + parsed configuration; never mutated after build."""
+
+    number: int
+    id: str
+    config: SchedulerConfiguration
+    config_source: str
+    registry: dict[str, PluginSpec]
+    profiles: dict[str, Framework]
+    created_at: float = field(default_factory=time.time)
+
+    @property
+    def default_profile(self) -> Framework:
+        return next(iter(self.profiles.values()))
+
+    def framework_for(self, scheduler_name: str) -> Framework | None:
+        return self.profiles.get(scheduler_name)
+
+
+def build_generation(
+    config_path: str | Path | None = None,
+    plugins_dir: str | Path | None = None,
+    config: SchedulerConfiguration | None = None,
+    extra_plugins: list[Any] | None = None,
+) -> Generation:
+    """Discover plugins and build every profile's framework; raises a one-line error on bad input."""
+    source = str(config_path) if config_path else "<default configuration>"
+    if config is None:
+        config = load_configuration(config_path)
+    registry = discover(Path(plugins_dir) if plugins_dir else None, extra_plugins)
+    number = next(_numbers)
+    fingerprint = hashlib.sha256(
+        repr((config.model_dump(), sorted((s.name, s.source, s.version) for s in registry.values()))).encode()
+    ).hexdigest()[:8]
+    gen_id = f"g{number}-{fingerprint}"
+    profiles = {}
+    for i, profile in enumerate(config.profiles):
+        profiles[profile.schedulerName] = _build_framework(
+            profile, f"{source}: profiles[{i}]", registry, config, gen_id
+        )
+    sorts = {tuple(fw.enabled("queue_sort")) for fw in profiles.values()}
+    if len(sorts) > 1:
+        raise ConfigError(f"{source}: profiles: all profiles must use the same queueSort plugin, got {sorted(sorts)}")
+    return Generation(number, gen_id, config, source, registry, profiles)
+
+
+def _unknown(where: str, name: str, registry: dict[str, PluginSpec]) -> ConfigError:
+    return ConfigError(f"{where}: unknown plugin {name!r}; available: {', '.join(sorted(registry))}")
+
+
+def _implements(spec: PluginSpec, point: str) -> bool:
+    return any(h in spec.hooks for h in _POINT_HOOKS[point])
+
+
+def _resolve_points(profile: Profile, where: str, registry: dict[str, PluginSpec]) -> dict[str, list[PluginRef]]:
+    """kube-scheduler's plugin-set merging: defaults (as multiPoint), then overrides per point."""
+    plugins = profile.plugins
+    multi_disabled = {p.name for p in plugins.multiPoint.disabled}
+    multi: list[PluginRef] = []
+    if "*" not in multi_disabled:
+        multi = [
+            PluginRef(name=n, weight=w or None)
+            for n, w in DEFAULT_MULTIPOINT
+            if n in registry and n not in multi_disabled
+        ]
+    for j, ref in enumerate(plugins.multiPoint.enabled):
+        if ref.name not in registry:
+            raise _unknown(f"{where}.plugins.multiPoint.enabled[{j}]", ref.name, registry)
+        multi = [m for m in multi if m.name != ref.name] + [ref]
+    resolved: dict[str, list[PluginRef]] = {}
+    for yaml_point, point in YAML_POINTS.items():
+        plugin_set = getattr(plugins, yaml_point)
+        disabled = {p.name for p in plugin_set.disabled}
+        explicit: list[PluginRef] = []
+        for j, ref in enumerate(plugin_set.enabled):
+            if ref.name not in registry:
+                raise _unknown(f"{where}.plugins.{yaml_point}.enabled[{j}]", ref.name, registry)
+            if not _implements(registry[ref.name], point):
+                raise ConfigError(
+                    f"{where}.plugins.{yaml_point}.enabled[{j}]: plugin {ref.name!r} does not implement {point}; "
+                    f"it implements {', '.join(registry[ref.name].hooks)}"
+                )
+            explicit.append(ref)
+        explicit_names = {r.name for r in explicit}
+        from_multi = [
+            m
+            for m in multi
+            if _implements(registry[m.name], point)
+            and "*" not in disabled
+            and m.name not in disabled
+            and m.name not in explicit_names
+        ]
+        # Explicit entries that override a multiPoint plugin keep that plugin's position.
+        ordered: list[PluginRef] = []
+        for m in multi:
+            if m.name in explicit_names:
+                ordered.append(next(r for r in explicit if r.name == m.name))
+        ordered += from_multi
+        ordered += [r for r in explicit if r.name not in {o.name for o in ordered}]
+        if point == "score":
+            multi_weights = {m.name: m.weight for m in multi}
+            ordered = [
+                PluginRef(name=r.name, weight=r.weight or multi_weights.get(r.name) or 1) for r in ordered
+            ]
+        resolved[point] = ordered
+    if len(resolved["queue_sort"]) > 1:
+        raise ConfigError(
+            f"{where}.plugins.queueSort: only one queueSort plugin may be enabled, got "
+            f"{', '.join(r.name for r in resolved['queue_sort'])}"
+        )
+    return resolved
+
+
+def _instantiate(spec: PluginSpec, args: dict[str, Any], where: str) -> Any:
+    model = spec.args_model
+    parsed = None
+    if model is not None:
+        try:
+            parsed = model.model_validate(args)
+        except ValidationError as exc:
+            err = exc.errors()[0]
+            loc = ".".join(str(p) for p in err["loc"])
+            raise ConfigError(f"{where}.args{'.' + loc if loc else ''}: {err['msg']}") from None
+    elif args:
+        raise ConfigError(f"{where}.args: plugin {spec.name!r} takes no arguments")
+    if not inspect.isclass(spec.obj):
+        return spec.obj
+    try:
+        params = inspect.signature(spec.obj).parameters
+    except (TypeError, ValueError):
+        params = {}
+    kwargs = {"args": parsed} if "args" in params else {}
+    try:
+        return spec.obj(**kwargs)
+    except Exception as exc:
+        raise PluginLoadError(f"{where}: plugin {spec.name!r} failed to initialise: {type(exc).__name__}: {exc}") from None
+
+
+def _build_framework(
+    profile: Profile, where: str, registry: dict[str, PluginSpec], config: SchedulerConfiguration, gen_id: str
+) -> Framework:
+    resolved = _resolve_points(profile, where, registry)
+    enabled_names = {r.name for refs in resolved.values() for r in refs}
+    plugin_args = {pc.name: (j, pc.args) for j, pc in enumerate(profile.pluginConfig)}
+    for name, (j, _args) in plugin_args.items():
+        if name not in registry:
+            raise _unknown(f"{where}.pluginConfig[{j}].name", name, registry)
+    instances: dict[str, Any] = {}
+    pm = pluggy.PluginManager(hookspecs.PROJECT)
+    pm.add_hookspecs(hookspecs)
+    for name in sorted(enabled_names):
+        j, args = plugin_args.get(name, (None, {}))
+        loc = f"{where}.pluginConfig[{j}]" if j is not None else f"{where}.plugins[{name}]"
+        instances[name] = _instantiate(registry[name], args, loc)
+        try:
+            pm.register(instances[name], name=name)
+        except (ValueError, pluggy.PluginValidationError) as exc:
+            raise PluginLoadError(f"{where}: plugin {name!r}: {exc}") from None
+
+    def impl(name: str, hook: str) -> BoundHook | None:
+        for hi in getattr(pm.hook, hook).get_hookimpls():
+            if hi.plugin_name == name:
+                return BoundHook(name, hi.function, tuple(hi.argnames))
+        return None
+
+    points: dict[str, list[BoundHook]] = {}
+    for point, refs in resolved.items():
+        hooks = []
+        for ref in refs:
+            bound = impl(ref.name, point)
+            if bound is None and point in ("filter", "score"):
+                slow = impl(ref.name, f"{point}_node")
+                if slow is not None:
+                    fn = (
+                        filter_node_adapter(ref.name, slow.fn, slow.argnames)
+                        if point == "filter"
+                        else score_node_adapter(slow.fn, slow.argnames)
+                    )
+                    bound = BoundHook(ref.name, fn, ("state", "pod", "nodes", "cluster", "handle"))
+            if bound is None:
+                continue
+            bound.weight = ref.weight or 1
+            hooks.append(bound)
+        points[point] = hooks
+    normalizers = {}
+    for ref in resolved["score"]:
+        bound = impl(ref.name, "normalize_score")
+        if bound is not None:
+            normalizers[ref.name] = bound
+    unreservers = [b for r in resolved["reserve"] if (b := impl(r.name, "unreserve")) is not None]
+    percentage = profile.percentageOfNodesToScore
+    if percentage is None:
+        percentage = config.percentageOfNodesToScore
+    return Framework(
+        profile.schedulerName, points, normalizers, unreservers, instances, percentage, gen_id
+    )

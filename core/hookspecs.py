@@ -1,0 +1,152 @@
+"""Hook specifications: one per extension point of kube-scheduler's Scheduling Framework.
+
+Every hook receives keyword arguments; an implementation may accept any subset of them (pluggy
+matches by name). Batch hooks receive `nodes`, a NodeView over the candidate rows of the columnar
+NodeTable, and return arrays aligned with `nodes.rows`. The per-node forms (`filter_node`,
+`score_node`) are adapted by the framework into batch calls: convenient, and the slow path — a
+Python call per node per pod.
+
+Common arguments:
+    state    CycleState shared by all plugins within one scheduling cycle
+    pod      PodInfo of the pod being scheduled
+    nodes    NodeView of candidate nodes
+    cluster  ClusterState: NodeTable, placed pods, PVs/PVCs/... (read-only for plugins)
+    handle   FrameworkHandle: backend operations, waiting pods, re-running filters
+    node_name  the node chosen for the pod (reserve onwards)
+"""
+
+from __future__ import annotations
+
+import pluggy
+
+PROJECT = "kubeberth"
+hookspec = pluggy.HookspecMarker(PROJECT)
+hookimpl = pluggy.HookimplMarker(PROJECT)
+
+
+@hookspec(firstresult=True)
+def queue_sort(pod):
+    """QueueSort: return a sort key; pods with smaller keys are popped first.
+
+    Exactly one queue_sort plugin is enabled per profile, and all profiles must agree.
+    """
+
+
+@hookspec
+def pre_enqueue(pod, handle):
+    """PreEnqueue: return a non-success Status to keep the pod out of the active queue.
+
+    The pod is re-checked when it is updated (e.g. its schedulingGates are removed).
+    """
+
+
+@hookspec
+def pre_filter(state, pod, nodes, cluster, handle):
+    """PreFilter: compute per-cycle state once per pod.
+
+    Return None/Success to continue, a PreFilterResult whose `node_names` narrows the
+    candidates for every filter, Status.skip() to skip this plugin's own filter, or an
+    Unschedulable status to reject the pod on every node at once.
+    """
+
+
+@hookspec
+def filter(state, pod, nodes, cluster, handle):
+    """Filter (batch): return a FilterResult (mask over `nodes` + reasons), a Status for all nodes, or None if every node passes.
+
+    Each node is rejected by the first plugin that rejects it; reasons use kube-scheduler's
+    strings so the aggregated message matches (`0/N nodes are available: ...`).
+    """
+
+
+@hookspec
+def filter_node(state, pod, node, cluster, handle):
+    """Filter (per node, slow path): return None/True to pass, or an Unschedulable Status with reasons.
+
+    `node` is a NodeInfo built for one row. Prefer the batch `filter` hook.
+    """
+
+
+@hookspec
+def post_filter(state, pod, cluster, handle, diagnosis):
+    """PostFilter: runs only when no node fits (preemption lives here).
+
+    Return PostFilterResult(nominated_node=...) to make the pod schedulable later, or a Status.
+    Runs in order until one plugin succeeds or one returns UnschedulableAndUnresolvable.
+    """
+
+
+@hookspec
+def pre_score(state, pod, nodes, cluster, handle):
+    """PreScore: prepare scoring for the feasible nodes; Status.skip() skips this plugin's score."""
+
+
+@hookspec
+def score(state, pod, nodes, cluster, handle):
+    """Score (batch): return an array of integer scores aligned with `nodes`."""
+
+
+@hookspec
+def score_node(state, pod, node, cluster, handle):
+    """Score (per node, slow path): return an integer score for one NodeInfo."""
+
+
+@hookspec
+def normalize_score(state, pod, nodes, scores):
+    """NormalizeScore: map this plugin's raw scores into [0, MaxNodeScore=100].
+
+    Called only for the plugin's own scores; return a new array or modify `scores` in place.
+    """
+
+
+@hookspec
+def reserve(state, pod, node_name, cluster, handle):
+    """Reserve: claim resources on the chosen node (in plugin order). A failure unreserves all."""
+
+
+@hookspec
+def unreserve(state, pod, node_name, cluster, handle):
+    """Unreserve: undo reserve; called in reverse plugin order on any later failure. Must not fail."""
+
+
+@hookspec
+def permit(state, pod, node_name, handle):
+    """Permit: return PermitResult.approve(), .deny(reason) or .wait(timeout_seconds).
+
+    A waiting pod is released by `handle.get_waiting_pod(uid).allow(plugin_name)` from every
+    plugin that asked it to wait, or rejected by any plugin; it is rejected at timeout.
+    """
+
+
+@hookspec
+def pre_bind(state, pod, node_name, handle):
+    """PreBind: runs in the binding worker before bind (e.g. bind volumes); failure aborts binding."""
+
+
+@hookspec
+def bind(state, pod, node_name, handle):
+    """Bind: the first plugin that does not return Status.skip() binds the pod."""
+
+
+@hookspec
+def post_bind(state, pod, node_name, handle):
+    """PostBind: informational, after a successful bind."""
+
+
+EXTENSION_POINTS = (
+    "queue_sort",
+    "pre_enqueue",
+    "pre_filter",
+    "filter",
+    "post_filter",
+    "pre_score",
+    "score",
+    "reserve",
+    "permit",
+    "pre_bind",
+    "bind",
+    "post_bind",
+)
+"""Extension points a configuration enables plugins at (normalize/unreserve follow score/reserve)."""
+
+PER_NODE_FORMS = {"filter_node": "filter", "score_node": "score"}

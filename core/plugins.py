@@ -1,0 +1,204 @@
+"""Plugin discovery: the `kubeberth.plugins` entry point group and drop-in plugin folders.
+
+Built-in plugins are found exactly the way third-party ones are, through the entry point group
+declared in the product's own pyproject. Discovery yields PluginSpecs; turning them into running
+plugin instances is the Generation's job, so a reload simply discovers again.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import importlib.util
+import inspect
+import linecache
+import stat
+import sys
+import traceback
+from dataclasses import dataclass
+from importlib.metadata import entry_points
+from pathlib import Path
+from types import ModuleType
+from typing import Any
+
+import pluggy
+from pydantic import BaseModel
+
+from . import hookspecs
+from .errors import PluginLoadError
+
+ENTRY_POINT_GROUP = "kubeberth.plugins"
+_IMPL_ATTR = f"{hookspecs.PROJECT}_impl"
+_SPEC_NAMES = {
+    name for name, obj in vars(hookspecs).items() if callable(obj) and hasattr(obj, f"{hookspecs.PROJECT}_spec")
+}
+
+
+@dataclass(frozen=True)
+class PluginSpec:
+    """A discovered plugin: where it came from and which hooks it implements."""
+
+    name: str
+    obj: Any
+    source: str
+    version: str
+    hooks: tuple[str, ...]
+
+    @property
+    def args_model(self) -> type[BaseModel] | None:
+        model = getattr(self.obj, "Args", None)
+        return model if isinstance(model, type) and issubclass(model, BaseModel) else None
+
+    @property
+    def builtin(self) -> bool:
+        return getattr(self.obj, "__module__", "").startswith("kubeberth.builtin_plugins")
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "name": self.name,
+            "source": self.source,
+            "version": self.version,
+            "hooks": list(self.hooks),
+            "builtin": self.builtin,
+        }
+
+
+def implemented_hooks(obj: Any, where: str) -> tuple[str, ...]:
+    """Hook names an object implements (marked with @hookimpl); unknown names are errors."""
+    hooks = []
+    for attr in dir(obj):
+        if attr.startswith("__"):
+            continue
+        value = inspect.getattr_static(obj, attr, None)
+        if isinstance(value, staticmethod | classmethod):
+            value = value.__func__
+        if callable(value) and hasattr(value, _IMPL_ATTR):
+            if attr not in _SPEC_NAMES:
+                raise PluginLoadError(
+                    f"{where}: hook {attr!r} is not a kubeberth extension point; known: {', '.join(sorted(_SPEC_NAMES))}"
+                )
+            hooks.append(attr)
+    return tuple(sorted(hooks))
+
+
+def _validate_signatures(obj: Any, name: str, where: str) -> None:
+    """Register into a scratch PluginManager so pluggy checks argument names against the specs."""
+    pm = pluggy.PluginManager(hookspecs.PROJECT)
+    pm.add_hookspecs(hookspecs)
+    target = obj() if inspect.isclass(obj) and _constructible_without_args(obj) else obj
+    try:
+        pm.register(target, name=name)
+    except pluggy.PluginValidationError as exc:
+        raise PluginLoadError(f"{where}: {exc}") from None
+
+
+def _constructible_without_args(cls: type) -> bool:
+    try:
+        params = inspect.signature(cls).parameters.values()
+    except (TypeError, ValueError):
+        return False
+    return all(p.default is not p.empty or p.kind in (p.VAR_KEYWORD, p.VAR_POSITIONAL) for p in params)
+
+
+def _spec_for(obj: Any, fallback_name: str, source: str, version: str, where: str) -> PluginSpec:
+    name = getattr(obj, "name", None) or fallback_name
+    if not isinstance(name, str) or not name:
+        raise PluginLoadError(f"{where}: plugin has no usable `name`")
+    hooks = implemented_hooks(obj, where)
+    if not hooks:
+        raise PluginLoadError(f"{where}: plugin {name!r} implements no hooks; mark methods with @hookimpl")
+    _validate_signatures(obj, name, where)
+    version = str(getattr(obj, "version", None) or version)
+    return PluginSpec(name, obj, source, version, hooks)
+
+
+def discover_entry_points() -> list[PluginSpec]:
+    specs = []
+    for ep in sorted(entry_points(group=ENTRY_POINT_GROUP), key=lambda e: e.name):
+        dist = ep.dist
+        dist_name = dist.metadata["Name"] if dist is not None else "unknown"
+        dist_version = dist.version if dist is not None else "0"
+        where = f"entry point {ep.name!r} ({ep.value}) from {dist_name}"
+        try:
+            obj = ep.load()
+        except Exception as exc:
+            raise PluginLoadError(f"{where}: import failed: {type(exc).__name__}: {exc}") from None
+        specs.append(_spec_for(obj, ep.name, f"entrypoint:{dist_name}=={dist_version}", dist_version, where))
+    return specs
+
+
+def _plugins_in_module(module: ModuleType) -> list[Any]:
+    """Plugin classes defined in a drop-in module, or the module itself if it has hooks."""
+    found = [
+        obj
+        for obj in vars(module).values()
+        if inspect.isclass(obj)
+        and obj.__module__ == module.__name__
+        and any(hasattr(getattr(obj, a, None), _IMPL_ATTR) for a in _SPEC_NAMES)
+    ]
+    if not found and any(hasattr(getattr(module, a, None), _IMPL_ATTR) for a in _SPEC_NAMES):
+        found = [module]
+    return found
+
+
+def check_folder_permissions(folder: Path) -> None:
+    """Refuse a plugin folder or file anyone can write: it would let anyone run code as the scheduler."""
+    for path in (folder, *sorted(folder.glob("*.py"))):
+        if path.stat().st_mode & stat.S_IWOTH:
+            raise PluginLoadError(f"{path}: is world-writable; run `chmod o-w {path}` before loading plugins from it")
+
+
+def load_dropin_file(path: Path) -> list[PluginSpec]:
+    """Import one drop-in file under a private module name (re-importable on every reload)."""
+    source = path.read_bytes()
+    digest = hashlib.sha256(source).hexdigest()[:12]
+    module_name = f"kubeberth_dropin_{path.stem}_{digest}"
+    spec = importlib.util.spec_from_file_location(module_name, path)
+    if spec is None or spec.loader is None:
+        raise PluginLoadError(f"{path}: cannot be imported as a Python module")
+    module = importlib.util.module_from_spec(spec)
+    linecache.checkcache(str(path))
+    try:
+        sys.modules[module_name] = module
+        spec.loader.exec_module(module)
+    except SyntaxError as exc:
+        sys.modules.pop(module_name, None)
+        raise PluginLoadError(f"{path}: line {exc.lineno}: SyntaxError: {exc.msg}") from None
+    except Exception as exc:
+        sys.modules.pop(module_name, None)
+        frames = [f for f in traceback.extract_tb(exc.__traceback__) if f.filename == str(path)]
+        line = f"line {frames[-1].lineno}: " if frames else ""
+        raise PluginLoadError(f"{path}: {line}{type(exc).__name__} while importing: {exc}") from None
+    plugins = _plugins_in_module(module)
+    if not plugins:
+        raise PluginLoadError(f"{path}: defines no plugin; add a class with a `name` and @hookimpl methods")
+    version = getattr(module, "__version__", digest)
+    return [_spec_for(obj, path.stem, f"dropin:{path}", version, str(path)) for obj in plugins]
+
+
+def discover_dropins(folder: Path) -> list[PluginSpec]:
+    if not folder.is_dir():
+        raise PluginLoadError(f"{folder}: plugins folder does not exist")
+    check_folder_permissions(folder)
+    specs: list[PluginSpec] = []
+    for path in sorted(folder.glob("*.py")):
+        if not path.name.startswith("_"):
+            specs.extend(load_dropin_file(path))
+    return specs
+
+
+def discover(plugins_dir: Path | None = None, extra: list[Any] | None = None) -> dict[str, PluginSpec]:
+    """All available plugins by name; a name provided twice is an error naming both sources."""
+    specs = discover_entry_points()
+    if plugins_dir is not None:
+        specs += discover_dropins(Path(plugins_dir))
+    for obj in extra or ():
+        specs.append(_spec_for(obj, getattr(obj, "__name__", "plugin"), "python", "0", repr(obj)))
+    registry: dict[str, PluginSpec] = {}
+    for spec in specs:
+        other = registry.get(spec.name)
+        if other is not None and other.obj is not spec.obj:
+            raise PluginLoadError(
+                f"plugin name {spec.name!r} is provided by both {other.source} and {spec.source}; rename one"
+            )
+        registry[spec.name] = spec
+    return registry

@@ -1,0 +1,224 @@
+"""PodInfo: the small, parsed-once form of a pod that every plugin reads.
+
+Pods arrive as raw JSON dicts (from the embedded cluster or the API server) and are parsed here
+exactly once; plugins never see the Kubernetes client's generated model classes.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any
+
+from .quantity import QuantityError, resource_value
+
+DEFAULT_MILLI_CPU_REQUEST = 100  # kube-scheduler's non-zero default for scoring (100m)
+DEFAULT_MEMORY_REQUEST = 200 * 1024 * 1024  # 200Mi
+CPU, MEMORY, EPHEMERAL_STORAGE, PODS = "cpu", "memory", "ephemeral-storage", "pods"
+
+
+class PodSpecError(ValueError):
+    """A pod whose spec cannot be scheduled as written (e.g. a malformed quantity)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Toleration:
+    key: str = ""
+    operator: str = "Equal"
+    value: str = ""
+    effect: str = ""
+    toleration_seconds: int | None = None
+
+    def tolerates(self, key: str, value: str, effect: str) -> bool:
+        """v1 helper ToleratesTaint: effect, key (empty key + Exists matches all) and value."""
+        if self.effect and self.effect != effect:
+            return False
+        if self.key and self.key != key:
+            return False
+        if self.operator == "Exists":
+            return True
+        if self.operator in ("Equal", ""):
+            return self.value == value
+        return False
+
+
+@dataclass(frozen=True, slots=True)
+class HostPort:
+    ip: str
+    protocol: str
+    port: int
+
+
+@dataclass(slots=True, eq=False)
+class PodInfo:
+    """Everything the framework needs from a pod, parsed once from its JSON."""
+
+    uid: str
+    namespace: str
+    name: str
+    labels: dict[str, str]
+    scheduler_name: str
+    node_name: str
+    priority: int
+    preemption_policy: str
+    requests: dict[str, int]
+    nonzero_cpu: int
+    nonzero_memory: int
+    tolerations: tuple[Toleration, ...]
+    node_selector: dict[str, str]
+    affinity: dict[str, Any]
+    topology_spread_constraints: tuple[dict[str, Any], ...]
+    host_ports: tuple[HostPort, ...]
+    scheduling_gates: tuple[str, ...]
+    pvc_names: tuple[str, ...]
+    images: tuple[str, ...]
+    creation_timestamp: float
+    nominated_node_name: str
+    phase: str
+    deleting: bool
+    raw: dict[str, Any]
+    memo: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def key(self) -> str:
+        return f"{self.namespace}/{self.name}"
+
+    @property
+    def is_terminal(self) -> bool:
+        return self.phase in ("Succeeded", "Failed")
+
+    @classmethod
+    def from_dict(cls, obj: dict[str, Any]) -> PodInfo:
+        """Parse a pod manifest; raises PodSpecError naming the pod and field on bad input."""
+        meta = obj.get("metadata") or {}
+        spec = obj.get("spec") or {}
+        status = obj.get("status") or {}
+        namespace = meta.get("namespace") or "default"
+        name = meta.get("name") or meta.get("generateName") or ""
+        try:
+            requests, nonzero_cpu, nonzero_memory = _effective_requests(spec)
+        except QuantityError as exc:
+            raise PodSpecError(f"pod {namespace}/{name}: {exc}") from None
+        ports = []
+        for container in (*(spec.get("initContainers") or ()), *(spec.get("containers") or ())):
+            for port in container.get("ports") or ():
+                if port.get("hostPort"):
+                    ports.append(
+                        HostPort(
+                            port.get("hostIP") or "0.0.0.0",
+                            port.get("protocol") or "TCP",
+                            int(port["hostPort"]),
+                        )
+                    )
+        pvcs = []
+        for volume in spec.get("volumes") or ():
+            if "persistentVolumeClaim" in volume:
+                pvcs.append(volume["persistentVolumeClaim"].get("claimName", ""))
+            elif "ephemeral" in volume:
+                pvcs.append(f"{name}-{volume.get('name', '')}")
+        tolerations = tuple(
+            Toleration(
+                t.get("key") or "",
+                t.get("operator") or "Equal",
+                t.get("value") or "",
+                t.get("effect") or "",
+                t.get("tolerationSeconds"),
+            )
+            for t in spec.get("tolerations") or ()
+        )
+        return cls(
+            uid=meta.get("uid") or f"{namespace}/{name}",
+            namespace=namespace,
+            name=name,
+            labels=dict(meta.get("labels") or {}),
+            scheduler_name=spec.get("schedulerName") or "default-scheduler",
+            node_name=spec.get("nodeName") or "",
+            priority=int(spec.get("priority") or 0),
+            preemption_policy=spec.get("preemptionPolicy") or "PreemptLowerPriority",
+            requests=requests,
+            nonzero_cpu=nonzero_cpu,
+            nonzero_memory=nonzero_memory,
+            tolerations=tolerations,
+            node_selector=dict(spec.get("nodeSelector") or {}),
+            affinity=spec.get("affinity") or {},
+            topology_spread_constraints=tuple(spec.get("topologySpreadConstraints") or ()),
+            host_ports=tuple(ports),
+            scheduling_gates=tuple(g.get("name", "") for g in spec.get("schedulingGates") or ()),
+            pvc_names=tuple(pvcs),
+            images=tuple(c.get("image", "") for c in spec.get("containers") or ()),
+            creation_timestamp=_timestamp(meta.get("creationTimestamp")),
+            nominated_node_name=status.get("nominatedNodeName") or "",
+            phase=status.get("phase") or "Pending",
+            deleting=bool(meta.get("deletionTimestamp")),
+            raw=obj,
+        )
+
+
+def _timestamp(value: str | None) -> float:
+    if not value:
+        return 0.0
+    try:
+        return datetime.fromisoformat(value.replace("Z", "+00:00")).timestamp()
+    except ValueError:
+        return 0.0
+
+
+def _container_requests(container: dict[str, Any]) -> dict[str, int]:
+    """A container's requests; a resource with only a limit requests its limit (API defaulting)."""
+    resources = container.get("resources") or {}
+    merged = dict(resources.get("limits") or {})
+    merged.update(resources.get("requests") or {})
+    return {name: resource_value(name, qty) for name, qty in merged.items()}
+
+
+def _add(total: dict[str, int], extra: dict[str, int]) -> None:
+    for name, value in extra.items():
+        total[name] = total.get(name, 0) + value
+
+
+def _max_into(total: dict[str, int], other: dict[str, int]) -> None:
+    for name, value in other.items():
+        if value > total.get(name, 0):
+            total[name] = value
+
+
+def _effective_requests(spec: dict[str, Any]) -> tuple[dict[str, int], int, int]:
+    """kube-scheduler's pod request: max(sum of containers (+ sidecars), each init step) + overhead.
+
+    Returns (requests, non-zero cpu, non-zero memory); the non-zero forms substitute 100m / 200Mi
+    for containers that request no cpu / memory, as scoring does.
+    """
+    totals: dict[str, int] = {}
+    nonzero = [0, 0]
+    for container in spec.get("containers") or ():
+        req = _container_requests(container)
+        _add(totals, req)
+        nonzero[0] += req.get(CPU) or DEFAULT_MILLI_CPU_REQUEST
+        nonzero[1] += req.get(MEMORY) or DEFAULT_MEMORY_REQUEST
+    init_peak: dict[str, int] = {}
+    sidecars: dict[str, int] = {}
+    init_nonzero_peak = [0, 0]
+    sidecar_nonzero = [0, 0]
+    for container in spec.get("initContainers") or ():
+        req = _container_requests(container)
+        nz = [req.get(CPU) or DEFAULT_MILLI_CPU_REQUEST, req.get(MEMORY) or DEFAULT_MEMORY_REQUEST]
+        if container.get("restartPolicy") == "Always":  # sidecar: runs for the pod's lifetime
+            _add(totals, req)
+            _add(sidecars, req)
+            nonzero[0] += nz[0]
+            nonzero[1] += nz[1]
+            sidecar_nonzero = [sidecar_nonzero[0] + nz[0], sidecar_nonzero[1] + nz[1]]
+            step, step_nz = dict(sidecars), list(sidecar_nonzero)
+        else:
+            step = dict(req)
+            _add(step, sidecars)
+            step_nz = [nz[0] + sidecar_nonzero[0], nz[1] + sidecar_nonzero[1]]
+        _max_into(init_peak, step)
+        init_nonzero_peak = [max(init_nonzero_peak[0], step_nz[0]), max(init_nonzero_peak[1], step_nz[1])]
+    _max_into(totals, init_peak)
+    nonzero = [max(nonzero[0], init_nonzero_peak[0]), max(nonzero[1], init_nonzero_peak[1])]
+    overhead = {name: resource_value(name, q) for name, q in (spec.get("overhead") or {}).items()}
+    _add(totals, overhead)
+    nonzero[0] += overhead.get(CPU, 0)
+    nonzero[1] += overhead.get(MEMORY, 0)
+    return {k: v for k, v in totals.items() if v}, nonzero[0], nonzero[1]

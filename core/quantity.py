@@ -1,0 +1,67 @@
+"""Kubernetes resource quantities ("500m", "1Gi", "1e3", "0.5") parsed exactly as the API does.
+
+Equivalent to `kubernetes.utils.parse_quantity` (the test suite checks they agree), without
+importing the Kubernetes client into the framework.
+"""
+
+from __future__ import annotations
+
+import re
+from decimal import ROUND_CEILING, Decimal, InvalidOperation
+from functools import lru_cache
+
+_BINARY = {"Ki": 2**10, "Mi": 2**20, "Gi": 2**30, "Ti": 2**40, "Pi": 2**50, "Ei": 2**60}
+_DECIMAL = {
+    "n": Decimal("1e-9"),
+    "u": Decimal("1e-6"),
+    "m": Decimal("1e-3"),
+    "": Decimal(1),
+    "k": Decimal("1e3"),
+    "M": Decimal("1e6"),
+    "G": Decimal("1e9"),
+    "T": Decimal("1e12"),
+    "P": Decimal("1e15"),
+    "E": Decimal("1e18"),
+}
+_QUANTITY = re.compile(r"^([+-]?(?:\d+\.?\d*|\.\d+))(Ki|Mi|Gi|Ti|Pi|Ei|[numkMGTPE]|[eE][+-]?\d+)?$")
+
+
+class QuantityError(ValueError):
+    """A string that is not a Kubernetes quantity."""
+
+
+@lru_cache(maxsize=65536)
+def parse_quantity(value: str | int | float) -> Decimal:
+    """Exact decimal value of a quantity; raises QuantityError with the offending text."""
+    if isinstance(value, bool):
+        raise QuantityError(f"invalid quantity {value!r}")
+    if isinstance(value, int | float):
+        return Decimal(str(value))
+    match = _QUANTITY.match(value.strip())
+    if not match:
+        raise QuantityError(f"invalid quantity {value!r}")
+    number, suffix = match.group(1), match.group(2) or ""
+    try:
+        base = Decimal(number)
+    except InvalidOperation as exc:  # pragma: no cover - the regex already guards this
+        raise QuantityError(f"invalid quantity {value!r}") from exc
+    if suffix in _BINARY:
+        return base * _BINARY[suffix]
+    if suffix in _DECIMAL:
+        return base * _DECIMAL[suffix]
+    return base * (Decimal(10) ** int(suffix[1:]))
+
+
+def milli_value(value: str | int | float) -> int:
+    """Quantity in thousandths, rounded up (resource.Quantity.MilliValue): cpu millicores."""
+    return int((parse_quantity(value) * 1000).to_integral_value(rounding=ROUND_CEILING))
+
+
+def int_value(value: str | int | float) -> int:
+    """Quantity rounded up to an integer (resource.Quantity.Value): bytes, counts."""
+    return int(parse_quantity(value).to_integral_value(rounding=ROUND_CEILING))
+
+
+def resource_value(resource: str, value: str | int | float) -> int:
+    """The integer the scheduler accounts a resource in: millicores for cpu, units otherwise."""
+    return milli_value(value) if resource == "cpu" else int_value(value)
