@@ -1,0 +1,170 @@
+"""The embedded, in-memory cluster: the simulator's and fast tests' backend.
+
+Behaves like an API server as far as the scheduler can tell: objects are listed then watched,
+bindings set spec.nodeName (Conflict if already bound), deletes emit DELETED. Objects handed to
+the scheduler are never mutated afterwards (writes copy), so the loop may keep references.
+"""
+
+from __future__ import annotations
+
+import copy
+import threading
+import uuid
+from collections import Counter
+from collections.abc import Iterable
+from typing import Any
+
+from ..podinfo import PodInfo
+from ..status import Status
+from .base import WATCHED_KINDS, Backend, ClusterEvent, EventSink
+
+_UID_NAMESPACE = uuid.UUID("6b8f3c1e-1d1a-4c9e-9a57-0c5e1f6b2a10")
+
+
+def _key(kind: str, obj: dict[str, Any]) -> str:
+    meta = obj.get("metadata") or {}
+    if kind in ("Node", "PersistentVolume", "StorageClass", "Namespace", "CSINode"):
+        return str(meta.get("name"))
+    return f"{meta.get('namespace') or 'default'}/{meta.get('name')}"
+
+
+class EmbeddedCluster(Backend):
+    """A thread-safe in-memory object store with watch semantics."""
+
+    def __init__(self, objects: Iterable[dict[str, Any]] = ()) -> None:
+        self._lock = threading.RLock()
+        self.store: dict[str, dict[str, dict[str, Any]]] = {}
+        self._sink: EventSink | None = None
+        self.events: list[dict[str, Any]] = []
+        self.event_counts: Counter[tuple[str, str, str]] = Counter()
+        self.bind_count = 0
+        for obj in objects:
+            self.apply(obj)
+
+    # ---- object store ------------------------------------------------------------------
+    def apply(self, obj: dict[str, Any]) -> dict[str, Any]:
+        """Create or replace an object (kind from the manifest); emits ADDED/MODIFIED when watched."""
+        kind = obj.get("kind") or ""
+        obj = copy.deepcopy(obj)
+        meta = obj.setdefault("metadata", {})
+        if kind == "Pod":
+            meta.setdefault("namespace", "default")
+        if not meta.get("uid"):
+            meta["uid"] = str(uuid.uuid5(_UID_NAMESPACE, f"{kind}/{_key(kind, obj)}"))
+        with self._lock:
+            bucket = self.store.setdefault(kind, {})
+            key = _key(kind, obj)
+            typ = "MODIFIED" if key in bucket else "ADDED"
+            bucket[key] = obj
+            self._emit(kind, typ, obj)
+        return obj
+
+    def delete(self, kind: str, key: str) -> dict[str, Any] | None:
+        with self._lock:
+            obj = self.store.get(kind, {}).pop(key, None)
+            if obj is not None:
+                self._emit(kind, "DELETED", obj)
+            return obj
+
+    def get(self, kind: str, key: str) -> dict[str, Any] | None:
+        with self._lock:
+            return self.store.get(kind, {}).get(key)
+
+    def list(self, kind: str) -> list[dict[str, Any]]:
+        with self._lock:
+            return list(self.store.get(kind, {}).values())
+
+    def _emit(self, kind: str, typ: str, obj: dict[str, Any]) -> None:
+        if self._sink is not None:
+            self._sink(ClusterEvent(kind, typ, obj))
+
+    # ---- Backend -----------------------------------------------------------------------
+    def start(self, sink: EventSink) -> None:
+        with self._lock:
+            self._sink = sink
+            kinds = ["Namespace", "Node", *(k for k in WATCHED_KINDS if k not in ("Namespace", "Node", "Pod"))]
+            kinds += [k for k in self.store if k not in kinds and k != "Pod"]
+            for kind in kinds:
+                for obj in self.store.get(kind, {}).values():
+                    sink(ClusterEvent(kind, "ADDED", obj))
+                sink(ClusterEvent(kind, "SYNCED", {}))
+            pods = list(self.store.get("Pod", {}).values())
+            pods.sort(key=lambda p: not (p.get("spec") or {}).get("nodeName"))  # placed pods first
+            for obj in pods:
+                sink(ClusterEvent("Pod", "ADDED", obj))
+            sink(ClusterEvent("Pod", "SYNCED", {}))
+
+    def stop(self) -> None:
+        with self._lock:
+            self._sink = None
+
+    def _replace_pod(self, pod: PodInfo, change: dict[str, Any]) -> tuple[dict[str, Any] | None, str]:
+        key = f"{pod.namespace}/{pod.name}"
+        current = self.store.get("Pod", {}).get(key)
+        if current is None or (current.get("metadata") or {}).get("uid") != pod.uid:
+            return None, f'pods "{pod.name}" not found'
+        new = dict(current)
+        for section, values in change.items():
+            merged = dict(new.get(section) or {})
+            merged.update(values)
+            new[section] = merged
+        return new, ""
+
+    def bind(self, pod: PodInfo, node_name: str) -> Status:
+        with self._lock:
+            if node_name not in self.store.get("Node", {}):
+                return Status.error(f'nodes "{node_name}" not found')
+            key = f"{pod.namespace}/{pod.name}"
+            current = self.store.get("Pod", {}).get(key)
+            if current is not None and (current.get("spec") or {}).get("nodeName"):
+                return Status.error(f'Operation cannot be fulfilled on pods/binding "{pod.name}": pod {pod.name} is already assigned to node "{current["spec"]["nodeName"]}"')
+            new, err = self._replace_pod(pod, {"spec": {"nodeName": node_name}})
+            if new is None:
+                return Status.error(err)
+            status = dict(new.get("status") or {})
+            conditions = [c for c in status.get("conditions") or () if c.get("type") != "PodScheduled"]
+            conditions.append({"type": "PodScheduled", "status": "True"})
+            status["conditions"] = conditions
+            new["status"] = status
+            self.store["Pod"][key] = new
+            self.bind_count += 1
+            self._emit("Pod", "MODIFIED", new)
+        return Status.success()
+
+    def record_event(self, pod: PodInfo, event_type: str, reason: str, message: str) -> None:
+        with self._lock:
+            k = (pod.key, reason, message)
+            if not self.event_counts[k]:
+                self.events.append(
+                    {"type": event_type, "reason": reason, "regarding": pod.key, "note": message}
+                )
+            self.event_counts[k] += 1
+
+    def patch_pod_condition(self, pod: PodInfo, condition: dict[str, Any]) -> None:
+        with self._lock:
+            new, _ = self._replace_pod(pod, {})
+            if new is None:
+                return
+            status = dict(new.get("status") or {})
+            conditions = [c for c in status.get("conditions") or () if c.get("type") != condition["type"]]
+            if any(c == condition for c in (status.get("conditions") or ())):
+                return  # unchanged: no write, no event (as a real apiserver no-op patch)
+            conditions.append(dict(condition))
+            status["conditions"] = conditions
+            new["status"] = status
+            self.store["Pod"][f"{pod.namespace}/{pod.name}"] = new
+            self._emit("Pod", "MODIFIED", new)
+
+    def set_nominated_node(self, pod: PodInfo, node_name: str | None) -> None:
+        with self._lock:
+            new, _ = self._replace_pod(pod, {"status": {"nominatedNodeName": node_name or ""}})
+            if new is not None:
+                self.store["Pod"][f"{pod.namespace}/{pod.name}"] = new
+                self._emit("Pod", "MODIFIED", new)
+
+    def delete_pod(self, pod: PodInfo, reason: str) -> Status:
+        deleted = self.delete("Pod", f"{pod.namespace}/{pod.name}")
+        return Status.success() if deleted is not None else Status.error(f'pods "{pod.name}" not found')
+
+    def pods(self) -> list[dict[str, Any]]:
+        return self.list("Pod")

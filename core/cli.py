@@ -1,0 +1,157 @@
+"""The `kubeberth` command: simulate, plugins list, run."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import logging
+import sys
+from pathlib import Path
+from typing import Any
+
+from .config import Settings
+from .errors import KubeberthError
+
+
+def _setup_logging(level: str, fmt: str) -> None:
+    if fmt == "json":
+        formatter: logging.Formatter = _JsonFormatter()
+    else:
+        formatter = logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s")
+    handler = logging.StreamHandler(sys.stderr)
+    handler.setFormatter(formatter)
+    root = logging.getLogger()
+    root.handlers[:] = [handler]
+    root.setLevel(level.upper())
+
+
+class _JsonFormatter(logging.Formatter):
+    def format(self, record: logging.LogRecord) -> str:
+        out: dict[str, Any] = {"level": record.levelname, "logger": record.name, "msg": record.getMessage()}
+        if record.exc_info:
+            out["exc"] = self.formatException(record.exc_info)
+        return json.dumps(out)
+
+
+def _common(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--config", type=Path, help="KubeSchedulerConfiguration file (env KUBEBERTH_CONFIG)")
+    parser.add_argument("--plugins-dir", type=Path, help="folder of drop-in plugin files (env KUBEBERTH_PLUGINS_DIR)")
+    parser.add_argument("--log-level", help="DEBUG, INFO, WARNING, ERROR (env KUBEBERTH_LOG_LEVEL)")
+    parser.add_argument("--log-format", choices=["text", "json"], help="(env KUBEBERTH_LOG_FORMAT)")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="kubeberth", description=__doc__)
+    sub = parser.add_subparsers(dest="command", required=True)
+
+    sim = sub.add_parser("simulate", help="schedule a generated or given cluster on the embedded backend")
+    _common(sim)
+    sim.add_argument("--nodes", type=int, default=100, help="generated cluster: number of nodes")
+    sim.add_argument("--pods", type=int, default=1000, help="generated cluster: number of pods")
+    sim.add_argument("--seed", type=int, help="seed for the generated cluster and tie-breaking")
+    sim.add_argument("--cluster", type=Path, help="manifests (YAML stream or List) instead of a generated cluster")
+    sim.add_argument("--json", action="store_true", help="print one JSON object")
+    sim.add_argument("--placements", action="store_true", help="include every pod's node in --json output")
+    sim.add_argument("--explain", metavar="NAMESPACE/POD", help="print the decision record of one pod")
+
+    plugins = sub.add_parser("plugins", help="inspect plugins")
+    psub = plugins.add_subparsers(dest="plugins_command", required=True)
+    plist = psub.add_parser("list", help="list available plugins, their source, hooks and version")
+    _common(plist)
+    plist.add_argument("--json", action="store_true")
+
+    run = sub.add_parser("run", help="schedule pods of a real cluster")
+    _common(run)
+    run.add_argument("--kubeconfig", help="kubeconfig path (default: in-cluster, then ~/.kube/config)")
+    run.add_argument("--healthz-bind-address", default=None, help="address:port for /healthz and /readyz")
+    run.add_argument("--leader-elect", default=None, action=argparse.BooleanOptionalAction)
+    return parser
+
+
+def _settings(args: argparse.Namespace) -> Settings:
+    settings = Settings()
+    overrides = {
+        k: v
+        for k, v in {
+            "config": args.config,
+            "plugins_dir": args.plugins_dir,
+            "log_level": args.log_level,
+            "log_format": args.log_format,
+            "seed": getattr(args, "seed", None),
+        }.items()
+        if v is not None
+    }
+    return settings.model_copy(update=overrides)
+
+
+def cmd_simulate(args: argparse.Namespace, settings: Settings) -> int:
+    from .generation import build_generation
+    from .simulate import format_summary, generate_cluster, load_manifests, progress_printer, simulate
+
+    generation = build_generation(settings.config, settings.plugins_dir)
+    seed = settings.seed if settings.seed is not None else 0
+    if args.cluster:
+        objects = load_manifests(args.cluster)
+    else:
+        if args.nodes < 0 or args.pods < 0:
+            raise KubeberthError("--nodes and --pods must be >= 0")
+        objects = generate_cluster(args.nodes, args.pods, seed)
+    show = progress_printer() if (not args.json and sys.stderr.isatty()) else None
+    result = simulate(generation, objects, seed=seed, progress=show)
+    if args.explain:
+        record = next((r for r in reversed(result.scheduler.records) if r.pod == args.explain), None)
+        if record is None:
+            raise KubeberthError(f"--explain: no scheduling cycle recorded for pod {args.explain!r} (use namespace/name)")
+        print(json.dumps(record.as_dict(), indent=2))
+        return 0
+    if args.json:
+        out = dict(result.summary)
+        if args.placements:
+            out["placements"] = result.placements
+        print(json.dumps(out))
+    else:
+        print(format_summary(result.summary))
+    return 0
+
+
+def cmd_plugins_list(args: argparse.Namespace, settings: Settings) -> int:
+    from .plugins import discover
+
+    registry = discover(settings.plugins_dir)
+    rows = [spec.as_dict() for spec in sorted(registry.values(), key=lambda s: s.name)]
+    if args.json:
+        print(json.dumps(rows, indent=2))
+        return 0
+    width = max((len(r["name"]) for r in rows), default=4)
+    swidth = max((len(r["source"]) for r in rows), default=6)
+    print(f"{'NAME':<{width}}  {'SOURCE':<{swidth}}  {'VERSION':<10}  HOOKS")
+    for r in rows:
+        print(f"{r['name']:<{width}}  {r['source']:<{swidth}}  {r['version']:<10}  {', '.join(r['hooks'])}")
+    return 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    try:
+        settings = _settings(args)
+        _setup_logging(settings.log_level, settings.log_format)
+        if args.command == "simulate":
+            return cmd_simulate(args, settings)
+        if args.command == "plugins":
+            return cmd_plugins_list(args, settings)
+        if args.command == "run":
+            from .runner import run_main
+
+            return run_main(args)
+    except KubeberthError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    except BrokenPipeError:
+        return 1
+    parser.error(f"unknown command {args.command}")
+    return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,214 @@
+"""SchedulingQueue: activeQ, backoffQ and the unschedulable pool, as kube-scheduler keeps them.
+
+Touched only by the scheduling thread. activeQ is ordered by the profile's queue_sort key;
+backoffQ by backoff expiry; unschedulable pods wait for a cluster event one of the plugins that
+rejected them cares about, or for the periodic flush.
+"""
+
+from __future__ import annotations
+
+import heapq
+import itertools
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from .podinfo import PodInfo
+
+MAX_IN_UNSCHEDULABLE_SECONDS = 300.0  # kube-scheduler's podMaxInUnschedulablePodsDuration
+
+
+@dataclass(eq=False)
+class QueuedPod:
+    pod: PodInfo
+    attempts: int = 0
+    timestamp: float = 0.0  # when it (re)entered the queue
+    backoff_until: float = 0.0
+    unschedulable_plugins: frozenset[str] = frozenset()
+    gated: bool = False
+    last_message: str = ""
+    move_seq_at_pop: int = 0
+    errors: int = 0
+    where: str = ""  # active | backoff | unschedulable | gated | inflight
+    extra: dict[str, Any] = field(default_factory=dict)
+
+
+class SchedulingQueue:
+    def __init__(
+        self,
+        sort_key: Callable[[PodInfo], Any],
+        pre_enqueue: Callable[[PodInfo], Any],
+        clock: Callable[[], float],
+        initial_backoff: float = 1.0,
+        max_backoff: float = 10.0,
+    ) -> None:
+        self.sort_key = sort_key
+        self.pre_enqueue = pre_enqueue
+        self.clock = clock
+        self.initial_backoff = initial_backoff
+        self.max_backoff = max_backoff
+        self.entries: dict[str, QueuedPod] = {}
+        self._active: list[tuple[Any, int, QueuedPod]] = []
+        self._backoff: list[tuple[float, int, QueuedPod]] = []
+        self._seq = itertools.count()
+        self.move_seq = 0  # bumped by every move request (kube-scheduler's moveRequestCycle)
+
+    # ---- sizes -------------------------------------------------------------------------
+    def counts(self) -> dict[str, int]:
+        out = {"active": 0, "backoff": 0, "unschedulable": 0, "gated": 0, "inflight": 0}
+        for e in self.entries.values():
+            out[e.where] = out.get(e.where, 0) + 1
+        return out
+
+    def has_active(self) -> bool:
+        return any(e.where == "active" for _, _, e in self._active)
+
+    def __len__(self) -> int:
+        return len(self.entries)
+
+    # ---- adding ------------------------------------------------------------------------
+    def add(self, pod: PodInfo) -> None:
+        """A new pending pod (or an updated one); gated pods are held until pre_enqueue passes."""
+        entry = self.entries.get(pod.uid)
+        if entry is None:
+            entry = QueuedPod(pod, timestamp=self.clock())
+            self.entries[pod.uid] = entry
+        else:
+            entry.pod = pod
+            if entry.where in ("active", "backoff", "inflight"):
+                return
+        pod.memo["queue_timestamp"] = entry.timestamp
+        self._enqueue_checked(entry)
+
+    def _enqueue_checked(self, entry: QueuedPod) -> None:
+        status = self.pre_enqueue(entry.pod)
+        if not status.ok:
+            entry.gated = True
+            entry.where = "gated"
+            entry.last_message = status.message
+            return
+        entry.gated = False
+        self._push_active(entry)
+
+    def _push_active(self, entry: QueuedPod) -> None:
+        entry.where = "active"
+        entry.pod.memo["queue_timestamp"] = entry.timestamp
+        heapq.heappush(self._active, (self.sort_key(entry.pod), next(self._seq), entry))
+
+    def _push_backoff(self, entry: QueuedPod) -> None:
+        entry.where = "backoff"
+        heapq.heappush(self._backoff, (entry.backoff_until, next(self._seq), entry))
+
+    def backoff_duration(self, attempts: int) -> float:
+        duration = self.initial_backoff
+        for _ in range(1, attempts):
+            duration *= 2
+            if duration > self.max_backoff:
+                return self.max_backoff
+        return min(duration, self.max_backoff)
+
+    # ---- popping -----------------------------------------------------------------------
+    def pop(self) -> QueuedPod | None:
+        self.flush_backoff()
+        while self._active:
+            _, _, entry = heapq.heappop(self._active)
+            if entry.where != "active" or self.entries.get(entry.pod.uid) is not entry:
+                continue  # stale heap item
+            entry.where = "inflight"
+            entry.attempts += 1
+            entry.move_seq_at_pop = self.move_seq
+            return entry
+        return None
+
+    def flush_backoff(self) -> None:
+        now = self.clock()
+        while self._backoff and self._backoff[0][0] <= now:
+            _, _, entry = heapq.heappop(self._backoff)
+            if entry.where == "backoff" and self.entries.get(entry.pod.uid) is entry:
+                self._push_active(entry)
+
+    def next_backoff_expiry(self) -> float | None:
+        while self._backoff:
+            _, _, entry = self._backoff[0]
+            if entry.where == "backoff" and self.entries.get(entry.pod.uid) is entry:
+                return self._backoff[0][0]
+            heapq.heappop(self._backoff)
+        return None
+
+    # ---- after a cycle -----------------------------------------------------------------
+    def requeue_unschedulable(self, entry: QueuedPod, plugins: frozenset[str], message: str) -> None:
+        """kube-scheduler's AddUnschedulableIfNotPresent: backoffQ if a move happened meanwhile."""
+        if self.entries.get(entry.pod.uid) is not entry:
+            return
+        now = self.clock()
+        entry.unschedulable_plugins = plugins
+        entry.last_message = message
+        entry.timestamp = now
+        entry.backoff_until = now + self.backoff_duration(entry.attempts)
+        if self.move_seq != entry.move_seq_at_pop:
+            self._push_backoff(entry)
+        else:
+            entry.where = "unschedulable"
+
+    def requeue_error(self, entry: QueuedPod, message: str) -> None:
+        if self.entries.get(entry.pod.uid) is not entry:
+            return
+        entry.errors += 1
+        entry.last_message = message
+        entry.backoff_until = self.clock() + self.backoff_duration(entry.attempts)
+        self._push_backoff(entry)
+
+    def done(self, uid: str) -> None:
+        self.entries.pop(uid, None)
+
+    def delete(self, uid: str) -> None:
+        self.entries.pop(uid, None)
+
+    # ---- cluster events ----------------------------------------------------------------
+    def move_for_event(self, event: str, interested: Callable[[str, str], bool]) -> int:
+        """Move unschedulable pods that a plugin that rejected them registered for `event`."""
+        self.move_seq += 1
+        moved = 0
+        for entry in list(self.entries.values()):
+            if entry.where != "unschedulable":
+                continue
+            plugins = entry.unschedulable_plugins
+            if not plugins or any(interested(p, event) for p in plugins):
+                self._move(entry)
+                moved += 1
+        return moved
+
+    def _move(self, entry: QueuedPod) -> None:
+        if entry.backoff_until > self.clock():
+            self._push_backoff(entry)
+        else:
+            self._push_active(entry)
+
+    def flush_unschedulable(self, max_age: float = MAX_IN_UNSCHEDULABLE_SECONDS) -> None:
+        now = self.clock()
+        for entry in list(self.entries.values()):
+            if entry.where == "unschedulable" and now - entry.timestamp >= max_age:
+                self._move(entry)
+
+    def update(self, pod: PodInfo) -> None:
+        """A pending pod changed: re-run pre_enqueue for gated pods, retry unschedulable ones."""
+        entry = self.entries.get(pod.uid)
+        if entry is None:
+            self.add(pod)
+            return
+        entry.pod = pod
+        if entry.where == "gated":
+            self._enqueue_checked(entry)
+        elif entry.where == "unschedulable":
+            self._move(entry)
+
+    def resort(self, sort_key: Callable[[PodInfo], Any], pre_enqueue: Callable[[PodInfo], Any]) -> None:
+        """A new generation may bring a different queue_sort: rebuild the active heap."""
+        self.sort_key, self.pre_enqueue = sort_key, pre_enqueue
+        items = [e for _, _, e in self._active if e.where == "active"]
+        self._active = []
+        seen: set[int] = set()
+        for e in items:
+            if id(e) not in seen:
+                seen.add(id(e))
+                self._push_active(e)

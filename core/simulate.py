@@ -1,0 +1,312 @@
+"""`kubeberth simulate`: the real framework, queue and binding path on the embedded cluster.
+
+A what-if tool (feed it `kubectl get nodes,pods -A -o yaml`), the default main job on a fresh
+machine, and the engine behind `kubeberth bench`.
+"""
+
+from __future__ import annotations
+
+import statistics
+import sys
+import time
+from collections import Counter
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import yaml
+
+from .backends.embedded import EmbeddedCluster
+from .errors import ManifestError
+from .generation import Generation
+from .nodetable import NodeSpecError, NodeTable
+from .podinfo import PodInfo, PodSpecError
+from .scheduler import Scheduler, VirtualClock
+
+SIMULATE_MAX_ERRORS_PER_POD = 5
+
+# ---- generated clusters ---------------------------------------------------------------------
+_NODE_SHAPES = (  # (name, cpu cores, memory GiB, weight)
+    ("m.large", 4, 16, 3),
+    ("m.xlarge", 8, 32, 4),
+    ("m.2xlarge", 16, 64, 3),
+    ("c.4xlarge", 32, 64, 1),
+    ("r.4xlarge", 32, 256, 1),
+)
+_APPS = ("web", "api", "cache", "worker", "batch", "search", "auth", "ingest", "report", "queue")
+
+
+def generate_cluster(nodes: int, pods: int, seed: int = 0) -> list[dict[str, Any]]:
+    """A realistic mixed cluster: node sizes, zones, taints, GPU nodes; mixed workloads."""
+    rng = np.random.default_rng(seed)
+    objects: list[dict[str, Any]] = []
+    zones = [f"zone-{c}" for c in "abc"]
+    weights = np.array([s[3] for s in _NODE_SHAPES], dtype=float)
+    shapes = rng.choice(len(_NODE_SHAPES), size=nodes, p=weights / weights.sum())
+    for i in range(nodes):
+        shape, cpu, mem, _ = _NODE_SHAPES[shapes[i]]
+        name = f"node-{i:05d}"
+        labels = {
+            "kubernetes.io/hostname": name,
+            "kubernetes.io/os": "linux",
+            "topology.kubernetes.io/region": "region-1",
+            "topology.kubernetes.io/zone": zones[i % len(zones)],
+            "node.kubernetes.io/instance-type": shape,
+        }
+        allocatable = {"cpu": f"{cpu * 1000 - 100}m", "memory": f"{mem * 1024 - 512}Mi", "pods": "110",
+                       "ephemeral-storage": "100Gi"}
+        taints = []
+        if i % 20 == 7:  # GPU pool, tainted so only tolerating pods land there
+            labels["accelerator"] = "gpu"
+            allocatable["nvidia.com/gpu"] = "4"
+            taints.append({"key": "dedicated", "value": "gpu", "effect": "NoSchedule"})
+        elif i % 50 == 13:
+            taints.append({"key": "maintenance", "value": "soon", "effect": "PreferNoSchedule"})
+        objects.append({
+            "apiVersion": "v1", "kind": "Node",
+            "metadata": {"name": name, "labels": labels},
+            "spec": {"taints": taints} if taints else {},
+            "status": {"allocatable": allocatable, "capacity": allocatable,
+                       "conditions": [{"type": "Ready", "status": "True"}]},
+        })
+    for j in range(pods):
+        app = _APPS[int(rng.integers(len(_APPS)))]
+        kind = rng.random()
+        requests: dict[str, str] = {}
+        spec: dict[str, Any] = {}
+        if kind < 0.1:
+            pass  # no requests: scored with kube-scheduler's non-zero defaults
+        else:
+            requests = {"cpu": f"{int(rng.choice([100, 250, 500, 1000, 2000]))}m",
+                        "memory": f"{int(rng.choice([128, 256, 512, 1024, 2048, 4096]))}Mi"}
+        if 0.1 <= kind < 0.13:
+            requests["nvidia.com/gpu"] = "1"
+            spec["tolerations"] = [{"key": "dedicated", "operator": "Equal", "value": "gpu", "effect": "NoSchedule"}]
+            spec["nodeSelector"] = {"accelerator": "gpu"}
+        elif 0.13 <= kind < 0.23:
+            spec["nodeSelector"] = {"topology.kubernetes.io/zone": zones[int(rng.integers(len(zones)))]}
+        elif 0.23 <= kind < 0.28:
+            spec["affinity"] = {"nodeAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": {
+                "nodeSelectorTerms": [{"matchExpressions": [
+                    {"key": "node.kubernetes.io/instance-type", "operator": "In",
+                     "values": ["m.2xlarge", "c.4xlarge", "r.4xlarge"]}]}]}}}
+        elif 0.28 <= kind < 0.33:
+            spec["affinity"] = {"podAntiAffinity": {"preferredDuringSchedulingIgnoredDuringExecution": [
+                {"weight": 100, "podAffinityTerm": {"labelSelector": {"matchLabels": {"app": app}},
+                                                    "topologyKey": "kubernetes.io/hostname"}}]}}
+        container: dict[str, Any] = {"name": "main", "image": f"registry.local/{app}:1.{j % 3}"}
+        if requests:
+            container["resources"] = {"requests": requests}
+        spec["containers"] = [container]
+        if rng.random() < 0.1:
+            spec["priority"] = 1000
+        objects.append({
+            "apiVersion": "v1", "kind": "Pod",
+            "metadata": {"name": f"{app}-{j:06d}", "namespace": "default", "labels": {"app": app}},
+            "spec": spec,
+        })
+    return objects
+
+
+# ---- manifests ------------------------------------------------------------------------------
+def load_manifests(path: str | Path) -> list[dict[str, Any]]:
+    """Objects from a YAML stream or a `List` (e.g. `kubectl get nodes,pods -A -o yaml`)."""
+    path = Path(path)
+    try:
+        text = path.read_text()
+    except OSError as exc:
+        raise ManifestError(f"{path}: cannot read: {exc.strerror}") from None
+    try:
+        docs = list(yaml.safe_load_all(text))
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        where = f"line {mark.line + 1}: " if mark else ""
+        raise ManifestError(f"{path}: {where}invalid YAML: {getattr(exc, 'problem', exc)}") from None
+    objects: list[dict[str, Any]] = []
+
+    def visit(doc: Any, where: str) -> None:
+        if doc is None:
+            return
+        if not isinstance(doc, dict):
+            raise ManifestError(f"{path}: {where}: expected a Kubernetes object, got {type(doc).__name__}")
+        kind = doc.get("kind")
+        if not kind:
+            raise ManifestError(f"{path}: {where}: missing `kind`")
+        if kind.endswith("List"):
+            for i, item in enumerate(doc.get("items") or ()):
+                visit(item, f"{where}.items[{i}]")
+            return
+        name = (doc.get("metadata") or {}).get("name")
+        if not name:
+            raise ManifestError(f"{path}: {where} ({kind}): missing metadata.name")
+        label = f"{where} ({kind} {name})"
+        try:
+            if kind == "Pod":
+                PodInfo.from_dict(doc)
+            elif kind == "Node":
+                NodeTable(4).upsert_node(doc)
+        except (PodSpecError, NodeSpecError) as exc:
+            raise ManifestError(f"{path}: {label}: {exc}; fix the quantity and retry") from None
+        objects.append(doc)
+
+    for i, doc in enumerate(docs):
+        visit(doc, f"document {i + 1}")
+    if not any(o.get("kind") == "Node" for o in objects):
+        raise ManifestError(f"{path}: contains no Node objects; nothing to schedule onto")
+    return objects
+
+
+# ---- running --------------------------------------------------------------------------------
+@dataclass
+class SimulationResult:
+    summary: dict[str, Any]
+    scheduler: Scheduler
+    backend: EmbeddedCluster
+    placements: dict[str, str] = field(default_factory=dict)
+
+
+def simulate(
+    generation: Generation,
+    objects: list[dict[str, Any]],
+    seed: int | None = 0,
+    progress: Callable[[int, int], None] | None = None,
+    binding_workers: int = 4,
+) -> SimulationResult:
+    backend = EmbeddedCluster(objects)
+    scheduler = Scheduler(
+        generation,
+        backend,
+        clock=VirtualClock(),
+        seed=seed,
+        binding_workers=binding_workers,
+        adopt_unknown_profiles=True,
+        max_errors_per_pod=SIMULATE_MAX_ERRORS_PER_POD,
+    )
+    input_pods = [o for o in objects if o.get("kind") == "Pod"]
+    already_bound = sum(1 for p in input_pods if (p.get("spec") or {}).get("nodeName"))
+    to_schedule = len(input_pods) - already_bound
+    scheduler.start_backend()
+    scheduler.drain_events()
+    t0 = time.perf_counter()
+    done = [0]
+
+    def on_progress() -> None:
+        done[0] += 1
+        if progress is not None and done[0] % 200 == 0:
+            progress(scheduler.stats.scheduled, to_schedule)
+
+    scheduler.run_until_settled(on_progress)
+    elapsed = time.perf_counter() - t0
+    scheduler.shutdown()
+    if progress is not None:
+        progress(scheduler.stats.scheduled, to_schedule)
+    summary = _summarize(generation, scheduler, backend, len(input_pods), already_bound, elapsed)
+    placements = {
+        f"{p['metadata']['namespace']}/{p['metadata']['name']}": p["spec"]["nodeName"]
+        for p in backend.pods()
+        if (p.get("spec") or {}).get("nodeName")
+    }
+    return SimulationResult(summary, scheduler, backend, placements)
+
+
+def _summarize(
+    generation: Generation, scheduler: Scheduler, backend: EmbeddedCluster, total_pods: int, already_bound: int, elapsed: float
+) -> dict[str, Any]:
+    queue = scheduler.queue
+    counts = queue.counts()
+    reasons: Counter[str] = Counter()
+    for entry in queue.entries.values():
+        if entry.where == "unschedulable":
+            reasons[entry.last_message] += 1
+    errors: Counter[str] = Counter(e.last_message for e in scheduler.failed.values())
+    gated = [e for e in queue.entries.values() if e.where == "gated"]
+    table = scheduler.cluster.table
+    rows = table.ordered_rows()
+    per_node = Counter(scheduler.cluster.table.names[r] for r in scheduler.cluster.placement.values())
+    pods_per_node = [per_node.get(table.names[r], 0) for r in rows.tolist()]
+    util: dict[str, Any] = {}
+    for resource in ("cpu", "memory"):
+        col = table.resource_index[resource]
+        alloc = table.allocatable[rows, col].astype(float)
+        used = table.requested[rows, col].astype(float)
+        frac = np.divide(used, alloc, out=np.zeros_like(used), where=alloc > 0)
+        util[resource] = {
+            "mean": round(float(frac.mean()), 4) if len(frac) else 0.0,
+            "min": round(float(frac.min()), 4) if len(frac) else 0.0,
+            "max": round(float(frac.max()), 4) if len(frac) else 0.0,
+            "stdev": round(float(frac.std()), 4) if len(frac) else 0.0,
+        }
+    scheduled = scheduler.stats.scheduled
+    remaining_pods = len(backend.pods())
+    preempted = total_pods - remaining_pods
+    return {
+        "nodes": len(table),
+        "pods": total_pods,
+        "already_bound": already_bound,
+        "scheduled": scheduled,
+        "unschedulable": sum(reasons.values()),
+        "gated": len(gated),
+        "errored": sum(errors.values()),
+        "preempted": preempted,
+        "pending_other": counts.get("active", 0) + counts.get("backoff", 0) + counts.get("inflight", 0),
+        "attempts": scheduler.stats.attempts,
+        "preemptions": scheduler.stats.preemptions,
+        "seconds": round(elapsed, 3),
+        "pods_per_second": round(scheduled / elapsed, 1) if elapsed > 0 else 0.0,
+        "unschedulable_reasons": dict(reasons.most_common()),
+        "error_reasons": dict(errors.most_common()),
+        "generation": generation.id,
+        "profile": generation.default_profile.profile,
+        "plugins": {p: generation.default_profile.enabled(p) for p in ("filter", "score") },
+        "pods_per_node": {
+            "min": min(pods_per_node, default=0),
+            "max": max(pods_per_node, default=0),
+            "mean": round(statistics.fmean(pods_per_node), 2) if pods_per_node else 0.0,
+        },
+        "utilization": util,
+    }
+
+
+def format_summary(summary: dict[str, Any]) -> str:
+    """Human-readable placement summary."""
+    lines = [
+        f"kubeberth simulate — generation {summary['generation']}, profile {summary['profile']}",
+        f"  nodes: {summary['nodes']}   pods: {summary['pods']} ({summary['already_bound']} already bound)",
+        f"  scheduled: {summary['scheduled']}   unschedulable: {summary['unschedulable']}   gated: {summary['gated']}"
+        f"   errored: {summary['errored']}   preempted: {summary['preempted']}",
+        f"  throughput: {summary['pods_per_second']} pods/s ({summary['attempts']} attempts in {summary['seconds']} s)",
+        f"  pods per node: min {summary['pods_per_node']['min']}, mean {summary['pods_per_node']['mean']},"
+        f" max {summary['pods_per_node']['max']}",
+    ]
+    for resource, u in summary["utilization"].items():
+        lines.append(
+            f"  {resource} requested/allocatable: mean {u['mean']:.1%}, min {u['min']:.1%}, max {u['max']:.1%},"
+            f" stdev {u['stdev']:.1%}"
+        )
+    if summary["unschedulable_reasons"]:
+        lines.append("  unschedulable pods:")
+        for message, count in summary["unschedulable_reasons"].items():
+            lines.append(f"    {count:6d} × {message}")
+    if summary["error_reasons"]:
+        lines.append("  pods that failed with plugin errors:")
+        for message, count in summary["error_reasons"].items():
+            lines.append(f"    {count:6d} × {message}")
+    return "\n".join(lines)
+
+
+def progress_printer(stream: Any = sys.stderr) -> Callable[[int, int], None]:
+    """A one-line progress bar for long runs on a terminal."""
+
+    def show(done: int, total: int) -> None:
+        if total <= 0:
+            return
+        width = 30
+        filled = int(width * min(done, total) / total)
+        stream.write(f"\r  scheduling [{'#' * filled}{'.' * (width - filled)}] {done}/{total}")
+        if done >= total:
+            stream.write("\n")
+        stream.flush()
+
+    return show
