@@ -413,7 +413,7 @@ class Scheduler:
         pick = int(ties[self.rng.integers(len(ties))]) if len(ties) > 1 else int(ties[0])
         if record is not None:
             top = np.argsort(-total, kind="stable")[:3].tolist()
-            names = view.names
+            names = {i: table.names[int(view.rows[i])] for i in top}
             weights = fw.score_weights()
             record.top_scores = [
                 {
@@ -423,7 +423,7 @@ class Scheduler:
                 }
                 for i in top
             ]
-        return ScheduleResult(view.names[pick], Status.success(), diagnosis, evaluated, len(feasible_rows))
+        return ScheduleResult(table.names[int(view.rows[pick])], Status.success(), diagnosis, evaluated, len(feasible_rows))
 
     def _filter_sampled(
         self, fw: Framework, state: CycleState, pod: PodInfo, rows: np.ndarray, diagnosis: Diagnosis, record: CycleRecord | None
