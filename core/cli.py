@@ -38,6 +38,7 @@ def _common(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--plugins-dir", type=Path, help="folder of drop-in plugin files (env KUBEBERTH_PLUGINS_DIR)")
     parser.add_argument("--log-level", help="DEBUG, INFO, WARNING, ERROR (env KUBEBERTH_LOG_LEVEL)")
     parser.add_argument("--log-format", choices=["text", "json"], help="(env KUBEBERTH_LOG_FORMAT)")
+    parser.add_argument("--otlp-endpoint", help="send decision traces by OTLP/HTTP, e.g. http://127.0.0.1:4318")
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -78,6 +79,7 @@ def _settings(args: argparse.Namespace) -> Settings:
             "log_level": args.log_level,
             "log_format": args.log_format,
             "seed": getattr(args, "seed", None),
+            "otlp_endpoint": getattr(args, "otlp_endpoint", None),
         }.items()
         if v is not None
     }
@@ -97,7 +99,14 @@ def cmd_simulate(args: argparse.Namespace, settings: Settings) -> int:
             raise KubeberthError("--nodes and --pods must be >= 0")
         objects = generate_cluster(args.nodes, args.pods, seed)
     show = progress_printer() if (not args.json and sys.stderr.isatty()) else None
-    result = simulate(generation, objects, seed=seed, progress=show)
+    observers = []
+    if settings.otlp_endpoint:
+        from .tracing import DecisionTracer, make_provider
+
+        observers.append(DecisionTracer(make_provider(settings.otlp_endpoint)))
+    result = simulate(generation, objects, seed=seed, progress=show, observers=observers)
+    for observer in observers:
+        observer.shutdown()
     if args.explain:
         record = next((r for r in reversed(result.scheduler.records) if r.pod == args.explain), None)
         if record is None:

@@ -548,7 +548,7 @@ class Scheduler:
         if waits:
             waiting = WaitingPod(pod, waits)
             self.waiting_pods[pod.uid] = waiting
-        record.result, record.node = "Assumed", node
+        record.result, record.node = "Scheduled", node
         self.in_flight += 1
         self.pool.submit(self._binding_cycle, fw, handle, state, entry, node, waiting)
 

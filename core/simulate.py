@@ -173,6 +173,7 @@ def simulate(
     seed: int | None = 0,
     progress: Callable[[int, int], None] | None = None,
     binding_workers: int = 4,
+    observers: list[Callable[[Any], None]] | None = None,
 ) -> SimulationResult:
     backend = EmbeddedCluster(objects)
     scheduler = Scheduler(
@@ -184,6 +185,7 @@ def simulate(
         adopt_unknown_profiles=True,
         max_errors_per_pod=SIMULATE_MAX_ERRORS_PER_POD,
     )
+    scheduler.observers.extend(observers or ())
     input_pods = [o for o in objects if o.get("kind") == "Pod"]
     already_bound = sum(1 for p in input_pods if (p.get("spec") or {}).get("nodeName"))
     to_schedule = len(input_pods) - already_bound
