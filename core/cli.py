@@ -55,6 +55,12 @@ def build_parser() -> argparse.ArgumentParser:
     sim.add_argument("--placements", action="store_true", help="include every pod's node in --json output")
     sim.add_argument("--explain", metavar="NAMESPACE/POD", help="print the decision record of one pod")
 
+    bench = sub.add_parser("bench", help="measure throughput on generated clusters")
+    _common(bench)
+    bench.add_argument("--size", action="append", metavar="NODESxPODS", help="e.g. 5000x10000 (repeatable)")
+    bench.add_argument("--seed", type=int, default=1)
+    bench.add_argument("--write", type=Path, metavar="FILE", help="append results to FILE (docs/benchmarks.md)")
+
     plugins = sub.add_parser("plugins", help="inspect plugins")
     psub = plugins.add_subparsers(dest="plugins_command", required=True)
     plist = psub.add_parser("list", help="list available plugins, their source, hooks and version")
@@ -123,6 +129,24 @@ def cmd_simulate(args: argparse.Namespace, settings: Settings) -> int:
     return 0
 
 
+def cmd_bench(args: argparse.Namespace, settings: Settings) -> int:
+    from .bench import DEFAULT_SIZES, append_results, render_markdown, run_bench
+    from .generation import build_generation
+
+    sizes = DEFAULT_SIZES
+    if args.size:
+        try:
+            sizes = tuple(tuple(int(x) for x in s.lower().split("x", 1)) for s in args.size)  # type: ignore[misc]
+        except ValueError:
+            raise KubeberthError(f"--size: expected NODESxPODS like 5000x10000, got {args.size}") from None
+    generation = build_generation(settings.config, settings.plugins_dir)
+    markdown = render_markdown(run_bench(generation, sizes, args.seed))
+    print(markdown)
+    if args.write:
+        append_results(args.write, markdown)
+    return 0
+
+
 def cmd_plugins_list(args: argparse.Namespace, settings: Settings) -> int:
     from .plugins import discover
 
@@ -147,6 +171,8 @@ def main(argv: list[str] | None = None) -> int:
         _setup_logging(settings.log_level, settings.log_format)
         if args.command == "simulate":
             return cmd_simulate(args, settings)
+        if args.command == "bench":
+            return cmd_bench(args, settings)
         if args.command == "plugins":
             return cmd_plugins_list(args, settings)
         if args.command == "run":

@@ -74,10 +74,46 @@ def implemented_hooks(obj: Any, where: str) -> tuple[str, ...]:
         if callable(value) and hasattr(value, _IMPL_ATTR):
             if attr not in _SPEC_NAMES:
                 raise PluginLoadError(
-                    f"{where}: hook {attr!r} is not a kubeberth extension point; known: {', '.join(sorted(_SPEC_NAMES))}"
+                    f"{_at(value, where)}: hook {attr!r} is not a kubeberth extension point; "
+                    f"known: {', '.join(sorted(_SPEC_NAMES))}"
                 )
             hooks.append(attr)
     return tuple(sorted(hooks))
+
+
+def _at(fn: Any, where: str) -> str:
+    """`where` plus the line a hook function is defined on, so a load error points at it."""
+    code = getattr(inspect.unwrap(fn), "__code__", None)
+    if code is None:
+        return where
+    if code.co_filename == where:
+        return f"{where}: line {code.co_firstlineno}"
+    return f"{where}: {code.co_filename}: line {code.co_firstlineno}"
+
+
+def _check_argnames(obj: Any, hooks: tuple[str, ...], where: str) -> None:
+    """Hook arguments must be names the hookspec passes (pluggy matches by name)."""
+    for hook in hooks:
+        fn = inspect.getattr_static(obj, hook)
+        if isinstance(fn, staticmethod | classmethod):
+            fn = fn.__func__
+        try:
+            params = list(inspect.signature(fn).parameters.values())
+        except (TypeError, ValueError):
+            continue
+        if inspect.isclass(obj) or (not inspect.ismodule(obj) and not isinstance(
+            inspect.getattr_static(obj, hook), staticmethod
+        )):
+            params = params[1:] if params and params[0].name in ("self", "cls") else params
+        allowed = list(inspect.signature(getattr(hookspecs, hook)).parameters)
+        for p in params:
+            if p.kind in (p.VAR_POSITIONAL, p.VAR_KEYWORD) or p.default is not p.empty:
+                continue
+            if p.name not in allowed:
+                raise PluginLoadError(
+                    f"{_at(fn, where)}: hook {hook!r} takes no argument {p.name!r}; "
+                    f"it may accept any of: {', '.join(allowed)}"
+                )
 
 
 def _validate_signatures(obj: Any, name: str, where: str) -> None:
@@ -88,7 +124,7 @@ def _validate_signatures(obj: Any, name: str, where: str) -> None:
     try:
         pm.register(target, name=name)
     except pluggy.PluginValidationError as exc:
-        raise PluginLoadError(f"{where}: {exc}") from None
+        raise PluginLoadError(f"{where}: {' '.join(str(exc).split())}") from None
 
 
 def _constructible_without_args(cls: type) -> bool:
@@ -106,6 +142,7 @@ def _spec_for(obj: Any, fallback_name: str, source: str, version: str, where: st
     hooks = implemented_hooks(obj, where)
     if not hooks:
         raise PluginLoadError(f"{where}: plugin {name!r} implements no hooks; mark methods with @hookimpl")
+    _check_argnames(obj, hooks, where)
     _validate_signatures(obj, name, where)
     version = str(getattr(obj, "version", None) or version)
     return PluginSpec(name, obj, source, version, hooks)
@@ -131,13 +168,21 @@ def _plugins_in_module(module: ModuleType) -> list[Any]:
     found = [
         obj
         for obj in vars(module).values()
-        if inspect.isclass(obj)
-        and obj.__module__ == module.__name__
-        and any(hasattr(getattr(obj, a, None), _IMPL_ATTR) for a in _SPEC_NAMES)
+        if inspect.isclass(obj) and obj.__module__ == module.__name__ and _has_hookimpl(vars(obj))
     ]
-    if not found and any(hasattr(getattr(module, a, None), _IMPL_ATTR) for a in _SPEC_NAMES):
+    if not found and _has_hookimpl(vars(module)):
         found = [module]
     return found
+
+
+def _has_hookimpl(namespace: dict[str, Any]) -> bool:
+    """Any @hookimpl-marked attribute, including misspelt hook names (reported later, with a line)."""
+    for value in namespace.values():
+        if isinstance(value, staticmethod | classmethod):
+            value = value.__func__
+        if callable(value) and hasattr(value, _IMPL_ATTR):
+            return True
+    return False
 
 
 def check_folder_permissions(folder: Path) -> None:

@@ -1,0 +1,82 @@
+"""`kubeberth bench`: throughput and latency of the real scheduling path on the embedded cluster.
+
+Results go to docs/benchmarks.md with the machine and date, so targets are numbers in a file,
+not timed unit tests.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import os
+import platform
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from .generation import Generation
+from .simulate import generate_cluster, simulate
+
+DEFAULT_SIZES = ((500, 2000), (5000, 10000))
+
+
+def machine() -> str:
+    cpu = platform.processor() or platform.machine()
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                cpu = line.split(":", 1)[1].strip()
+                break
+    except OSError:
+        pass
+    return f"{cpu}, {os.cpu_count()} cores, Python {platform.python_version()}, {platform.system()} {platform.release()}"
+
+
+def run_bench(generation: Generation, sizes: tuple[tuple[int, int], ...] = DEFAULT_SIZES, seed: int = 1) -> list[dict[str, Any]]:
+    results = []
+    for nodes, pods in sizes:
+        objects = generate_cluster(nodes, pods, seed)
+        sim = simulate(generation, objects, seed=seed)
+        cycles = np.array([(r.end_ns - r.start_ns) / 1e6 for r in sim.scheduler.records if r.end_ns])
+        s = sim.summary
+        results.append({
+            "nodes": nodes,
+            "pods": pods,
+            "scheduled": s["scheduled"],
+            "unschedulable": s["unschedulable"],
+            "pods_per_second": s["pods_per_second"],
+            "cycle_p50_ms": round(float(np.percentile(cycles, 50)), 3) if len(cycles) else 0.0,
+            "cycle_p99_ms": round(float(np.percentile(cycles, 99)), 3) if len(cycles) else 0.0,
+            "filters": ", ".join(generation.default_profile.enabled("filter")),
+            "scores": ", ".join(f"{p}×{w}" for p, w in generation.default_profile.score_weights().items()),
+        })
+    return results
+
+
+def render_markdown(results: list[dict[str, Any]]) -> str:
+    today = dt.date.today().isoformat()
+    lines = [
+        f"### {today} — {machine()}",
+        "",
+        "| nodes | pods | scheduled | unschedulable | pods/s | cycle p50 (ms) | cycle p99 (ms) |",
+        "|---:|---:|---:|---:|---:|---:|---:|",
+    ]
+    for r in results:
+        lines.append(
+            f"| {r['nodes']} | {r['pods']} | {r['scheduled']} | {r['unschedulable']} | {r['pods_per_second']} "
+            f"| {r['cycle_p50_ms']} | {r['cycle_p99_ms']} |"
+        )
+    if results:
+        lines += ["", f"Filters: {results[0]['filters']}. Scores: {results[0]['scores']}.", ""]
+    return "\n".join(lines)
+
+
+def append_results(path: Path, markdown: str) -> None:
+    header = (
+        "# Benchmarks\n\n`kubeberth bench` runs `simulate` (generated cluster, default profile, real queue and"
+        " binding path on the embedded backend) and appends a section here.\n"
+        "pods/s counts scheduling + binding wall time after the cluster is loaded.\n\n"
+    )
+    existing = path.read_text() if path.exists() else header
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(existing.rstrip() + "\n\n" + markdown + "\n")
