@@ -1,40 +1,363 @@
 """NodeResourcesFit: rejects nodes without room for the pod's requests; scores by allocation.
 
-Batch form: one vectorised comparison of the pod's request vector against every candidate
-row's (allocatable - requested).
+Filter is one vectorised comparison of the pod's non-zero requests against every candidate row's
+(allocatable - requested). Scoring follows kube-scheduler's resourceAllocationScorer with the
+LeastAllocated, MostAllocated or RequestedToCapacityRatio strategy, in Go's integer arithmetic.
+The scorer and the resource-name helpers are shared with NodeResourcesBalancedAllocation.
 """
 
 from __future__ import annotations
 
+import re
+from typing import Any, Literal
+
 import numpy as np
+from kubeberth import MAX_NODE_SCORE, Code, FilterResult, NodeView, PodInfo, Rejection, Status, hookimpl
+from kubeberth.nodetable import NodeTable
+from kubeberth.podinfo import CPU, EPHEMERAL_STORAGE, MEMORY, PODS
+from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic_core import PydanticCustomError
 
-from kubeberth import MAX_NODE_SCORE, FilterResult, NodeView, PodInfo, hookimpl
+LEAST_ALLOCATED = "LeastAllocated"
+MOST_ALLOCATED = "MostAllocated"
+REQUESTED_TO_CAPACITY_RATIO = "RequestedToCapacityRatio"
+MAX_CUSTOM_PRIORITY_SCORE = 10  # shape scores are 0..10, scaled by MaxNodeScore / 10
+MAX_UTILIZATION = 100
+
+_PREFILTER_KEY = "PreFilterNodeResourcesFit"
+_PRESCORE_KEY = "PreScoreNodeResourcesFit"
 
 
+# ---- resource names (k8s.io/kubernetes/pkg/apis/core/v1/helper semantics) -------------------
+def is_prefixed_native_resource(name: str) -> bool:
+    return "kubernetes.io/" in name
+
+
+def is_native_resource(name: str) -> bool:
+    return "/" not in name or is_prefixed_native_resource(name)
+
+
+def is_extended_resource(name: str) -> bool:
+    """Domain-qualified, not kubernetes.io (e.g. nvidia.com/gpu): the only kind that can be ignored."""
+    return not is_native_resource(name) and not name.startswith("requests.")
+
+
+def is_scalar_resource(name: str) -> bool:
+    """Resources kept in NodeInfo.ScalarResources: extended, hugepages, prefixed native, attachable volumes."""
+    return (
+        is_extended_resource(name)
+        or name.startswith("hugepages-")
+        or is_prefixed_native_resource(name)
+        or name.startswith("attachable-volumes-")
+    )
+
+
+# ---- args ------------------------------------------------------------------------------------
+_QUALIFIED_NAME_PART = re.compile(r"^([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]$")
+_DNS1123_SUBDOMAIN = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$")
+
+
+def qualified_name_error(value: str) -> str | None:
+    """metav1validation.ValidateLabelName (a qualified name), or None when valid."""
+    parts = value.split("/")
+    if len(parts) > 2:
+        return "a qualified name must consist of alphanumeric characters, '-', '_' or '.', with an optional DNS subdomain prefix and '/'"
+    name = parts[-1]
+    if len(parts) == 2:
+        prefix = parts[0]
+        if not prefix:
+            return "prefix part must be non-empty"
+        if len(prefix) > 253 or not _DNS1123_SUBDOMAIN.match(prefix):
+            return "prefix part must be a lowercase RFC 1123 subdomain"
+    if not name:
+        return "name part must be non-empty"
+    if len(name) > 63:
+        return "name part must be no more than 63 characters"
+    if not _QUALIFIED_NAME_PART.match(name):
+        return "name part must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character"
+    return None
+
+
+def _invalid(path: str, message: str) -> PydanticCustomError:
+    return PydanticCustomError("invalid_args", "{path}: {message}", {"path": path, "message": message})
+
+
+class _StrictModel(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class ResourceSpec(_StrictModel):
+    name: str
+    weight: int = 0  # 0 (unset) defaults to 1, as kube-scheduler's v1 defaulting does
+
+
+class UtilizationShapePoint(_StrictModel):
+    utilization: int
+    score: int
+
+
+class RequestedToCapacityRatioParam(_StrictModel):
+    shape: list[UtilizationShapePoint] = Field(default_factory=list)
+
+
+class ScoringStrategy(_StrictModel):
+    type: Literal["LeastAllocated", "MostAllocated", "RequestedToCapacityRatio"]
+    resources: list[ResourceSpec] = Field(default_factory=list)
+    requestedToCapacityRatio: RequestedToCapacityRatioParam | None = None
+
+
+def default_resources() -> list[ResourceSpec]:
+    return [ResourceSpec(name=CPU, weight=1), ResourceSpec(name=MEMORY, weight=1)]
+
+
+def validate_shape(shape: list[UtilizationShapePoint], path: str) -> None:
+    if not shape:
+        raise _invalid(path, "at least one point must be specified")
+    for i in range(1, len(shape)):
+        if shape[i - 1].utilization >= shape[i].utilization:
+            raise _invalid(f"{path}[{i}].utilization", "values must be sorted in increasing order")
+    for i, point in enumerate(shape):
+        if not 0 <= point.utilization <= MAX_UTILIZATION:
+            raise _invalid(f"{path}[{i}].utilization", f"not in valid range [0, {MAX_UTILIZATION}]")
+        if not 0 <= point.score <= MAX_CUSTOM_PRIORITY_SCORE:
+            raise _invalid(f"{path}[{i}].score", f"not in valid range [0, {MAX_CUSTOM_PRIORITY_SCORE}]")
+
+
+class NodeResourcesFitArgs(_StrictModel):
+    """kube-scheduler's NodeResourcesFitArgs, defaulted and validated the same way."""
+
+    apiVersion: str | None = None
+    kind: str | None = None
+    ignoredResources: list[str] = Field(default_factory=list)
+    ignoredResourceGroups: list[str] = Field(default_factory=list)
+    scoringStrategy: ScoringStrategy | None = None
+
+    @model_validator(mode="after")
+    def _default_and_validate(self) -> NodeResourcesFitArgs:
+        for i, res in enumerate(self.ignoredResources):
+            err = qualified_name_error(res)
+            if err:
+                raise _invalid(f"ignoredResources[{i}]", f"{res!r}: {err}")
+        for i, group in enumerate(self.ignoredResourceGroups):
+            if "/" in group:
+                raise _invalid(f"ignoredResourceGroups[{i}]", f"{group!r}: resource group name can't contain '/'")
+            err = qualified_name_error(group)
+            if err:
+                raise _invalid(f"ignoredResourceGroups[{i}]", f"{group!r}: {err}")
+        if self.scoringStrategy is None:
+            self.scoringStrategy = ScoringStrategy(type=LEAST_ALLOCATED, resources=default_resources())
+        strategy = self.scoringStrategy
+        if not strategy.resources:
+            strategy.resources = default_resources()
+        for i, res in enumerate(strategy.resources):
+            if res.weight == 0:
+                res.weight = 1
+            if not 0 < res.weight <= MAX_NODE_SCORE:
+                raise _invalid(
+                    f"scoringStrategy.resources[{i}].weight",
+                    f"resource weight of {res.name} not in valid range (0, {MAX_NODE_SCORE}]",
+                )
+        if strategy.requestedToCapacityRatio is not None:
+            validate_shape(strategy.requestedToCapacityRatio.shape, "scoringStrategy.shape")
+        elif strategy.type == REQUESTED_TO_CAPACITY_RATIO:
+            raise _invalid("scoringStrategy.requestedToCapacityRatio", "required for type RequestedToCapacityRatio")
+        return self
+
+
+# ---- scoring ---------------------------------------------------------------------------------
+def go_div(a: int, b: int) -> int:
+    """Integer division truncating toward zero, as Go's `/` on int64."""
+    q = abs(a) // abs(b)
+    return q if (a >= 0) == (b > 0) else -q
+
+
+def broken_linear_table(shape: list[tuple[int, int]]) -> np.ndarray:
+    """helper.BuildBrokenLinearFunction evaluated at every utilization 0..100 (a lookup table)."""
+    out = np.zeros(MAX_UTILIZATION + 1, dtype=np.int64)
+    for p in range(MAX_UTILIZATION + 1):
+        value = shape[-1][1]
+        for i, (util, score) in enumerate(shape):
+            if p <= util:
+                if i == 0:
+                    value = shape[0][1]
+                else:
+                    pu, ps = shape[i - 1]
+                    value = ps + go_div((score - ps) * (p - pu), util - pu)
+                break
+        out[p] = value
+    return out
+
+
+class ResourceAllocationScorer:
+    """kube-scheduler's resourceAllocationScorer over a NodeView: allocatable/requested per resource.
+
+    `use_requested=False` (NodeResourcesFit) scores cpu/memory with the non-zero requests
+    (100m / 200Mi for containers without requests); BalancedAllocation uses the real requests.
+    """
+
+    def __init__(self, resources: list[tuple[str, int]], use_requested: bool) -> None:
+        self.names = [name for name, _ in resources]
+        self.weights = np.asarray([weight for _, weight in resources], dtype=np.int64)
+        self.use_requested = use_requested
+
+    def pod_requests(self, pod: PodInfo) -> list[int]:
+        out = []
+        for name in self.names:
+            if not self.use_requested and name == CPU:
+                out.append(pod.nonzero_cpu)
+            elif not self.use_requested and name == MEMORY:
+                out.append(pod.nonzero_memory)
+            else:
+                out.append(int(pod.requests.get(name, 0)))
+        return out
+
+    def allocatable_requested(self, table: NodeTable, rows: np.ndarray, pod_requests: list[int]) -> tuple[np.ndarray, np.ndarray]:
+        """(allocatable, requested incl. the pod) as (nodes, resources) int64; allocatable 0 = skip."""
+        n = rows.shape[0]
+        alloc = np.zeros((n, len(self.names)), dtype=np.int64)
+        req = np.zeros((n, len(self.names)), dtype=np.int64)
+        index = table.resource_index
+        for i, (name, pod_req) in enumerate(zip(self.names, pod_requests, strict=True)):
+            if name in (CPU, MEMORY):
+                col = index[name]
+                if self.use_requested:
+                    base = table.requested[rows, col]
+                else:
+                    base = table.nonzero_requested[rows, 0 if name == CPU else 1]
+            elif name == EPHEMERAL_STORAGE or (is_scalar_resource(name) and pod_req != 0 and name in index):
+                col = index[name]
+                base = table.requested[rows, col]
+            else:  # scalar the pod does not request, unknown or non-scalar (e.g. pods): not scored
+                continue
+            alloc[:, i] = table.allocatable[rows, col]
+            req[:, i] = base + pod_req
+        return alloc, req
+
+
+def least_allocated(alloc: np.ndarray, req: np.ndarray, weights: np.ndarray) -> np.ndarray:
+    valid = alloc != 0
+    safe = np.where(valid, alloc, 1)
+    per = np.where(req > alloc, 0, (alloc - req) * MAX_NODE_SCORE // safe)
+    return _weighted_floor(per, valid, weights)
+
+
+def most_allocated(alloc: np.ndarray, req: np.ndarray, weights: np.ndarray) -> np.ndarray:
+    valid = alloc != 0
+    safe = np.where(valid, alloc, 1)
+    per = np.minimum(req, alloc) * MAX_NODE_SCORE // safe
+    return _weighted_floor(per, valid, weights)
+
+
+def _weighted_floor(per: np.ndarray, valid: np.ndarray, weights: np.ndarray) -> np.ndarray:
+    w = np.where(valid, weights, 0)
+    total = (per * w).sum(axis=1)
+    wsum = w.sum(axis=1)
+    return np.where(wsum > 0, total // np.maximum(wsum, 1), 0)
+
+
+def requested_to_capacity_ratio(alloc: np.ndarray, req: np.ndarray, weights: np.ndarray, lut: np.ndarray) -> np.ndarray:
+    valid = alloc != 0
+    safe = np.where(valid, alloc, 1)
+    util = np.where(req > alloc, MAX_UTILIZATION, req * MAX_UTILIZATION // safe)
+    per = lut[np.clip(util, 0, MAX_UTILIZATION)]
+    counted = valid & (per > 0)
+    w = np.where(counted, weights, 0)
+    total = (per * w).sum(axis=1)
+    wsum = w.sum(axis=1)
+    # math.Round(total / wsum) for non-negative values: round half up
+    return np.where(wsum > 0, (2 * total + wsum) // np.maximum(2 * wsum, 1), 0)
+
+
+# ---- the plugin ------------------------------------------------------------------------------
 class NodeResourcesFit:
     name = "NodeResourcesFit"
+    Args = NodeResourcesFitArgs
 
-    @hookimpl
-    def filter(self, pod: PodInfo, nodes: NodeView) -> FilterResult:
-        table = nodes.table
+    def __init__(self, args: NodeResourcesFitArgs | None = None) -> None:
+        self.args = args if args is not None else NodeResourcesFitArgs()
+        strategy = self.args.scoringStrategy
+        assert strategy is not None  # defaulted by the args model
+        self.ignored = frozenset(self.args.ignoredResources)
+        self.ignored_groups = frozenset(self.args.ignoredResourceGroups)
+        self.strategy = strategy.type
+        self.scorer = ResourceAllocationScorer([(r.name, r.weight) for r in strategy.resources], use_requested=False)
+        self.lut: np.ndarray | None = None
+        if self.strategy == REQUESTED_TO_CAPACITY_RATIO:
+            assert strategy.requestedToCapacityRatio is not None
+            scale = MAX_NODE_SCORE // MAX_CUSTOM_PRIORITY_SCORE
+            self.lut = broken_linear_table(
+                [(p.utilization, p.score * scale) for p in strategy.requestedToCapacityRatio.shape]
+            )
+
+    # ---- filter ----------------------------------------------------------------------------
+    def _ignored(self, name: str) -> bool:
+        if not is_extended_resource(name):
+            return False
+        return name in self.ignored or (bool(self.ignored_groups) and name.split("/", 1)[0] in self.ignored_groups)
+
+    def _fit_request(self, pod: PodInfo, table: NodeTable) -> tuple[np.ndarray, np.ndarray, list[str], np.ndarray]:
+        """(columns, requested amounts, reasons, can-be-unresolvable) for the pod's non-zero requests; memoised."""
+        key = ("NodeResourcesFit.request", id(self))
+        cached = pod.memo.get(key)
+        if cached is not None and cached[0] is table:
+            return cached[1]
         want = table.request_vector(pod)
-        cols = np.flatnonzero(want)
-        free = table.allocatable[nodes.rows[:, None], cols] - table.requested[nodes.rows[:, None], cols]
-        short = free < want[cols]
-        rejected = {}
-        for j, col in enumerate(cols.tolist()):
-            resource = table.resources[col]
-            reason = "Too many pods" if resource == "pods" else f"Insufficient {resource}"
-            rejected[reason] = short[:, j]
-        return FilterResult.from_rejections(len(nodes), rejected)
+        order = {PODS: 0, CPU: 1, MEMORY: 2, EPHEMERAL_STORAGE: 3}
+        cols = [int(c) for c in np.flatnonzero(want) if not self._ignored(table.resources[c])]
+        cols.sort(key=lambda c: (order.get(table.resources[c], 4), table.resources[c]))
+        names = [table.resources[c] for c in cols]
+        reasons = ["Too many pods" if r == PODS else f"Insufficient {r}" for r in names]
+        resolvable_only = np.asarray([r == PODS for r in names], dtype=bool)
+        result = (np.asarray(cols, dtype=np.int64), want[cols].copy(), reasons, ~resolvable_only)
+        pod.memo[key] = (table, result)
+        return result
 
     @hookimpl
-    def score(self, pod: PodInfo, nodes: NodeView) -> np.ndarray:
-        """LeastAllocated over cpu and memory (equal weights), using non-zero requests."""
+    def pre_filter(self, state: dict[str, Any], pod: PodInfo, nodes: NodeView) -> None:
+        state[_PREFILTER_KEY] = self._fit_request(pod, nodes.table)
+
+    @hookimpl
+    def filter(self, state: dict[str, Any], pod: PodInfo, nodes: NodeView) -> FilterResult | None:
         table = nodes.table
-        alloc = table.allocatable[nodes.rows][:, :2]
-        used = table.nonzero_requested[nodes.rows] + np.array([pod.nonzero_cpu, pod.nonzero_memory])
-        with np.errstate(divide="ignore", invalid="ignore"):
-            frac = np.where(alloc > 0, (alloc - used) * MAX_NODE_SCORE // np.maximum(alloc, 1), 0)
-        frac = np.clip(frac, 0, MAX_NODE_SCORE)
-        return frac.sum(axis=1) // 2
+        cols, want, reasons, may_be_unresolvable = state.get(_PREFILTER_KEY) or self._fit_request(pod, table)
+        if cols.shape[0] == 0:
+            return None
+        rows = nodes.rows[:, None]
+        alloc = table.allocatable[rows, cols]
+        short = want > alloc - table.requested[rows, cols]
+        if not short.any():
+            return None
+        # A request larger than the whole node cannot be fixed by preemption (kube >= 1.30).
+        node_unresolvable = (short & (want > alloc) & may_be_unresolvable).any(axis=1)
+        rejections = []
+        for j, reason in enumerate(reasons):
+            hit = short[:, j]
+            if not hit.any():
+                continue
+            unres = hit & node_unresolvable
+            if unres.any():
+                rejections.append(Rejection(reason, unres, Code.UNSCHEDULABLE_AND_UNRESOLVABLE))
+            res = hit & ~node_unresolvable
+            if res.any():
+                rejections.append(Rejection(reason, res, Code.UNSCHEDULABLE))
+        return FilterResult(~short.any(axis=1), rejections)
+
+    # ---- score -----------------------------------------------------------------------------
+    @hookimpl
+    def pre_score(self, state: dict[str, Any], pod: PodInfo) -> Status | None:
+        state[_PRESCORE_KEY] = self.scorer.pod_requests(pod)
+        return None
+
+    @hookimpl
+    def score(self, state: dict[str, Any], pod: PodInfo, nodes: NodeView) -> np.ndarray:
+        pod_requests = state.get(_PRESCORE_KEY)
+        if pod_requests is None:
+            pod_requests = self.scorer.pod_requests(pod)
+        alloc, req = self.scorer.allocatable_requested(nodes.table, nodes.rows, pod_requests)
+        weights = self.scorer.weights
+        if self.strategy == LEAST_ALLOCATED:
+            return least_allocated(alloc, req, weights)
+        if self.strategy == MOST_ALLOCATED:
+            return most_allocated(alloc, req, weights)
+        assert self.lut is not None
+        return requested_to_capacity_ratio(alloc, req, weights, self.lut)

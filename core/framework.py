@@ -176,7 +176,7 @@ class Diagnosis:
             if histogram:
                 msg += f" {', '.join(histogram)}."
         if self.post_filter_msg:
-            msg += f" {self.post_filter_msg}."
+            msg += f" {self.post_filter_msg}"  # kube-scheduler appends it verbatim (it ends with its own '.')
         return msg
 
 
@@ -281,11 +281,13 @@ class Framework:
     ) -> tuple[Status, frozenset[str] | None]:
         kwargs = {"state": state, "pod": pod, "nodes": nodes, "cluster": cluster, "handle": handle}
         narrowed: frozenset[str] | None = None
+        with_nodes: list[str] = []  # plugins that narrowed the candidates, for the empty-set message
         for hook in self.points.get("pre_filter", ()):
             t0 = time.time_ns()
             result = _guarded(hook, kwargs)
             if isinstance(result, PreFilterResult):
                 if result.node_names is not None:
+                    with_nodes.append(hook.plugin)
                     narrowed = result.node_names if narrowed is None else narrowed & result.node_names
                 status = (result.status or Status.success()).with_plugin(hook.plugin)
             else:
@@ -298,6 +300,14 @@ class Framework:
                 raise PluginFailure(status)
             elif not status.ok:
                 return status, narrowed
+            if narrowed is not None and not narrowed:
+                # kube-scheduler: an empty intersection rejects the pod everywhere, naming the plugins.
+                msg = (
+                    f"node(s) didn't satisfy plugin {with_nodes[0]}"
+                    if len(with_nodes) == 1
+                    else f"node(s) didn't satisfy plugin(s) [{' '.join(with_nodes)}] simultaneously"
+                )
+                return Status(Code.UNSCHEDULABLE_AND_UNRESOLVABLE, (msg,), hook.plugin), narrowed
         return Status.success(), narrowed
 
     def run_filters(

@@ -119,7 +119,12 @@ def _resolve_points(profile: Profile, where: str, registry: dict[str, PluginSpec
     for j, ref in enumerate(plugins.multiPoint.enabled):
         if ref.name not in registry:
             raise _unknown(f"{where}.plugins.multiPoint.enabled[{j}]", ref.name, registry)
-        multi = [m for m in multi if m.name != ref.name] + [ref]
+        # A default plugin re-configured here keeps its default position (kube-scheduler's mergePluginSet).
+        at = next((k for k, m in enumerate(multi) if m.name == ref.name), None)
+        if at is None:
+            multi.append(ref)
+        else:
+            multi[at] = ref
     resolved: dict[str, list[PluginRef]] = {}
     for yaml_point, point in YAML_POINTS.items():
         plugin_set = getattr(plugins, yaml_point)
@@ -132,6 +137,10 @@ def _resolve_points(profile: Profile, where: str, registry: dict[str, PluginSpec
                 raise ConfigError(
                     f"{where}.plugins.{yaml_point}.enabled[{j}]: plugin {ref.name!r} does not implement {point}; "
                     f"it implements {', '.join(registry[ref.name].hooks)}"
+                )
+            if any(r.name == ref.name for r in explicit):
+                raise ConfigError(
+                    f"{where}.plugins.{yaml_point}.enabled[{j}]: plugin {ref.name!r} is enabled more than once"
                 )
             explicit.append(ref)
         explicit_names = {r.name for r in explicit}

@@ -94,17 +94,14 @@ def _at(fn: Any, where: str) -> str:
 def _check_argnames(obj: Any, hooks: tuple[str, ...], where: str) -> None:
     """Hook arguments must be names the hookspec passes (pluggy matches by name)."""
     for hook in hooks:
-        fn = inspect.getattr_static(obj, hook)
-        if isinstance(fn, staticmethod | classmethod):
-            fn = fn.__func__
+        raw = inspect.getattr_static(obj, hook)
+        fn = raw.__func__ if isinstance(raw, staticmethod | classmethod) else raw
         try:
             params = list(inspect.signature(fn).parameters.values())
         except (TypeError, ValueError):
             continue
-        if inspect.isclass(obj) or (not inspect.ismodule(obj) and not isinstance(
-            inspect.getattr_static(obj, hook), staticmethod
-        )):
-            params = params[1:] if params and params[0].name in ("self", "cls") else params
+        if not inspect.ismodule(obj) and not isinstance(raw, staticmethod):
+            params = params[1:]  # self / cls
         allowed = list(inspect.signature(getattr(hookspecs, hook)).parameters)
         for p in params:
             if p.kind in (p.VAR_POSITIONAL, p.VAR_KEYWORD) or p.default is not p.empty:
@@ -120,7 +117,12 @@ def _validate_signatures(obj: Any, name: str, where: str) -> None:
     """Register into a scratch PluginManager so pluggy checks argument names against the specs."""
     pm = pluggy.PluginManager(hookspecs.PROJECT)
     pm.add_hookspecs(hookspecs)
-    target = obj() if inspect.isclass(obj) and _constructible_without_args(obj) else obj
+    target = obj
+    if inspect.isclass(obj) and _constructible_without_args(obj):
+        try:
+            target = obj()
+        except Exception:  # reported with file and plugin when the generation instantiates it
+            target = obj
     try:
         pm.register(target, name=name)
     except pluggy.PluginValidationError as exc:

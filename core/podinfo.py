@@ -191,17 +191,18 @@ def _effective_requests(spec: dict[str, Any]) -> tuple[dict[str, int], int, int]
     totals: dict[str, int] = {}
     nonzero = [0, 0]
     for container in spec.get("containers") or ():
-        req = _container_requests(container)
+        req = _container_requests(container)  # an explicit 0 stays 0; only missing ones default
         _add(totals, req)
-        nonzero[0] += req.get(CPU) or DEFAULT_MILLI_CPU_REQUEST
-        nonzero[1] += req.get(MEMORY) or DEFAULT_MEMORY_REQUEST
+        # Only an unset request is defaulted; an explicit zero stays zero (as kube-scheduler).
+        nonzero[0] += req.get(CPU, DEFAULT_MILLI_CPU_REQUEST)
+        nonzero[1] += req.get(MEMORY, DEFAULT_MEMORY_REQUEST)
     init_peak: dict[str, int] = {}
     sidecars: dict[str, int] = {}
     init_nonzero_peak = [0, 0]
     sidecar_nonzero = [0, 0]
     for container in spec.get("initContainers") or ():
         req = _container_requests(container)
-        nz = [req.get(CPU) or DEFAULT_MILLI_CPU_REQUEST, req.get(MEMORY) or DEFAULT_MEMORY_REQUEST]
+        nz = [req.get(CPU, DEFAULT_MILLI_CPU_REQUEST), req.get(MEMORY, DEFAULT_MEMORY_REQUEST)]
         if container.get("restartPolicy") == "Always":  # sidecar: runs for the pod's lifetime
             _add(totals, req)
             _add(sidecars, req)

@@ -1,0 +1,403 @@
+"""InterPodAffinity: required pod (anti-)affinity filter, preferred terms score.
+
+Batch form: the incoming pod's terms are evaluated once per placed-pod (namespace, labels) group
+(cluster.label_counts); placed pods' own terms live in an incremental index that keeps, per
+distinct term, how many placed pods carry it on each node row. Both give per-row counts that are
+folded into topology domains with np.bincount, so no cycle walks the placed pods.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+from kubeberth import (
+    MAX_NODE_SCORE,
+    ClusterState,
+    Code,
+    CycleState,
+    FilterResult,
+    NodeTable,
+    NodeView,
+    PodInfo,
+    Rejection,
+    Status,
+    hookimpl,
+)
+from pydantic import BaseModel, ConfigDict, Field
+
+from ._selectors import (
+    LabelSelector,
+    SelectorError,
+    alive_rows,
+    domain_sums,
+    group_columns,
+    pod_state_version,
+)
+
+ERR_REASON_EXISTING_ANTI_AFFINITY = "node(s) didn't satisfy existing pods anti-affinity rules"
+ERR_REASON_AFFINITY = "node(s) didn't match pod affinity rules"
+ERR_REASON_ANTI_AFFINITY = "node(s) didn't match pod anti-affinity rules"
+_PRE_FILTER_KEY = "InterPodAffinity.preFilter"
+_PRE_SCORE_KEY = "InterPodAffinity.preScore"
+_INDEX_KEY = "InterPodAffinity.existingTerms"
+REQ_AFFINITY, REQ_ANTI, PREF_AFFINITY, PREF_ANTI = "req_aff", "req_anti", "pref_aff", "pref_anti"
+
+
+class InterPodAffinityArgs(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    hardPodAffinityWeight: int = Field(default=1, ge=0, le=100)
+    ignorePreferredTermsOfExistingPods: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class AffinityTerm:
+    """A parsed PodAffinityTerm (framework.AffinityTerm)."""
+
+    namespaces: frozenset[str]
+    namespace_selector: LabelSelector
+    selector: LabelSelector
+    topology_key: str
+
+    def matches(self, namespace: str, labels: Mapping[str, str], namespace_labels: Mapping[str, str]) -> bool:
+        """Term.Matches: namespace listed or selected by labels, and the label selector matches."""
+        if namespace not in self.namespaces and not self.namespace_selector.matches(namespace_labels):
+            return False
+        return self.selector.matches(labels)
+
+
+@dataclass(frozen=True, slots=True)
+class PodTerms:
+    required_affinity: tuple[AffinityTerm, ...]
+    required_anti: tuple[AffinityTerm, ...]
+    preferred_affinity: tuple[tuple[int, AffinityTerm], ...]
+    preferred_anti: tuple[tuple[int, AffinityTerm], ...]
+
+    @property
+    def empty(self) -> bool:
+        return not (self.required_affinity or self.required_anti or self.preferred_affinity or self.preferred_anti)
+
+
+def _term(pod: PodInfo, raw: Mapping[str, Any]) -> AffinityTerm:
+    namespaces = frozenset(raw.get("namespaces") or ())
+    ns_raw = raw.get("namespaceSelector")
+    if not namespaces and ns_raw is None:
+        namespaces = frozenset((pod.namespace,))
+    return AffinityTerm(
+        namespaces, LabelSelector.from_api(ns_raw), LabelSelector.from_api(raw.get("labelSelector")), raw.get("topologyKey", "")
+    )
+
+
+def pod_terms(pod: PodInfo) -> PodTerms:
+    """Parse (once per PodInfo) the pod's inter-pod affinity terms; raises SelectorError."""
+    found = pod.memo.get("InterPodAffinity.terms")
+    if found is None:
+        affinity = pod.affinity or {}
+        aff = affinity.get("podAffinity") or {}
+        anti = affinity.get("podAntiAffinity") or {}
+        req = "requiredDuringSchedulingIgnoredDuringExecution"
+        pref = "preferredDuringSchedulingIgnoredDuringExecution"
+
+        def weighted(items: Any) -> tuple[tuple[int, AffinityTerm], ...]:
+            return tuple((int(w.get("weight") or 0), _term(pod, w.get("podAffinityTerm") or {})) for w in items or ())
+
+        found = PodTerms(
+            tuple(_term(pod, t) for t in aff.get(req) or ()),
+            tuple(_term(pod, t) for t in anti.get(req) or ()),
+            weighted(aff.get(pref)),
+            weighted(anti.get(pref)),
+        )
+        pod.memo["InterPodAffinity.terms"] = found
+    return found
+
+
+class ExistingTermIndex:
+    """Placed pods' affinity terms: for each distinct (kind, term, weight), pods per node row."""
+
+    def __init__(self, cluster: ClusterState) -> None:
+        self.table = cluster.table
+        self.counts: dict[tuple[str, AffinityTerm, int], np.ndarray] = {}
+        self.totals: dict[tuple[str, AffinityTerm, int], int] = {}
+
+    @staticmethod
+    def _keys(pod: PodInfo) -> list[tuple[str, AffinityTerm, int]]:
+        if not pod.affinity:
+            return []
+        try:
+            terms = pod_terms(pod)
+        except SelectorError:
+            return []  # an unparsable placed pod constrains nothing
+        keys = [(REQ_ANTI, t, 0) for t in terms.required_anti]
+        keys += [(REQ_AFFINITY, t, 0) for t in terms.required_affinity]
+        keys += [(PREF_AFFINITY, t, w) for w, t in terms.preferred_affinity]
+        keys += [(PREF_ANTI, t, w) for w, t in terms.preferred_anti]
+        return keys
+
+    def array(self, key: tuple[str, AffinityTerm, int]) -> np.ndarray:
+        arr = self.counts.get(key)
+        if arr is None or arr.shape[0] < self.table.capacity:
+            grown = np.zeros(self.table.capacity, dtype=np.int64)
+            if arr is not None:
+                grown[: arr.shape[0]] = arr
+            self.counts[key] = arr = grown
+        return arr
+
+    def pod_added(self, pod: PodInfo, row: int) -> None:
+        for key, n in Counter(self._keys(pod)).items():
+            self.array(key)[row] += n
+            self.totals[key] = self.totals.get(key, 0) + n
+
+    def pod_removed(self, pod: PodInfo, row: int) -> None:
+        for key, n in Counter(self._keys(pod)).items():
+            if key not in self.totals:
+                continue
+            self.array(key)[row] -= n
+            self.totals[key] -= n
+            if self.totals[key] <= 0:
+                del self.totals[key]
+                del self.counts[key]
+
+    def entries(self, kind: str) -> list[tuple[AffinityTerm, int, np.ndarray]]:
+        return [(term, w, self.array((k, term, w))) for (k, term, w) in list(self.counts) if k == kind]
+
+
+def namespace_labels(cluster: ClusterState, namespace: str) -> dict[str, str]:
+    """Labels of the Namespace object; an unknown namespace has none (GetNamespaceLabelsSnapshot)."""
+    obj = cluster.get_object("Namespace", namespace)
+    return dict((obj or {}).get("metadata", {}).get("labels") or {})
+
+
+def _group_mask(cluster: ClusterState, term: AffinityTerm) -> np.ndarray:
+    """Placed-pod groups the incoming pod's term selects (namespaceSelector merged into names)."""
+    cols = group_columns(cluster)
+    mask = cols.mask(term.selector)
+    sel = term.namespace_selector
+    if sel.everything:
+        return mask
+    allowed = set(term.namespaces)
+    if not sel.nothing:
+        for ns in cluster.list_objects("Namespace"):
+            meta = ns.get("metadata") or {}
+            if sel.matches(meta.get("labels") or {}):
+                allowed.add(meta.get("name", ""))
+    return mask & cols.namespace_mask(allowed)
+
+
+def _self_matches(cluster: ClusterState, pod: PodInfo, term: AffinityTerm) -> bool:
+    sel = term.namespace_selector
+    ns_ok = pod.namespace in term.namespaces or sel.everything
+    if not ns_ok and not sel.nothing and cluster.get_object("Namespace", pod.namespace) is not None:
+        ns_ok = sel.matches(namespace_labels(cluster, pod.namespace))
+    return ns_ok and term.selector.matches(pod.labels)
+
+
+def _per_domain(table: NodeTable, rows: np.ndarray, per_row: np.ndarray, key: str) -> tuple[np.ndarray, np.ndarray]:
+    """(domain id per table row, per-domain sums of `per_row` over `rows`, plus a trailing 0)."""
+    ids, values = table.label_values(key)
+    out = np.zeros(len(values) + 1, dtype=np.int64)
+    out[: len(values)] = domain_sums(ids[rows], per_row[rows], len(values))
+    return ids, out
+
+
+@dataclass
+class _PreFilterState:
+    version: tuple[int, int]
+    affinity: list[tuple[np.ndarray, np.ndarray]]  # per required affinity term: (ids, per-domain count)
+    affinity_any: bool
+    self_match: bool
+    anti: list[tuple[np.ndarray, np.ndarray]]  # per required anti-affinity term: (ids, blocked domain)
+    existing: list[tuple[np.ndarray, np.ndarray]]  # per topology key: (ids, blocked domain)
+
+
+class InterPodAffinity:
+    name = "InterPodAffinity"
+    Args = InterPodAffinityArgs
+
+    def __init__(self, args: InterPodAffinityArgs | None = None) -> None:
+        self.args = args or InterPodAffinityArgs()
+
+    # ---- filter -------------------------------------------------------------------------
+    def _pre_filter_state(self, pod: PodInfo, terms: PodTerms, cluster: ClusterState) -> _PreFilterState:
+        table = cluster.table
+        rows = alive_rows(table)
+        index: ExistingTermIndex = cluster.index(_INDEX_KEY, ExistingTermIndex)  # type: ignore[assignment]
+        ns_labels = namespace_labels(cluster, pod.namespace)
+        blocked_by_key: dict[str, np.ndarray] = {}
+        for term, _w, arr in index.entries(REQ_ANTI):
+            if not term.matches(pod.namespace, pod.labels, ns_labels):
+                continue
+            ids, dom = _per_domain(table, rows, arr, term.topology_key)
+            blocked = dom > 0
+            if blocked.any():
+                prev = blocked_by_key.get(term.topology_key)
+                blocked_by_key[term.topology_key] = blocked if prev is None else _or_padded(prev, blocked)
+        existing = [(table.label_values(k)[0], b) for k, b in blocked_by_key.items()]
+
+        affinity: list[tuple[np.ndarray, np.ndarray]] = []
+        affinity_any = False
+        self_match = False
+        if terms.required_affinity:
+            groups = np.ones(len(group_columns(cluster)), dtype=bool)
+            for term in terms.required_affinity:
+                groups &= _group_mask(cluster, term)
+            per_row = _counts_for_groups(cluster, groups)
+            for term in terms.required_affinity:
+                ids, dom = _per_domain(table, rows, per_row, term.topology_key)
+                affinity_any |= bool(dom.any())
+                affinity.append((ids, dom))
+            self_match = all(_self_matches(cluster, pod, t) for t in terms.required_affinity)
+        anti = []
+        for term in terms.required_anti:
+            per_row = _counts_for_groups(cluster, _group_mask(cluster, term))
+            ids, dom = _per_domain(table, rows, per_row, term.topology_key)
+            anti.append((ids, dom > 0))
+        return _PreFilterState(pod_state_version(cluster), affinity, affinity_any, self_match, anti, existing)
+
+    @hookimpl
+    def pre_filter(self, state: CycleState, pod: PodInfo, cluster: ClusterState) -> Status | None:
+        try:
+            terms = pod_terms(pod)
+        except SelectorError as exc:
+            return Status.unschedulable(f"parsing pod: {exc}", unresolvable=True)
+        computed = self._pre_filter_state(pod, terms, cluster)
+        if not computed.existing and not terms.required_affinity and not terms.required_anti:
+            return Status.skip()
+        state[_PRE_FILTER_KEY] = computed
+        return None
+
+    @hookimpl
+    def filter(self, state: CycleState, pod: PodInfo, nodes: NodeView, cluster: ClusterState) -> FilterResult | Status:
+        computed: _PreFilterState | None = state.get(_PRE_FILTER_KEY)
+        if computed is None or computed.version != pod_state_version(cluster):
+            try:
+                terms = pod_terms(pod)
+            except SelectorError as exc:
+                return Status.unschedulable(f"parsing pod: {exc}", unresolvable=True)
+            computed = self._pre_filter_state(pod, terms, cluster)
+            state[_PRE_FILTER_KEY] = computed
+        rows = nodes.rows
+        n = len(nodes)
+        missing = np.zeros(n, dtype=bool)
+        pods_exist = np.ones(n, dtype=bool)
+        for ids_all, dom in computed.affinity:
+            ids = ids_all[rows]
+            missing |= ids < 0
+            pods_exist &= dom[ids] > 0
+        if not computed.affinity_any and computed.self_match:
+            pods_exist[:] = True
+        fail_affinity = missing | ~pods_exist
+        fail_anti = np.zeros(n, dtype=bool)
+        for ids_all, blocked in computed.anti:
+            fail_anti |= _lookup(blocked, ids_all[rows])
+        fail_existing = np.zeros(n, dtype=bool)
+        for ids_all, blocked in computed.existing:
+            fail_existing |= _lookup(blocked, ids_all[rows])
+        fail_anti &= ~fail_affinity
+        fail_existing &= ~(fail_affinity | fail_anti)
+        rejections = [
+            Rejection(reason, mask, code)
+            for reason, mask, code in (
+                (ERR_REASON_AFFINITY, fail_affinity, Code.UNSCHEDULABLE_AND_UNRESOLVABLE),
+                (ERR_REASON_ANTI_AFFINITY, fail_anti, Code.UNSCHEDULABLE),
+                (ERR_REASON_EXISTING_ANTI_AFFINITY, fail_existing, Code.UNSCHEDULABLE),
+            )
+            if mask.any()
+        ]
+        return FilterResult(~(fail_affinity | fail_anti | fail_existing), rejections)
+
+    # ---- score --------------------------------------------------------------------------
+    @hookimpl
+    def pre_score(self, state: CycleState, pod: PodInfo, nodes: NodeView, cluster: ClusterState) -> Status | None:
+        if len(nodes) == 0:
+            return Status.skip()
+        try:
+            terms = pod_terms(pod)
+        except SelectorError as exc:
+            return Status.error(f"failed to parse pod: {exc}")
+        has_constraints = bool(terms.preferred_affinity or terms.preferred_anti)
+        if self.args.ignorePreferredTermsOfExistingPods and not has_constraints:
+            return Status.skip()
+        table = cluster.table
+        rows = alive_rows(table)
+        scores: dict[str, np.ndarray] = {}
+        touched = False
+
+        def add(key: str, per_row: np.ndarray, weight: int) -> None:
+            nonlocal touched
+            ids, dom = _per_domain(table, rows, per_row, key)
+            if not dom.any():
+                return
+            touched = True
+            prev = scores.get(key)
+            scores[key] = dom * weight if prev is None else _add_padded(prev, dom * weight)
+
+        for sign, weighted in ((1, terms.preferred_affinity), (-1, terms.preferred_anti)):
+            for weight, term in weighted:
+                add(term.topology_key, _counts_for_groups(cluster, _group_mask(cluster, term)), sign * weight)
+        index: ExistingTermIndex = cluster.index(_INDEX_KEY, ExistingTermIndex)  # type: ignore[assignment]
+        ns_labels = namespace_labels(cluster, pod.namespace)
+        existing_kinds = [(PREF_AFFINITY, 1), (PREF_ANTI, -1)]
+        if self.args.hardPodAffinityWeight > 0:
+            existing_kinds.insert(0, (REQ_AFFINITY, 1))
+        for kind, sign in existing_kinds:
+            for term, weight, arr in index.entries(kind):
+                if term.matches(pod.namespace, pod.labels, ns_labels):
+                    w = self.args.hardPodAffinityWeight if kind == REQ_AFFINITY else weight
+                    add(term.topology_key, arr, sign * w)
+        if not touched:
+            return Status.skip()
+        state[_PRE_SCORE_KEY] = [(table.label_values(key)[0], dom) for key, dom in scores.items()]
+        return None
+
+    @hookimpl
+    def score(self, state: CycleState, nodes: NodeView) -> np.ndarray:
+        total = np.zeros(len(nodes), dtype=np.int64)
+        for ids_all, dom in state[_PRE_SCORE_KEY]:
+            total += _lookup(dom, ids_all[nodes.rows], default=0)
+        return total
+
+    @hookimpl
+    def normalize_score(self, scores: np.ndarray) -> np.ndarray:
+        scores = np.asarray(scores, dtype=np.int64)
+        if scores.size == 0:
+            return scores
+        lo, hi = int(scores.min()), int(scores.max())
+        if hi - lo <= 0:
+            return np.zeros(scores.shape[0], dtype=np.int64)
+        return (float(MAX_NODE_SCORE) * ((scores - lo).astype(np.float64) / float(hi - lo))).astype(np.int64)
+
+
+def _counts_for_groups(cluster: ClusterState, groups: np.ndarray) -> np.ndarray:
+    counts = cluster.label_counts
+    if not groups.any():
+        return np.zeros(cluster.table.capacity, dtype=np.int64)
+    totals = np.asarray(counts.totals[: groups.shape[0]])
+    return counts.per_node(np.flatnonzero(groups & (totals > 0)).tolist()).astype(np.int64)
+
+
+def _lookup(per_domain: np.ndarray, ids: np.ndarray, default: Any = False) -> np.ndarray:
+    """per_domain[ids] where ids >= 0 (and within range), `default` elsewhere."""
+    ok = (ids >= 0) & (ids < per_domain.shape[0])
+    out = np.full(ids.shape[0], default, dtype=per_domain.dtype)
+    out[ok] = per_domain[ids[ok]]
+    return out
+
+
+def _or_padded(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    n = max(a.shape[0], b.shape[0])
+    out = np.zeros(n, dtype=bool)
+    out[: a.shape[0]] |= a
+    out[: b.shape[0]] |= b
+    return out
+
+
+def _add_padded(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    n = max(a.shape[0], b.shape[0])
+    out = np.zeros(n, dtype=np.int64)
+    out[: a.shape[0]] += a
+    out[: b.shape[0]] += b
+    return out

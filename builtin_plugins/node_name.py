@@ -1,0 +1,29 @@
+"""NodeName: a pod that names its node (spec.nodeName) may only go there.
+
+PodInfo.node_name is empty for pending pods, so the requested name is read from the raw spec;
+the filter compares row numbers, not strings.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from kubeberth import Code, FilterResult, NodeView, PodInfo, hookimpl
+
+ERR_REASON = "node(s) didn't match the requested node name"
+
+
+def requested_node_name(pod: PodInfo) -> str:
+    return (pod.raw.get("spec") or {}).get("nodeName") or ""
+
+
+class NodeName:
+    name = "NodeName"
+
+    @hookimpl
+    def filter(self, pod: PodInfo, nodes: NodeView) -> FilterResult | None:
+        wanted = requested_node_name(pod)
+        if not wanted:
+            return None
+        row = nodes.table.row_of.get(wanted)
+        mismatch = np.ones(len(nodes), dtype=bool) if row is None else nodes.rows != row
+        return FilterResult.reject_where(mismatch, ERR_REASON, Code.UNSCHEDULABLE_AND_UNRESOLVABLE)

@@ -1,0 +1,117 @@
+"""NodePorts: rejects nodes where a requested hostPort (hostIP, protocol, port) is already taken.
+
+Used host ports live in an incremental index kept by the cluster cache (`cluster.index`), keyed
+by (protocol, port) then host IP, counting placed pods per node row; a query touches only the
+pod's own ports. A pod without host ports is skipped at pre_filter and costs nothing.
+Semantics follow kube-scheduler's HostPortInfo: 0.0.0.0 conflicts with every IP of the same
+(protocol, port), a specific IP with itself and 0.0.0.0. Ports come from containers and
+restartable (sidecar) init containers only, like schedutil.GetHostPorts.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from typing import Any
+
+import numpy as np
+from kubeberth import ClusterState, FilterResult, NodeView, PodInfo, Status, hookimpl
+
+ERR_REASON = "node(s) didn't have free ports for the requested pod ports"
+DEFAULT_BIND_ALL_HOST_IP = "0.0.0.0"
+_MEMO_KEY = "NodePorts.ports"
+_INDEX_KEY = "NodePorts.used_host_ports"
+_STATE_KEY = "PreFilterNodePorts"
+
+HostPortKey = tuple[str, str, int]  # (ip, protocol, port)
+
+
+def pod_host_ports(pod: PodInfo) -> tuple[HostPortKey, ...]:
+    """The pod's host ports as kube-scheduler counts them (sanitised: '' -> 0.0.0.0 / TCP); memoised."""
+    found = pod.memo.get(_MEMO_KEY)
+    if found is not None:
+        return found
+    ports: list[HostPortKey] = []
+    if pod.host_ports:  # PodInfo's list is a superset; re-read the spec for the exact containers
+        spec = pod.raw.get("spec") or {}
+        containers = [c for c in spec.get("initContainers") or () if c.get("restartPolicy") == "Always"]
+        containers += list(spec.get("containers") or ())
+        for container in containers:
+            for port in container.get("ports") or ():
+                host_port = int(port.get("hostPort") or 0)
+                if host_port <= 0:
+                    continue
+                ports.append((port.get("hostIP") or DEFAULT_BIND_ALL_HOST_IP, port.get("protocol") or "TCP", host_port))
+    result = tuple(ports)
+    pod.memo[_MEMO_KEY] = result
+    return result
+
+
+class UsedHostPorts:
+    """PodIndex: {(protocol, port): {ip: Counter(row -> pods using it)}} over placed pods."""
+
+    def __init__(self, cluster: ClusterState) -> None:
+        self.by_port: dict[tuple[str, int], dict[str, Counter[int]]] = {}
+
+    def pod_added(self, pod: PodInfo, row: int) -> None:
+        for ip, protocol, port in pod_host_ports(pod):
+            self.by_port.setdefault((protocol, port), {}).setdefault(ip, Counter())[row] += 1
+
+    def pod_removed(self, pod: PodInfo, row: int) -> None:
+        for ip, protocol, port in pod_host_ports(pod):
+            ips = self.by_port.get((protocol, port))
+            if ips is None or ip not in ips:
+                continue
+            rows = ips[ip]
+            rows[row] -= 1
+            if rows[row] <= 0:
+                del rows[row]
+            if not rows:
+                del ips[ip]
+            if not ips:
+                del self.by_port[(protocol, port)]
+
+    def conflicting_rows(self, wanted: tuple[HostPortKey, ...]) -> set[int]:
+        """Rows where any wanted (ip, protocol, port) conflicts with a used one."""
+        out: set[int] = set()
+        for ip, protocol, port in wanted:
+            ips = self.by_port.get((protocol, port))
+            if not ips:
+                continue
+            if ip == DEFAULT_BIND_ALL_HOST_IP:
+                for rows in ips.values():
+                    out.update(rows)
+            else:
+                for key in (DEFAULT_BIND_ALL_HOST_IP, ip):
+                    rows = ips.get(key)
+                    if rows:
+                        out.update(rows)
+        return out
+
+
+class NodePorts:
+    name = "NodePorts"
+
+    @hookimpl
+    def pre_filter(self, state: dict[str, Any], pod: PodInfo, cluster: ClusterState) -> Status | None:
+        ports = pod_host_ports(pod)
+        if not ports:
+            return Status.skip()
+        cluster.index(_INDEX_KEY, UsedHostPorts)  # build once from current placements, then kept
+        state[_STATE_KEY] = ports
+        return None
+
+    @hookimpl
+    def filter(self, state: dict[str, Any], pod: PodInfo, nodes: NodeView, cluster: ClusterState) -> FilterResult | None:
+        ports = state.get(_STATE_KEY)
+        if ports is None:
+            ports = pod_host_ports(pod)
+        if not ports:
+            return None
+        index = cluster.index(_INDEX_KEY, UsedHostPorts)
+        assert isinstance(index, UsedHostPorts)
+        taken = index.conflicting_rows(ports)
+        if not taken:
+            return None
+        conflict = np.zeros(nodes.table.capacity, dtype=bool)
+        conflict[np.fromiter(taken, dtype=np.int64, count=len(taken))] = True
+        return FilterResult.reject_where(conflict[nodes.rows], ERR_REASON)

@@ -1,0 +1,107 @@
+"""NodeResourcesBalancedAllocation: favours nodes whose resource usage fractions stay close together.
+
+kube-scheduler's current formula: score = int((1 - std) * 100) where std is the standard
+deviation of requested/allocatable (capped at 1) over the configured resources (cpu and memory
+by default; with two resources std = |f1 - f2| / 2). Real requests are used (not the non-zero
+defaults), and best-effort pods skip this plugin entirely. Evaluated for all candidate nodes at
+once in float64 with Go's operation order, so scores match exactly.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+from kubeberth import MAX_NODE_SCORE, NodeView, PodInfo, Status, hookimpl
+from pydantic import Field, model_validator
+from pydantic_core import PydanticCustomError
+
+from .node_resources_fit import ResourceAllocationScorer, ResourceSpec, _StrictModel, default_resources
+
+_PRESCORE_KEY = "PreScoreNodeResourcesBalancedAllocation"
+
+
+class NodeResourcesBalancedAllocationArgs(_StrictModel):
+    """kube-scheduler's NodeResourcesBalancedAllocationArgs (weights must be 1; 0 means unset)."""
+
+    apiVersion: str | None = None
+    kind: str | None = None
+    resources: list[ResourceSpec] = Field(default_factory=list)
+
+    @model_validator(mode="after")
+    def _default_and_validate(self) -> NodeResourcesBalancedAllocationArgs:
+        if not self.resources:
+            self.resources = default_resources()
+        seen: set[str] = set()
+        for i, res in enumerate(self.resources):
+            if res.name in seen:
+                raise PydanticCustomError(
+                    "invalid_args", "resources[{i}].name: Duplicate value: {name!r}", {"i": i, "name": res.name}
+                )
+            seen.add(res.name)
+            if res.weight == 0:
+                res.weight = 1
+            if res.weight != 1:
+                raise PydanticCustomError("invalid_args", "resources[{i}].weight: must be 1", {"i": i})
+        return self
+
+
+def balanced_scores(alloc: np.ndarray, req: np.ndarray) -> np.ndarray:
+    """balancedResourceScorer for every row; resources with allocatable 0 are left out."""
+    n, k = alloc.shape
+    valid = alloc != 0
+    with np.errstate(divide="ignore", invalid="ignore"):
+        frac = np.where(valid, req.astype(np.float64) / np.where(valid, alloc, 1).astype(np.float64), 0.0)
+    frac = np.minimum(frac, 1.0)
+    count = valid.sum(axis=1)
+    total = np.zeros(n, dtype=np.float64)
+    first = np.zeros(n, dtype=np.float64)
+    second = np.zeros(n, dtype=np.float64)
+    seen = np.zeros(n, dtype=np.int64)
+    for j in range(k):  # sequential over resources, like the Go loop
+        v = valid[:, j]
+        total = np.where(v, total + frac[:, j], total)
+        first = np.where(v & (seen == 0), frac[:, j], first)
+        second = np.where(v & (seen == 1), frac[:, j], second)
+        seen += v
+    std = np.zeros(n, dtype=np.float64)
+    two = count == 2
+    std[two] = np.abs((first[two] - second[two]) / 2)
+    many = count > 2
+    if many.any():
+        c = count[many].astype(np.float64)
+        mean = total[many] / c
+        acc = np.zeros(int(many.sum()), dtype=np.float64)
+        for j in range(k):
+            f = frac[many, j]
+            acc = np.where(valid[many, j], acc + (f - mean) * (f - mean), acc)
+        std[many] = np.sqrt(acc / c)
+    return np.trunc((1 - std) * float(MAX_NODE_SCORE)).astype(np.int64)
+
+
+class NodeResourcesBalancedAllocation:
+    name = "NodeResourcesBalancedAllocation"
+    Args = NodeResourcesBalancedAllocationArgs
+
+    def __init__(self, args: NodeResourcesBalancedAllocationArgs | None = None) -> None:
+        self.args = args if args is not None else NodeResourcesBalancedAllocationArgs()
+        self.scorer = ResourceAllocationScorer([(r.name, r.weight) for r in self.args.resources], use_requested=True)
+
+    @hookimpl
+    def pre_score(self, state: dict[str, Any], pod: PodInfo) -> Status | None:
+        requests = self.scorer.pod_requests(pod)
+        if not any(requests):
+            # Best-effort pods would otherwise all pile onto the same node (kubernetes#129138).
+            return Status.skip()
+        state[_PRESCORE_KEY] = requests
+        return None
+
+    @hookimpl
+    def score(self, state: dict[str, Any], pod: PodInfo, nodes: NodeView) -> np.ndarray:
+        requests = state.get(_PRESCORE_KEY)
+        if requests is None:
+            requests = self.scorer.pod_requests(pod)
+            if not any(requests):
+                return np.zeros(len(nodes), dtype=np.int64)
+        alloc, req = self.scorer.allocatable_requested(nodes.table, nodes.rows, requests)
+        return balanced_scores(alloc, req)

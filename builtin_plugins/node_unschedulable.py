@@ -1,0 +1,32 @@
+"""NodeUnschedulable: keeps pods off cordoned nodes (spec.unschedulable) unless they tolerate it.
+
+The toleration check is per pod (memoised); the node side is the table's `unschedulable` column,
+so the filter is a single gather over the candidate rows.
+"""
+
+from __future__ import annotations
+
+from kubeberth import Code, FilterResult, NodeView, PodInfo, hookimpl
+
+ERR_REASON = "node(s) were unschedulable"
+TAINT_NODE_UNSCHEDULABLE = "node.kubernetes.io/unschedulable"
+_MEMO_KEY = "NodeUnschedulable.tolerates"
+
+
+def tolerates_unschedulable(pod: PodInfo) -> bool:
+    found = pod.memo.get(_MEMO_KEY)
+    if found is None:
+        found = any(t.tolerates(TAINT_NODE_UNSCHEDULABLE, "", "NoSchedule") for t in pod.tolerations)
+        pod.memo[_MEMO_KEY] = found
+    return found
+
+
+class NodeUnschedulable:
+    name = "NodeUnschedulable"
+
+    @hookimpl
+    def filter(self, pod: PodInfo, nodes: NodeView) -> FilterResult | None:
+        cordoned = nodes.table.unschedulable[nodes.rows]
+        if not cordoned.any() or tolerates_unschedulable(pod):
+            return None
+        return FilterResult.reject_where(cordoned, ERR_REASON, Code.UNSCHEDULABLE_AND_UNRESOLVABLE)

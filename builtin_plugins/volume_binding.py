@@ -1,0 +1,553 @@
+"""VolumeBinding: a pod's PersistentVolumeClaims decide which nodes it may use.
+
+- Bound claims: the PV's spec.nodeAffinity must admit the node.
+- Unbound claims of a WaitForFirstConsumer class: a matching Available PV admitted by the node is
+  chosen (smallest that fits), else the class must be able to provision there (a provisioner other
+  than kubernetes.io/no-provisioner, and allowedTopologies admitting the node).
+- Unbound claims of an Immediate class are the PV controller's job: the pod waits.
+
+Every decision depends on node labels only (PV node affinity is matched against labels, as
+kube-scheduler's CheckNodeAffinity does), so it is computed once per distinct label set and
+broadcast. Claims carrying the selected-node annotation are pinned to that node by name.
+
+reserve assumes the chosen PVs (kept in a cluster index, so another pod in the same loop cannot take
+the same PV, even across generation swaps) and unreserve releases them. pre_bind hands the
+assignments to the backend's optional `bind_volumes(pod, assignments)`; `assignments` is a list of
+{"claim": "ns/name", "pv": pv name or None (None = provision dynamically), "node": node name}. A
+backend without that method leaves binding/provisioning to the cluster: pre_bind is a no-op.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+from kubeberth import ClusterState, Code, FilterResult, NodeView, PodInfo, Rejection, Status, hookimpl
+from kubeberth.quantity import QuantityError, int_value
+from pydantic import BaseModel, ConfigDict, Field
+
+ERR_REASON_BIND_CONFLICT = "node(s) didn't find available persistent volumes to bind"
+ERR_REASON_NODE_CONFLICT = "node(s) had volume node affinity conflict"
+ERR_REASON_NOT_ENOUGH_SPACE = "node(s) did not have enough free storage"
+ERR_REASON_PV_NOT_EXIST = "node(s) unavailable due to one or more pvc(s) bound to non-existent pv(s)"
+ERR_UNBOUND_IMMEDIATE = "pod has unbound immediate PersistentVolumeClaims"
+
+ANN_BIND_COMPLETED = "pv.kubernetes.io/bind-completed"
+ANN_SELECTED_NODE = "volume.kubernetes.io/selected-node"
+ANN_BETA_CLASS = "volume.beta.kubernetes.io/storage-class"
+NOT_SUPPORTED_PROVISIONER = "kubernetes.io/no-provisioner"
+_STATE_KEY = "VolumeBinding"
+_INDEX_KEY = "VolumeBinding.assumed"
+
+
+# ---- label / node selector helpers (labels only) ------------------------------------------
+def requirement_matches(req: dict[str, Any], labels: dict[str, str]) -> bool:
+    """One NodeSelectorRequirement / LabelSelectorRequirement against labels; invalid -> False."""
+    key = req.get("key", "")
+    op = req.get("operator", "")
+    values = req.get("values") or []
+    present = key in labels
+    if op == "In":
+        return bool(values) and present and labels[key] in values
+    if op == "NotIn":
+        return bool(values) and (not present or labels[key] not in values)
+    if op == "Exists":
+        return not values and present
+    if op == "DoesNotExist":
+        return not values and not present
+    if op in ("Gt", "Lt"):
+        if len(values) != 1 or not present:
+            return False
+        try:
+            have, want = int(labels[key]), int(values[0])
+        except ValueError:
+            return False
+        return have > want if op == "Gt" else have < want
+    return False
+
+
+def node_selector_terms_match(terms: Iterable[dict[str, Any]], labels: dict[str, str], node_name: str = "") -> bool:
+    """v1 NodeSelectorTerms (ORed); an empty term matches nothing. matchFields sees metadata.name."""
+    fields = {"metadata.name": node_name}
+    for term in terms:
+        exprs = term.get("matchExpressions") or []
+        field_exprs = term.get("matchFields") or []
+        if not exprs and not field_exprs:
+            continue
+        if all(requirement_matches(r, labels) for r in exprs) and all(
+            r.get("key") == "metadata.name" and requirement_matches(r, fields) for r in field_exprs
+        ):
+            return True
+    return False
+
+
+def pv_node_affinity_matches(pv: dict[str, Any], labels: dict[str, str]) -> bool:
+    """CheckNodeAffinity: a PV without required node affinity fits everywhere."""
+    required = (((pv.get("spec") or {}).get("nodeAffinity")) or {}).get("required")
+    if required is None:
+        return True
+    return node_selector_terms_match(required.get("nodeSelectorTerms") or [], labels)
+
+
+def topology_terms_match(terms: list[dict[str, Any]] | None, labels: dict[str, str]) -> bool:
+    """StorageClass.allowedTopologies: empty admits everything; a term needs all its label values."""
+    if not terms:
+        return True
+    for term in terms:
+        exprs = term.get("matchLabelExpressions") or []
+        if not exprs:
+            continue
+        if all(e.get("key") in labels and labels[e["key"]] in (e.get("values") or ()) for e in exprs):
+            return True
+    return False
+
+
+def label_selector_matches(selector: dict[str, Any] | None, labels: dict[str, str]) -> bool:
+    """metav1.LabelSelector; None matches everything here (callers treat None as 'no selector')."""
+    if selector is None:
+        return True
+    for key, value in (selector.get("matchLabels") or {}).items():
+        if labels.get(key) != value:
+            return False
+    return all(requirement_matches(r, labels) for r in selector.get("matchExpressions") or ())
+
+
+# ---- object accessors -----------------------------------------------------------------------
+def _meta(obj: dict[str, Any]) -> dict[str, Any]:
+    return obj.get("metadata") or {}
+
+
+def _spec(obj: dict[str, Any]) -> dict[str, Any]:
+    return obj.get("spec") or {}
+
+
+def claim_class(pvc: dict[str, Any]) -> str:
+    beta = (_meta(pvc).get("annotations") or {}).get(ANN_BETA_CLASS)
+    return beta if beta is not None else (_spec(pvc).get("storageClassName") or "")
+
+
+def pv_class(pv: dict[str, Any]) -> str:
+    beta = (_meta(pv).get("annotations") or {}).get(ANN_BETA_CLASS)
+    return beta if beta is not None else (_spec(pv).get("storageClassName") or "")
+
+
+def _storage(value: Any) -> int:
+    if value is None:
+        return 0
+    try:
+        return int_value(value)
+    except QuantityError:
+        return 0
+
+
+def claim_request(pvc: dict[str, Any]) -> int:
+    return _storage(((_spec(pvc).get("resources") or {}).get("requests") or {}).get("storage"))
+
+
+def pv_capacity(pv: dict[str, Any]) -> int:
+    return _storage((_spec(pv).get("capacity") or {}).get("storage"))
+
+
+def is_fully_bound(pvc: dict[str, Any]) -> bool:
+    """Bound = volumeName set and the bind-completed annotation (or, for hand-made objects, phase Bound)."""
+    if not _spec(pvc).get("volumeName"):
+        return False
+    annotations = _meta(pvc).get("annotations") or {}
+    return ANN_BIND_COMPLETED in annotations or (pvc.get("status") or {}).get("phase") == "Bound"
+
+
+def _claim_key(pvc: dict[str, Any]) -> str:
+    meta = _meta(pvc)
+    return f"{meta.get('namespace') or 'default'}/{meta.get('name')}"
+
+
+# ---- assumed PVs (shared by every cycle through the cluster cache) ------------------------
+class AssumedVolumes:
+    """PV name -> (claim key, pod uid) for PVs reserved for a claim but not yet bound in the cache.
+
+    Registered as a cluster index so it outlives plugin instances; it ignores pod placement.
+    """
+
+    def __init__(self, cluster: ClusterState | None = None) -> None:
+        self.pvs: dict[str, tuple[str, str]] = {}
+
+    def pod_added(self, pod: PodInfo, row: int) -> None:
+        pass
+
+    def pod_removed(self, pod: PodInfo, row: int) -> None:
+        pass
+
+    def claim_of(self, pv: dict[str, Any]) -> str | None:
+        """The claim the PV is (assumed) bound to, dropping assumptions the cache has caught up with."""
+        name = _meta(pv).get("name", "")
+        ref = _spec(pv).get("claimRef")
+        entry = self.pvs.get(name)
+        if entry is not None:
+            if ref:
+                del self.pvs[name]  # the informer now shows the binding
+            else:
+                return entry[0]
+        if ref:
+            return f"{ref.get('namespace') or 'default'}/{ref.get('name')}"
+        return None
+
+    def release(self, pod_uid: str) -> None:
+        for name in [n for n, (_c, uid) in self.pvs.items() if uid == pod_uid]:
+            del self.pvs[name]
+
+
+def assumed_index(cluster: ClusterState) -> AssumedVolumes:
+    return cluster.index(_INDEX_KEY, AssumedVolumes)  # type: ignore[return-value]
+
+
+# ---- per-cycle state ----------------------------------------------------------------------
+@dataclass
+class NodeVolumes:
+    """FindPodVolumes for one label set (or one pinned node): reasons, or the chosen bindings."""
+
+    reasons: tuple[str, ...]
+    bindings: list[tuple[dict[str, Any], dict[str, Any]]] = field(default_factory=list)
+    provisions: list[dict[str, Any]] = field(default_factory=list)
+
+
+@dataclass
+class _State:
+    bound: list[dict[str, Any]]
+    delay: list[dict[str, Any]]
+    pinned: frozenset[str]  # selected-node annotations of the delay claims
+    results: dict[tuple[int, str | None], NodeVolumes] = field(default_factory=dict)
+    pvs_by_class: dict[str, list[dict[str, Any]]] | None = None
+    all_bound: bool = True
+    assignments: list[dict[str, Any]] = field(default_factory=list)
+
+
+def _pod_claims(pod: PodInfo) -> list[tuple[str, bool]]:
+    """(claim name, is generic ephemeral) per volume that uses a claim (memoised)."""
+    cached = pod.memo.get("volume_binding.claims")
+    if cached is None:
+        cached = []
+        for v in ((pod.raw.get("spec") or {}).get("volumes")) or ():
+            if v.get("persistentVolumeClaim") is not None:
+                cached.append(((v["persistentVolumeClaim"] or {}).get("claimName", ""), False))
+            elif v.get("ephemeral") is not None:
+                cached.append((f"{pod.name}-{v.get('name', '')}", True))
+        pod.memo["volume_binding.claims"] = cached
+    return cached
+
+
+def _owned_by_pod(pvc: dict[str, Any], pod: PodInfo) -> bool:
+    for ref in _meta(pvc).get("ownerReferences") or ():
+        if ref.get("controller") and ref.get("uid") == pod.uid:
+            return True
+    return False
+
+
+class VolumeBinding:
+    """Filters nodes by the pod's claims; reserves and (via the backend) binds the chosen PVs."""
+
+    name = "VolumeBinding"
+
+    class Args(BaseModel):
+        """VolumeBindingArgs (kubescheduler.config.k8s.io/v1)."""
+
+        model_config = ConfigDict(extra="forbid")
+        bindTimeoutSeconds: int = Field(600, ge=0)
+        shape: list[dict[str, int]] = Field(default_factory=list)  # only for an alpha scoring gate; unused
+
+    def __init__(self, args: Args | None = None) -> None:
+        self.args = args or self.Args()
+
+    # ---- pre_filter --------------------------------------------------------------------
+    @hookimpl
+    def pre_filter(self, state: dict[str, Any], pod: PodInfo, cluster: ClusterState) -> Status | None:
+        claims = _pod_claims(pod)
+        if not claims:
+            return Status.skip()
+        unresolvable = Code.UNSCHEDULABLE_AND_UNRESOLVABLE
+        seen: set[str] = set()
+        bound: list[dict[str, Any]] = []
+        delay: list[dict[str, Any]] = []
+        immediate = False
+        for claim, ephemeral in claims:
+            if claim in seen:
+                continue
+            seen.add(claim)
+            pvc = cluster.get_object("PersistentVolumeClaim", f"{pod.namespace}/{claim}")
+            if pvc is None:
+                if ephemeral:
+                    msg = f'waiting for ephemeral volume controller to create the persistentvolumeclaim "{claim}"'
+                else:
+                    msg = f'persistentvolumeclaim "{claim}" not found'
+                return Status(unresolvable, (msg,))
+            if (pvc.get("status") or {}).get("phase") == "Lost":
+                volume = _spec(pvc).get("volumeName", "")
+                return Status(
+                    unresolvable, (f'persistentvolumeclaim "{claim}" bound to non-existent persistentvolume "{volume}"',)
+                )
+            if _meta(pvc).get("deletionTimestamp"):
+                return Status(unresolvable, (f'persistentvolumeclaim "{claim}" is being deleted',))
+            if ephemeral and not _owned_by_pod(pvc, pod):
+                return Status(
+                    unresolvable,
+                    (f"PVC {pod.namespace}/{claim} was not created for pod {pod.namespace}/{pod.name} (pod is not owner)",),
+                )
+            if is_fully_bound(pvc):
+                bound.append(pvc)
+            elif _spec(pvc).get("volumeName") or not self._delay_binding(pvc, cluster):
+                immediate = True  # immediate claims and pre-bound claims are the PV controller's
+            else:
+                delay.append(pvc)
+        if immediate:
+            return Status(unresolvable, (ERR_UNBOUND_IMMEDIATE,))
+        pinned = frozenset(
+            a for c in delay if (a := (_meta(c).get("annotations") or {}).get(ANN_SELECTED_NODE)) is not None
+        )
+        state[_STATE_KEY] = _State(bound, delay, pinned)
+        return None
+
+    @staticmethod
+    def _delay_binding(pvc: dict[str, Any], cluster: ClusterState) -> bool:
+        name = claim_class(pvc)
+        if not name:
+            return False
+        storage_class = cluster.get_object("StorageClass", name)
+        return storage_class is not None and storage_class.get("volumeBindingMode") == "WaitForFirstConsumer"
+
+    # ---- filter ------------------------------------------------------------------------
+    @hookimpl
+    def filter(
+        self, state: dict[str, Any], pod: PodInfo, nodes: NodeView, cluster: ClusterState
+    ) -> FilterResult | None:
+        st: _State | None = state.get(_STATE_KEY)
+        if st is None or (not st.bound and not st.delay):
+            return None
+        table = nodes.table
+        set_of_node = table.label_set[nodes.rows]
+        pinned_nodes = np.zeros(len(nodes), dtype=bool)
+        if st.pinned:
+            names = np.asarray(nodes.names, dtype=object)
+            pinned_nodes = np.isin(names, list(st.pinned))
+        reasons_by_key: dict[str, np.ndarray] = {}
+
+        def add(mask: np.ndarray, reasons: tuple[str, ...]) -> None:
+            for reason in reasons:
+                current = reasons_by_key.get(reason)
+                reasons_by_key[reason] = mask if current is None else current | mask
+
+        # Nodes not named by any selected-node annotation: one evaluation per label set.
+        general = ~pinned_nodes
+        if general.any():
+            set_ids = np.unique(set_of_node[general])
+            per_set: dict[str, np.ndarray] = {}
+            for set_id in set_ids.tolist():
+                result = self._result(st, cluster, set_id, None)
+                for reason in result.reasons:
+                    arr = per_set.setdefault(reason, np.zeros(len(table.label_sets), dtype=bool))
+                    arr[set_id] = True
+            for reason, arr in per_set.items():
+                add(nodes.broadcast_label_sets(arr) & general, (reason,))
+        # Nodes named by an annotation (at most a handful): evaluated one by one.
+        for i in np.flatnonzero(pinned_nodes).tolist():
+            result = self._result(st, cluster, int(set_of_node[i]), nodes.names[i])
+            mask = np.zeros(len(nodes), dtype=bool)
+            mask[i] = True
+            add(mask, result.reasons)
+        if not reasons_by_key:
+            return None
+        rejected = np.zeros(len(nodes), dtype=bool)
+        rejections = []
+        for reason in (ERR_REASON_NODE_CONFLICT, ERR_REASON_BIND_CONFLICT, ERR_REASON_NOT_ENOUGH_SPACE, ERR_REASON_PV_NOT_EXIST):
+            mask = reasons_by_key.get(reason)
+            if mask is not None and mask.any():
+                rejected |= mask
+                rejections.append(Rejection(reason, mask, Code.UNSCHEDULABLE_AND_UNRESOLVABLE))
+        return FilterResult(~rejected, rejections)
+
+    def _result(self, st: _State, cluster: ClusterState, set_id: int, node_name: str | None) -> NodeVolumes:
+        key = (set_id, node_name)
+        found = st.results.get(key)
+        if found is None:
+            labels = cluster.table.label_sets.values[set_id]
+            found = st.results[key] = self._find_pod_volumes(st, cluster, labels, node_name)
+        return found
+
+    def _find_pod_volumes(
+        self, st: _State, cluster: ClusterState, labels: dict[str, str], node_name: str | None
+    ) -> NodeVolumes:
+        """kube-scheduler's FindPodVolumes for one node's labels (node_name only for pinned claims)."""
+        bound_ok = pvs_found = unbound_ok = True
+        bindings: list[tuple[dict[str, Any], dict[str, Any]]] = []
+        provisions: list[dict[str, Any]] = []
+        for pvc in st.bound:
+            pv = cluster.get_object("PersistentVolume", _spec(pvc).get("volumeName", ""))
+            if pv is None:
+                pvs_found = False
+                break
+            if not pv_node_affinity_matches(pv, labels):
+                bound_ok = False
+                break
+        if st.delay:
+            to_match: list[dict[str, Any]] = []
+            to_provision: list[dict[str, Any]] = []
+            fast_fail = False
+            for pvc in st.delay:
+                selected = (_meta(pvc).get("annotations") or {}).get(ANN_SELECTED_NODE)
+                if selected is None:
+                    to_match.append(pvc)
+                elif selected != node_name:
+                    fast_fail = True
+                    break
+                else:
+                    to_provision.append(pvc)
+            if fast_fail:
+                unbound_ok = False
+            else:
+                if to_match:
+                    assumed = assumed_index(cluster)
+                    chosen: set[str] = set()
+                    for pvc in sorted(to_match, key=claim_request):
+                        pv = self._find_matching_volume(st, cluster, pvc, labels, chosen, assumed)
+                        if pv is None:
+                            to_provision.append(pvc)
+                            unbound_ok = False
+                        else:
+                            chosen.add(_meta(pv).get("name", ""))
+                            bindings.append((pvc, pv))
+                if to_provision:
+                    unbound_ok, provisions = self._check_provisions(cluster, to_provision, labels)
+        reasons = []
+        if not bound_ok:
+            reasons.append(ERR_REASON_NODE_CONFLICT)
+        if not unbound_ok:
+            reasons.append(ERR_REASON_BIND_CONFLICT)
+        if not pvs_found:
+            reasons.append(ERR_REASON_PV_NOT_EXIST)
+        if reasons:
+            return NodeVolumes(tuple(reasons))
+        return NodeVolumes((), bindings, provisions)
+
+    def _pvs_of_class(self, st: _State, cluster: ClusterState, class_name: str) -> list[dict[str, Any]]:
+        if st.pvs_by_class is None:
+            by_class: dict[str, list[dict[str, Any]]] = {}
+            for pv in cluster.list_objects("PersistentVolume"):
+                by_class.setdefault(pv_class(pv), []).append(pv)
+            st.pvs_by_class = by_class
+        return st.pvs_by_class.get(class_name, [])
+
+    def _find_matching_volume(
+        self,
+        st: _State,
+        cluster: ClusterState,
+        pvc: dict[str, Any],
+        labels: dict[str, str],
+        chosen: set[str],
+        assumed: AssumedVolumes,
+    ) -> dict[str, Any] | None:
+        """The smallest Available PV this claim may bind to on these labels (or its pre-bound PV)."""
+        spec = _spec(pvc)
+        requested = claim_request(pvc)
+        class_name = claim_class(pvc)
+        selector = spec.get("selector")
+        mode = spec.get("volumeMode") or "Filesystem"
+        modes = set(spec.get("accessModes") or ())
+        key = _claim_key(pvc)
+        uid = _meta(pvc).get("uid")
+        best: dict[str, Any] | None = None
+        best_size = 0
+        for pv in self._pvs_of_class(st, cluster, class_name):
+            name = _meta(pv).get("name", "")
+            if name in chosen:
+                continue
+            owner = assumed.claim_of(pv)
+            ref_uid = ((_spec(pv).get("claimRef")) or {}).get("uid")
+            bound_here = owner == key and (not ref_uid or not uid or ref_uid == uid)
+            if owner is not None and not bound_here:
+                continue
+            size = pv_capacity(pv)
+            if size < requested:
+                continue
+            if (_spec(pv).get("volumeMode") or "Filesystem") != mode:
+                continue
+            if _meta(pv).get("deletionTimestamp"):
+                continue
+            affinity_ok = pv_node_affinity_matches(pv, labels)
+            if bound_here:
+                return pv if affinity_ok else None
+            if ((pv.get("status") or {}).get("phase") or "Available") != "Available":
+                continue
+            if selector is not None and not label_selector_matches(selector, _meta(pv).get("labels") or {}):
+                continue
+            if pv_class(pv) != class_name or not affinity_ok:
+                continue
+            if not modes <= set(_spec(pv).get("accessModes") or ()):
+                continue
+            if best is None or size < best_size:
+                best, best_size = pv, size
+        return best
+
+    @staticmethod
+    def _check_provisions(
+        cluster: ClusterState, claims: list[dict[str, Any]], labels: dict[str, str]
+    ) -> tuple[bool, list[dict[str, Any]]]:
+        provisions = []
+        for pvc in claims:
+            storage_class = cluster.get_object("StorageClass", claim_class(pvc))
+            if storage_class is None:
+                return False, []
+            provisioner = storage_class.get("provisioner") or ""
+            if not provisioner or provisioner == NOT_SUPPORTED_PROVISIONER:
+                return False, []
+            if not topology_terms_match(storage_class.get("allowedTopologies"), labels):
+                return False, []
+            provisions.append(pvc)  # CSIStorageCapacity is not tracked: capacity is assumed sufficient
+        return True, provisions
+
+    # ---- reserve / unreserve / pre_bind ------------------------------------------------
+    @hookimpl
+    def reserve(self, state: dict[str, Any], pod: PodInfo, node_name: str, cluster: ClusterState) -> Status | None:
+        st: _State | None = state.get(_STATE_KEY)
+        if st is None or not st.delay:
+            if st is not None:
+                st.all_bound = True
+            return None
+        row = cluster.table.row_of.get(node_name)
+        if row is None:
+            return Status.error(f"node {node_name!r} disappeared before volumes were reserved")
+        set_id = int(cluster.table.label_set[row])
+        result = self._result(st, cluster, set_id, node_name if node_name in st.pinned else None)
+        if result.reasons:
+            return Status(Code.UNSCHEDULABLE, result.reasons)
+        assumed = assumed_index(cluster)
+        assignments = []
+        for pvc, pv in result.bindings:
+            pv_name = _meta(pv).get("name", "")
+            if assumed.claim_of(pv) is None:
+                assumed.pvs[pv_name] = (_claim_key(pvc), pod.uid)
+            assignments.append({"claim": _claim_key(pvc), "pv": pv_name, "node": node_name})
+        for pvc in result.provisions:
+            assignments.append({"claim": _claim_key(pvc), "pv": None, "node": node_name})
+        st.assignments = assignments
+        st.all_bound = False
+        return None
+
+    @hookimpl
+    def unreserve(self, state: dict[str, Any], pod: PodInfo, cluster: ClusterState) -> None:
+        st: _State | None = state.get(_STATE_KEY)
+        if st is not None:
+            st.assignments = []
+        assumed_index(cluster).release(pod.uid)
+
+    @hookimpl
+    def pre_bind(self, state: dict[str, Any], pod: PodInfo, handle: Any) -> Status | None:
+        st: _State | None = state.get(_STATE_KEY)
+        if st is None or st.all_bound or not st.assignments:
+            return None
+        bind_volumes = getattr(handle.backend, "bind_volumes", None)
+        if bind_volumes is None:
+            return None  # the cluster's PV controller / provisioner acts on its own
+        result = bind_volumes(pod, list(st.assignments))
+        if isinstance(result, Status) and not result.ok and result.code != Code.SKIP:
+            return result
+        return None

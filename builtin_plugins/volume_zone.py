@@ -1,0 +1,132 @@
+"""VolumeZone: a pod's bound PersistentVolumes carrying zone/region labels only fit nodes in those zones.
+
+Only PersistentVolumeClaim volumes count (as in kube-scheduler), and only their bound PVs; claims of a
+WaitForFirstConsumer class that are still unbound are left to VolumeBinding. The zone check depends on
+node labels alone, so it is evaluated once per distinct label set and broadcast to the nodes.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+from kubeberth import ClusterState, Code, FilterResult, NodeView, PodInfo, Status, hookimpl
+
+ERR_REASON_CONFLICT = "node(s) had no available volume zone"
+_STATE_KEY = "PreFilterVolumeZone"
+
+BETA_ZONE = "failure-domain.beta.kubernetes.io/zone"
+BETA_REGION = "failure-domain.beta.kubernetes.io/region"
+GA_ZONE = "topology.kubernetes.io/zone"
+GA_REGION = "topology.kubernetes.io/region"
+TOPOLOGY_LABELS = (BETA_ZONE, BETA_REGION, GA_ZONE, GA_REGION)
+_TO_GA = {BETA_ZONE: GA_ZONE, BETA_REGION: GA_REGION}
+
+
+def claim_names(pod: PodInfo) -> list[str]:
+    """Claim names of the pod's persistentVolumeClaim volumes (ephemeral volumes excluded)."""
+    cached = pod.memo.get("volume_zone.claims")
+    if cached is None:
+        volumes = ((pod.raw.get("spec") or {}).get("volumes")) or ()
+        cached = [
+            (v["persistentVolumeClaim"] or {}).get("claimName") or ""
+            for v in volumes
+            if v.get("persistentVolumeClaim") is not None
+        ]
+        pod.memo["volume_zone.claims"] = cached
+    return cached
+
+
+def label_zones_to_set(value: str) -> frozenset[str] | None:
+    """A PV zone label value as a set (`a__b` means either); None if malformed (the label is ignored)."""
+    if value == "":
+        return frozenset()
+    zones = value.split("__")
+    if any(z == "" for z in zones):
+        return None
+    return frozenset(zones)
+
+
+def pv_topologies(pv: dict[str, Any]) -> list[tuple[str, frozenset[str]]]:
+    labels = (pv.get("metadata") or {}).get("labels") or {}
+    out = []
+    for key in TOPOLOGY_LABELS:
+        if key in labels:
+            zones = label_zones_to_set(str(labels[key]))
+            if zones is not None:
+                out.append((key, zones))
+    return out
+
+
+def _binding_mode(storage_class: dict[str, Any]) -> str | None:
+    return storage_class.get("volumeBindingMode") or "Immediate"  # the API server defaults it
+
+
+def _claim_class(pvc: dict[str, Any]) -> str:
+    annotations = (pvc.get("metadata") or {}).get("annotations") or {}
+    beta = annotations.get("volume.beta.kubernetes.io/storage-class")
+    if beta is not None:
+        return beta
+    return (pvc.get("spec") or {}).get("storageClassName") or ""
+
+
+class VolumeZone:
+    """Checks that the zones of a pod's bound volumes match the node's zone labels."""
+
+    name = "VolumeZone"
+
+    @hookimpl
+    def pre_filter(self, state: dict[str, Any], pod: PodInfo, cluster: ClusterState) -> Status | None:
+        topologies: list[tuple[str, frozenset[str]]] = []
+        unresolvable = Code.UNSCHEDULABLE_AND_UNRESOLVABLE
+        for claim in claim_names(pod):
+            if claim == "":
+                return Status(unresolvable, ("PersistentVolumeClaim had no name",))
+            pvc = cluster.get_object("PersistentVolumeClaim", f"{pod.namespace}/{claim}")
+            if pvc is None:
+                return Status(unresolvable, (f'persistentvolumeclaim "{claim}" not found',))
+            pv_name = (pvc.get("spec") or {}).get("volumeName") or ""
+            if not pv_name:
+                class_name = _claim_class(pvc)
+                if not class_name:
+                    return Status(unresolvable, ("PersistentVolumeClaim had no pv name and storageClass name",))
+                storage_class = cluster.get_object("StorageClass", class_name)
+                if storage_class is None:
+                    return Status(unresolvable, (f'storageclass.storage.k8s.io "{class_name}" not found',))
+                if _binding_mode(storage_class) == "WaitForFirstConsumer":
+                    continue  # VolumeBinding decides where it goes
+                return Status(unresolvable, ("PersistentVolume had no name",))
+            pv = cluster.get_object("PersistentVolume", pv_name)
+            if pv is None:
+                return Status(unresolvable, (f'persistentvolume "{pv_name}" not found',))
+            topologies.extend(pv_topologies(pv))
+        if not topologies:
+            return Status.skip()
+        state[_STATE_KEY] = topologies
+        return None
+
+    @hookimpl
+    def filter(self, state: dict[str, Any], pod: PodInfo, nodes: NodeView) -> FilterResult | None:
+        topologies = state.get(_STATE_KEY)
+        if not topologies:
+            return None
+        table = nodes.table
+        set_ids = nodes.distinct_label_sets()
+        per_set = np.zeros(len(table.label_sets), dtype=bool)
+        for set_id in set_ids.tolist():
+            per_set[set_id] = _conflicts(table.label_sets.values[set_id], topologies)
+        return FilterResult.reject_where(
+            nodes.broadcast_label_sets(per_set), ERR_REASON_CONFLICT, Code.UNSCHEDULABLE_AND_UNRESOLVABLE
+        )
+
+
+def _conflicts(labels: dict[str, str], topologies: list[tuple[str, frozenset[str]]]) -> bool:
+    if not any(key in labels for key in TOPOLOGY_LABELS):
+        return False  # a node without zone labels (single-zone cluster) accepts any volume
+    for key, zones in topologies:
+        value = labels.get(key)
+        if value is None:
+            value = labels.get(_TO_GA.get(key, key))
+        if value is None or value not in zones:
+            return True
+    return False

@@ -1,0 +1,89 @@
+"""A tiny HTTP server for probes and other small endpoints (/healthz, /readyz, /metrics, ...).
+
+Shared by the runner and the observability code: anyone may `add_route(path, handler)` where the
+handler returns (status, content_type, body). Loopback by default; the Deployment binds the pod IP
+so the kubelet can probe it. Plain HTTP without authentication, so it must never serve anything
+sensitive.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+from collections.abc import Callable
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+log = logging.getLogger(__name__)
+
+DEFAULT_BIND_ADDRESS = "127.0.0.1:10260"
+
+Handler = Callable[[], tuple[int, str, bytes]]
+
+
+def check_route(check: Callable[[], tuple[bool, str]]) -> Handler:
+    """A probe endpoint: 200 "ok" when check() passes, else 503 with the reason."""
+
+    def handler() -> tuple[int, str, bytes]:
+        try:
+            ok, why = check()
+        except Exception as exc:  # noqa: BLE001 - a failing check is a failed probe
+            ok, why = False, f"check raised {type(exc).__name__}: {exc}"
+        return (200, "text/plain; charset=utf-8", b"ok") if ok else (503, "text/plain; charset=utf-8", why.encode())
+
+    return handler
+
+
+def parse_bind_address(address: str) -> tuple[str, int]:
+    host, sep, port = address.rpartition(":")
+    if not sep or not port.isdigit():
+        raise ValueError(f"bind address {address!r}: expected HOST:PORT")
+    return host.strip("[]") or "0.0.0.0", int(port)
+
+
+class HTTPServer:
+    """Serve registered routes on a daemon thread."""
+
+    def __init__(self, bind_address: str = DEFAULT_BIND_ADDRESS) -> None:
+        self.bind_address = bind_address
+        self.routes: dict[str, Handler] = {}
+        self._server: ThreadingHTTPServer | None = None
+        self._thread: threading.Thread | None = None
+
+    def add_route(self, path: str, handler: Handler) -> None:
+        self.routes[path] = handler
+
+    @property
+    def port(self) -> int:
+        return self._server.server_address[1] if self._server else 0
+
+    def start(self) -> None:
+        routes = self.routes
+
+        class _Handler(BaseHTTPRequestHandler):
+            def do_GET(self) -> None:  # noqa: N802 - http.server's naming
+                handler = routes.get(self.path.split("?", 1)[0])
+                if handler is None:
+                    status, ctype, body = 404, "text/plain; charset=utf-8", b"not found"
+                else:
+                    status, ctype, body = handler()
+                self.send_response(status)
+                self.send_header("Content-Type", ctype)
+                self.send_header("Content-Length", str(len(body)))
+                self.end_headers()
+                self.wfile.write(body)
+
+            def log_message(self, format: str, *args: object) -> None:  # noqa: A002
+                log.debug("http: " + format, *args)
+
+        host, port = parse_bind_address(self.bind_address)
+        self._server = ThreadingHTTPServer((host, port), _Handler)
+        self._server.daemon_threads = True
+        self._thread = threading.Thread(target=self._server.serve_forever, name="kubeberth-http", daemon=True)
+        self._thread.start()
+        log.info("serving %s on %s:%d", ", ".join(sorted(routes)), host, self.port)
+
+    def stop(self) -> None:
+        if self._server is not None:
+            self._server.shutdown()
+            self._server.server_close()
+            self._server = None

@@ -1,0 +1,181 @@
+"""`kubeberth run`: schedule a real cluster.
+
+Wires the generation, the Kubernetes backend, leader election and the probe server around the
+scheduling loop, which runs on the main thread. While not leading, the loop keeps draining
+informer events (a warm standby) but schedules nothing and the backend refuses binds.
+SIGTERM/SIGINT: stop taking pods, let in-flight binding cycles finish, flush queued writes,
+release the Lease so a standby takes over at once.
+"""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import os
+import signal
+import threading
+import time
+from typing import Any
+
+from .backends.kubernetes import KubernetesBackend, load_api_client
+from .config import Settings
+from .errors import ConfigError
+from .generation import build_generation
+from .httpserver import DEFAULT_BIND_ADDRESS, HTTPServer, check_route
+from .leader import LeaderElector, parse_duration
+from .scheduler import Scheduler
+
+log = logging.getLogger(__name__)
+
+HEARTBEAT_SECONDS = 5.0
+LOOP_STALL_SECONDS = 60.0
+
+
+class Runner:
+    """One `kubeberth run` process; usable in-process by tests."""
+
+    def __init__(
+        self,
+        kubeconfig: str | None = None,
+        config: str | None = None,
+        plugins_dir: str | None = None,
+        healthz_bind_address: str | None = DEFAULT_BIND_ADDRESS,
+        leader_elect: bool | None = None,
+        settings: Settings | None = None,
+        identity: str | None = None,
+    ) -> None:
+        self.settings = settings or Settings()
+        self.generation = build_generation(config or self.settings.config, plugins_dir or self.settings.plugins_dir)
+        cfg = self.generation.config
+        kubeconfig = kubeconfig or cfg.clientConnection.kubeconfig or os.environ.get("KUBECONFIG") or None
+        self.api_client = load_api_client(kubeconfig, pool_size=self.settings.binding_workers + 16)
+        self.backend = KubernetesBackend(
+            self.api_client,
+            scheduler_names=list(self.generation.profiles),
+            qps=cfg.clientConnection.qps,
+            burst=cfg.clientConnection.burst,
+        )
+        self.scheduler = Scheduler(
+            self.generation, self.backend, seed=self.settings.seed, binding_workers=self.settings.binding_workers
+        )
+        le = cfg.leaderElection
+        self.leader_elect = le.leaderElect if leader_elect is None else leader_elect
+        self.elector: LeaderElector | None = None
+        if self.leader_elect:
+            if le.resourceLock != "leases":
+                raise ConfigError(f"leaderElection.resourceLock: only 'leases' is supported, got {le.resourceLock!r}")
+            try:
+                durations = [parse_duration(x) for x in (le.leaseDuration, le.renewDeadline, le.retryPeriod)]
+                self.elector = LeaderElector(
+                    self.backend.raw,
+                    le.resourceNamespace,
+                    le.resourceName,
+                    identity=identity,
+                    lease_duration=durations[0],
+                    renew_deadline=durations[1],
+                    retry_period=durations[2],
+                    on_started_leading=self._started_leading,
+                    on_stopped_leading=self._stopped_leading,
+                )
+            except ValueError as exc:
+                raise ConfigError(f"leaderElection: {exc}") from None
+            self.scheduler.paused = True
+            self.backend.writes_allowed.clear()
+        self.stop_event = threading.Event()
+        self._heartbeat = time.monotonic()
+        self.http: HTTPServer | None = HTTPServer(healthz_bind_address) if healthz_bind_address else None
+        if self.http is not None:
+            self.http.add_route("/healthz", check_route(self.healthz))
+            self.http.add_route("/readyz", check_route(self.readyz))
+
+    # ---- leadership ------------------------------------------------------------------
+    def _started_leading(self) -> None:
+        self.backend.writes_allowed.set()
+        self.scheduler.paused = False
+
+    def _stopped_leading(self) -> None:
+        self.scheduler.paused = True
+        self.backend.writes_allowed.clear()
+
+    # ---- probes ----------------------------------------------------------------------
+    def healthz(self) -> tuple[bool, str]:
+        stalled = time.monotonic() - self._heartbeat
+        if stalled > LOOP_STALL_SECONDS:
+            return False, f"scheduling loop has not drained events for {stalled:.0f}s"
+        if self.elector is not None and not self.elector.healthy():
+            return False, "leader lease not renewed past renewDeadline"
+        return True, ""
+
+    def readyz(self) -> tuple[bool, str]:
+        if self.stop_event.is_set():
+            return False, "shutting down"
+        if not self.backend.ready():
+            pending = [k for k, inf in self.backend.informers.items() if not inf.synced.is_set()]
+            return False, f"informers not synced: {', '.join(pending)}"
+        if self.elector is not None and not (self.elector.is_leader or self.elector.observed_ok):
+            return False, "leader election has not reached the Lease API yet"
+        return True, ""
+
+    def _beat(self) -> None:
+        self._heartbeat = time.monotonic()
+
+    def _heartbeats(self) -> None:
+        while not self.stop_event.wait(HEARTBEAT_SECONDS):
+            self.scheduler.submit(self._beat)  # runs on the loop thread: proves it drains events
+
+    # ---- run -------------------------------------------------------------------------
+    def start(self) -> None:
+        if self.http is not None:
+            self.http.start()
+        self.scheduler.start_backend()
+        threading.Thread(target=self._heartbeats, name="kubeberth-heartbeat", daemon=True).start()
+        if self.elector is not None:
+            self.elector.start()
+        log.info(
+            "kubeberth running profiles %s (generation %s), leader election %s",
+            ", ".join(self.generation.profiles), self.generation.id, "on" if self.elector else "off",
+        )
+
+    def serve(self) -> None:
+        self.scheduler.run(self.stop_event)
+
+    def shutdown(self) -> None:
+        """Stop taking pods, finish in-flight binds, flush writes, release the Lease."""
+        self.stop_event.set()
+        self.scheduler.paused = True
+        self.scheduler.pool.shutdown(wait=True)
+        self.scheduler.drain_events()
+        self.backend.stop(flush_timeout=5.0)
+        if self.elector is not None:
+            self.elector.stop(release=True)
+        if self.http is not None:
+            self.http.stop()
+        log.info("kubeberth stopped: %s", self.backend.stats)
+
+
+def run_main(args: argparse.Namespace | Any) -> int:
+    """Entry point for `kubeberth run` (args from core/cli.py)."""
+    settings = Settings()
+    overrides = {k: getattr(args, k, None) for k in ("config", "plugins_dir", "log_level")}
+    settings = settings.model_copy(update={k: v for k, v in overrides.items() if v is not None})
+    runner = Runner(
+        kubeconfig=getattr(args, "kubeconfig", None),
+        config=settings.config,
+        plugins_dir=settings.plugins_dir,
+        healthz_bind_address=getattr(args, "healthz_bind_address", None) or DEFAULT_BIND_ADDRESS,
+        leader_elect=getattr(args, "leader_elect", None),
+        settings=settings,
+    )
+
+    def on_signal(signum: int, _frame: Any) -> None:
+        log.info("received %s: shutting down", signal.Signals(signum).name)
+        runner.stop_event.set()
+
+    signal.signal(signal.SIGTERM, on_signal)
+    signal.signal(signal.SIGINT, on_signal)
+    runner.start()
+    try:
+        runner.serve()
+    finally:
+        runner.shutdown()
+    return 0

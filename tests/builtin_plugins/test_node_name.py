@@ -1,0 +1,51 @@
+"""NodeName: kube-scheduler's node_name_test cases."""
+
+from __future__ import annotations
+
+import numpy as np
+from kubeberth import ClusterState, Code, PodInfo
+from kubeberth.builtin_plugins.node_name import NodeName
+
+
+def setup(*names: str):
+    cluster = ClusterState()
+    for n in names:
+        cluster.upsert_node({"metadata": {"name": n}})
+    view = cluster.table.view(np.asarray(sorted(cluster.table.row_of.values()), dtype=np.int64))
+    return cluster, view
+
+
+def pending(node_name: str | None) -> PodInfo:
+    spec = {"containers": []}
+    if node_name is not None:
+        spec["nodeName"] = node_name
+    p = PodInfo.from_dict({"metadata": {"name": "p"}, "spec": spec})
+    p.node_name = ""  # as the scheduler sees a pending pod
+    return p
+
+
+def test_no_host_specified():
+    _, view = setup("foo", "bar")
+    assert NodeName().filter(pod=pending(None), nodes=view) is None
+
+
+def test_host_matches_one_node():
+    _, view = setup("foo", "bar", "baz")
+    result = NodeName().filter(pod=pending("bar"), nodes=view)
+    assert result.feasible.tolist() == [False, True, False]
+    [rej] = result.rejections
+    assert rej.reason == "node(s) didn't match the requested node name"
+    assert rej.code == Code.UNSCHEDULABLE_AND_UNRESOLVABLE
+
+
+def test_host_not_in_cluster_rejects_all():
+    _, view = setup("foo", "bar")
+    result = NodeName().filter(pod=pending("qux"), nodes=view)
+    assert result.feasible.tolist() == [False, False]
+
+
+def test_subset_view_without_the_node():
+    cluster, view = setup("foo", "bar", "baz")
+    sub = view.subset(np.asarray([True, False, True]))
+    result = NodeName().filter(pod=pending("bar"), nodes=sub)
+    assert result.feasible.tolist() == [False, False]

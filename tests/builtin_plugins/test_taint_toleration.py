@@ -1,0 +1,123 @@
+"""TaintToleration: cases from kube-scheduler's taint_toleration_test.go."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import pytest
+from kb_builders import make_node, make_pod
+from kubeberth import ClusterState, Code, PodInfo
+from kubeberth.builtin_plugins.taint_toleration import TaintToleration
+
+
+def taint(key: str, value: str, effect: str) -> dict[str, str]:
+    return {"key": key, "value": value, "effect": effect}
+
+
+def tol(key: str, op: str, value: str, effect: str) -> dict[str, str]:
+    return {"key": key, "operator": op, "value": value, "effect": effect}
+
+
+def cluster_of(*nodes: tuple[str, list[dict[str, str]]]) -> ClusterState:
+    cluster = ClusterState()
+    for name, taints in nodes:
+        cluster.upsert_node(make_node(name, taints=taints))
+    return cluster
+
+
+def view(cluster: ClusterState):
+    return cluster.table.view(np.asarray(sorted(cluster.table.row_of.values()), dtype=np.int64))
+
+
+FILTER_CASES: list[tuple[str, list[dict[str, Any]], list[dict[str, str]], str | None]] = [
+    ("no tolerations, tainted node", [], [taint("dedicated", "user1", "NoSchedule")],
+     "node(s) had untolerated taint {dedicated: user1}"),
+    ("toleration matches", [tol("dedicated", "Equal", "user1", "NoSchedule")], [taint("dedicated", "user1", "NoSchedule")], None),
+    ("toleration value differs", [tol("dedicated", "Equal", "user2", "NoSchedule")], [taint("dedicated", "user1", "NoSchedule")],
+     "node(s) had untolerated taint {dedicated: user1}"),
+    ("Exists tolerates any value", [tol("foo", "Exists", "", "NoSchedule")], [taint("foo", "bar", "NoSchedule")], None),
+    ("several tolerations and taints",
+     [tol("dedicated", "Equal", "user2", "NoSchedule"), tol("foo", "Exists", "", "NoSchedule")],
+     [taint("dedicated", "user2", "NoSchedule"), taint("foo", "bar", "NoSchedule")], None),
+    ("effect mismatch", [tol("foo", "Equal", "bar", "PreferNoSchedule")], [taint("foo", "bar", "NoSchedule")],
+     "node(s) had untolerated taint {foo: bar}"),
+    ("empty effect tolerates all effects", [tol("foo", "Equal", "bar", "")], [taint("foo", "bar", "NoSchedule")], None),
+    ("PreferNoSchedule does not filter", [], [taint("foo", "bar", "PreferNoSchedule")], None),
+    ("NoExecute filters", [], [taint("foo", "bar", "NoExecute")], "node(s) had untolerated taint {foo: bar}"),
+    ("empty key Exists tolerates everything", [{"operator": "Exists"}], [taint("a", "b", "NoSchedule"), taint("c", "", "NoExecute")], None),
+    ("first untolerated taint is reported", [tol("a", "Exists", "", "")],
+     [taint("a", "1", "NoSchedule"), taint("b", "2", "NoSchedule"), taint("c", "3", "NoSchedule")],
+     "node(s) had untolerated taint {b: 2}"),
+]
+
+
+@pytest.mark.parametrize(("name", "tolerations", "taints", "reason"), FILTER_CASES, ids=[c[0] for c in FILTER_CASES])
+def test_filter(name: str, tolerations: list[dict[str, Any]], taints: list[dict[str, str]], reason: str | None) -> None:
+    cluster = cluster_of(("nodeA", taints), ("clean", []))
+    pod = PodInfo.from_dict(make_pod("p", tolerations=tolerations))
+    nodes = view(cluster)
+    result = TaintToleration().filter(pod=pod, nodes=nodes)
+    got = {name: None for name in nodes.names}
+    for rej in result.rejections:
+        assert rej.code == Code.UNSCHEDULABLE_AND_UNRESOLVABLE
+        for i in np.flatnonzero(rej.nodes):
+            got[nodes.names[i]] = rej.reason
+    assert got == {"nodeA": reason, "clean": None}
+    assert result.feasible.tolist() == [got[n] is None for n in nodes.names]
+
+
+def test_filter_groups_nodes_by_reason() -> None:
+    cluster = cluster_of(
+        ("a", [taint("x", "1", "NoSchedule")]), ("b", [taint("x", "1", "NoSchedule")]), ("c", [taint("y", "2", "NoExecute")])
+    )
+    result = TaintToleration().filter(pod=PodInfo.from_dict(make_pod("p")), nodes=view(cluster))
+    assert sorted((r.reason, int(r.nodes.sum())) for r in result.rejections) == [
+        ("node(s) had untolerated taint {x: 1}", 2),
+        ("node(s) had untolerated taint {y: 2}", 1),
+    ]
+
+
+def scores(pod: PodInfo, cluster: ClusterState) -> dict[str, int]:
+    plugin = TaintToleration()
+    nodes = view(cluster)
+    raw = plugin.score(pod=pod, nodes=nodes)
+    return dict(zip(nodes.names, plugin.normalize_score(scores=raw).tolist(), strict=True))
+
+
+def test_score_tolerated_prefer_no_schedule() -> None:
+    cluster = cluster_of(("nodeA", [taint("foo", "bar", "PreferNoSchedule")]), ("nodeB", [taint("foo", "blah", "PreferNoSchedule")]))
+    pod = PodInfo.from_dict(make_pod("p", tolerations=[tol("foo", "Equal", "bar", "PreferNoSchedule")]))
+    assert scores(pod, cluster) == {"nodeA": 100, "nodeB": 0}
+
+
+def test_score_more_intolerable_taints_lower_score() -> None:
+    cluster = cluster_of(
+        ("nodeA", []),
+        ("nodeB", [taint("cpu-type", "arm64", "PreferNoSchedule")]),
+        ("nodeC", [taint("cpu-type", "arm64", "PreferNoSchedule"), taint("disk-type", "ssd", "PreferNoSchedule")]),
+    )
+    pod = PodInfo.from_dict(make_pod("p", tolerations=[tol("cpu-type", "Equal", "arm64", "PreferNoSchedule")]))
+    assert scores(pod, cluster) == {"nodeA": 100, "nodeB": 100, "nodeC": 0}
+
+
+def test_score_only_prefer_no_schedule_counts() -> None:
+    cluster = cluster_of(
+        ("nodeA", []),
+        ("nodeB", [taint("cpu-type", "arm64", "NoSchedule")]),
+        ("nodeC", [taint("cpu-type", "arm64", "PreferNoSchedule"), taint("disk-type", "ssd", "PreferNoSchedule")]),
+    )
+    pod = PodInfo.from_dict(make_pod("p", tolerations=[
+        tol("cpu-type", "Equal", "arm64", "NoSchedule"), tol("disk-type", "Equal", "ssd", "NoSchedule")]))
+    assert scores(pod, cluster) == {"nodeA": 100, "nodeB": 100, "nodeC": 0}
+
+
+def test_score_no_taints_all_max() -> None:
+    cluster = cluster_of(("nodeA", []), ("nodeB", []))
+    assert scores(PodInfo.from_dict(make_pod("p")), cluster) == {"nodeA": 100, "nodeB": 100}
+
+
+def test_score_three_levels() -> None:
+    pns = [taint(k, "v", "PreferNoSchedule") for k in ("a", "b", "c")]
+    cluster = cluster_of(("n0", []), ("n1", pns[:1]), ("n2", pns[:2]), ("n3", pns))
+    assert scores(PodInfo.from_dict(make_pod("p")), cluster) == {"n0": 100, "n1": 67, "n2": 34, "n3": 0}

@@ -1,0 +1,462 @@
+"""kubeberth against a real kube-apiserver: binding, events, leader election, restarts, RBAC.
+
+Every kubeberth here runs as a separate `kubeberth run` process under the least-privilege service
+account from config/rbac.yaml, except the relist test, which drives the backend in-process.
+Nodes are plain Node objects (no kubelet); each test creates its own and deletes them, and runs
+its own kubeberth, so tests do not see each other's nodes.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import threading
+import time
+import urllib.request
+import uuid
+from collections import Counter
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+from cluster import LocalControlPlane, free_port
+
+REPO = Path(__file__).resolve().parents[2]
+CONFIG_DIR = REPO / "config"
+DEPLOY_FILES = [CONFIG_DIR / f for f in ("rbac.yaml", "scheduler-config.yaml", "deployment.yaml")]
+PROFILE = "kubeberth"
+
+
+# ---------------------------------------------------------------------------- helpers
+
+
+def _suffix() -> str:
+    return uuid.uuid4().hex[:6]
+
+
+def wait_for(predicate: Callable[[], Any], timeout: float, what: str, interval: float = 0.1) -> Any:
+    deadline = time.monotonic() + timeout
+    while True:
+        result = predicate()
+        if result:
+            return result
+        if time.monotonic() >= deadline:
+            raise AssertionError(f"timed out after {timeout:.0f}s waiting for {what}")
+        time.sleep(interval)
+
+
+class Api:
+    """Admin JSON calls through the control plane's minimal REST helper."""
+
+    def __init__(self, cp: LocalControlPlane) -> None:
+        self.cp = cp
+
+    def call(self, method: str, path: str, body: Any = None, ok: tuple[int, ...] = (200, 201)) -> Any:
+        status, data = self.cp.request(method, path, body)
+        if status not in ok:
+            raise AssertionError(f"{method} {path}: {status} {data}")
+        return data
+
+    def create_node(self, name: str, cpu: str, memory: str, labels: dict[str, str] | None = None) -> None:
+        labels = {"kubernetes.io/hostname": name, **(labels or {})}
+        self.call("POST", "/api/v1/nodes", {"apiVersion": "v1", "kind": "Node",
+                                             "metadata": {"name": name, "labels": labels}})
+        now = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
+        res = {"cpu": cpu, "memory": memory, "pods": "110"}
+        status = {"status": {"capacity": res, "allocatable": res, "conditions": [
+            {"type": "Ready", "status": "True", "reason": "KubeletReady", "message": "e2e",
+             "lastHeartbeatTime": now, "lastTransitionTime": now}]}}
+        self._patch(f"/api/v1/nodes/{name}/status", status)
+
+    def _patch(self, path: str, body: Any) -> Any:
+        req = urllib.request.Request(self.cp.server + path, data=json.dumps(body).encode(), method="PATCH")
+        req.add_header("Authorization", f"Bearer {self.cp.admin_token}")
+        req.add_header("Content-Type", "application/strategic-merge-patch+json")
+        with urllib.request.urlopen(req, timeout=10, context=self.cp._ssl) as resp:
+            return json.loads(resp.read())
+
+    def delete_node(self, name: str) -> None:
+        self.call("DELETE", f"/api/v1/nodes/{name}", ok=(200, 404))
+
+    def create_pod(self, ns: str, name: str, scheduler: str = PROFILE, cpu: str = "100m", memory: str = "64Mi",
+                   node_name: str = "") -> dict[str, Any]:
+        spec: dict[str, Any] = {
+            "schedulerName": scheduler,
+            "containers": [{"name": "c", "image": "registry.k8s.io/pause:3.10",
+                            "resources": {"requests": {"cpu": cpu, "memory": memory}}}],
+        }
+        if node_name:
+            spec["nodeName"] = node_name
+        return self.call("POST", f"/api/v1/namespaces/{ns}/pods",
+                         {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": name}, "spec": spec})
+
+    def pod(self, ns: str, name: str) -> dict[str, Any] | None:
+        status, data = self.cp.request("GET", f"/api/v1/namespaces/{ns}/pods/{name}")
+        return data if status == 200 else None
+
+    def pods(self, ns: str) -> list[dict[str, Any]]:
+        return self.call("GET", f"/api/v1/namespaces/{ns}/pods")["items"]
+
+    def delete_pod(self, ns: str, name: str) -> None:
+        self.call("DELETE", f"/api/v1/namespaces/{ns}/pods/{name}", {"gracePeriodSeconds": 0}, ok=(200, 404))
+
+    def events(self, ns: str) -> list[dict[str, Any]]:
+        return self.call("GET", f"/apis/events.k8s.io/v1/namespaces/{ns}/events")["items"]
+
+    def bound(self, ns: str) -> dict[str, str]:
+        return {p["metadata"]["name"]: p["spec"]["nodeName"] for p in self.pods(ns) if p["spec"].get("nodeName")}
+
+
+class Kubeberth:
+    """A `kubeberth run` child process."""
+
+    def __init__(self, cp: LocalControlPlane, kubeconfig: str, config: Path, leader_elect: bool, name: str) -> None:
+        self.port = free_port(avoid={cp.apiserver_port})
+        self.log_path = cp.log_dir / f"{name}.log"
+        argv = [sys.executable, "-m", "kubeberth.cli", "run", f"--kubeconfig={kubeconfig}", f"--config={config}",
+                f"--healthz-bind-address=127.0.0.1:{self.port}", "--log-level=INFO",
+                "--leader-elect" if leader_elect else "--no-leader-elect"]
+        self.log = open(self.log_path, "ab")  # noqa: SIM115 - closed in stop()
+        self.proc = subprocess.Popen(argv, stdout=self.log, stderr=subprocess.STDOUT, start_new_session=True)
+
+    def probe(self, path: str) -> int:
+        try:
+            with urllib.request.urlopen(f"http://127.0.0.1:{self.port}{path}", timeout=2) as resp:
+                return resp.status
+        except urllib.error.HTTPError as err:
+            return err.code
+        except OSError:
+            return 0
+
+    def wait_ready(self, timeout: float = 60) -> None:
+        def ready() -> bool:
+            assert self.proc.poll() is None, f"kubeberth exited:\n{self.log_tail()}"
+            return self.probe("/readyz") == 200
+
+        wait_for(ready, timeout, "kubeberth /readyz")
+
+    def log_tail(self, n: int = 60) -> str:
+        return "\n".join(self.log_path.read_text(errors="replace").splitlines()[-n:])
+
+    def log_text(self) -> str:
+        return self.log_path.read_text(errors="replace")
+
+    def bind_lines(self) -> list[str]:
+        return [line for line in self.log_text().splitlines() if " bound " in line]
+
+    def kill(self) -> None:
+        if self.proc.poll() is None:
+            os.killpg(self.proc.pid, signal.SIGKILL)
+            self.proc.wait(10)
+
+    def stop(self, timeout: float = 30) -> int:
+        if self.proc.poll() is None:
+            self.proc.send_signal(signal.SIGTERM)
+            try:
+                self.proc.wait(timeout)
+            except subprocess.TimeoutExpired:
+                self.kill()
+        self.log.close()
+        return self.proc.returncode
+
+
+def write_config(path: Path, leader_elect: bool = False, lease: tuple[str, str, str] = ("15s", "10s", "2s"),
+                 backoff: float = 1) -> Path:
+    cfg = {
+        "apiVersion": "kubescheduler.config.k8s.io/v1",
+        "kind": "KubeSchedulerConfiguration",
+        "podInitialBackoffSeconds": backoff,
+        "podMaxBackoffSeconds": max(backoff, 2),
+        "leaderElection": {"leaderElect": leader_elect, "leaseDuration": lease[0], "renewDeadline": lease[1],
+                           "retryPeriod": lease[2], "resourceName": "kubeberth", "resourceNamespace": "kube-system"},
+        "profiles": [{"schedulerName": PROFILE}],
+    }
+    path.write_text(yaml.safe_dump(cfg))
+    return path
+
+
+# ---------------------------------------------------------------------------- fixtures
+
+
+@pytest.fixture(scope="module")
+def api(control_plane: LocalControlPlane) -> Api:
+    return Api(control_plane)
+
+
+@pytest.fixture(scope="module")
+def sa_kubeconfig(control_plane: LocalControlPlane) -> str:
+    """The scheduler's own service account, with exactly config/rbac.yaml's permissions."""
+    control_plane.kubectl("apply", "-f", str(CONFIG_DIR / "rbac.yaml"))
+    return control_plane.kubeconfig_for_service_account("kube-system", "kubeberth")
+
+
+@pytest.fixture
+def namespace(api: Api) -> Iterator[str]:
+    name = f"kb-{_suffix()}"
+    api.call("POST", "/api/v1/namespaces", {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": name}})
+    yield name
+    for pod in api.pods(name):
+        api.delete_pod(name, pod["metadata"]["name"])
+    api.call("DELETE", f"/api/v1/namespaces/{name}", ok=(200, 202, 404))
+
+
+@pytest.fixture
+def nodes(api: Api) -> Iterator[list[str]]:
+    """Names appended here are deleted after the test."""
+    created: list[str] = []
+    yield created
+    for name in created:
+        api.delete_node(name)
+
+
+@pytest.fixture
+def start_kubeberth(control_plane: LocalControlPlane, sa_kubeconfig: str, tmp_path: Path
+                    ) -> Iterator[Callable[..., Kubeberth]]:
+    procs: list[Kubeberth] = []
+
+    def start(leader_elect: bool = False, wait: bool = True, **cfg: Any) -> Kubeberth:
+        config = write_config(tmp_path / f"config-{len(procs)}.yaml", leader_elect, **cfg)
+        kb = Kubeberth(control_plane, sa_kubeconfig, config, leader_elect, f"kubeberth-{_suffix()}")
+        procs.append(kb)
+        if wait:
+            kb.wait_ready()
+        return kb
+
+    yield start
+    for kb in procs:
+        kb.stop()
+
+
+# ---------------------------------------------------------------------------- tests
+
+
+def test_manifests_apply_with_server_dry_run(control_plane: LocalControlPlane) -> None:
+    args = ["apply", "--dry-run=server"]
+    for f in DEPLOY_FILES:
+        args += ["-f", str(f)]
+    out = control_plane.kubectl(*args, check=False)
+    assert out.returncode == 0, out.stderr
+    for kind in ("serviceaccount/kubeberth", "clusterrole.rbac.authorization.k8s.io/kubeberth",
+                 "configmap/kubeberth-config", "deployment.apps/kubeberth"):
+        assert kind in out.stdout, out.stdout
+
+
+def test_binds_own_pods_and_leaves_others(api: Api, namespace: str, nodes: list[str], start_kubeberth: Any) -> None:
+    node = f"kb-n-{_suffix()}"
+    api.create_node(node, "4", "8Gi")
+    nodes.append(node)
+    kb = start_kubeberth()
+    for i in range(5):
+        api.create_pod(namespace, f"ours-{i}")
+    api.create_pod(namespace, "theirs", scheduler="someone-else")
+    wait_for(lambda: len(api.bound(namespace)) == 5, 30, "our 5 pods to be bound")
+    bound = api.bound(namespace)
+    assert set(bound) == {f"ours-{i}" for i in range(5)} and set(bound.values()) == {node}
+    time.sleep(1.0)
+    theirs = api.pod(namespace, "theirs")
+    assert theirs is not None and not theirs["spec"].get("nodeName")
+    assert not theirs.get("status", {}).get("conditions")  # not touched at all
+    events = api.events(namespace)
+    scheduled = [e for e in events if e["reason"] == "Scheduled"]
+    assert sorted(e["regarding"]["name"] for e in scheduled) == [f"ours-{i}" for i in range(5)]
+    assert all(e["note"] == f"Successfully assigned {namespace}/{e['regarding']['name']} to {node}"
+               and e["type"] == "Normal" and e["reportingController"] == PROFILE for e in scheduled)
+    assert not [e for e in events if e["regarding"]["name"] == "theirs"]
+    for i in range(5):
+        conds = {c["type"]: c["status"] for c in api.pod(namespace, f"ours-{i}")["status"].get("conditions", [])}
+        assert conds.get("PodScheduled") == "True"
+    assert kb.probe("/healthz") == 200 and kb.probe("/readyz") == 200
+
+
+def test_unschedulable_then_node_added(control_plane: LocalControlPlane, api: Api, namespace: str,
+                                       nodes: list[str], start_kubeberth: Any) -> None:
+    small = f"kb-small-{_suffix()}"
+    api.create_node(small, "1", "1Gi")
+    nodes.append(small)
+    start_kubeberth()
+    api.create_pod(namespace, "big", cpu="3", memory="1Gi")
+
+    def failed() -> dict[str, Any] | None:
+        return next((e for e in api.events(namespace) if e["reason"] == "FailedScheduling"), None)
+
+    event = wait_for(failed, 30, "FailedScheduling")
+    assert event["type"] == "Warning" and event["regarding"]["name"] == "big"
+    assert event["note"].startswith("0/1 nodes are available:") and "Insufficient cpu" in event["note"], event["note"]
+
+    def condition() -> dict[str, Any] | None:
+        pod = api.pod(namespace, "big") or {}
+        return next((c for c in pod.get("status", {}).get("conditions", []) if c["type"] == "PodScheduled"), None)
+
+    cond = wait_for(condition, 30, "PodScheduled condition")
+    assert cond["status"] == "False" and cond["reason"] == "Unschedulable" and cond["message"] == event["note"]
+    # What a user sees with kubectl.
+    shown = control_plane.kubectl("get", "events", "-n", namespace, "--field-selector", "reason=FailedScheduling",
+                                  "-o", "custom-columns=TYPE:.type,REASON:.reason,OBJ:.involvedObject.name,MSG:.message")
+    assert "FailedScheduling" in shown.stdout and "Insufficient cpu" in shown.stdout, shown.stdout
+    jp = control_plane.kubectl("get", "pod", "big", "-n", namespace, "-o",
+                               "jsonpath={.status.conditions[?(@.type=='PodScheduled')].reason}")
+    assert jp.stdout == "Unschedulable"
+
+    big = f"kb-big-{_suffix()}"
+    api.create_node(big, "8", "16Gi")
+    nodes.append(big)
+    wait_for(lambda: api.bound(namespace).get("big") == big, 30, "the pod to land on the new node")
+    scheduled = wait_for(lambda: [e for e in api.events(namespace) if e["reason"] == "Scheduled"], 10, "Scheduled")
+    assert scheduled[0]["note"] == f"Successfully assigned {namespace}/big to {big}"
+    described = control_plane.kubectl("describe", "pod", "big", "-n", namespace).stdout
+    assert "Successfully assigned" in described and "FailedScheduling" in described
+
+
+def _lease(api: Api) -> dict[str, Any]:
+    return api.call("GET", "/apis/coordination.k8s.io/v1/namespaces/kube-system/leases/kubeberth")["spec"]
+
+
+def _double_bound(procs: list[Kubeberth]) -> list[str]:
+    counts = Counter(line.split(" bound ", 1)[1].split(" to ", 1)[0] for kb in procs for line in kb.bind_lines())
+    return [pod for pod, n in counts.items() if n > 1]
+
+
+def test_leader_election_failover(api: Api, namespace: str, nodes: list[str], start_kubeberth: Any,
+                                  record_property: Any) -> None:
+    node = f"kb-le-{_suffix()}"
+    api.create_node(node, "64", "128Gi")
+    nodes.append(node)
+    lease_cfg = ("4s", "3s", "1s")
+    a = start_kubeberth(leader_elect=True, lease=lease_cfg)
+    b = start_kubeberth(leader_elect=True, lease=lease_cfg)
+    holder = wait_for(lambda: _lease(api).get("holderIdentity"), 20, "a leader")
+    leader, standby = (a, b) if f"_{a.proc.pid}_" in holder else (b, a)
+    assert f"_{leader.proc.pid}_" in holder
+    for i in range(10):
+        api.create_pod(namespace, f"before-{i}")
+    wait_for(lambda: len(api.bound(namespace)) == 10, 30, "10 pods bound by the leader")
+    assert len(leader.bind_lines()) == 10 and not standby.bind_lines()
+
+    leader.kill()
+    killed = time.monotonic()
+    for i in range(10):
+        api.create_pod(namespace, f"after-{i}")
+    wait_for(lambda: f"_{standby.proc.pid}_" in (_lease(api).get("holderIdentity") or ""), 30, "takeover",
+             interval=0.05)
+    takeover = time.monotonic() - killed
+    wait_for(lambda: len(api.bound(namespace)) == 20, 30, "all 20 pods bound")
+    all_bound = time.monotonic() - killed
+    record_property("takeover_seconds", round(takeover, 2))
+    sys.stderr.write(f"\n[e2e] leader takeover {takeover:.2f}s, all pods bound {all_bound:.2f}s after kill\n")
+    assert takeover <= 4 + 2 * 1 + 1.5  # leaseDuration + 2*retryPeriod + slack
+    assert not _double_bound([leader, standby])
+    scheduled = Counter(e["regarding"]["name"] for e in api.events(namespace) if e["reason"] == "Scheduled")
+    assert all(n == 1 for n in scheduled.values()), scheduled
+    # Graceful stop of the new leader releases the Lease.
+    assert standby.stop() == 0
+    assert not _lease(api).get("holderIdentity")
+
+
+def test_apiserver_restart_loses_nothing(control_plane: LocalControlPlane, api: Api, namespace: str,
+                                         nodes: list[str], start_kubeberth: Any) -> None:
+    node = f"kb-rs-{_suffix()}"
+    api.create_node(node, "64", "128Gi")
+    nodes.append(node)
+    kb = start_kubeberth()
+    for i in range(15):
+        api.create_pod(namespace, f"pre-{i}")
+    control_plane.restart_apiserver(downtime=2.0, grace_period=1.0)
+    for i in range(15):
+        api.create_pod(namespace, f"post-{i}")
+    wait_for(lambda: len(api.bound(namespace)) == 30, 90, "all 30 pods bound after the restart")
+    assert not _double_bound([kb])
+    assert len(kb.bind_lines()) <= 30
+    scheduled = Counter(e["regarding"]["name"] for e in api.events(namespace) if e["reason"] == "Scheduled")
+    assert all(n == 1 for n in scheduled.values()), scheduled
+    assert kb.proc.poll() is None
+    wait_for(lambda: kb.probe("/readyz") == 200, 30, "readyz after restart")
+
+
+def test_watch_expiry_relists_without_missing_pods(control_plane: LocalControlPlane, api: Api,
+                                                    namespace: str, sa_kubeconfig: str) -> None:
+    from kubeberth.backends.base import ClusterEvent
+    from kubeberth.backends.kubernetes import KubernetesBackend, load_api_client
+
+    seen: list[ClusterEvent] = []
+    lock = threading.Lock()
+
+    def sink(ev: ClusterEvent) -> None:
+        with lock:
+            seen.append(ev)
+
+    def pod_events(typ: str) -> set[str]:
+        with lock:
+            return {e.obj["metadata"]["name"] for e in seen if e.kind == "Pod" and e.type == typ
+                    and e.obj.get("metadata", {}).get("namespace") == namespace}
+
+    api.create_pod(namespace, "doomed")
+    backend = KubernetesBackend(load_api_client(sa_kubeconfig), [PROFILE])
+    backend.start(sink)
+    try:
+        assert backend.wait_ready(30)
+        assert "doomed" in pod_events("ADDED")
+        informer = backend.informers["Pod"]
+        wait_for(lambda: informer.watches >= 1, 10, "the pod watch")
+        relists = informer.relists
+        informer.hold()  # disconnected: nothing is seen from here on
+        time.sleep(0.3)
+        for i in range(5):
+            api.create_pod(namespace, f"missed-{i}")
+        api.delete_pod(namespace, "doomed")
+        # Our resourceVersion has been compacted away meanwhile (an ancient one is, for certain).
+        informer.resume(resource_version="1")
+        wait_for(lambda: informer.relists > relists, 30, "a relist after 410 Gone")
+        wait_for(lambda: {f"missed-{i}" for i in range(5)} <= pod_events("ADDED"), 10, "missed pods")
+        assert "doomed" in pod_events("DELETED")
+        # And the watch resumes from the relist's resourceVersion.
+        api.create_pod(namespace, "later")
+        wait_for(lambda: "later" in pod_events("ADDED"), 10, "a pod created after the relist")
+        assert int(informer.resource_version) > 1
+    finally:
+        backend.stop()
+
+
+def test_side_by_side_with_kube_scheduler(control_plane: LocalControlPlane, kube_scheduler: Any, api: Api,
+                                          namespace: str, nodes: list[str], start_kubeberth: Any,
+                                          record_property: Any) -> None:
+    """Same state, same pod: does kubeberth pick kube-scheduler's node?
+
+    Distinct node sizes (no two nodes alike) and pods that differ in size make the default profile's
+    scores resource-driven and tie-free. Each step: kubeberth schedules pod k_i, it is deleted,
+    kube-scheduler schedules the identical pod d_i, which stays. Both see the same pods in the
+    same order (one pod watch each), so every decision is made on the same cluster state.
+    """
+    sizes = [(3, 5), (5, 11), (7, 9), (11, 19), (13, 29)]  # (cpu cores, memory GiB)
+    names = []
+    for i, (cpu, mem) in enumerate(sizes):
+        name = f"sbs-{i}-{_suffix()}"
+        api.create_node(name, str(cpu), f"{mem}Gi")
+        nodes.append(name)
+        names.append(name)
+    start_kubeberth()
+    workload = [(f"{300 + 170 * (i % 7)}m", f"{256 + 384 * (i % 5)}Mi") for i in range(20)]
+    same = 0
+    rows = []
+    for i, (cpu, mem) in enumerate(workload):
+        api.create_pod(namespace, f"k-{i}", scheduler=PROFILE, cpu=cpu, memory=mem)
+        k = wait_for(lambda i=i: api.bound(namespace).get(f"k-{i}"), 30, f"kubeberth to bind k-{i}")
+        api.delete_pod(namespace, f"k-{i}")
+        wait_for(lambda i=i: api.pod(namespace, f"k-{i}") is None, 10, f"k-{i} deleted")
+        api.create_pod(namespace, f"d-{i}", scheduler="default-scheduler", cpu=cpu, memory=mem)
+        d = wait_for(lambda i=i: api.bound(namespace).get(f"d-{i}"), 30, f"kube-scheduler to bind d-{i}")
+        same += k == d
+        rows.append((i, cpu, mem, d, k))
+    rate = same / len(workload)
+    record_property("identical_choice_rate", rate)
+    sys.stderr.write(f"\n[e2e] side by side: identical choices {same}/{len(workload)} ({rate:.0%})\n")
+    for row in rows:
+        sys.stderr.write(f"[e2e]   pod {row[0]:2d} {row[1]:>6} {row[2]:>7}  kube-scheduler={row[3]}  kubeberth={row[4]}\n")
+    # The rate is reported; it gates only when asked (the built-in score plugins are still being
+    # brought to parity), e.g. KUBEBERTH_E2E_MIN_IDENTICAL=1.0 once they are.
+    minimum = float(os.environ.get("KUBEBERTH_E2E_MIN_IDENTICAL", "0"))
+    assert rate >= minimum, rows

@@ -1,0 +1,191 @@
+"""The `kubeberth` command as users run it: a real subprocess, exit codes, stdout and stderr."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+
+import kubeberth
+
+FIXTURES = Path(__file__).parent / "fixtures"
+
+
+def kubeberth_cli(*args: str, cwd: Path | None = None, env: dict[str, str] | None = None) -> subprocess.CompletedProcess:
+    full_env = {k: v for k, v in os.environ.items() if not k.startswith("KUBEBERTH_")}
+    full_env.update(env or {})
+    return subprocess.run(
+        [sys.executable, "-m", "kubeberth.cli", *args],
+        capture_output=True,
+        text=True,
+        cwd=cwd,
+        env=full_env,
+        timeout=120,
+    )
+
+
+def assert_one_line_error(proc: subprocess.CompletedProcess, names: str) -> str:
+    """Exit code 2, nothing on stdout, exactly one `error: ` line on stderr naming `names`."""
+    assert proc.returncode == 2, (proc.returncode, proc.stderr)
+    assert proc.stdout == ""
+    lines = proc.stderr.splitlines()
+    assert len(lines) == 1, proc.stderr
+    line = lines[0]
+    assert line.startswith("error: "), line
+    assert names in line
+    assert "Traceback" not in proc.stderr
+    return line
+
+
+# ---- bad input --------------------------------------------------------------------------------
+@pytest.mark.parametrize(
+    ("body", "expected"),
+    [
+        (
+            "profiles:\n- plugins:\n    filter:\n      enabled: [{name: NodeResourceFit}]\n",
+            "error: config.yaml: profiles[0].plugins.filter.enabled[0]: unknown plugin 'NodeResourceFit'; available: ",
+        ),
+        ("profiles:\n- schedulerName: a\n\tplugins: {}\n", "error: config.yaml: line 5: invalid YAML"),
+        ("podMaxBackoffSeconds: 0.5\n", "error: config.yaml: podMaxBackoffSeconds: must be >= podInitialBackoffSeconds"),
+    ],
+)
+def test_bad_config_is_one_line_exit_2(tmp_path: Path, body: str, expected: str) -> None:
+    header = "apiVersion: kubescheduler.config.k8s.io/v1\nkind: KubeSchedulerConfiguration\n"
+    (tmp_path / "config.yaml").write_text(header + body)
+    proc = kubeberth_cli("simulate", "--config", "config.yaml", "--nodes", "3", "--pods", "3", cwd=tmp_path)
+    line = assert_one_line_error(proc, "config.yaml")
+    assert line.startswith(expected)
+
+
+def test_bad_config_from_environment(tmp_path: Path) -> None:
+    path = tmp_path / "sched.yaml"
+    path.write_text("apiVersion: v1\nkind: KubeSchedulerConfiguration\n")
+    proc = kubeberth_cli("simulate", "--nodes", "2", "--pods", "1", env={"KUBEBERTH_CONFIG": str(path)})
+    line = assert_one_line_error(proc, str(path))
+    assert "apiVersion" in line
+
+
+def test_missing_config_file(tmp_path: Path) -> None:
+    proc = kubeberth_cli("plugins", "list", "--config", "x", cwd=tmp_path)  # plugins list ignores config
+    assert proc.returncode == 0
+    proc = kubeberth_cli("simulate", "--config", "nope.yaml", cwd=tmp_path)
+    assert_one_line_error(proc, "nope.yaml: cannot read")
+
+
+@pytest.mark.parametrize(
+    ("manifest", "expected"),
+    [
+        ("kind: Node\nmetadata: {name: n\n", "line "),
+        (
+            "kind: Node\nmetadata: {name: n}\nstatus: {allocatable: {cpu: '4'}}\n---\n"
+            "kind: Pod\nmetadata: {name: p}\nspec:\n  containers:\n  - name: c\n    resources: {requests: {cpu: lots}}\n",
+            "document 2 (Pod p)",
+        ),
+        ("kind: Pod\nmetadata: {name: p}\nspec: {containers: [{name: c}]}\n", "contains no Node objects"),
+        ("kind: Node\nmetadata: {labels: {a: b}}\n", "document 1 (Node): missing metadata.name"),
+        ("apiVersion: v1\nkind: List\nitems:\n- metadata: {name: x}\n", "document 1.items[0]: missing `kind`"),
+    ],
+)
+def test_bad_manifest_is_one_line_exit_2(tmp_path: Path, manifest: str, expected: str) -> None:
+    (tmp_path / "cluster.yaml").write_text(manifest)
+    proc = kubeberth_cli("simulate", "--cluster", "cluster.yaml", cwd=tmp_path)
+    line = assert_one_line_error(proc, "cluster.yaml: ")
+    assert expected in line
+
+
+def test_broken_plugin_file_is_one_line_exit_2(tmp_path: Path) -> None:
+    folder = tmp_path / "plugins"
+    folder.mkdir()
+    (folder / "bad.py").write_text("from kubeberth import hookimpl\n\n\nclass Bad:\n    name = 'Bad'\n    def filter(self\n")
+    for command in (["simulate", "--nodes", "2", "--pods", "2"], ["plugins", "list"]):
+        proc = kubeberth_cli(*command, "--plugins-dir", str(folder))
+        line = assert_one_line_error(proc, f"{folder / 'bad.py'}: line ")
+        assert "SyntaxError" in line
+
+
+def test_plugin_raising_at_import_is_one_line(tmp_path: Path) -> None:
+    folder = tmp_path / "plugins"
+    folder.mkdir()
+    (folder / "boom.py").write_text(textwrap.dedent("""\
+        import os
+
+        TOKEN = os.environ["KUBEBERTH_TEST_NO_SUCH_VARIABLE"]
+        """))
+    proc = kubeberth_cli("plugins", "list", "--plugins-dir", str(folder))
+    line = assert_one_line_error(proc, f"{folder / 'boom.py'}: line 3: KeyError")
+
+
+def test_negative_sizes_are_an_error() -> None:
+    proc = kubeberth_cli("simulate", "--nodes", "-1", "--pods", "3")
+    assert_one_line_error(proc, "--nodes")
+
+
+# ---- plugins list -----------------------------------------------------------------------------
+def test_plugins_list_human_table() -> None:
+    proc = kubeberth_cli("plugins", "list", "--plugins-dir", str(FIXTURES / "plugins"))
+    assert proc.returncode == 0, proc.stderr
+    lines = proc.stdout.splitlines()
+    assert lines[0].split() == ["NAME", "SOURCE", "VERSION", "HOOKS"]
+    rows = {line.split()[0]: line for line in lines[1:]}
+    assert list(rows) == sorted(rows)
+    fit = rows["NodeResourcesFit"].split(None, 3)
+    assert fit[1:3] == [f"entrypoint:kubeberth=={kubeberth.__version__}", kubeberth.__version__]
+    assert {"filter", "score"} <= set(fit[3].split(", "))
+    team = rows["TeamA"].split()
+    assert team[1:] == [f"dropin:{FIXTURES / 'plugins' / 'team_a.py'}", "0.0.7", "filter"]
+    # Columns line up: every SOURCE starts at the same offset.
+    offsets = {line.index(line.split()[1]) for line in lines}
+    assert len(offsets) == 1
+
+
+def test_plugins_list_json() -> None:
+    proc = kubeberth_cli("plugins", "list", "--json")
+    assert proc.returncode == 0, proc.stderr
+    rows = json.loads(proc.stdout)
+    assert isinstance(rows, list)
+    fit = next(r for r in rows if r["name"] == "NodeResourcesFit")
+    assert set(fit) >= {"name", "source", "version", "hooks"}
+    assert fit["source"] == f"entrypoint:kubeberth=={kubeberth.__version__}"
+
+
+# ---- simulate ---------------------------------------------------------------------------------
+def test_simulate_json_prints_one_object() -> None:
+    proc = kubeberth_cli("simulate", "--nodes", "20", "--pods", "60", "--seed", "3", "--json")
+    assert proc.returncode == 0, proc.stderr
+    lines = proc.stdout.strip().splitlines()
+    assert len(lines) == 1
+    out = json.loads(lines[0])
+    assert isinstance(out, dict)
+    for key in ("nodes", "pods", "scheduled", "unschedulable", "pods_per_second", "unschedulable_reasons", "generation"):
+        assert key in out
+    assert (out["nodes"], out["pods"]) == (20, 60)
+    assert isinstance(out["unschedulable_reasons"], dict)
+    assert out["generation"].startswith("g")
+    assert "placements" not in out
+
+
+def test_simulate_human_summary() -> None:
+    proc = kubeberth_cli("simulate", "--cluster", str(FIXTURES / "cluster.yaml"))
+    assert proc.returncode == 0, proc.stderr
+    out = proc.stdout
+    assert "nodes: 3   pods: 8 (2 already bound)" in out
+    assert "scheduled: 4" in out
+    assert "pods per node:" in out and "cpu requested/allocatable:" in out
+    assert "1 × 0/3 nodes are available: 3 Insufficient cpu." in out
+    assert "Traceback" not in proc.stderr
+
+
+def test_simulate_explain_one_pod() -> None:
+    proc = kubeberth_cli("simulate", "--cluster", str(FIXTURES / "cluster.yaml"), "--explain", "default/huge")
+    assert proc.returncode == 0, proc.stderr
+    record = json.loads(proc.stdout)
+    assert record["pod"] == "default/huge"
+    assert record["result"] == "Unschedulable"
+    assert record["message"].startswith("0/3 nodes are available: 3 Insufficient cpu.")
+    proc = kubeberth_cli("simulate", "--cluster", str(FIXTURES / "cluster.yaml"), "--explain", "default/ghost")
+    assert_one_line_error(proc, "default/ghost")

@@ -1,0 +1,212 @@
+"""PodInfo: requests computed as kube-scheduler computes them, and the fields plugins read."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from kb_builders import make_pod
+
+from kubeberth import PodInfo, Toleration
+from kubeberth.podinfo import DEFAULT_MEMORY_REQUEST, DEFAULT_MILLI_CPU_REQUEST, HostPort, PodSpecError
+
+Mi = 2**20
+Gi = 2**30
+
+
+def container(name: str, cpu: str | None = None, memory: str | None = None, *, limits: dict | None = None,
+              **extra: Any) -> dict[str, Any]:
+    resources: dict[str, Any] = {}
+    requests = {k: v for k, v in (("cpu", cpu), ("memory", memory)) if v is not None}
+    if requests:
+        resources["requests"] = requests
+    if limits:
+        resources["limits"] = limits
+    out: dict[str, Any] = {"name": name, "image": f"img/{name}"}
+    if resources:
+        out["resources"] = resources
+    out.update(extra)
+    return out
+
+
+def parse(**spec: Any) -> PodInfo:
+    return PodInfo.from_dict(make_pod("p", **spec))
+
+
+def test_sum_of_containers() -> None:
+    pod = parse(containers=[container("a", "100m", "1Gi"), container("b", "250m", "512Mi")])
+    assert pod.requests == {"cpu": 350, "memory": Gi + 512 * Mi}
+    assert (pod.nonzero_cpu, pod.nonzero_memory) == (350, Gi + 512 * Mi)
+
+
+@pytest.mark.parametrize(
+    ("containers", "init", "expected"),
+    [
+        # init container larger than the sum: max wins per resource
+        ([container("a", "1", "1Gi")], [container("i", "2", "512Mi")], {"cpu": 2000, "memory": Gi}),
+        # init containers run one at a time: the largest one, not their sum
+        ([container("a", "100m")], [container("i1", "500m"), container("i2", "700m")], {"cpu": 700}),
+        ([container("a", "3", "3Gi")], [container("i", "1", "1Gi")], {"cpu": 3000, "memory": 3 * Gi}),
+    ],
+)
+def test_max_of_sum_and_init(containers: list, init: list, expected: dict) -> None:
+    assert parse(containers=containers, initContainers=init).requests == expected
+
+
+def test_overhead_added_after_max() -> None:
+    pod = parse(
+        containers=[container("a", "1", "1Gi")],
+        initContainers=[container("i", "2")],
+        overhead={"cpu": "250m", "memory": "120Mi"},
+    )
+    assert pod.requests == {"cpu": 2250, "memory": Gi + 120 * Mi}
+    assert pod.nonzero_cpu == 2250
+    assert pod.nonzero_memory == Gi + 120 * Mi
+
+
+def test_sidecar_init_containers() -> None:
+    """restartPolicy: Always init containers run for the pod's lifetime (KEP-753).
+
+    kube-scheduler's case: sidecar 1 cpu, then a regular init 2 cpu (runs beside the sidecar: 3),
+    containers 1 cpu (+ sidecar = 2). Request = max(2, 3) = 3.
+    """
+    pod = parse(
+        initContainers=[container("side", "1", restartPolicy="Always"), container("init", "2")],
+        containers=[container("a", "1")],
+    )
+    assert pod.requests["cpu"] == 3000
+
+
+def test_sidecar_after_init_container_counts_in_total() -> None:
+    pod = parse(
+        initContainers=[container("init", "2"), container("side", "1", restartPolicy="Always")],
+        containers=[container("a", "1500m")],
+    )
+    # init step: 2; sidecar step: 1; steady state: 1.5 + 1 = 2.5
+    assert pod.requests["cpu"] == 2500
+
+
+def test_limits_only_default_requests() -> None:
+    pod = parse(containers=[container("a", limits={"cpu": "2", "memory": "1Gi"})])
+    assert pod.requests == {"cpu": 2000, "memory": Gi}
+    partial = parse(containers=[container("a", "500m", limits={"cpu": "2", "memory": "1Gi"})])
+    assert partial.requests == {"cpu": 500, "memory": Gi}
+
+
+def test_non_zero_defaults_for_scoring() -> None:
+    pod = parse(containers=[container("a"), container("b", "300m")])
+    assert pod.requests == {"cpu": 300}
+    assert pod.nonzero_cpu == 300 + DEFAULT_MILLI_CPU_REQUEST
+    assert pod.nonzero_memory == 2 * DEFAULT_MEMORY_REQUEST
+    assert DEFAULT_MILLI_CPU_REQUEST == 100
+    assert DEFAULT_MEMORY_REQUEST == 200 * Mi
+
+
+def test_explicit_zero_request_is_not_defaulted() -> None:
+    """kube-scheduler overrides only *unset* cpu/memory requests, not ones explicitly set to zero."""
+    pod = parse(containers=[container("a", "0", "0")])
+    assert pod.requests == {}
+    assert (pod.nonzero_cpu, pod.nonzero_memory) == (0, 0)
+
+
+def test_no_containers_requests_nothing() -> None:
+    pod = PodInfo.from_dict({"metadata": {"name": "empty"}, "spec": {}})
+    assert pod.requests == {}
+    assert pod.namespace == "default"
+    assert pod.scheduler_name == "default-scheduler"
+
+
+def test_extended_resources() -> None:
+    pod = parse(containers=[{"name": "a", "resources": {"limits": {"nvidia.com/gpu": "2"}}}])
+    assert pod.requests == {"nvidia.com/gpu": 2}
+
+
+def test_host_ports() -> None:
+    pod = parse(
+        containers=[
+            container("a", ports=[{"containerPort": 80, "hostPort": 8080}, {"containerPort": 81}]),
+            container("b", ports=[{"containerPort": 53, "hostPort": 53, "protocol": "UDP", "hostIP": "10.0.0.1"}]),
+        ]
+    )
+    assert pod.host_ports == (HostPort("0.0.0.0", "TCP", 8080), HostPort("10.0.0.1", "UDP", 53))
+
+
+def test_tolerations() -> None:
+    pod = parse(
+        tolerations=[
+            {"key": "dedicated", "operator": "Equal", "value": "gpu", "effect": "NoSchedule"},
+            {"operator": "Exists"},
+            {"key": "k", "operator": "Exists", "effect": "NoExecute", "tolerationSeconds": 30},
+        ]
+    )
+    t0, t1, t2 = pod.tolerations
+    assert t0 == Toleration("dedicated", "Equal", "gpu", "NoSchedule")
+    assert t0.tolerates("dedicated", "gpu", "NoSchedule")
+    assert not t0.tolerates("dedicated", "cpu", "NoSchedule")
+    assert not t0.tolerates("dedicated", "gpu", "NoExecute")
+    assert t1.tolerates("anything", "x", "NoExecute")  # empty key + Exists tolerates every taint
+    assert t2.toleration_seconds == 30
+    assert t2.tolerates("k", "whatever", "NoExecute")
+    assert not t2.tolerates("other", "", "NoExecute")
+
+
+def test_gates_pvcs_and_misc_fields() -> None:
+    raw = make_pod(
+        "web-0",
+        "100m",
+        namespace="prod",
+        labels={"app": "web"},
+        uid="u-1",
+        schedulingGates=[{"name": "example.com/a"}, {"name": "example.com/b"}],
+        volumes=[
+            {"name": "data", "persistentVolumeClaim": {"claimName": "data-web-0"}},
+            {"name": "scratch", "ephemeral": {"volumeClaimTemplate": {}}},
+            {"name": "cfg", "configMap": {"name": "x"}},
+        ],
+        priority=1000,
+        schedulerName="kubeberth",
+        nodeSelector={"disk": "ssd"},
+        preemptionPolicy="Never",
+    )
+    raw["metadata"]["creationTimestamp"] = "2024-01-01T00:00:00Z"
+    raw["status"]["nominatedNodeName"] = "n3"
+    pod = PodInfo.from_dict(raw)
+    assert pod.key == "prod/web-0"
+    assert pod.uid == "u-1"
+    assert pod.labels == {"app": "web"}
+    assert pod.scheduling_gates == ("example.com/a", "example.com/b")
+    assert pod.pvc_names == ("data-web-0", "web-0-scratch")
+    assert pod.priority == 1000
+    assert pod.scheduler_name == "kubeberth"
+    assert pod.node_selector == {"disk": "ssd"}
+    assert pod.preemption_policy == "Never"
+    assert pod.nominated_node_name == "n3"
+    assert pod.creation_timestamp == 1704067200.0
+    assert pod.images == ("registry.k8s.io/pause:3.9",)
+    assert not pod.is_terminal
+    assert pod.raw is raw
+
+
+def test_terminal_and_deleting() -> None:
+    raw = make_pod("done")
+    raw["status"]["phase"] = "Succeeded"
+    raw["metadata"]["deletionTimestamp"] = "2024-01-01T00:00:00Z"
+    pod = PodInfo.from_dict(raw)
+    assert pod.is_terminal and pod.deleting
+
+
+@pytest.mark.parametrize(
+    "spec",
+    [
+        {"containers": [container("a", "lots")]},
+        {"containers": [container("a", limits={"memory": "1GB"})]},
+        {"initContainers": [container("i", "1..2")]},
+        {"overhead": {"cpu": "x"}},
+    ],
+)
+def test_bad_quantity_names_the_pod(spec: dict) -> None:
+    raw = make_pod("broken", namespace="team-a", **spec)
+    with pytest.raises(PodSpecError) as exc:
+        PodInfo.from_dict(raw)
+    assert "team-a/broken" in str(exc.value)
+    assert isinstance(exc.value, ValueError)

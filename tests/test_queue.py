@@ -1,0 +1,253 @@
+"""SchedulingQueue: activeQ order, backoff, the unschedulable pool, event moves, flush, gates."""
+
+from __future__ import annotations
+
+import pytest
+from kb_builders import make_pod
+
+from kubeberth import Code, PodInfo, Status
+from kubeberth.queue import MAX_IN_UNSCHEDULABLE_SECONDS, SchedulingQueue
+
+
+class FakeClock:
+    def __init__(self) -> None:
+        self.t = 1000.0
+
+    def __call__(self) -> float:
+        return self.t
+
+
+def priority_sort(pod: PodInfo) -> tuple[int, float]:
+    """PrioritySort's key: higher priority first, then earlier queue entry."""
+    return (-pod.priority, pod.memo.get("queue_timestamp", 0.0))
+
+
+def gates(pod: PodInfo) -> Status:
+    if pod.scheduling_gates:
+        return Status(Code.UNSCHEDULABLE_AND_UNRESOLVABLE, ("gated",))
+    return Status.success()
+
+
+def pod(name: str, priority: int = 0, **spec) -> PodInfo:
+    return PodInfo.from_dict(make_pod(name, uid=name, priority=priority, **spec))
+
+
+@pytest.fixture
+def clock() -> FakeClock:
+    return FakeClock()
+
+
+@pytest.fixture
+def q(clock: FakeClock) -> SchedulingQueue:
+    return SchedulingQueue(priority_sort, gates, clock)
+
+
+def drain(q: SchedulingQueue) -> list[str]:
+    out = []
+    while (e := q.pop()) is not None:
+        out.append(e.pod.name)
+    return out
+
+
+def test_active_order_priority_then_time(q: SchedulingQueue, clock: FakeClock) -> None:
+    for name, prio in [("low-early", 0), ("high-late", 10), ("mid", 5), ("low-late", 0), ("high-later", 10)]:
+        q.add(pod(name, prio))
+        clock.t += 1
+    assert drain(q) == ["high-late", "high-later", "mid", "low-early", "low-late"]
+
+
+def test_same_key_pops_in_insertion_order(clock: FakeClock) -> None:
+    q = SchedulingQueue(lambda p: 0, gates, clock)
+    for name in "abcde":
+        q.add(pod(name))
+    assert drain(q) == list("abcde")
+
+
+def test_pop_marks_inflight_and_counts_attempts(q: SchedulingQueue) -> None:
+    q.add(pod("a"))
+    e = q.pop()
+    assert e is not None and e.where == "inflight" and e.attempts == 1
+    assert q.pop() is None
+    assert q.counts()["inflight"] == 1
+    q.add(e.pod)  # an update while in flight does not duplicate it
+    assert q.pop() is None
+
+
+def test_backoff_doubles_to_cap(q: SchedulingQueue) -> None:
+    assert [q.backoff_duration(n) for n in range(1, 8)] == [1, 2, 4, 8, 10, 10, 10]
+
+
+def test_backoff_custom(clock: FakeClock) -> None:
+    q = SchedulingQueue(priority_sort, gates, clock, initial_backoff=0.5, max_backoff=3)
+    assert [q.backoff_duration(n) for n in range(1, 6)] == [0.5, 1, 2, 3, 3]
+
+
+def test_error_goes_to_backoff_with_growing_wait(q: SchedulingQueue, clock: FakeClock) -> None:
+    q.add(pod("a"))
+    waits = []
+    for _ in range(6):
+        e = q.pop()
+        assert e is not None
+        start = clock.t
+        q.requeue_error(e, "boom")
+        assert e.where == "backoff" and e.last_message == "boom"
+        assert q.pop() is None  # still backing off
+        expiry = q.next_backoff_expiry()
+        assert expiry is not None
+        clock.t = expiry - 0.001
+        assert q.pop() is None
+        clock.t = expiry
+        waits.append(round(expiry - start, 6))
+    assert waits == [1, 2, 4, 8, 10, 10]
+    assert q.entries["a"].errors == 6
+
+
+def test_backoff_queue_ordered_by_expiry(q: SchedulingQueue, clock: FakeClock) -> None:
+    q.add(pod("a", 10))
+    q.add(pod("b", 0))
+    a, b = q.pop(), q.pop()
+    a.attempts = 3  # 4s backoff
+    q.requeue_error(a, "x")
+    q.requeue_error(b, "x")  # 1s backoff
+    clock.t += 1
+    assert drain(q) == ["b"]
+    clock.t += 3
+    assert drain(q) == ["a"]
+
+
+def test_unschedulable_waits_for_event(q: SchedulingQueue, clock: FakeClock) -> None:
+    q.add(pod("a"))
+    e = q.pop()
+    q.requeue_unschedulable(e, frozenset({"NodeResourcesFit"}), "0/1 nodes are available")
+    assert e.where == "unschedulable"
+    clock.t += 60
+    assert q.pop() is None  # no event, no flush: stays put
+
+
+def test_move_on_relevant_events_only(q: SchedulingQueue, clock: FakeClock) -> None:
+    wants = {"Fit": {"Node/Add", "Pod/Delete"}, "Affinity": {"Node/Update"}}
+    seen: list[tuple[str, str]] = []
+
+    def interested(plugin: str, event: str) -> bool:
+        seen.append((plugin, event))
+        return event in wants[plugin]
+
+    for name, plugins in [("fit", {"Fit"}), ("aff", {"Affinity"}), ("both", {"Fit", "Affinity"})]:
+        q.add(pod(name))
+        e = q.pop()
+        q.requeue_unschedulable(e, frozenset(plugins), "no")
+    clock.t += 20  # past any backoff
+    assert q.move_for_event("Pod/Add", interested) == 0
+    assert drain(q) == []
+    assert q.move_for_event("Node/Update", interested) == 2
+    assert sorted(drain(q)) == ["aff", "both"]
+    assert q.entries["fit"].where == "unschedulable"
+    assert q.move_for_event("Node/Add", interested) == 1
+    assert drain(q) == ["fit"]
+    assert ("Fit", "Pod/Add") in seen
+
+
+def test_unschedulable_without_plugins_moves_on_any_event(q: SchedulingQueue, clock: FakeClock) -> None:
+    q.add(pod("a"))
+    q.requeue_unschedulable(q.pop(), frozenset(), "no")
+    clock.t += 20
+    assert q.move_for_event("PersistentVolume/Add", lambda p, e: False) == 1
+    assert drain(q) == ["a"]
+
+
+def test_moved_pod_still_backing_off_goes_to_backoff(q: SchedulingQueue, clock: FakeClock) -> None:
+    q.add(pod("a"))
+    e = q.pop()
+    q.requeue_unschedulable(e, frozenset({"Fit"}), "no")
+    clock.t += 0.5
+    assert q.move_for_event("Node/Add", lambda p, ev: True) == 1
+    assert e.where == "backoff"
+    assert q.pop() is None
+    clock.t += 0.5
+    assert drain(q) == ["a"]
+
+
+def test_move_during_cycle_sends_to_backoff(q: SchedulingQueue, clock: FakeClock) -> None:
+    q.add(pod("a"))
+    e = q.pop()
+    q.move_for_event("Node/Add", lambda p, ev: True)  # happens while "a" is being scheduled
+    q.requeue_unschedulable(e, frozenset({"Fit"}), "no")
+    assert e.where == "backoff"
+    clock.t += 1
+    assert drain(q) == ["a"]
+
+
+def test_periodic_flush(q: SchedulingQueue, clock: FakeClock) -> None:
+    assert MAX_IN_UNSCHEDULABLE_SECONDS == 300
+    q.add(pod("old"))
+    q.requeue_unschedulable(q.pop(), frozenset({"Fit"}), "no")
+    clock.t += 100
+    q.add(pod("young"))
+    q.requeue_unschedulable(q.pop(), frozenset({"Fit"}), "no")
+    clock.t += 199
+    q.flush_unschedulable()
+    assert drain(q) == []
+    clock.t += 2  # "old" has now waited 301s, "young" 201s
+    q.flush_unschedulable()
+    assert drain(q) == ["old"]
+    assert q.entries["young"].where == "unschedulable"
+
+
+def test_gated_pods_wait_until_gates_removed(q: SchedulingQueue, clock: FakeClock) -> None:
+    gated = pod("g", schedulingGates=[{"name": "example.com/wait"}])
+    q.add(gated)
+    q.add(pod("free"))
+    assert q.entries["g"].where == "gated" and q.entries["g"].gated
+    assert q.entries["g"].last_message == "gated"
+    assert drain(q) == ["free"]
+    q.move_for_event("Node/Add", lambda p, e: True)
+    q.flush_unschedulable(max_age=0)
+    assert q.pop() is None  # neither events nor flushes release a gated pod
+    q.update(pod("g", schedulingGates=[{"name": "example.com/wait"}]))
+    assert q.pop() is None
+    q.update(pod("g"))
+    e = q.pop()
+    assert e is not None and e.pod.name == "g" and not e.gated
+
+
+def test_update_of_unschedulable_pod_retries(q: SchedulingQueue, clock: FakeClock) -> None:
+    q.add(pod("a"))
+    q.requeue_unschedulable(q.pop(), frozenset({"Fit"}), "no")
+    clock.t += 5
+    q.update(pod("a", priority=3))
+    e = q.pop()
+    assert e is not None and e.pod.priority == 3
+
+
+def test_delete_and_done(q: SchedulingQueue, clock: FakeClock) -> None:
+    q.add(pod("a"))
+    q.add(pod("b"))
+    q.delete("a")
+    assert drain(q) == ["b"]
+    q.done("b")
+    assert len(q) == 0
+    # a stale entry requeued after deletion is dropped
+    q.add(pod("c"))
+    e = q.pop()
+    q.delete("c")
+    q.requeue_error(e, "x")
+    q.requeue_unschedulable(e, frozenset(), "x")
+    clock.t += 20
+    assert q.pop() is None and len(q) == 0
+
+
+def test_resort_with_new_key(q: SchedulingQueue, clock: FakeClock) -> None:
+    for name, prio in [("a", 1), ("b", 2), ("c", 3)]:
+        q.add(pod(name, prio))
+    q.resort(lambda p: p.priority, gates)  # lowest priority first now
+    assert drain(q) == ["a", "b", "c"]
+
+
+def test_counts(q: SchedulingQueue, clock: FakeClock) -> None:
+    q.add(pod("a"))
+    q.add(pod("b"))
+    q.add(pod("g", schedulingGates=[{"name": "x"}]))
+    q.requeue_unschedulable(q.pop(), frozenset(), "no")
+    counts = q.counts()
+    assert counts["active"] == 1 and counts["unschedulable"] == 1 and counts["gated"] == 1
+    assert q.has_active()
