@@ -461,7 +461,10 @@ class Framework:
         kwargs = {"state": state, "pod": pod, "node_name": node, "handle": handle}
         waits: dict[str, float] = {}
         for hook in self.points.get("permit", ()):
-            result = _guarded(hook, kwargs)
+            try:
+                result = _guarded(hook, kwargs)
+            except PluginFailure as failure:  # the caller must unreserve and forget the assumed pod
+                return failure.status, {}
             if isinstance(result, PermitResult):
                 status, timeout = result.status.with_plugin(hook.plugin), result.timeout
             else:

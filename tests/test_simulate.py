@@ -42,6 +42,21 @@ def assert_accounted(summary: dict[str, Any]) -> None:
     assert sum(summary["error_reasons"].values()) == summary["errored"]
 
 
+def only_reason(reasons: dict[str, int], fit_error: str, count: int = 1) -> None:
+    """One unschedulable message: kube-scheduler's FitError text, then any PostFilter note verbatim.
+
+    With DefaultPreemption enabled kube-scheduler appends e.g. ` preemption: 0/3 nodes are
+    available: 3 No preemption victims found for incoming pod.`; the filter part must match exactly.
+    """
+    assert len(reasons) == 1, reasons
+    message, n = next(iter(reasons.items()))
+    assert n == count
+    assert message.startswith(fit_error), message
+    rest = message[len(fit_error):]
+    assert rest == "" or rest.startswith(" preemption: "), message
+    assert not message.endswith(".."), message
+
+
 # ---- generated clusters ---------------------------------------------------------------------
 def test_generated_500_nodes_2000_pods_accounts_for_every_pod() -> None:
     out = run_cli("--nodes", "500", "--pods", "2000", "--seed", "7")
@@ -108,7 +123,7 @@ def test_manifest_cluster(path: Path) -> None:
     assert result.placements["prod/bound-2"] == "node-c"
     assert PENDING <= set(result.placements)
     assert "default/huge" not in result.placements and "default/gated" not in result.placements
-    assert s["unschedulable_reasons"] == {"0/3 nodes are available: 3 Insufficient cpu.": 1}
+    only_reason(s["unschedulable_reasons"], "0/3 nodes are available: 3 Insufficient cpu.")
     assert result.backend.bind_count == 4  # only the pending pods went through Bind
 
 
@@ -133,7 +148,7 @@ def test_already_bound_pods_consume_capacity() -> None:
     ]
     result = simulate(build_generation(), objects, seed=0)
     assert result.placements == {"default/full": "n1", "default/a": "n2", "default/b": "n2"}
-    assert result.summary["unschedulable_reasons"] == {"0/2 nodes are available: 2 Insufficient cpu.": 1}
+    only_reason(result.summary["unschedulable_reasons"], "0/2 nodes are available: 2 Insufficient cpu.")
     assert_accounted(result.summary)
 
 
@@ -142,7 +157,7 @@ def test_impossible_pod_message() -> None:
     objects.append(make_pod("huge", "5", "1Gi"))
     objects.append(make_pod("fits", "1", "1Gi"))
     s = simulate(build_generation(), objects, seed=0).summary
-    assert s["unschedulable_reasons"] == {"0/3 nodes are available: 3 Insufficient cpu.": 1}
+    only_reason(s["unschedulable_reasons"], "0/3 nodes are available: 3 Insufficient cpu.")
     assert (s["scheduled"], s["unschedulable"]) == (1, 1)
     assert "1 × 0/3 nodes are available: 3 Insufficient cpu." in format_summary(s)
 
@@ -150,9 +165,11 @@ def test_impossible_pod_message() -> None:
 def test_unschedulable_pod_gets_event_and_condition() -> None:
     objects = [make_node("n0", cpu="1"), make_pod("huge", "2")]
     result = simulate(build_generation(), objects, seed=0)
-    message = "0/1 nodes are available: 1 Insufficient cpu."
     events = [e for e in result.backend.events if e["reason"] == "FailedScheduling"]
-    assert [(e["regarding"], e["note"]) for e in events] == [("default/huge", message)]
+    assert [e["regarding"] for e in events] == ["default/huge"]
+    message = events[0]["note"]
+    only_reason({message: 1}, "0/1 nodes are available: 1 Insufficient cpu.")
+    assert result.summary["unschedulable_reasons"] == {message: 1}
     pod = result.backend.get("Pod", "default/huge")
     cond = next(c for c in pod["status"]["conditions"] if c["type"] == "PodScheduled")
     assert (cond["status"], cond["reason"], cond["message"]) == ("False", "Unschedulable", message)
@@ -185,8 +202,8 @@ def test_dropin_filter_changes_placements() -> None:
     placed_with = {with_team.placements[p] for p in PENDING}
     assert placed_with == {"node-a"}
     assert placed_without != {"node-a"}  # least-allocated spreads them without the plugin
-    reasons = with_team.summary["unschedulable_reasons"]
-    assert list(reasons) == ["0/3 nodes are available: 1 Insufficient cpu, 2 node(s) are not for team a."]
+    # Each node is rejected by the first filter that rejects it: NodeResourcesFit runs before TeamA.
+    only_reason(with_team.summary["unschedulable_reasons"], "0/3 nodes are available: 3 Insufficient cpu.")
     assert_accounted(with_team.summary)
 
 
@@ -263,3 +280,18 @@ def test_score_plugin_weight_changes_placements(tmp_path: Path) -> None:
         """))
     result = run_manifest(CLUSTER, config_path=tmp_path / "config.yaml", plugins_dir=folder)
     assert {result.placements[p] for p in PENDING} == {"node-c"}
+
+
+def test_dropin_filter_reasons_in_the_message() -> None:
+    objects = [
+        make_node("small-a", cpu="1", labels={"team": "a"}),
+        make_node("big-b", cpu="16", labels={"team": "b"}),
+        make_node("big-none", cpu="16"),
+        make_pod("p", "2"),
+    ]
+    gen = build_generation(config_path=FIXTURES / "team-a-config.yaml", plugins_dir=FIXTURES / "plugins")
+    s = simulate(gen, objects, seed=0).summary
+    only_reason(
+        s["unschedulable_reasons"], "0/3 nodes are available: 1 Insufficient cpu, 2 node(s) are not for team a."
+    )
+    assert simulate(build_generation(), objects, seed=0).summary["scheduled"] == 1

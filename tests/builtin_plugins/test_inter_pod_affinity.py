@@ -130,6 +130,12 @@ def test_first_pod_of_a_series_matches_its_own_term() -> None:
     assert run_filter(other, cluster) == {"node1": ERR_REASON_AFFINITY, "node2": ERR_REASON_AFFINITY}
 
 
+def test_self_match_does_not_apply_once_a_matching_pod_exists() -> None:
+    cluster = build([("node1", CHINA), ("node3", INDIA)], [("node3", {"labels": S1})])
+    pod = incoming(S1, required=[term("security", "In", ["S1"], "region")])
+    assert run_filter(pod, cluster) == {"node1": ERR_REASON_AFFINITY, "node3": None}
+
+
 def test_required_anti_affinity() -> None:
     cluster = build(NODES3, [("node1", {"labels": S1})])
     pod = incoming(anti=[term("security", "In", ["S1"], HOST)])
