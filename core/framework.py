@@ -471,9 +471,7 @@ class Framework:
                 status, timeout = as_status(result, hook.plugin), 0.0
             if status.code == Code.WAIT:
                 waits[hook.plugin] = timeout
-            elif status.code == Code.ERROR:
-                return status, {}
-            elif not status.ok and status.code != Code.SKIP:
+            elif not status.ok and status.code != Code.SKIP:  # deny or Error
                 return status, {}
         return Status.success(), waits
 

@@ -338,6 +338,8 @@ class Scheduler:
             return
         if pod.deleting or self.framework_for(pod) is None:
             return
+        if pod.uid in self.cluster.assumed:
+            return  # binding in flight: an unbound update (e.g. our own condition patch) must not drop the reservation
         previous = self.cluster.pods.get(pod.uid)
         self.cluster.upsert_pod(pod)
         if pod.uid in self.failed:

@@ -9,9 +9,8 @@ import sys
 import textwrap
 from pathlib import Path
 
-import pytest
-
 import kubeberth
+import pytest
 
 FIXTURES = Path(__file__).parent / "fixtures"
 
@@ -117,7 +116,7 @@ def test_plugin_raising_at_import_is_one_line(tmp_path: Path) -> None:
         TOKEN = os.environ["KUBEBERTH_TEST_NO_SUCH_VARIABLE"]
         """))
     proc = kubeberth_cli("plugins", "list", "--plugins-dir", str(folder))
-    line = assert_one_line_error(proc, f"{folder / 'boom.py'}: line 3: KeyError")
+    assert_one_line_error(proc, f"{folder / 'boom.py'}: line 3: KeyError")
 
 
 def test_negative_sizes_are_an_error() -> None:

@@ -6,7 +6,6 @@ from collections import Counter
 
 import numpy as np
 from kb_builders import make_node, make_pod
-
 from kubeberth import ClusterState, PodInfo
 
 

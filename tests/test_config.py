@@ -7,7 +7,6 @@ import textwrap
 from pathlib import Path
 
 import pytest
-
 from kubeberth import hookimpl
 from kubeberth.config import (
     API_VERSION,

@@ -12,7 +12,6 @@ from typing import Any
 import numpy as np
 import pytest
 from kb_builders import make_node, make_pod
-
 from kubeberth import (
     Code,
     FilterResult,
@@ -30,12 +29,12 @@ from kubeberth.scheduler import Scheduler, VirtualClock
 
 PROFILE = "test-scheduler"
 BASE = ("PrioritySort", "DefaultBinder")
-EVENTS: list[str] = []
+seen: list[str] = []
 
 
 @pytest.fixture(autouse=True)
 def _clear_events() -> None:
-    EVENTS.clear()
+    seen.clear()
 
 
 # ---- harness ----------------------------------------------------------------------------
@@ -128,7 +127,7 @@ class TCountFilter:
 
     @hookimpl
     def filter(self, pod: PodInfo, nodes) -> None:
-        EVENTS.append(f"filter:{self.name}:{pod.name}:{','.join(nodes.names)}")
+        seen.append(f"filter:{self.name}:{pod.name}:{','.join(nodes.names)}")
 
 
 class TSkipper:
@@ -142,7 +141,7 @@ class TSkipper:
 
     @hookimpl
     def filter(self, pod: PodInfo, nodes) -> FilterResult:
-        EVENTS.append(f"filter:{self.name}:{pod.name}")
+        seen.append(f"filter:{self.name}:{pod.name}")
         return FilterResult.reject_where(np.ones(len(nodes), dtype=bool), "skipper filter ran")
 
 
@@ -245,7 +244,7 @@ class TPost:
 
     @hookimpl
     def post_filter(self, pod: PodInfo, diagnosis) -> Status:
-        EVENTS.append(f"post_filter:{pod.name}:{diagnosis.num_all_nodes}")
+        seen.append(f"post_filter:{pod.name}:{diagnosis.num_all_nodes}")
         return Status.unschedulable("preemption: not eligible.")  # kube-scheduler style: ends with "."
 
 
@@ -328,14 +327,14 @@ class _Reserver:
 
     @hookimpl
     def reserve(self, pod: PodInfo, node_name: str) -> Status | None:
-        EVENTS.append(f"reserve:{self.name}")
+        seen.append(f"reserve:{self.name}")
         if pod.labels.get("fail-reserve") == self.name:
             return Status.unschedulable("no room in the reservation")
         return None
 
     @hookimpl
     def unreserve(self, pod: PodInfo, node_name: str) -> None:
-        EVENTS.append(f"unreserve:{self.name}")
+        seen.append(f"unreserve:{self.name}")
 
 
 class TR1(_Reserver):
@@ -375,7 +374,7 @@ class TWaiter:
     @hookimpl
     def permit(self, pod: PodInfo) -> PermitResult | None:
         if "wait" in pod.labels:
-            EVENTS.append(f"wait:{pod.name}")
+            seen.append(f"wait:{pod.name}")
             return PermitResult.wait(float(pod.labels["wait"]))
         return None
 
@@ -402,7 +401,7 @@ class TReleaser:
                 waiting = handle.get_waiting_pod(uid)
                 assert waiting is not None, uid
                 assert "TWaiter" in waiting.pending_plugins
-                EVENTS.append(f"allow:{uid}")
+                seen.append(f"allow:{uid}")
                 waiting.allow("TWaiter")
 
 
@@ -421,7 +420,7 @@ class TBindSkip:
 
     @hookimpl
     def bind(self, pod: PodInfo) -> Status:
-        EVENTS.append(f"bind:{self.name}")
+        seen.append(f"bind:{self.name}")
         return Status.skip()
 
 
@@ -430,7 +429,7 @@ class TBindOK:
 
     @hookimpl
     def bind(self, pod: PodInfo, node_name: str, handle) -> Status:
-        EVENTS.append(f"bind:{self.name}")
+        seen.append(f"bind:{self.name}")
         return handle.backend.bind(pod, node_name)
 
 
@@ -439,7 +438,7 @@ class TBindNever:
 
     @hookimpl
     def bind(self, pod: PodInfo) -> Status:
-        EVENTS.append(f"bind:{self.name}")
+        seen.append(f"bind:{self.name}")
         return Status.error("TBindNever must not be reached")
 
 
@@ -455,9 +454,9 @@ class TFlakyBinder:
     def bind(self, pod: PodInfo, node_name: str, handle) -> Status:
         if pod.uid not in self.failed:
             self.failed.add(pod.uid)
-            EVENTS.append("bind:fail")
+            seen.append("bind:fail")
             return Status.error("etcd is down")
-        EVENTS.append("bind:ok")
+        seen.append("bind:ok")
         return handle.backend.bind(pod, node_name)
 
 
@@ -467,7 +466,7 @@ class TPostBind:
     @hookimpl
     def post_bind(self, pod: PodInfo, node_name: str, handle) -> None:
         stored = handle.backend.get("Pod", pod.key)
-        EVENTS.append(f"post_bind:{pod.name}:{node_name}:{stored['spec'].get('nodeName')}")
+        seen.append(f"post_bind:{pod.name}:{node_name}:{stored['spec'].get('nodeName')}")
 
 
 class TNeedsLabel:
@@ -524,7 +523,7 @@ def test_pre_filter_unschedulable_rejects_all_nodes(harness) -> None:
     settle(s)
     assert failures(b, "no") == ["0/3 nodes are available: pod is not welcome here."]
     assert node_of(b, "no") is None and node_of(b, "yes") is not None
-    assert not any(e.startswith("filter:TCountFilter:no:") for e in EVENTS)  # filters never ran
+    assert not any(e.startswith("filter:TCountFilter:no:") for e in seen)  # filters never ran
     entry = s.queue.entries["no"]
     assert entry.where == "unschedulable"
     assert entry.unschedulable_plugins == frozenset({"TPreReject"})
@@ -538,8 +537,8 @@ def test_pre_filter_skip_skips_only_own_filter(harness) -> None:
     s, b = harness([*nodes(2), pod("p")], "TSkipper", "TCountFilter", extra=(TSkipper, TCountFilter))
     settle(s)
     assert node_of(b, "p") is not None
-    assert "filter:TSkipper:p" not in EVENTS
-    assert "filter:TCountFilter:p:n0,n1" in EVENTS
+    assert "filter:TSkipper:p" not in seen
+    assert "filter:TCountFilter:p:n0,n1" in seen
 
 
 def test_pre_filter_narrows_candidates(harness) -> None:
@@ -547,7 +546,7 @@ def test_pre_filter_narrows_candidates(harness) -> None:
     s, b = harness(objs, "TNarrowA", "TNarrowB", "TCountFilter", extra=(TNarrowA, TNarrowB, TCountFilter))
     settle(s)
     assert node_of(b, "p") == "n1"
-    assert "filter:TCountFilter:p:n1" in EVENTS  # filters saw only the intersection
+    assert "filter:TCountFilter:p:n1" in seen  # filters saw only the intersection
 
 
 @pytest.mark.parametrize(
@@ -562,7 +561,7 @@ def test_pre_filter_empty_intersection(harness, labels: dict, message: str) -> N
                    extra=(TNarrowA, TNarrowB, TCountFilter))
     settle(s)
     assert failures(b, "p") == [message]
-    assert not any(e.startswith("filter:") for e in EVENTS)
+    assert not any(e.startswith("filter:") for e in seen)
     assert s.queue.entries["p"].unschedulable_plugins  # some plugin is responsible for requeueing
 
 
@@ -658,7 +657,7 @@ def test_post_filter_only_when_no_node_fits(harness) -> None:
     s, b = harness(objs, "TAllNo", "TPost", extra=(TAllNo, TPost))
     settle(s)
     assert node_of(b, "fits") is not None
-    assert EVENTS == ["post_filter:never:3"]
+    assert seen == ["post_filter:never:3"]
     assert failures(b, "never") == [
         "0/3 nodes are available: 3 node(s) are never good enough. preemption: not eligible."
     ]
@@ -723,7 +722,7 @@ ALL_RESERVE = ["reserve:TR1", "reserve:TR2", "reserve:TR3"]
 def test_reserve_in_order_then_success(harness) -> None:
     s, b = harness([*nodes(1), pod("p")], *RESERVERS, "TPostBind", extra=(*RESERVER_CLASSES, TPostBind))
     settle(s)
-    assert EVENTS == [*ALL_RESERVE, "post_bind:p:n0:n0"]
+    assert seen == [*ALL_RESERVE, "post_bind:p:n0:n0"]
     assert node_of(b, "p") == "n0"
     assert "p" in s.cluster.placement and "p" not in s.cluster.assumed  # confirmed by the informer
     assert "p" not in s.queue.entries
@@ -732,7 +731,7 @@ def test_reserve_in_order_then_success(harness) -> None:
 def test_reserve_failure_unreserves_all_in_reverse(harness) -> None:
     s, b = harness([*nodes(1), pod("p", labels={"fail-reserve": "TR2"})], *RESERVERS, extra=RESERVER_CLASSES)
     settle(s)
-    assert EVENTS == ["reserve:TR1", "reserve:TR2", *REVERSE_UNRESERVE]
+    assert seen == ["reserve:TR1", "reserve:TR2", *REVERSE_UNRESERVE]
     assert "p" not in s.cluster.placement
     assert failures(b, "p") == ["no room in the reservation"]
 
@@ -741,7 +740,7 @@ def test_permit_deny_unreserves_in_reverse(harness) -> None:
     s, b = harness([*nodes(2), pod("p", labels={"deny": "yes"})], *RESERVERS, "TDeny",
                    extra=(*RESERVER_CLASSES, TDeny))
     settle(s)
-    assert EVENTS == [*ALL_RESERVE, *REVERSE_UNRESERVE]
+    assert seen == [*ALL_RESERVE, *REVERSE_UNRESERVE]
     assert node_of(b, "p") is None
     assert "p" not in s.cluster.placement and "p" not in s.cluster.assumed
     assert not s.cluster.table.requested[:, s.cluster.table.resource_index["pods"]].any()
@@ -755,7 +754,7 @@ def test_permit_plugin_raising_unreserves_and_forgets(harness, caplog) -> None:
                    extra=(*RESERVER_CLASSES, TPermitCrash), max_errors=1)
     with caplog.at_level(logging.ERROR):
         settle(s)
-    assert EVENTS == [*ALL_RESERVE, *REVERSE_UNRESERVE]
+    assert seen == [*ALL_RESERVE, *REVERSE_UNRESERVE]
     assert "p" not in s.cluster.placement and "p" not in s.cluster.assumed
     assert not s.cluster.table.requested.any()
     assert "permit exploded" in s.failed["p"].last_message
@@ -766,7 +765,7 @@ def test_bind_failure_unreserves_in_reverse_then_retries(harness) -> None:
     s, b = harness([*nodes(1), pod("p")], *RESERVERS, "TFlakyBinder", "TPostBind",
                    extra=(*RESERVER_CLASSES, TFlakyBinder, TPostBind), base=("PrioritySort",))
     settle(s)
-    assert EVENTS == [
+    assert seen == [
         *ALL_RESERVE, "bind:fail", *REVERSE_UNRESERVE,
         *ALL_RESERVE, "bind:ok", "post_bind:p:n0:n0",
     ]
@@ -781,10 +780,10 @@ def test_permit_wait_then_allowed_by_another_plugin(harness) -> None:
                    extra=(*RESERVER_CLASSES, TWaiter, TReleaser, TPostBind))
     settle(s)
     assert node_of(b, "w") is not None and node_of(b, "r") is not None
-    assert EVENTS.index("wait:w") < EVENTS.index("allow:w")
-    post_w = next(e for e in EVENTS if e.startswith("post_bind:w:"))
-    assert EVENTS.index("allow:w") < EVENTS.index(post_w)
-    assert not any(e.startswith("unreserve") for e in EVENTS)
+    assert seen.index("wait:w") < seen.index("allow:w")
+    post_w = next(e for e in seen if e.startswith("post_bind:w:"))
+    assert seen.index("allow:w") < seen.index(post_w)
+    assert not any(e.startswith("unreserve") for e in seen)
     assert s.waiting_pods == {}
 
 
@@ -805,7 +804,7 @@ def test_permit_wait_timeout_rejects_and_unreserves(harness) -> None:
     s, b = harness([*nodes(1), pod("w", "1", labels={"wait": "0.2"})], *RESERVERS, "TWaiter",
                    extra=(*RESERVER_CLASSES, TWaiter))
     settle(s)
-    assert EVENTS == [*ALL_RESERVE, "wait:w", *REVERSE_UNRESERVE]
+    assert seen == [*ALL_RESERVE, "wait:w", *REVERSE_UNRESERVE]
     assert node_of(b, "w") is None
     assert failures(b, "w") == ["rejected due to timeout after waiting at plugin TWaiter"]
     assert "w" not in s.cluster.placement
@@ -822,7 +821,7 @@ def test_permit_reject_from_another_plugin(harness) -> None:
     assert node_of(b, "w") is None and node_of(b, "r") is not None
     assert failures(b, "w") == ["gang member failed"]
     assert s.queue.entries["w"].unschedulable_plugins == frozenset({"TRejecter"})
-    assert EVENTS.count("unreserve:TR1") == 1  # only w was unreserved
+    assert seen.count("unreserve:TR1") == 1  # only w was unreserved
     assert "w" not in s.cluster.placement
 
 
@@ -830,7 +829,7 @@ def test_bind_skip_chain(harness) -> None:
     s, b = harness([*nodes(1), pod("p")], "TBindSkip", "TBindOK", "TBindNever", "TPostBind",
                    extra=(TBindSkip, TBindOK, TBindNever, TPostBind), base=("PrioritySort",))
     settle(s)
-    assert EVENTS == ["bind:TBindSkip", "bind:TBindOK", "post_bind:p:n0:n0"]
+    assert seen == ["bind:TBindSkip", "bind:TBindOK", "post_bind:p:n0:n0"]
     assert node_of(b, "p") == "n0"
 
 
@@ -838,7 +837,7 @@ def test_all_binders_skip_is_error(harness) -> None:
     s, b = harness([*nodes(1), pod("p")], *RESERVERS, "TBindSkip", "TPostBind",
                    extra=(*RESERVER_CLASSES, TBindSkip, TPostBind), base=("PrioritySort",), max_errors=1)
     settle(s)
-    assert EVENTS == [*ALL_RESERVE, "bind:TBindSkip", *REVERSE_UNRESERVE]  # no post_bind
+    assert seen == [*ALL_RESERVE, "bind:TBindSkip", *REVERSE_UNRESERVE]  # no post_bind
     assert node_of(b, "p") is None
     assert "all returned Skip" in s.failed["p"].last_message
     assert "p" not in s.cluster.placement

@@ -5,7 +5,6 @@ from __future__ import annotations
 import numpy as np
 import pytest
 from kb_builders import make_node, make_pod
-
 from kubeberth import NodeTable, PodInfo, Taint
 from kubeberth.nodetable import NodeSpecError
 

@@ -13,15 +13,14 @@ import sys
 import textwrap
 from pathlib import Path
 
-import pytest
-from pydantic import BaseModel, Field
-
 import kubeberth
+import pytest
 from kubeberth import cli
 from kubeberth.config import parse_configuration
 from kubeberth.errors import ConfigError, PluginLoadError
 from kubeberth.generation import build_generation
 from kubeberth.plugins import discover, discover_dropins, load_dropin_file
+from pydantic import BaseModel, Field
 
 FIXTURE_PLUGINS = Path(__file__).parent / "fixtures" / "plugins"
 

@@ -6,7 +6,6 @@ from typing import Any
 
 import pytest
 from kb_builders import make_pod
-
 from kubeberth import PodInfo, Toleration
 from kubeberth.podinfo import DEFAULT_MEMORY_REQUEST, DEFAULT_MILLI_CPU_REQUEST, HostPort, PodSpecError
 
@@ -98,8 +97,7 @@ def test_non_zero_defaults_for_scoring() -> None:
     assert pod.requests == {"cpu": 300}
     assert pod.nonzero_cpu == 300 + DEFAULT_MILLI_CPU_REQUEST
     assert pod.nonzero_memory == 2 * DEFAULT_MEMORY_REQUEST
-    assert DEFAULT_MILLI_CPU_REQUEST == 100
-    assert DEFAULT_MEMORY_REQUEST == 200 * Mi
+    assert (100, 200 * Mi) == (DEFAULT_MILLI_CPU_REQUEST, DEFAULT_MEMORY_REQUEST)
 
 
 def test_explicit_zero_request_is_not_defaulted() -> None:

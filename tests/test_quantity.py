@@ -5,9 +5,8 @@ from __future__ import annotations
 from decimal import Decimal
 
 import pytest
-from kubernetes.utils import parse_quantity as k8s_parse_quantity
-
 from kubeberth.quantity import QuantityError, int_value, milli_value, parse_quantity, resource_value
+from kubernetes.utils import parse_quantity as k8s_parse_quantity
 
 AGREE = [
     "500m", "1Gi", "1e3", "0.5", "1.5Ki", "100M", "2E", "1n", "+1", ".5",

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import pytest
 from kb_builders import make_pod
-
 from kubeberth import Code, PodInfo, Status
 from kubeberth.queue import MAX_IN_UNSCHEDULABLE_SECONDS, SchedulingQueue
 
