@@ -513,6 +513,11 @@ class Scheduler:
         self.queue.requeue_unschedulable(entry, frozenset(diagnosis.unschedulable_plugins), message)
 
     def _requeue_error(self, entry: QueuedPod, message: str) -> None:
+        # kube-scheduler reports errors like fit failures: an event and a SchedulerError condition.
+        self.backend.record_event(entry.pod, "Warning", "FailedScheduling", message)
+        self.backend.patch_pod_condition(
+            entry.pod, {"type": "PodScheduled", "status": "False", "reason": "SchedulerError", "message": message}
+        )
         if self.max_errors_per_pod is not None and entry.errors + 1 >= self.max_errors_per_pod:
             entry.errors += 1
             entry.last_message = message
