@@ -4,11 +4,10 @@ from __future__ import annotations
 
 import json
 
-from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
-
 from kubeberth.generation import build_generation
 from kubeberth.simulate import simulate
 from kubeberth.tracing import DecisionTracer, make_provider
+from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
 
 
 def _node(name: str, cpu: str) -> dict:
