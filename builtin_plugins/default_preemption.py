@@ -1,14 +1,14 @@
 """DefaultPreemption: when no node fits, find a node where evicting lower-priority pods makes room.
 
-kube-scheduler's Evaluator in batch form over the cache: for each candidate node (one rejected by a
-resolvable filter), all lower-priority pods are taken off the node in a hypothetical state, the
-filters re-run on that node alone, and victims are then reprieved one by one (PDB-violating first,
-most important first) while the pod still fits. The cache is restored exactly in a finally block.
+kube-scheduler's Evaluator over the cache: for each candidate node (one rejected by a resolvable
+filter), all lower-priority pods are taken off the node in a hypothetical state, the filters re-run
+on that node, and victims are then reprieved one by one (PDB-violating first, most important first)
+while the pod still fits. The cache is restored exactly afterwards.
 
-Because plugins here have no PreFilter AddPod/RemovePod extensions, each hypothetical check re-runs
-every pre_filter on a fresh CycleState before the single-node filters: plugins that precompute
-cluster-wide counts (topology spread, inter-pod affinity, ReadWriteOncePod) then see the victims
-gone, which is what kube-scheduler's RemovePod extensions achieve.
+PreFilter runs once per attempt and its state is cloned per check (kube-scheduler clones the
+cycle's state). When every active filter reads only its own node (NodeResourcesFit and the
+pod-independent ones: the common case), a chunk of candidate nodes is evaluated in batch on the
+requested column; otherwise each node is checked alone, after a batch resource screen.
 """
 
 from __future__ import annotations
@@ -33,13 +33,26 @@ from kubeberth import (
     hookimpl,
 )
 from kubeberth.builtin_plugins.volume_binding import label_selector_matches
+from kubeberth.framework import BoundHook, Framework
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 NO_VICTIMS = "No preemption victims found for incoming pod"
 NOT_HELPFUL = "Preemption is not helpful for scheduling"
 NOT_ELIGIBLE_NEVER = "not eligible due to preemptionPolicy=Never."
 NOT_ELIGIBLE_TERMINATING = "not eligible due to a terminating pod on the nominated node."
+PRE_FILTER_RESULT_REASON = "node(s) didn't satisfy plugin(s) PreFilter result"
 _INT32_SHIFT = 2**31  # priorities are shifted to be non-negative before summing
+_MIN_CHUNK = 32  # candidate nodes evaluated together once few more candidates are wanted
+# Filters whose verdict on a node depends on no placed pod anywhere.
+POD_INDEPENDENT_FILTERS = frozenset(
+    {"NodeUnschedulable", "NodeName", "TaintToleration", "NodeAffinity", "VolumeBinding", "VolumeZone"}
+)
+RESOURCE_FILTER = "NodeResourcesFit"  # reads only its own node's requested column
+NODE_LOCAL_FILTERS = POD_INDEPENDENT_FILTERS | {RESOURCE_FILTER}
+# Pre-filters whose state holds no placed-pod data, or whose filter recomputes it when pods change.
+SELF_MAINTAINED_PRE_FILTERS = frozenset(
+    {"NodeAffinity", "NodePorts", "NodeResourcesFit", "VolumeBinding", "VolumeZone", "PodTopologySpread", "InterPodAffinity"}
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -249,20 +262,40 @@ class DefaultPreemption:
         pdbs: list[PDB],
         statuses: dict[str, tuple[str, ...]],
     ) -> list[Candidate]:
-        """Evaluate candidate nodes from a random offset until enough candidates are found."""
+        """Evaluate candidate nodes from a random offset until enough candidates are found.
+
+        Nodes are taken in chunks in kube-scheduler's order; a chunk is evaluated in batch where the
+        active filters allow it (see `_Base.fast`), else node by node after a batch resource screen.
+        """
         n = len(potential)
         offset = self.offset_rand(n) if n > 1 else 0
         wanted = self.calculate_num_candidates(n)
+        order = potential[offset:] + potential[:offset]
+        base = _Base.build(pod, cluster, handle, all_rows)
+        nominated = _nominated_by_row(cluster, pod)
         non_violating: list[Candidate] = []
         violating: list[Candidate] = []
-        table = cluster.table
-        with _nominated_pods_placed(cluster, pod) as nominated_on:
-            for i in range(n):
-                row = potential[(offset + i) % n]
-                name = table.names[row] or ""
-                victims, num_violations, reasons = self.select_victims_on_node(
-                    pod, cluster, handle, row, all_rows, pdbs, nominated_on.get(row, [])
-                )
+        deferred: list[tuple[int, list[PodInfo]]] = []  # screened out: reasons only needed without candidates
+        names = cluster.table.names
+        pos = 0
+        done = False
+        while pos < n and not done:
+            size = max(wanted - len(non_violating) - len(violating), _MIN_CHUNK)
+            chunk = order[pos : pos + size]
+            pos += len(chunk)
+            items: list[tuple[int, list[PodInfo]]] = []
+            for row in chunk:
+                lower = [p for p in cluster.node_pods(row).values() if p.priority < pod.priority]
+                if lower:
+                    items.append((row, lower))
+                else:
+                    statuses[names[row] or ""] = (NO_VICTIMS,)
+            if base.fast:
+                outcomes: Iterator[_Outcome] = iter(self._evaluate_batch(pod, cluster, handle, base, items, nominated, pdbs))
+            else:
+                outcomes = self._evaluate_each(pod, cluster, handle, base, items, nominated, pdbs, all_rows, deferred)
+            for row, victims, num_violations, reasons in outcomes:
+                name = names[row] or ""
                 if victims is None:
                     statuses[name] = reasons
                     continue
@@ -270,34 +303,176 @@ class DefaultPreemption:
                 if len(bucket) < wanted:
                     bucket.append(Candidate(name, victims, num_violations))
                 if non_violating and len(non_violating) + len(violating) >= wanted:
+                    done = True
                     break
+        if not non_violating and not violating:
+            for row, lower in deferred:  # only now do their exact reasons matter (the FitError text)
+                result = self.select_victims_on_node(pod, cluster, handle, base, row, lower, pdbs, nominated.get(row, []), all_rows)
+                statuses[names[row] or ""] = result[2]
         return non_violating + violating
+
+    # ---- batch evaluation (only pod-independent filters and NodeResourcesFit are active) -----
+    def _evaluate_batch(
+        self,
+        pod: PodInfo,
+        cluster: ClusterState,
+        handle: Any,
+        base: _Base,
+        items: list[tuple[int, list[PodInfo]]],
+        nominated: dict[int, list[PodInfo]],
+        pdbs: list[PDB],
+    ) -> list[_Outcome]:
+        """kube-scheduler's per-node victim selection for many nodes at once.
+
+        Valid because every active filter reads only its own node (NodeResourcesFit reads the
+        node's requested column, the others no pods at all): the hypothetical states of different
+        nodes are independent, so they are applied to the table together. With nominated pods
+        counted the node only gets fuller, so the pass without them cannot fail where the pass
+        with them succeeded; one pass per check suffices.
+        """
+        outcomes: dict[int, _Outcome] = {}
+        rest = items
+        if base.narrowed is not None:
+            names = cluster.table.names
+            rest = []
+            for row, lower in items:
+                if names[row] in base.narrowed:
+                    rest.append((row, lower))
+                else:
+                    outcomes[row] = (row, None, 0, (PRE_FILTER_RESULT_REASON,))
+        if rest:
+            outcomes.update(self._batch_victims(pod, cluster, handle, base, rest, nominated, pdbs))
+        return [outcomes[row] for row, _lower in items]
+
+    def _batch_victims(
+        self,
+        pod: PodInfo,
+        cluster: ClusterState,
+        handle: Any,
+        base: _Base,
+        items: list[tuple[int, list[PodInfo]]],
+        nominated: dict[int, list[PodInfo]],
+        pdbs: list[PDB],
+    ) -> dict[int, _Outcome]:
+        table = cluster.table
+        fw = handle.framework
+        assert base.state is not None
+        for _row, lower in items:  # vectors first: they may add resource columns
+            for p in lower:
+                table.request_vector(p)
+        for row, _lower in items:
+            for p in nominated.get(row, ()):
+                table.request_vector(p)
+        rows = np.fromiter((row for row, _ in items), dtype=np.int64, count=len(items))
+        width = len(table.resources)
+        delta = np.zeros((len(items), width), dtype=np.int64)
+        for i, (row, lower) in enumerate(items):
+            for p in lower:
+                delta[i] -= table.request_vector(p)
+            for p in nominated.get(row, ()):
+                delta[i] += table.request_vector(p)
+        out: dict[int, _Outcome] = {}
+        saved = table.requested[rows, :width].copy()
+        try:
+            table.requested[rows, :width] = saved + delta  # every lower-priority pod gone, nominated pods in
+            diagnosis = Diagnosis(num_all_nodes=len(items))
+            feasible = fw.run_filters(base.clone(), pod, table.view(rows), cluster, handle, diagnosis)
+            if not feasible.all():
+                reasons_of = _reasons_by_row(diagnosis)
+                for i in np.flatnonzero(~feasible).tolist():
+                    row = int(rows[i])
+                    out[row] = (row, None, 0, reasons_of.get(row) or (f"node(s) were rejected by {self.name}",))
+            fit = np.flatnonzero(feasible)
+            # Reprieve: PDB-violating victims first, each group most important first; the k-th victim
+            # of every node is tried at once, kept back where the pod still fits.
+            ordered: list[list[PodInfo]] = []
+            split: list[int] = []
+            for i in fit.tolist():
+                lower = sorted(items[i][1], key=importance_key)
+                bad, good = filter_pods_with_pdb_violation(lower, pdbs)
+                ordered.append(bad + good)
+                split.append(len(bad))
+            counts = np.asarray([len(o) for o in ordered], dtype=np.int64)
+            depth = int(counts.max()) if len(ordered) else 0
+            is_victim = np.zeros((len(ordered), depth), dtype=bool)
+            fit_rows = rows[fit]
+            for k in range(depth):
+                active = np.flatnonzero(counts > k)
+                vecs = np.stack([table.request_vector(ordered[j][k]) for j in active.tolist()])
+                arows = fit_rows[active]
+                table.requested[arows, :width] += vecs
+                ok = fw.run_filters(base.clone(), pod, table.view(arows), cluster, handle)
+                if not ok.all():
+                    table.requested[arows[~ok], :width] -= vecs[~ok]
+                    is_victim[active[~ok], k] = True
+        finally:
+            table.requested[rows, :width] = saved
+        for j, i in enumerate(fit.tolist()):
+            row = int(rows[i])
+            victims = [ordered[j][k] for k in np.flatnonzero(is_victim[j]).tolist()]
+            num_violations = int(is_victim[j, : split[j]].sum())
+            if 0 < split[j] < len(ordered[j]):
+                victims.sort(key=importance_key)
+            out[row] = _outcome(row, table.names[row] or "", victims, num_violations)
+        return out
+
+    # ---- node-by-node evaluation (filters that read other nodes' pods are active) --------------
+    def _evaluate_each(
+        self,
+        pod: PodInfo,
+        cluster: ClusterState,
+        handle: Any,
+        base: _Base,
+        items: list[tuple[int, list[PodInfo]]],
+        nominated: dict[int, list[PodInfo]],
+        pdbs: list[PDB],
+        all_rows: np.ndarray,
+        deferred: list[tuple[int, list[PodInfo]]],
+    ) -> Iterator[_Outcome]:
+        """Lazily, in order, after a batch screen of the filters up to NodeResourcesFit.
+
+        A node failing the screen cannot fit after removing all its lower-priority pods. When the
+        screened filters are all node-local its reasons are exact; otherwise they are computed only
+        if they end up in the FitError text (no candidate at all).
+        """
+        could_fit, reasons_of = _screen(pod, cluster, handle, base, items, nominated)
+        for (row, lower), ok in zip(items, could_fit.tolist(), strict=True):
+            if not ok:
+                if reasons_of is None:
+                    deferred.append((row, lower))
+                else:
+                    yield row, None, 0, reasons_of.get(row) or (f"node(s) were rejected by {self.name}",)
+                continue
+            victims, num_violations, reasons = self.select_victims_on_node(
+                pod, cluster, handle, base, row, lower, pdbs, nominated.get(row, []), all_rows
+            )
+            if victims is None:
+                yield row, None, 0, reasons
+            else:
+                yield _outcome(row, cluster.table.names[row] or "", victims, num_violations)
 
     def select_victims_on_node(
         self,
         pod: PodInfo,
         cluster: ClusterState,
         handle: Any,
+        base: _Base,
         row: int,
-        all_rows: np.ndarray,
+        lower: list[PodInfo],
         pdbs: list[PDB],
-        nominated_here: list[PodInfo] | None = None,
+        nominated_here: list[PodInfo],
+        all_rows: np.ndarray,
     ) -> tuple[list[PodInfo] | None, int, tuple[str, ...]]:
         """Fewest victims on one node: (victims or None, PDB violations, reasons when None)."""
-        on_node = cluster.pods_on.get(row)
-        if on_node is None:
-            return None, 0, (NO_VICTIMS,)
-        nominated_uids = {p.uid for p in nominated_here or ()}
-        potential = [p for p in on_node.values() if p.priority < pod.priority and p.uid not in nominated_uids]
-        if not potential:
-            return None, 0, (NO_VICTIMS,)
+        on_node = cluster.pods_on[row]
         original_order = list(on_node.items())
         removed: list[PodInfo] = []
+        potential = list(lower)
         try:
             for victim in potential:
                 cluster._unplace(victim)
                 removed.append(victim)
-            fits, reasons = self._fits(pod, cluster, handle, row, all_rows, nominated_here or [])
+            fits, reasons = _fits(pod, cluster, handle, base, row, all_rows, nominated_here)
             if not fits:
                 return None, 0, reasons
             potential.sort(key=importance_key)
@@ -307,7 +482,7 @@ class DefaultPreemption:
             for group, counts in ((violating, True), (non_violating, False)):
                 for victim in group:
                     cluster._place(victim, row)
-                    if not self._fits(pod, cluster, handle, row, all_rows, nominated_here or [])[0]:
+                    if not _fits(pod, cluster, handle, base, row, all_rows, nominated_here, reprieve=True)[0]:
                         cluster._unplace(victim)
                         victims.append(victim)
                         num_violations += int(counts)
@@ -320,22 +495,6 @@ class DefaultPreemption:
                     cluster._place(victim, row)
             on_node.clear()
             on_node.update(original_order)
-
-    @staticmethod
-    def _fits(
-        pod: PodInfo, cluster: ClusterState, handle: Any, row: int, all_rows: np.ndarray, nominated_here: list[PodInfo]
-    ) -> tuple[bool, tuple[str, ...]]:
-        """Pre-filters (fresh state) then filters on the single node, with and without nominated pods."""
-        fits, reasons = _run_filters_on(pod, cluster, handle, row, all_rows)
-        if fits and nominated_here:
-            for other in nominated_here:
-                cluster._unplace(other)
-            try:
-                fits, reasons = _run_filters_on(pod, cluster, handle, row, all_rows)
-            finally:
-                for other in nominated_here:
-                    cluster._place(other, row)
-        return fits, reasons
 
     def prepare_candidate(self, best: Candidate, pod: PodInfo, cluster: ClusterState, handle: Any) -> Status | None:
         """Evict the victims (reject waiting ones) and clear lower-priority nominations on the node."""
@@ -361,39 +520,192 @@ class DefaultPreemption:
             self._preempted = {u for u in self._preempted if u in cluster.pods}
 
 
-def _run_filters_on(
-    pod: PodInfo, cluster: ClusterState, handle: Any, row: int, all_rows: np.ndarray
-) -> tuple[bool, tuple[str, ...]]:
-    fw = handle.framework
-    table = cluster.table
-    state = CycleState()
-    status, narrowed = fw.run_pre_filter(state, pod, table.view(all_rows), cluster, handle, None)
-    if not status.ok:
-        return False, status.reasons or (status.message,)
-    if narrowed is not None and table.names[row] not in narrowed:
-        return False, ("node(s) didn't satisfy plugin(s) PreFilter result",)
-    diagnosis = Diagnosis(num_all_nodes=1)
-    feasible = fw.run_filters(state, pod, table.view(np.asarray([row], dtype=np.int64)), cluster, handle, diagnosis)
-    if feasible[0]:
-        return True, ()
-    return False, tuple(dict.fromkeys(reason for _p, reason, _rows, _c in diagnosis.rejections))
+_Outcome = tuple[int, "list[PodInfo] | None", int, tuple[str, ...]]
 
 
-@contextlib.contextmanager
-def _nominated_pods_placed(cluster: ClusterState, pod: PodInfo) -> Iterator[dict[int, list[PodInfo]]]:
-    """Account nominated pods of equal or higher priority on their nodes, as the scheduling cycle does."""
-    placed: dict[int, list[PodInfo]] = {}
+def _outcome(row: int, name: str, victims: list[PodInfo], num_violations: int) -> _Outcome:
+    if not victims:  # kube-scheduler reports this as an error for the node, never a candidate
+        return row, None, 0, (f'expected at least one victim pod on node "{name}"',)
+    return row, victims, num_violations, ()
+
+
+@dataclass(slots=True)
+class _Base:
+    """The cycle's PreFilter state, computed once per preemption attempt and cloned per check.
+
+    kube-scheduler clones the cycle's CycleState and keeps it current through PreFilter
+    AddPod/RemovePod extensions. Here PodTopologySpread and InterPodAffinity recompute their state
+    in Filter when the placed pods changed, and the other known pre-filters keep no pod-derived
+    state; only the remaining ones (VolumeRestrictions' ReadWriteOncePod count, unknown plugins)
+    are re-run per check (`refresh`).
+    """
+
+    state: CycleState | None  # None: the cycle's pre_filter failed; every check re-runs all of it
+    narrowed: frozenset[str] | None
+    refresh: Framework | None
+    screen: Framework | None  # active filters up to NodeResourcesFit (or NodeResourcesFit alone)
+    screen_exact: bool  # the screen's filters read only their own node: its reasons are the chain's
+    resources: Framework | None  # NodeResourcesFit alone: necessary for the whole chain to pass
+    fast: bool
+
+    @classmethod
+    def build(cls, pod: PodInfo, cluster: ClusterState, handle: Any, all_rows: np.ndarray) -> _Base:
+        fw: Framework = handle.framework
+        state = CycleState()
+        status, narrowed = fw.run_pre_filter(state, pod, cluster.table.view(all_rows), cluster, handle, None)
+        if not status.ok:
+            return cls(None, None, None, None, False, None, False)
+        active = [h for h in fw.points.get("filter", ()) if h.plugin not in state.skip_filter]
+        refresh = [
+            h for h in fw.points.get("pre_filter", ())
+            if h.plugin not in SELF_MAINTAINED_PRE_FILTERS and h.plugin not in state.skip_filter
+        ]
+        resource = [h for h in active if h.plugin == RESOURCE_FILTER]
+        screen, exact = None, False
+        if resource:
+            prefix = active[: active.index(resource[0]) + 1]
+            exact = all(h.plugin in NODE_LOCAL_FILTERS for h in prefix)
+            screen = _sub_framework(fw, "filter", prefix if exact else resource)
+        return cls(
+            state,
+            narrowed,
+            _sub_framework(fw, "pre_filter", refresh) if refresh else None,
+            screen,
+            exact,
+            _sub_framework(fw, "filter", resource) if resource else None,
+            not refresh and all(h.plugin in NODE_LOCAL_FILTERS for h in active),
+        )
+
+    def clone(self) -> CycleState:
+        assert self.state is not None
+        state = CycleState()
+        state.update(self.state)
+        state.skip_filter = set(self.state.skip_filter)
+        state.skip_score = set(self.state.skip_score)
+        return state
+
+
+def _sub_framework(fw: Framework, point: str, hooks: list[BoundHook]) -> Framework:
+    return Framework(fw.profile, {point: hooks}, {}, [], fw.plugins, fw.percentage_of_nodes_to_score, fw.generation_id)
+
+
+def _nominated_by_row(cluster: ClusterState, pod: PodInfo) -> dict[int, list[PodInfo]]:
+    """Nominated pods of equal or higher priority per node: RunFilterPluginsWithNominatedPods' ghosts."""
+    out: dict[int, list[PodInfo]] = {}
     for node_name, pods in cluster.nominated.items():
         row = cluster.table.row_of.get(node_name)
         if row is None:
             continue
         for other in pods.values():
             if other.uid != pod.uid and other.priority >= pod.priority and other.uid not in cluster.placement:
-                cluster._place(other, row)
-                placed.setdefault(row, []).append(other)
+                out.setdefault(row, []).append(other)
+    return out
+
+
+def _screen(
+    pod: PodInfo,
+    cluster: ClusterState,
+    handle: Any,
+    base: _Base,
+    items: list[tuple[int, list[PodInfo]]],
+    nominated: dict[int, list[PodInfo]],
+) -> tuple[np.ndarray, dict[int, tuple[str, ...]] | None]:
+    """base.screen over all the nodes with every lower-priority pod gone and nominated pods in.
+
+    Returns the could-fit mask and, when the screen is exact, the reasons of the rows failing it.
+    """
+    if base.screen is None or base.state is None or not items:
+        return np.ones(len(items), dtype=bool), None
+    table = cluster.table
+    for row, lower in items:  # vectors first: they may add resource columns
+        for p in (*lower, *nominated.get(row, ())):
+            table.request_vector(p)
+    width = len(table.resources)
+    rows = np.fromiter((row for row, _ in items), dtype=np.int64, count=len(items))
+    delta = np.zeros((len(items), width), dtype=np.int64)
+    for i, (row, lower) in enumerate(items):
+        for p in lower:
+            delta[i] -= table.request_vector(p)
+        for p in nominated.get(row, ()):
+            delta[i] += table.request_vector(p)
+    saved = table.requested[rows, :width].copy()
+    diagnosis = Diagnosis(num_all_nodes=len(items))
     try:
-        yield placed
+        table.requested[rows, :width] = saved + delta
+        mask = base.screen.run_filters(base.clone(), pod, table.view(rows), cluster, handle, diagnosis)
     finally:
-        for others in placed.values():
-            for other in others:
+        table.requested[rows, :width] = saved
+    if not base.screen_exact:
+        return mask, None
+    return mask, _reasons_by_row(diagnosis)
+
+
+def _reasons_by_row(diagnosis: Diagnosis) -> dict[int, tuple[str, ...]]:
+    """Per rejected row, its reasons in order (one plugin per row: filters stop at the first failure)."""
+    out: dict[int, dict[str, None]] = {}
+    for _plugin, reason, rejected_rows, _code in diagnosis.rejections:
+        for r in rejected_rows.tolist():
+            out.setdefault(r, {})[reason] = None
+    return {r: tuple(reasons) for r, reasons in out.items()}
+
+
+def _fits(
+    pod: PodInfo,
+    cluster: ClusterState,
+    handle: Any,
+    base: _Base,
+    row: int,
+    all_rows: np.ndarray,
+    nominated_here: list[PodInfo],
+    reprieve: bool = False,
+) -> tuple[bool, tuple[str, ...]]:
+    """RunFilterPluginsWithNominatedPods on one node: with this node's nominated pods, then without.
+
+    `reprieve`: only the verdict matters, so NodeResourcesFit alone (cheap, and necessary for the
+    whole chain to pass) is tried first with the nominated pods in.
+    """
+    if nominated_here:
+        for other in nominated_here:
+            cluster._place(other, row)
+        try:
+            if reprieve and base.resources is not None and base.state is not None:
+                one = cluster.table.view(np.asarray([row], dtype=np.int64))
+                if not base.resources.run_filters(base.clone(), pod, one, cluster, handle)[0]:
+                    return False, ()
+            fits, reasons = _run_filters_on(pod, cluster, handle, base, row, all_rows)
+        finally:
+            for other in nominated_here:
                 cluster._unplace(other)
+        if not fits:
+            return fits, reasons
+    elif reprieve and base.resources is not None and base.state is not None:
+        one = cluster.table.view(np.asarray([row], dtype=np.int64))
+        if not base.resources.run_filters(base.clone(), pod, one, cluster, handle)[0]:
+            return False, ()
+    return _run_filters_on(pod, cluster, handle, base, row, all_rows)
+
+
+def _run_filters_on(
+    pod: PodInfo, cluster: ClusterState, handle: Any, base: _Base, row: int, all_rows: np.ndarray
+) -> tuple[bool, tuple[str, ...]]:
+    fw: Framework = handle.framework
+    table = cluster.table
+    if base.state is None:
+        state = CycleState()
+        status, narrowed = fw.run_pre_filter(state, pod, table.view(all_rows), cluster, handle, None)
+    else:
+        state = base.clone()
+        status, narrowed = Status.success(), base.narrowed
+        if base.refresh is not None:
+            status, refreshed = base.refresh.run_pre_filter(state, pod, table.view(all_rows), cluster, handle, None)
+            if refreshed is not None:
+                narrowed = refreshed if narrowed is None else narrowed & refreshed
+    if not status.ok:
+        return False, status.reasons or (status.message,)
+    if narrowed is not None and table.names[row] not in narrowed:
+        return False, (PRE_FILTER_RESULT_REASON,)
+    diagnosis = Diagnosis(num_all_nodes=1)
+    feasible = fw.run_filters(state, pod, table.view(np.asarray([row], dtype=np.int64)), cluster, handle, diagnosis)
+    if feasible[0]:
+        return True, ()
+    return False, tuple(dict.fromkeys(reason for _p, reason, _rows, _c in diagnosis.rejections))

@@ -1,10 +1,12 @@
 """NodeResourcesBalancedAllocation: favours nodes whose resource usage fractions stay close together.
 
-kube-scheduler's current formula: score = int((1 - std) * 100) where std is the standard
-deviation of requested/allocatable (capped at 1) over the configured resources (cpu and memory
-by default; with two resources std = |f1 - f2| / 2). Real requests are used (not the non-zero
-defaults), and best-effort pods skip this plugin entirely. Evaluated for all candidate nodes at
-once in float64 with Go's operation order, so scores match exactly.
+kube-scheduler (v1.37) scores the change the pod makes to a node's balance:
+balance(r) = int((1 - std) * 100), std being the standard deviation of requested/allocatable
+(capped at 1) over the configured resources (cpu and memory by default; with two resources
+std = |f1 - f2| / 2), and score = 50 + (50 + balance(with pod) - balance(without)) / 2 in Go's
+truncating integer division. Real requests are used (not the non-zero defaults), and best-effort
+pods skip this plugin entirely. Evaluated for all candidate nodes at once in float64 with Go's
+operation order, so scores match exactly.
 """
 
 from __future__ import annotations
@@ -49,6 +51,12 @@ class NodeResourcesBalancedAllocationArgs(_StrictModel):
 def balanced_scores(alloc: np.ndarray, req: np.ndarray) -> np.ndarray:
     """balancedResourceScorer for every row; resources with allocatable 0 are left out."""
     n, k = alloc.shape
+    if k == 2 and alloc.all():
+        # Common case (cpu and memory, both allocatable): same float operations as below,
+        # without the masking and the errstate context switch.
+        frac = np.minimum(req / alloc, 1.0)
+        std2 = np.abs((frac[:, 0] - frac[:, 1]) / 2)
+        return np.trunc((1 - std2) * float(MAX_NODE_SCORE)).astype(np.int64)
     valid = alloc != 0
     with np.errstate(divide="ignore", invalid="ignore"):
         frac = np.where(valid, req.astype(np.float64) / np.where(valid, alloc, 1).astype(np.float64), 0.0)
@@ -79,6 +87,12 @@ def balanced_scores(alloc: np.ndarray, req: np.ndarray) -> np.ndarray:
     return np.trunc((1 - std) * float(MAX_NODE_SCORE)).astype(np.int64)
 
 
+def balanced_change_scores(alloc: np.ndarray, allocated: np.ndarray, requested: np.ndarray) -> np.ndarray:
+    """balancedResourceScorer: 50 + (50 + balance with the pod - balance without it) / 2, truncated."""
+    diff = MAX_NODE_SCORE // 2 + balanced_scores(alloc, requested) - balanced_scores(alloc, allocated)
+    return MAX_NODE_SCORE // 2 + np.sign(diff) * (np.abs(diff) // 2)
+
+
 class NodeResourcesBalancedAllocation:
     name = "NodeResourcesBalancedAllocation"
     Args = NodeResourcesBalancedAllocationArgs
@@ -104,4 +118,4 @@ class NodeResourcesBalancedAllocation:
             if not any(requests):
                 return np.zeros(len(nodes), dtype=np.int64)
         alloc, req = self.scorer.allocatable_requested(nodes.table, nodes.rows, requests)
-        return balanced_scores(alloc, req)
+        return balanced_change_scores(alloc, req - np.asarray(requests, dtype=np.int64), req)

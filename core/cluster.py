@@ -102,8 +102,9 @@ class ClusterState:
         found = self._indexes.get(key)
         if found is None:
             found = factory(self)
-            for uid, row in self.placement.items():
-                found.pod_added(self.pods[uid], row)
+            for row, pods in self.pods_on.items():
+                for pod in pods.values():
+                    found.pod_added(pod, row)
             self._indexes[key] = found
         return found
 

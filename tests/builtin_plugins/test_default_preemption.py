@@ -21,10 +21,10 @@ from kubeberth.generation import build_generation
 PLUGINS = ["PrioritySort", "NodeResourcesFit", "VolumeRestrictions", "VolumeBinding", "DefaultPreemption", "DefaultBinder"]
 
 
-def framework(args: dict[str, Any] | None = None):
+def framework(args: dict[str, Any] | None = None, plugins: list[str] = PLUGINS):
     profile: dict[str, Any] = {
         "schedulerName": "kubeberth",
-        "plugins": {"multiPoint": {"enabled": [{"name": n} for n in PLUGINS], "disabled": [{"name": "*"}]}},
+        "plugins": {"multiPoint": {"enabled": [{"name": n} for n in plugins], "disabled": [{"name": "*"}]}},
     }
     if args:
         profile["pluginConfig"] = [{"name": "DefaultPreemption", "args": args}]
@@ -81,9 +81,15 @@ def setup(nodes: list[dict[str, Any]], pods: list[PodInfo], objects: list[tuple[
     return cluster
 
 
-def attempt(cluster: ClusterState, preemptor: PodInfo, plugin: DefaultPreemption | None = None, args: dict[str, Any] | None = None):
+def attempt(
+    cluster: ClusterState,
+    preemptor: PodInfo,
+    plugin: DefaultPreemption | None = None,
+    args: dict[str, Any] | None = None,
+    plugins: list[str] = PLUGINS,
+):
     """Run a scheduling attempt's filters (building the Diagnosis) and then post_filter."""
-    fw = framework(args)
+    fw = framework(args, plugins)
     plugin = plugin or fw.plugins["DefaultPreemption"]
     handle = FakeHandle(fw, cluster)
     table = cluster.table
@@ -286,6 +292,78 @@ def test_dry_run_stops_after_enough_candidates_from_offset() -> None:
     order = [cluster.table.names[r] for r in cluster.table.ordered_rows().tolist()]
     result, handle = attempt(cluster, pod("high", "2", 10), plugin=plugin)
     assert result.nominated_node == order[4]
+
+
+WITH_POD_AFFINITY = [*PLUGINS, "InterPodAffinity", "PodTopologySpread"]
+HOST = "kubernetes.io/hostname"
+
+
+def test_anti_affinity_to_a_victim_is_resolved_by_preempting_it() -> None:
+    # Node-by-node path: InterPodAffinity must see the victim gone (kube-scheduler's RemovePod).
+    anti = {"podAntiAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": [
+        {"labelSelector": {"matchLabels": {"app": "db"}}, "topologyKey": HOST}]}}
+    nodes = [make_node("n1", cpu="4", labels={HOST: "n1"}), make_node("n2", cpu="4", labels={HOST: "n2"})]
+    pods = [pod("db", "1", 0, "n1", labels={"app": "db"}), pod("vip", "4", 100, "n2")]
+    cluster = setup(nodes, pods)
+    before = snapshot(cluster)
+    result, handle = attempt(cluster, pod("high", "1", 10, spec={"affinity": anti}), plugins=WITH_POD_AFFINITY)
+    assert isinstance(result, PostFilterResult) and result.nominated_node == "n1"
+    assert handle.deleted == ["db"]
+    assert_same(before, snapshot(cluster))
+
+
+def test_topology_spread_sees_victims_gone_and_back() -> None:
+    # z1 holds two matching low-priority pods, z2 none: the pod (also matching) fits z1 only once
+    # skew allows it; reprieve must count re-added victims again.
+    zone = "topology.kubernetes.io/zone"
+    nodes = [make_node("a", cpu="2", labels={zone: "z1"}), make_node("b", cpu="1", labels={zone: "z2"})]
+    pods = [pod("w1", "1", 0, "a", labels={"app": "w"}), pod("w2", "1", 0, "a", labels={"app": "w"}),
+            pod("big", "1", 50, "b")]
+    spread = {"topologySpreadConstraints": [{"maxSkew": 1, "topologyKey": zone, "whenUnsatisfiable": "DoNotSchedule",
+                                             "labelSelector": {"matchLabels": {"app": "w"}}}]}
+    cluster = setup(nodes, pods)
+    result, handle = attempt(cluster, pod("high", "1", 10, labels={"app": "w"}, spec=spread), plugins=WITH_POD_AFFINITY)
+    assert isinstance(result, PostFilterResult) and result.nominated_node == "a"
+    assert sorted(handle.deleted) == ["w1", "w2"]  # with one w back, z1 would have 2 vs z2 0: skew 2 > 1
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_batch_and_node_by_node_paths_agree(seed: int, monkeypatch: pytest.MonkeyPatch) -> None:
+    import random
+
+    import kubeberth.builtin_plugins.default_preemption as dp
+
+    def build() -> tuple[ClusterState, PodInfo]:
+        rng = random.Random(seed)
+        nodes, pods = [], []
+        for i in range(40):  # every node full: its cpu is used up by 500m / 1000m pods
+            cores = rng.choice([2, 4])
+            nodes.append(make_node(f"n{i}", cpu=str(cores), pods=rng.choice([4, 110])))
+            left, j = cores * 1000, 0
+            while left:
+                size = rng.choice([500, 1000]) if left >= 1000 else 500
+                left -= size
+                j += 1
+                pods.append(pod(f"p{i}-{j}", f"{size}m", rng.randint(0, 6), f"n{i}",
+                                start=f"2024-01-01T00:{rng.randint(0, 59):02d}:00Z", labels={"app": rng.choice("ab")}))
+        pdb = {"metadata": {"name": "pdb", "namespace": "default"}, "spec": {"selector": {"matchLabels": {"app": "a"}}},
+               "status": {"disruptionsAllowed": 1}}
+        cluster = setup(nodes, pods, [("PodDisruptionBudget", pdb)])
+        cluster.nominate(pod("nom", "1", 9), "n3")
+        return cluster, pod("high", rng.choice(["1", "2", "3"]), 5)
+
+    outcomes = []
+    for node_local in (dp.NODE_LOCAL_FILTERS, frozenset()):  # batch, then forced node by node
+        monkeypatch.setattr(dp, "NODE_LOCAL_FILTERS", node_local)
+        cluster, preemptor = build()
+        fw = framework({"minCandidateNodesPercentage": 0, "minCandidateNodesAbsolute": 7})
+        plugin = fw.plugins["DefaultPreemption"]
+        plugin.offset_rand = lambda n: n // 3
+        before = snapshot(cluster)
+        result, handle = attempt(cluster, preemptor, plugin=plugin)
+        assert_same(before, snapshot(cluster))
+        outcomes.append((getattr(result, "nominated_node", None), handle.deleted, getattr(result, "reasons", None)))
+    assert outcomes[0] == outcomes[1]
 
 
 # ---- pure logic -------------------------------------------------------------------------------

@@ -429,9 +429,13 @@ def test_side_by_side_with_kube_scheduler(control_plane: LocalControlPlane, kube
     """Same state, same pod: does kubeberth pick kube-scheduler's node?
 
     Distinct node sizes (no two nodes alike) and pods that differ in size make the default profile's
-    scores resource-driven and tie-free. Each step: kubeberth schedules pod k_i, it is deleted,
-    kube-scheduler schedules the identical pod d_i, which stays. Both see the same pods in the
-    same order (one pod watch each), so every decision is made on the same cluster state.
+    scores resource-driven (NodeResourcesFit LeastAllocated + BalancedAllocation; the other default
+    scores are equal on every node or skipped for bare pods). The workload is chosen so that, by
+    kube-scheduler v1.37's formulas worked out by hand, every pod has a unique best node (a lead of
+    at least one point): kube-scheduler breaks ties at random, so a tie would make a mismatch
+    meaningless. Each step: kubeberth schedules pod k_i, it is deleted, kube-scheduler schedules the
+    identical pod d_i, which stays. Both see the same pods in the same order (one pod watch each), so
+    every decision is made on the same cluster state, and every choice must be identical.
     """
     sizes = [(3, 5), (5, 11), (7, 9), (11, 19), (13, 29)]  # (cpu cores, memory GiB)
     names = []
@@ -441,7 +445,7 @@ def test_side_by_side_with_kube_scheduler(control_plane: LocalControlPlane, kube
         nodes.append(name)
         names.append(name)
     start_kubeberth()
-    workload = [(f"{300 + 170 * (i % 7)}m", f"{256 + 384 * (i % 5)}Mi") for i in range(20)]
+    workload = [(f"{350 + 200 * (i % 3)}m", f"{256 + 640 * (i % 7)}Mi") for i in range(20)]  # tie-free
     same = 0
     rows = []
     for i, (cpu, mem) in enumerate(workload):
@@ -458,7 +462,6 @@ def test_side_by_side_with_kube_scheduler(control_plane: LocalControlPlane, kube
     sys.stderr.write(f"\n[e2e] side by side: identical choices {same}/{len(workload)} ({rate:.0%})\n")
     for row in rows:
         sys.stderr.write(f"[e2e]   pod {row[0]:2d} {row[1]:>6} {row[2]:>7}  kube-scheduler={row[3]}  kubeberth={row[4]}\n")
-    # The rate is reported; it gates only when asked (the built-in score plugins are still being
-    # brought to parity), e.g. KUBEBERTH_E2E_MIN_IDENTICAL=1.0 once they are.
-    minimum = float(os.environ.get("KUBEBERTH_E2E_MIN_IDENTICAL", "0"))
+    # Scores are exact integers on both sides and the workload has no ties: every choice must match.
+    minimum = float(os.environ.get("KUBEBERTH_E2E_MIN_IDENTICAL", "1.0"))
     assert rate >= minimum, rows
