@@ -472,7 +472,13 @@ def domain_sums(ids: np.ndarray, weights: np.ndarray, size: int) -> np.ndarray:
 
 
 def alive_rows(table: NodeTable) -> np.ndarray:
-    return np.flatnonzero(table.alive[: table.size])
+    """Live rows in row order; cached until node membership changes (callers must not mutate)."""
+    return table.cached("_selectors.alive_rows", lambda: _readonly(np.flatnonzero(table.alive[: table.size])))
+
+
+def _readonly(arr: np.ndarray) -> np.ndarray:
+    arr.flags.writeable = False
+    return arr
 
 
 def default_normalize_score(scores: np.ndarray, reverse: bool) -> np.ndarray:

@@ -116,17 +116,29 @@ def pod_terms(pod: PodInfo) -> PodTerms:
 
 
 class ExistingTermIndex:
-    """Placed pods' affinity terms: for each distinct (kind, term, weight), pods per node row."""
+    """Placed pods' affinity terms: for each distinct (kind, term, weight), pods per node row.
+
+    `version` changes when a distinct key appears or disappears (so per-kind entry lists can be
+    cached); `mods[key]` changes whenever that key's counts do (so per-domain sums can be cached).
+    """
 
     def __init__(self, cluster: ClusterState) -> None:
         self.table = cluster.table
         self.counts: dict[tuple[str, AffinityTerm, int], np.ndarray] = {}
         self.totals: dict[tuple[str, AffinityTerm, int], int] = {}
+        self.mods: dict[tuple[str, AffinityTerm, int], int] = {}
+        self.version = 0
+        self.match_cache: dict[Any, tuple[int, list[Any]]] = {}  # see _matching_entries
+        self.domain_cache: dict[Any, tuple[int, int, np.ndarray]] = {}  # see _existing_per_domain
+        self._entries: dict[str, tuple[int, list[tuple[AffinityTerm, int, tuple[str, AffinityTerm, int]]]]] = {}
 
     @staticmethod
     def _keys(pod: PodInfo) -> list[tuple[str, AffinityTerm, int]]:
         if not pod.affinity:
             return []
+        found = pod.memo.get("InterPodAffinity.existingKeys")
+        if found is not None:
+            return found
         try:
             terms = pod_terms(pod)
         except SelectorError:
@@ -135,11 +147,14 @@ class ExistingTermIndex:
         keys += [(REQ_AFFINITY, t, 0) for t in terms.required_affinity]
         keys += [(PREF_AFFINITY, t, w) for w, t in terms.preferred_affinity]
         keys += [(PREF_ANTI, t, w) for w, t in terms.preferred_anti]
+        pod.memo["InterPodAffinity.existingKeys"] = keys
         return keys
 
     def array(self, key: tuple[str, AffinityTerm, int]) -> np.ndarray:
         arr = self.counts.get(key)
         if arr is None or arr.shape[0] < self.table.capacity:
+            if arr is None:
+                self.version += 1
             grown = np.zeros(self.table.capacity, dtype=np.int64)
             if arr is not None:
                 grown[: arr.shape[0]] = arr
@@ -147,22 +162,39 @@ class ExistingTermIndex:
         return arr
 
     def pod_added(self, pod: PodInfo, row: int) -> None:
-        for key, n in Counter(self._keys(pod)).items():
+        keys = self._keys(pod)
+        if not keys:
+            return
+        for key, n in Counter(keys).items():
             self.array(key)[row] += n
             self.totals[key] = self.totals.get(key, 0) + n
+            self.mods[key] = self.mods.get(key, 0) + 1
 
     def pod_removed(self, pod: PodInfo, row: int) -> None:
-        for key, n in Counter(self._keys(pod)).items():
+        keys = self._keys(pod)
+        if not keys:
+            return
+        for key, n in Counter(keys).items():
             if key not in self.totals:
                 continue
             self.array(key)[row] -= n
             self.totals[key] -= n
+            self.mods[key] = self.mods.get(key, 0) + 1
             if self.totals[key] <= 0:
                 del self.totals[key]
                 del self.counts[key]
+                self.version += 1
+
+    def keyed_entries(self, kind: str) -> list[tuple[AffinityTerm, int, tuple[str, AffinityTerm, int]]]:
+        """(term, weight, key) of the given kind; cached until a distinct key appears or goes."""
+        cached = self._entries.get(kind)
+        if cached is None or cached[0] != self.version:
+            cached = (self.version, [(term, w, (k, term, w)) for (k, term, w) in self.counts if k == kind])
+            self._entries[kind] = cached
+        return cached[1]
 
     def entries(self, kind: str) -> list[tuple[AffinityTerm, int, np.ndarray]]:
-        return [(term, w, self.array((k, term, w))) for (k, term, w) in list(self.counts) if k == kind]
+        return [(term, w, self.array(key)) for term, w, key in self.keyed_entries(kind)]
 
 
 def namespace_labels(cluster: ClusterState, namespace: str) -> dict[str, str]:
@@ -227,11 +259,8 @@ class InterPodAffinity:
         index: ExistingTermIndex = cluster.index(_INDEX_KEY, ExistingTermIndex)  # type: ignore[assignment]
         ns_labels = namespace_labels(cluster, pod.namespace)
         blocked_by_key: dict[str, np.ndarray] = {}
-        for term, _w, arr in index.entries(REQ_ANTI):
-            if not term.matches(pod.namespace, pod.labels, ns_labels):
-                continue
-            ids, dom = _per_domain(table, rows, arr, term.topology_key)
-            blocked = dom > 0
+        for term, _w, key in _matching_entries(index, REQ_ANTI, pod, ns_labels):
+            blocked = _existing_per_domain(index, key, table, rows) > 0
             if blocked.any():
                 prev = blocked_by_key.get(term.topology_key)
                 blocked_by_key[term.topology_key] = blocked if prev is None else _or_padded(prev, blocked)
@@ -263,6 +292,10 @@ class InterPodAffinity:
             terms = pod_terms(pod)
         except SelectorError as exc:
             return Status.unschedulable(f"parsing pod: {exc}", unresolvable=True)
+        if not terms.required_affinity and not terms.required_anti:
+            index: ExistingTermIndex = cluster.index(_INDEX_KEY, ExistingTermIndex)  # type: ignore[assignment]
+            if not _matching_entries(index, REQ_ANTI, pod, namespace_labels(cluster, pod.namespace)):
+                return Status.skip()  # no placed pod's required anti-affinity term selects this pod
         computed = self._pre_filter_state(pod, terms, cluster)
         if not computed.existing and not terms.required_affinity and not terms.required_anti:
             return Status.skip()
@@ -344,20 +377,33 @@ class InterPodAffinity:
         if self.args.hardPodAffinityWeight > 0:
             existing_kinds.insert(0, (REQ_AFFINITY, 1))
         for kind, sign in existing_kinds:
-            for term, weight, arr in index.entries(kind):
-                if term.matches(pod.namespace, pod.labels, ns_labels):
-                    w = self.args.hardPodAffinityWeight if kind == REQ_AFFINITY else weight
-                    add(term.topology_key, arr, sign * w)
+            for term, weight, key in _matching_entries(index, kind, pod, ns_labels):
+                w = self.args.hardPodAffinityWeight if kind == REQ_AFFINITY else weight
+                dom = _existing_per_domain(index, key, table, rows)
+                if not dom.any():
+                    continue
+                touched = True
+                prev = scores.get(term.topology_key)
+                scores[term.topology_key] = dom * (sign * w) if prev is None else _add_padded(prev, dom * (sign * w))
         if not touched:
             return Status.skip()
-        state[_PRE_SCORE_KEY] = [(table.label_values(key)[0], dom) for key, dom in scores.items()]
+        # Each per-domain array gets a trailing 0 at index len(values), read by rows without the
+        # label (id -1), so score() is a single gather per topology key.
+        padded = []
+        for key, dom in scores.items():
+            ids, values = table.label_values(key)
+            out = np.zeros(len(values) + 1, dtype=np.int64)
+            m = min(dom.shape[0], len(values))
+            out[:m] = dom[:m]
+            padded.append((ids, out))
+        state[_PRE_SCORE_KEY] = padded
         return None
 
     @hookimpl
     def score(self, state: CycleState, nodes: NodeView) -> np.ndarray:
         total = np.zeros(len(nodes), dtype=np.int64)
         for ids_all, dom in state[_PRE_SCORE_KEY]:
-            total += _lookup(dom, ids_all[nodes.rows], default=0)
+            total += dom[ids_all[nodes.rows]]  # id -1 reads the trailing 0
         return total
 
     @hookimpl
@@ -369,6 +415,44 @@ class InterPodAffinity:
         if hi - lo <= 0:
             return np.zeros(scores.shape[0], dtype=np.int64)
         return (float(MAX_NODE_SCORE) * ((scores - lo).astype(np.float64) / float(hi - lo))).astype(np.int64)
+
+
+_MATCH_CACHE_LIMIT = 4096
+
+
+def _matching_entries(
+    index: ExistingTermIndex, kind: str, pod: PodInfo, ns_labels: dict[str, str]
+) -> list[tuple[AffinityTerm, int, tuple[str, AffinityTerm, int]]]:
+    """Entries of `kind` whose term matches the pod; cached per (namespace, labels) until the
+    set of distinct placed terms changes, since pods of one workload share their labels."""
+    labels_key = pod.memo.get("InterPodAffinity.labelsKey")
+    if labels_key is None:
+        labels_key = pod.memo["InterPodAffinity.labelsKey"] = frozenset(pod.labels.items())
+    cache = index.match_cache
+    key = (kind, pod.namespace, labels_key, frozenset(ns_labels.items()) if ns_labels else None)
+    found = cache.get(key)
+    if found is None or found[0] != index.version:
+        matching = [
+            entry for entry in index.keyed_entries(kind) if entry[0].matches(pod.namespace, pod.labels, ns_labels)
+        ]
+        if len(cache) >= _MATCH_CACHE_LIMIT:
+            cache.clear()
+        found = cache[key] = (index.version, matching)
+    return found[1]
+
+
+def _existing_per_domain(
+    index: ExistingTermIndex, key: tuple[str, AffinityTerm, int], table: NodeTable, rows: np.ndarray
+) -> np.ndarray:
+    """Per-domain sums of a placed-term key's counts; cached until those counts or nodes change."""
+    cache = index.domain_cache
+    mod = index.mods.get(key, 0)
+    found = cache.get(key)
+    if found is None or found[0] != mod or found[1] != table.version:
+        dom = _per_domain(table, rows, index.array(key), key[1].topology_key)[1]
+        dom.flags.writeable = False
+        found = cache[key] = (mod, table.version, dom)
+    return found[2]
 
 
 def _counts_for_groups(cluster: ClusterState, groups: np.ndarray) -> np.ndarray:

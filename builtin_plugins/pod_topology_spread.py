@@ -224,6 +224,11 @@ class PodTopologySpread:
         self.default_constraints = (
             list(SYSTEM_DEFAULT_CONSTRAINTS) if self.system_defaulted else list(args.defaultConstraints)
         )
+        # Without matchLabelKeys the parsed defaults are the same for every pod: parse them once.
+        self._parsed_defaults: dict[str, list[SpreadConstraint]] = {}
+        if not any(c.get("matchLabelKeys") for c in self.default_constraints):
+            for action in (DO_NOT_SCHEDULE, SCHEDULE_ANYWAY):
+                self._parsed_defaults[action] = parse_constraints(self.default_constraints, {}, action)
 
     # ---- constraints --------------------------------------------------------------------
     def constraints(self, pod: PodInfo, cluster: ClusterState, action: str) -> list[SpreadConstraint]:
@@ -233,7 +238,12 @@ class PodTopologySpread:
             if found is None:
                 found = pod.memo[key] = parse_constraints(pod.topology_spread_constraints, pod.labels, action)
             return found
-        constraints = parse_constraints(self.default_constraints, pod.labels, action)
+        constraints = self._parsed_defaults.get(action)
+        if constraints is None:  # defaults with matchLabelKeys depend on the pod's labels
+            key = (f"PodTopologySpread.defaults.{action}", id(self))
+            constraints = pod.memo.get(key)
+            if constraints is None:
+                constraints = pod.memo[key] = parse_constraints(self.default_constraints, pod.labels, action)
         if not constraints:
             return []
         selector = default_selector(pod, cluster)
@@ -255,9 +265,14 @@ class PodTopologySpread:
         return affinity_ok, taints_ok
 
     # ---- filter -------------------------------------------------------------------------
-    def _pre_filter_state(self, pod: PodInfo, cluster: ClusterState) -> _PreFilterState:
-        constraints = self.constraints(pod, cluster, DO_NOT_SCHEDULE)
+    def _pre_filter_state(
+        self, pod: PodInfo, cluster: ClusterState, constraints: list[SpreadConstraint] | None = None
+    ) -> _PreFilterState:
+        if constraints is None:
+            constraints = self.constraints(pod, cluster, DO_NOT_SCHEDULE)
         table = cluster.table
+        if not constraints:
+            return _PreFilterState(pod_state_version(cluster), [])
         rows = alive_rows(table)
         has_all = np.ones(rows.shape[0], dtype=bool)
         for c in constraints:
@@ -288,11 +303,12 @@ class PodTopologySpread:
     @hookimpl
     def pre_filter(self, state: CycleState, pod: PodInfo, cluster: ClusterState) -> Status | None:
         try:
-            computed = self._pre_filter_state(pod, cluster)
+            constraints = self.constraints(pod, cluster, DO_NOT_SCHEDULE)
+            if not constraints:
+                return Status.skip()  # nothing to filter: skip the per-node state entirely
+            computed = self._pre_filter_state(pod, cluster, constraints)
         except SelectorError as exc:
             return Status.error(f"get constraints from pod: {exc}")
-        if not computed.constraints:
-            return Status.skip()
         state[_PRE_FILTER_KEY] = computed
         return None
 

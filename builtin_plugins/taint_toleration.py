@@ -6,8 +6,10 @@ pod's tolerations and the answer broadcast to the rows carrying that set.
 
 from __future__ import annotations
 
+import weakref
+
 import numpy as np
-from kubeberth import Code, FilterResult, NodeView, PodInfo, hookimpl
+from kubeberth import Code, FilterResult, NodeTable, NodeView, PodInfo, hookimpl
 
 from ._selectors import default_normalize_score, first_untolerated
 
@@ -19,42 +21,106 @@ def _reason(taint_key: str, taint_value: str) -> str:
     return f"node(s) had untolerated taint {{{taint_key}: {taint_value}}}"
 
 
+class _TaintSetVerdicts:
+    """Per interned taint set: index of the filter reason for one tolerations tuple (0 = tolerated).
+
+    Shared by every pod with the same tolerations; extended when new taint sets are interned
+    (ids are never reused), so a filter call is one gather over the candidate rows.
+    """
+
+    __slots__ = ("tolerations", "reasons", "codes", "_index")
+
+    def __init__(self, tolerations: tuple) -> None:
+        self.tolerations = tolerations
+        self.reasons: list[str] = [""]
+        self.codes = np.zeros(0, dtype=np.int32)
+        self._index: dict[str, int] = {}
+
+    def update(self, sets: list) -> np.ndarray:
+        done = self.codes.shape[0]
+        if done < len(sets):
+            extra = np.zeros(len(sets) - done, dtype=np.int32)
+            for i in range(done, len(sets)):
+                taint = first_untolerated(sets[i], self.tolerations)
+                if taint is not None:
+                    reason = _reason(taint.key, taint.value)
+                    idx = self._index.get(reason)
+                    if idx is None:
+                        idx = self._index[reason] = len(self.reasons)
+                        self.reasons.append(reason)
+                    extra[i - done] = idx
+            self.codes = np.concatenate([self.codes, extra])
+        return self.codes
+
+
 class TaintToleration:
     name = "TaintToleration"
+
+    def __init__(self) -> None:
+        self._verdicts: weakref.WeakKeyDictionary[NodeTable, dict[tuple, _TaintSetVerdicts]] = (
+            weakref.WeakKeyDictionary()
+        )
+        self._score_counts: weakref.WeakKeyDictionary[NodeTable, dict[tuple, list[np.ndarray]]] = (
+            weakref.WeakKeyDictionary()
+        )
+
+    def _verdicts_for(self, pod: PodInfo, table: NodeTable) -> _TaintSetVerdicts:
+        key = f"{_FILTER_KEY}.{id(self)}"
+        found = pod.memo.get(key)
+        if found is None or found[0] is not table:
+            per_table = self._verdicts.get(table)
+            if per_table is None:
+                per_table = self._verdicts[table] = {}
+            verdicts = per_table.get(pod.tolerations)
+            if verdicts is None:
+                verdicts = per_table[pod.tolerations] = _TaintSetVerdicts(pod.tolerations)
+            found = pod.memo[key] = (table, verdicts)
+        return found[1]
 
     @hookimpl
     def filter(self, pod: PodInfo, nodes: NodeView) -> FilterResult:
         table = nodes.table
-        set_ids = table.taint_set[nodes.rows]
-        distinct = np.unique(set_ids)
-        memo: dict[int, str | None] = pod.memo.setdefault(f"{_FILTER_KEY}.{id(table)}", {})
-        rejected: dict[str, np.ndarray] = {}
-        for set_id in distinct.tolist():
-            if set_id not in memo:
-                taint = first_untolerated(table.taint_sets.values[set_id], pod.tolerations)
-                memo[set_id] = None if taint is None else _reason(taint.key, taint.value)
-            reason = memo[set_id]
-            if reason is not None:
-                hit = set_ids == set_id
-                rejected[reason] = rejected[reason] | hit if reason in rejected else hit
+        verdicts = self._verdicts_for(pod, table)
+        codes = verdicts.update(table.taint_sets.values)[table.taint_set[nodes.rows]]
+        if not codes.any():
+            return FilterResult.all_pass(len(nodes))
+        reasons = verdicts.reasons
+        if len(reasons) == 2:  # one distinct reason (the usual case)
+            rejected = {reasons[1]: codes != 0}
+        else:
+            rejected = {reasons[idx]: codes == idx for idx in range(1, len(reasons))}
         return FilterResult.from_rejections(len(nodes), rejected, Code.UNSCHEDULABLE_AND_UNRESOLVABLE)
 
     @hookimpl
     def score(self, pod: PodInfo, nodes: NodeView) -> np.ndarray:
         """Count of PreferNoSchedule taints not tolerated by tolerations with that (or no) effect."""
         table = nodes.table
-        tolerations = [t for t in pod.tolerations if t.effect in ("", "PreferNoSchedule")]
-        memo: dict[int, int] = pod.memo.setdefault(f"{_SCORE_KEY}.{id(table)}", {})
+        key = f"{_SCORE_KEY}.{id(self)}"
+        found = pod.memo.get(key)
+        if found is None or found[0] is not table:
+            per_table = self._score_counts.get(table)
+            if per_table is None:
+                per_table = self._score_counts[table] = {}
+            counts = per_table.get(pod.tolerations)
+            if counts is None:
+                counts = per_table[pod.tolerations] = [np.zeros(0, dtype=np.int64)]
+            found = pod.memo[key] = (table, counts)
+        counts = found[1]  # [per taint set count], shared by pods with the same tolerations
         sets = table.taint_sets.values
-        for set_id in range(len(memo), len(sets)):
-            memo[set_id] = sum(
-                1
-                for taint in sets[set_id]
-                if taint.effect == "PreferNoSchedule"
-                and not any(t.tolerates(taint.key, taint.value, taint.effect) for t in tolerations)
-            )
-        per_set = np.fromiter((memo[i] for i in range(len(sets))), dtype=np.int64, count=len(sets))
-        return nodes.broadcast_taint_sets(per_set)
+        per_set = counts[0]
+        if per_set.shape[0] < len(sets):
+            tolerations = [t for t in pod.tolerations if t.effect in ("", "PreferNoSchedule")]
+            extra = [
+                sum(
+                    1
+                    for taint in sets[set_id]
+                    if taint.effect == "PreferNoSchedule"
+                    and not any(t.tolerates(taint.key, taint.value, taint.effect) for t in tolerations)
+                )
+                for set_id in range(per_set.shape[0], len(sets))
+            ]
+            per_set = counts[0] = np.concatenate([per_set, np.asarray(extra, dtype=np.int64)])
+        return per_set[table.taint_set[nodes.rows]]
 
     @hookimpl
     def normalize_score(self, scores: np.ndarray) -> np.ndarray:

@@ -252,6 +252,7 @@ class Framework:
         self.plugins = plugins
         self.percentage_of_nodes_to_score = percentage_of_nodes_to_score
         self.generation_id = generation_id
+        self.score_weight_map: dict[str, int] = {h.plugin: h.weight for h in points.get("score", ())}
         queue_sort = points.get("queue_sort") or []
         self._queue_sort = queue_sort[0] if queue_sort else None
 

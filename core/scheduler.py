@@ -14,7 +14,6 @@ import threading
 import time
 from collections import deque
 from collections.abc import Callable, Iterator
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -23,6 +22,7 @@ import numpy as np
 from .backends.base import Backend, ClusterEvent
 from .cluster import ClusterState
 from .framework import (
+    TOP_SCORES_RECORDED,
     CycleRecord,
     CycleState,
     Diagnosis,
@@ -152,6 +152,51 @@ class FrameworkHandle:
         return list(self._scheduler.waiting_pods.values())
 
 
+class BindingPool:
+    """Fixed binding worker threads over one queue (ThreadPoolExecutor's submit/shutdown subset).
+
+    Cheaper per task than ThreadPoolExecutor, which builds a Future and re-checks idle workers on
+    every submit: the binding cycle reports back through the scheduler's event queue instead.
+    """
+
+    def __init__(self, max_workers: int, thread_name_prefix: str = "") -> None:
+        self._max = max(1, max_workers)
+        self._prefix = thread_name_prefix
+        self._tasks: queue_mod.SimpleQueue[tuple[Callable[..., Any], tuple[Any, ...]] | None] = queue_mod.SimpleQueue()
+        self._threads: list[threading.Thread] = []
+        self._shutdown = False
+
+    def submit(self, fn: Callable[..., Any], *args: Any) -> None:
+        if self._shutdown:
+            raise RuntimeError("cannot schedule new bindings after shutdown")
+        self._tasks.put((fn, args))
+        if len(self._threads) < self._max:
+            t = threading.Thread(target=self._work, name=f"{self._prefix}_{len(self._threads)}", daemon=True)
+            self._threads.append(t)
+            t.start()
+
+    def _work(self) -> None:
+        while True:
+            task = self._tasks.get()
+            if task is None:
+                return
+            fn, args = task
+            try:
+                fn(*args)
+            except Exception:  # the binding cycle reports its own failures; never kill a worker
+                log.exception("binding worker task failed")
+
+    def shutdown(self, wait: bool = True) -> None:
+        if not self._shutdown:
+            self._shutdown = True
+            for _ in self._threads:
+                self._tasks.put(None)
+        if wait:
+            for t in self._threads:
+                if t is not threading.current_thread():
+                    t.join()
+
+
 @dataclass
 class _BindingDone:
     entry: QueuedPod
@@ -210,7 +255,7 @@ class Scheduler:
             cfg.podInitialBackoffSeconds,
             cfg.podMaxBackoffSeconds,
         )
-        self.pool = ThreadPoolExecutor(max_workers=binding_workers, thread_name_prefix="kubeberth-bind")
+        self.pool = BindingPool(binding_workers, "kubeberth-bind")
         self.in_flight = 0
         self.waiting_pods: dict[str, WaitingPod] = {}
         self.records: deque[CycleRecord] = deque(maxlen=RECORDS_KEPT)
@@ -414,16 +459,17 @@ class Scheduler:
         ties = np.flatnonzero(total == best)
         pick = int(ties[self.rng.integers(len(ties))]) if len(ties) > 1 else int(ties[0])
         if record is not None:
-            top = np.argsort(-total, kind="stable")[:3].tolist()
-            names = {i: table.names[int(view.rows[i])] for i in top}
-            weights = fw.score_weights()
+            top = _top_indices(total, TOP_SCORES_RECORDED)
+            top_rows = view.rows[top].tolist()
+            weights = fw.score_weight_map
+            columns = [(p, s[top].tolist(), weights.get(p, 1)) for p, s in per_plugin.items()]
             record.top_scores = [
                 {
-                    "node": names[i],
-                    "total": int(total[i]),
-                    "plugins": {p: int(s[i]) * weights.get(p, 1) for p, s in per_plugin.items()},
+                    "node": table.names[row],
+                    "total": t,
+                    "plugins": {p: values[j] * w for p, values, w in columns},
                 }
-                for i in top
+                for j, (row, t) in enumerate(zip(top_rows, total[top].tolist(), strict=True))
             ]
         return ScheduleResult(table.names[int(view.rows[pick])], Status.success(), diagnosis, evaluated, len(feasible_rows))
 
@@ -440,7 +486,11 @@ class Scheduler:
         found: list[np.ndarray] = []
         count = 0
         pos = 0
-        chunk = want
+        # Some candidates usually fail a filter (taints, selectors), so a first chunk of exactly
+        # `want` nodes nearly always needs a second pass over every filter; starting half again
+        # as large saves that pass. The result is unchanged: hits are trimmed to the first `want`
+        # in rotated order and `processed` counts only the nodes up to the last one kept.
+        chunk = want + want // 2
         processed = n
         while pos < n and count < want:
             sub = rotated[pos : pos + chunk]
@@ -648,6 +698,16 @@ class Scheduler:
 
     def shutdown(self, wait: bool = True) -> None:
         self.pool.shutdown(wait=wait)
+
+
+def _top_indices(total: np.ndarray, k: int) -> np.ndarray:
+    """np.argsort(-total, kind="stable")[:k] without sorting every candidate."""
+    n = total.shape[0]
+    if n <= 4 * k:
+        return np.argsort(-total, kind="stable")[:k]
+    kth = np.partition(total, n - k)[n - k]  # the k-th largest value
+    candidates = np.flatnonzero(total >= kth)  # ascending indices: ties keep their order
+    return candidates[np.argsort(-total[candidates], kind="stable")[:k]]
 
 
 def _scheduling_relevant_change(old: PodInfo, new: PodInfo) -> bool:

@@ -6,7 +6,6 @@ from pathlib import Path
 
 import pytest
 import yaml
-
 from kubeberth.config import parse_configuration
 from kubeberth.generation import build_generation
 
