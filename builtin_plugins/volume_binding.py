@@ -12,9 +12,9 @@ broadcast. Claims carrying the selected-node annotation are pinned to that node 
 
 reserve assumes the chosen PVs (kept in a cluster index, so another pod in the same loop cannot take
 the same PV, even across generation swaps) and unreserve releases them. pre_bind hands the
-assignments to the backend's optional `bind_volumes(pod, assignments)`; `assignments` is a list of
-{"claim": "ns/name", "pv": pv name or None (None = provision dynamically), "node": node name}. A
-backend without that method leaves binding/provisioning to the cluster: pre_bind is a no-op.
+assignments to the backend's `bind_volumes(pod, assignments)`; `assignments` is a list of
+{"claim": "ns/name", "pv": pv name or None (None = provision dynamically), "node": node name}: the
+backend sets the PV's claimRef or the claim's selected-node annotation, as kube-scheduler does.
 """
 
 from __future__ import annotations
@@ -544,10 +544,7 @@ class VolumeBinding:
         st: _State | None = state.get(_STATE_KEY)
         if st is None or st.all_bound or not st.assignments:
             return None
-        bind_volumes = getattr(handle.backend, "bind_volumes", None)
-        if bind_volumes is None:
-            return None  # the cluster's PV controller / provisioner acts on its own
-        result = bind_volumes(pod, list(st.assignments))
-        if isinstance(result, Status) and not result.ok and result.code != Code.SKIP:
+        result = handle.backend.bind_volumes(pod, list(st.assignments))
+        if not result.ok and result.code != Code.SKIP:
             return result
         return None

@@ -72,6 +72,12 @@ class Backend(abc.ABC):
     def delete_pod(self, pod: PodInfo, reason: str) -> Status:
         """Delete a preemption victim."""
 
+    def bind_volumes(self, pod: PodInfo, assignments: list[dict[str, Any]]) -> Status:
+        """VolumeBinding's PreBind writes: bind each chosen PV to its claim, or mark the claim's
+        selected node for dynamic provisioning. `assignments`: [{"claim": "ns/name", "pv": name
+        or None, "node": node}]. Backends that cannot do this return Skip."""
+        return Status.skip()
+
     def ready(self) -> bool:
         """True once every initial list has been delivered."""
         return True

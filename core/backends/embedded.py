@@ -162,6 +162,40 @@ class EmbeddedCluster(Backend):
                 self.store["Pod"][f"{pod.namespace}/{pod.name}"] = new
                 self._emit("Pod", "MODIFIED", new)
 
+    def bind_volumes(self, pod: PodInfo, assignments: list[dict[str, Any]]) -> Status:
+        """Bind chosen PVs to their claims at once (the embedded cluster is its own PV controller);
+        claims to be provisioned get the selected-node annotation."""
+        with self._lock:
+            for item in assignments:
+                pvc = self.get("PersistentVolumeClaim", item["claim"])
+                if pvc is None:
+                    return Status.error(f'persistentvolumeclaim "{item["claim"]}" not found')
+                pvc = copy.deepcopy(pvc)
+                annotations = pvc.setdefault("metadata", {}).setdefault("annotations", {})
+                if not item.get("pv"):
+                    annotations["volume.kubernetes.io/selected-node"] = item["node"]
+                    self.apply(pvc)
+                    continue
+                pv = self.get("PersistentVolume", item["pv"])
+                if pv is None:
+                    return Status.error(f'persistentvolume "{item["pv"]}" not found')
+                namespace, claim = item["claim"].split("/", 1)
+                ref = (pv.get("spec") or {}).get("claimRef") or {}
+                if ref and (ref.get("namespace"), ref.get("name")) != (namespace, claim):
+                    return Status.error(f'persistentvolume "{item["pv"]}" is already claimed by {ref.get("namespace")}/{ref.get("name")}')
+                pv = copy.deepcopy(pv)
+                pv.setdefault("spec", {})["claimRef"] = {
+                    "kind": "PersistentVolumeClaim", "namespace": namespace, "name": claim,
+                    "uid": pvc["metadata"].get("uid", ""),
+                }
+                pv.setdefault("status", {})["phase"] = "Bound"
+                pvc.setdefault("spec", {})["volumeName"] = item["pv"]
+                pvc.setdefault("status", {})["phase"] = "Bound"
+                annotations["pv.kubernetes.io/bind-completed"] = "yes"
+                self.apply(pv)
+                self.apply(pvc)
+        return Status.success()
+
     def delete_pod(self, pod: PodInfo, reason: str) -> Status:
         deleted = self.delete("Pod", f"{pod.namespace}/{pod.name}")
         return Status.success() if deleted is not None else Status.error(f'pods "{pod.name}" not found')

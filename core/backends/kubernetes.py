@@ -521,6 +521,45 @@ class KubernetesBackend(Backend):
         log.info("bound %s (%s) to %s", pod.key, pod.uid, node_name)
         return Status.success()
 
+    def bind_volumes(self, pod: PodInfo, assignments: list[dict[str, Any]]) -> Status:
+        """kube-scheduler's BindPodVolumes: claimRef on a chosen static PV (optimistic update), or
+        the selected-node annotation on a claim to be provisioned; the PV controller does the rest."""
+        if not self.writes_allowed.is_set():
+            return Status.error("not the leader: volume binding refused")
+        for item in assignments:
+            namespace, claim = item["claim"].split("/", 1)
+            claim_path = f"/api/v1/namespaces/{namespace}/persistentvolumeclaims/{claim}"
+            try:
+                if item.get("pv"):
+                    pv_path = f"/api/v1/persistentvolumes/{item['pv']}"
+                    pv = self.raw.request("GET", pv_path)
+                    ref = (pv.get("spec") or {}).get("claimRef") or {}
+                    if ref and (ref.get("namespace"), ref.get("name")) != (namespace, claim):
+                        return Status.error(
+                            f'persistentvolume "{item["pv"]}" is already claimed by {ref.get("namespace")}/{ref.get("name")}'
+                        )
+                    if not ref:
+                        pvc = self.raw.request("GET", claim_path)
+                        pv.setdefault("metadata", {}).setdefault("annotations", {})[
+                            "pv.kubernetes.io/bound-by-controller"
+                        ] = "yes"
+                        pv["spec"]["claimRef"] = {
+                            "kind": "PersistentVolumeClaim",
+                            "apiVersion": "v1",
+                            "namespace": namespace,
+                            "name": claim,
+                            "uid": pvc["metadata"]["uid"],
+                            "resourceVersion": pvc["metadata"]["resourceVersion"],
+                        }
+                        self.raw.request("PUT", pv_path, body=pv)  # metadata.resourceVersion guards races
+                else:
+                    body = {"metadata": {"annotations": {"volume.kubernetes.io/selected-node": item["node"]}}}
+                    self.raw.request("PATCH", claim_path, body=body, content_type="application/merge-patch+json")
+            except ApiError as exc:
+                return Status.error(f"binding volumes of {pod.key}: {exc.message}")
+        log.info("bound volumes of %s: %s", pod.key, assignments)
+        return Status.success()
+
     def delete_pod(self, pod: PodInfo, reason: str) -> Status:
         body = {"apiVersion": "v1", "kind": "DeleteOptions", "preconditions": {"uid": pod.uid}}
         try:

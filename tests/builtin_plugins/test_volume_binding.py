@@ -310,9 +310,9 @@ class _Handle:
 class _VolumeBackend:
     def __init__(self, result: Status | None = None) -> None:
         self.calls: list[tuple[str, list[dict[str, Any]]]] = []
-        self.result = result
+        self.result = result or Status.success()
 
-    def bind_volumes(self, pod: PodInfo, assignments: list[dict[str, Any]]) -> Status | None:
+    def bind_volumes(self, pod: PodInfo, assignments: list[dict[str, Any]]) -> Status:
         self.calls.append((pod.name, assignments))
         return self.result
 
@@ -328,7 +328,7 @@ def test_pre_bind_hands_assignments_to_backend() -> None:
     assert backend.calls == [("p", [{"claim": "default/c", "pv": "pv", "node": "node-a-0"}])]
     failing = _VolumeBackend(Status.error("api down"))
     assert plugin.pre_bind(state, pod, _Handle(failing)).code == Code.ERROR
-    assert plugin.pre_bind(state, pod, _Handle(object())) is None  # backend without bind_volumes: no-op
+    assert plugin.pre_bind(state, pod, _Handle(_VolumeBackend(Status.skip()))) is None  # backend can't: no-op
 
 
 def test_pre_bind_skips_when_all_bound() -> None:

@@ -465,3 +465,48 @@ def test_side_by_side_with_kube_scheduler(control_plane: LocalControlPlane, kube
     # Scores are exact integers on both sides and the workload has no ties: every choice must match.
     minimum = float(os.environ.get("KUBEBERTH_E2E_MIN_IDENTICAL", "1.0"))
     assert rate >= minimum, rows
+
+
+def test_volume_binding_sets_claim_ref_on_the_chosen_pv(api: Api, namespace: str, nodes: list[str],
+                                                      start_kubeberth: Any) -> None:
+    """WaitForFirstConsumer: kubeberth picks the node whose local PV fits and binds that PV to the claim."""
+    sfx = _suffix()
+    small, big = f"kb-vs-{sfx}", f"kb-vb-{sfx}"
+    for node in (small, big):
+        api.create_node(node, "4", "8Gi")
+        nodes.append(node)
+    sc = f"local-{sfx}"
+    api.call("POST", "/apis/storage.k8s.io/v1/storageclasses", {
+        "apiVersion": "storage.k8s.io/v1", "kind": "StorageClass", "metadata": {"name": sc},
+        "provisioner": "kubernetes.io/no-provisioner", "volumeBindingMode": "WaitForFirstConsumer"})
+    pvs = []
+    for node, size in ((small, "1Gi"), (big, "10Gi")):
+        name = f"pv-{node}"
+        pvs.append(name)
+        api.call("POST", "/api/v1/persistentvolumes", {
+            "apiVersion": "v1", "kind": "PersistentVolume", "metadata": {"name": name},
+            "spec": {"capacity": {"storage": size}, "accessModes": ["ReadWriteOnce"], "storageClassName": sc,
+                     "local": {"path": "/mnt/data"},
+                     "nodeAffinity": {"required": {"nodeSelectorTerms": [{"matchExpressions": [
+                         {"key": "kubernetes.io/hostname", "operator": "In", "values": [node]}]}]}}}})
+        # No PV controller runs here: mark the PV Available as it would (kube-scheduler only binds those).
+        api._patch(f"/api/v1/persistentvolumes/{name}/status", {"status": {"phase": "Available"}})
+    try:
+        api.call("POST", f"/api/v1/namespaces/{namespace}/persistentvolumeclaims", {
+            "apiVersion": "v1", "kind": "PersistentVolumeClaim", "metadata": {"name": "data"},
+            "spec": {"accessModes": ["ReadWriteOnce"], "storageClassName": sc,
+                     "resources": {"requests": {"storage": "5Gi"}}}})
+        start_kubeberth()
+        api.call("POST", f"/api/v1/namespaces/{namespace}/pods", {
+            "apiVersion": "v1", "kind": "Pod", "metadata": {"name": "db"},
+            "spec": {"schedulerName": PROFILE,
+                     "containers": [{"name": "c", "image": "registry.k8s.io/pause:3.10"}],
+                     "volumes": [{"name": "data", "persistentVolumeClaim": {"claimName": "data"}}]}})
+        wait_for(lambda: api.bound(namespace).get("db") == big, 30, "the pod on the node with the big PV")
+        ref = api.call("GET", f"/api/v1/persistentvolumes/pv-{big}")["spec"].get("claimRef") or {}
+        assert (ref.get("namespace"), ref.get("name")) == (namespace, "data")
+        assert not api.call("GET", f"/api/v1/persistentvolumes/pv-{small}")["spec"].get("claimRef")
+    finally:
+        for name in pvs:
+            api.call("DELETE", f"/api/v1/persistentvolumes/{name}", ok=(200, 202, 404))
+        api.call("DELETE", f"/apis/storage.k8s.io/v1/storageclasses/{sc}", ok=(200, 202, 404))
