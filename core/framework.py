@@ -282,14 +282,14 @@ class Framework:
     ) -> tuple[Status, frozenset[str] | None]:
         kwargs = {"state": state, "pod": pod, "nodes": nodes, "cluster": cluster, "handle": handle}
         narrowed: frozenset[str] | None = None
-        with_nodes: list[str] = []  # plugins that narrowed the candidates, for the empty-set message
+        with_nodes: set[str] = set()  # plugins that narrowed the candidates, for the empty-set message
+        rejected: Status | None = None
         for hook in self.points.get("pre_filter", ()):
             t0 = time.time_ns()
             result = _guarded(hook, kwargs)
+            names = None
             if isinstance(result, PreFilterResult):
-                if result.node_names is not None:
-                    with_nodes.append(hook.plugin)
-                    narrowed = result.node_names if narrowed is None else narrowed & result.node_names
+                names = result.node_names
                 status = (result.status or Status.success()).with_plugin(hook.plugin)
             else:
                 status = as_status(result, hook.plugin)
@@ -297,19 +297,27 @@ class Framework:
                 record.step("PreFilter", hook.plugin, t0, {"code": status.code.name})
             if status.code == Code.SKIP:
                 state.skip_filter.add(hook.plugin)
-            elif status.code == Code.ERROR:
+                continue
+            if status.code == Code.ERROR:
                 raise PluginFailure(status)
-            elif not status.ok:
+            if status.code == Code.UNSCHEDULABLE_AND_UNRESOLVABLE:
                 return status, narrowed
-            if narrowed is not None and not narrowed:
-                # kube-scheduler: an empty intersection rejects the pod everywhere, naming the plugins.
-                msg = (
-                    f"node(s) didn't satisfy plugin {with_nodes[0]}"
-                    if len(with_nodes) == 1
-                    else f"node(s) didn't satisfy plugin(s) [{' '.join(with_nodes)}] simultaneously"
-                )
-                return Status(Code.UNSCHEDULABLE_AND_UNRESOLVABLE, (msg,), hook.plugin), narrowed
-        return Status.success(), narrowed
+            if not status.ok:
+                rejected = status  # kube-scheduler keeps running the others; the last rejection is reported
+                continue
+            if names is not None:
+                with_nodes.add(hook.plugin)
+                narrowed = names if narrowed is None else narrowed & names
+                if not narrowed:
+                    # kube-scheduler: an empty intersection rejects the pod everywhere, naming the plugins.
+                    plugins = sorted(with_nodes)
+                    msg = (
+                        f"node(s) didn't satisfy plugin {plugins[0]}"
+                        if len(plugins) == 1
+                        else f"node(s) didn't satisfy plugin(s) [{' '.join(plugins)}] simultaneously"
+                    )
+                    return Status(Code.UNSCHEDULABLE_AND_UNRESOLVABLE, (msg,), hook.plugin), narrowed
+        return (rejected or Status.success()), narrowed
 
     def run_filters(
         self,

@@ -976,3 +976,22 @@ def test_impossible_pod_default_profile() -> None:
     assert s.records[-1].result == "Unschedulable"
     assert s.queue.entries["huge"].where == "unschedulable"
     assert Code.UNSCHEDULABLE  # the code module is part of the public API used above
+
+
+class TPreSeen:
+    """Records that its pre_filter ran."""
+
+    name = "TPreSeen"
+
+    @hookimpl
+    def pre_filter(self, pod: PodInfo) -> None:
+        seen.append(f"pre_filter:{self.name}:{pod.name}")
+
+
+def test_pre_filter_unschedulable_lets_later_pre_filters_run(harness) -> None:
+    """kube-scheduler runs the remaining pre_filters after an Unschedulable (not after UnschedulableAndUnresolvable)."""
+    s, b = harness([*nodes(2), pod("no", labels={"reject": "pre"})], "TPreReject", "TPreSeen",
+                   extra=(TPreReject, TPreSeen))
+    settle(s)
+    assert "pre_filter:TPreSeen:no" in seen
+    assert failures(b, "no") == ["0/2 nodes are available: pod is not welcome here."]
