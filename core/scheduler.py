@@ -367,6 +367,8 @@ class Scheduler:
             if removed is not None and removed.node_name:
                 self.queue.move_for_event("Pod/Delete", self._interested)
             return
+        if self._confirm_assumed(obj):
+            return
         try:
             pod = PodInfo.from_dict(obj)
         except PodSpecError as exc:
@@ -395,6 +397,28 @@ class Scheduler:
             self.queue.entries[pod.uid].pod = pod  # status-only update: no requeue (isPodUpdated)
         else:
             self.queue.update(pod)
+
+    def _confirm_assumed(self, obj: dict[str, Any]) -> bool:
+        """Fast path for the informer echo of our own binding: the assumed pod is now bound where
+        we put it, so its accounting stays as is (no re-parse, no re-index)."""
+        uid = (obj.get("metadata") or {}).get("uid")
+        cluster = self.cluster
+        if uid not in cluster.assumed:
+            return False
+        node = (obj.get("spec") or {}).get("nodeName")
+        row = cluster.placement.get(uid)
+        pod = cluster.pods.get(uid)
+        if not node or row is None or pod is None or cluster.table.names[row] != node:
+            return False
+        if (obj.get("status") or {}).get("phase") in ("Succeeded", "Failed") or (obj.get("metadata") or {}).get("deletionTimestamp"):
+            return False
+        cluster.assumed.discard(uid)
+        pod.node_name = node
+        pod.raw = obj
+        entry = self.queue.entries.get(uid)
+        if entry is not None and entry.where != "inflight":
+            self.queue.done(uid)
+        return True
 
     # ---- the scheduling cycle ----------------------------------------------------------
     @contextlib.contextmanager
