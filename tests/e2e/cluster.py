@@ -75,6 +75,19 @@ DEFAULT_ADMISSION_PLUGINS: tuple[str, ...] = (
 _LOG_TAIL_LINES = 80
 
 
+
+def wait_for(predicate: Callable[[], Any], timeout: float, what: str, interval: float = 0.1) -> Any:
+    """Poll until `predicate` returns something truthy (returned), or fail naming `what`."""
+    deadline = time.monotonic() + timeout
+    while True:
+        result = predicate()
+        if result:
+            return result
+        if time.monotonic() >= deadline:
+            raise AssertionError(f"timed out after {timeout:.0f}s waiting for {what}")
+        time.sleep(interval)
+
+
 class ControlPlaneError(RuntimeError):
     """Raised when a control-plane component cannot be provisioned or started."""
 

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import time
 import uuid
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from typing import Any
 
 import pytest
-from cluster import LocalControlPlane, ManagedProcess
+from cluster import LocalControlPlane, ManagedProcess, wait_for
 from kubernetes import client, config
 from kubernetes.client.rest import ApiException
 
@@ -19,15 +19,6 @@ def _api_client(kubeconfig: str) -> client.ApiClient:
     return config.new_client_from_config(config_file=kubeconfig)
 
 
-def _wait_for(predicate: Callable[[], Any], timeout: float, what: str, interval: float = 0.2) -> Any:
-    deadline = time.monotonic() + timeout
-    while True:
-        result = predicate()
-        if result:
-            return result
-        if time.monotonic() >= deadline:
-            raise AssertionError(f"timed out after {timeout:.0f}s waiting for {what}")
-        time.sleep(interval)
 
 
 def _suffix() -> str:
@@ -123,7 +114,7 @@ def test_kube_scheduler_binds_pod_to_ready_node(
                 return p if p.spec.node_name else None
 
             try:
-                scheduled = _wait_for(bound, BIND_TIMEOUT, "kube-scheduler to bind the pod")
+                scheduled = wait_for(bound, BIND_TIMEOUT, "kube-scheduler to bind the pod")
             except AssertionError as exc:
                 raise AssertionError(f"{exc}\nkube-scheduler log:\n{kube_scheduler.log_tail()}") from None
             assert scheduled.spec.node_name == node_name
@@ -188,7 +179,7 @@ def test_service_account_kubeconfig_is_subject_to_rbac(
                     raise
                 return False
 
-        _wait_for(can_list_pods, 30, "the RoleBinding to take effect")
+        wait_for(can_list_pods, 30, "the RoleBinding to take effect")
         with pytest.raises(ApiException) as still_denied:
             sa_core.list_namespaced_secret(namespace)
         assert still_denied.value.status == 403

@@ -24,7 +24,7 @@ from typing import Any
 
 import pytest
 import yaml
-from cluster import LocalControlPlane, free_port
+from cluster import LocalControlPlane, free_port, wait_for
 
 REPO = Path(__file__).resolve().parents[2]
 CONFIG_DIR = REPO / "config"
@@ -39,15 +39,6 @@ def _suffix() -> str:
     return uuid.uuid4().hex[:6]
 
 
-def wait_for(predicate: Callable[[], Any], timeout: float, what: str, interval: float = 0.1) -> Any:
-    deadline = time.monotonic() + timeout
-    while True:
-        result = predicate()
-        if result:
-            return result
-        if time.monotonic() >= deadline:
-            raise AssertionError(f"timed out after {timeout:.0f}s waiting for {what}")
-        time.sleep(interval)
 
 
 class Api:
