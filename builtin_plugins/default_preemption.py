@@ -272,7 +272,7 @@ class DefaultPreemption:
         wanted = self.calculate_num_candidates(n)
         order = potential[offset:] + potential[:offset]
         base = _Base.build(pod, cluster, handle, all_rows)
-        nominated = _nominated_by_row(cluster, pod)
+        nominated = cluster.nominated_ghosts(pod)
         non_violating: list[Candidate] = []
         violating: list[Candidate] = []
         deferred: list[tuple[int, list[PodInfo]]] = []  # screened out: reasons only needed without candidates
@@ -587,19 +587,6 @@ class _Base:
 
 def _sub_framework(fw: Framework, point: str, hooks: list[BoundHook]) -> Framework:
     return Framework(fw.profile, {point: hooks}, {}, [], fw.plugins, fw.percentage_of_nodes_to_score, fw.generation_id)
-
-
-def _nominated_by_row(cluster: ClusterState, pod: PodInfo) -> dict[int, list[PodInfo]]:
-    """Nominated pods of equal or higher priority per node: RunFilterPluginsWithNominatedPods' ghosts."""
-    out: dict[int, list[PodInfo]] = {}
-    for node_name, pods in cluster.nominated.items():
-        row = cluster.table.row_of.get(node_name)
-        if row is None:
-            continue
-        for other in pods.values():
-            if other.uid != pod.uid and other.priority >= pod.priority and other.uid not in cluster.placement:
-                out.setdefault(row, []).append(other)
-    return out
 
 
 def _screen(

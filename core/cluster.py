@@ -202,6 +202,19 @@ class ClusterState:
             pod.nominated_node_name = node_name
             self.nominated.setdefault(node_name, {})[pod.uid] = pod
 
+    def nominated_ghosts(self, pod: PodInfo) -> dict[int, list[PodInfo]]:
+        """Unplaced pods nominated on each node row with priority >= `pod`'s (kube-scheduler's
+        RunFilterPluginsWithNominatedPods accounts them when filtering `pod`)."""
+        out: dict[int, list[PodInfo]] = {}
+        for node_name, pods in self.nominated.items():
+            row = self.table.row_of.get(node_name)
+            if row is None:
+                continue
+            for other in pods.values():
+                if other.uid != pod.uid and other.priority >= pod.priority and other.uid not in self.placement:
+                    out.setdefault(row, []).append(other)
+        return out
+
     def placed_pods(self) -> Iterator[tuple[PodInfo, int]]:
         for uid, row in self.placement.items():
             yield self.pods[uid], row

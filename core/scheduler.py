@@ -427,14 +427,10 @@ class Scheduler:
         placed: list[PodInfo] = []
         cluster = self.cluster
         if cluster.nominated:
-            for node_name, pods in cluster.nominated.items():
-                row = cluster.table.row_of.get(node_name)
-                if row is None:
-                    continue
-                for other in pods.values():
-                    if other.uid != pod.uid and other.priority >= pod.priority and other.uid not in cluster.placement:
-                        cluster._place(other, row)
-                        placed.append(other)
+            for row, ghosts in cluster.nominated_ghosts(pod).items():
+                for other in ghosts:
+                    cluster._place(other, row)
+                    placed.append(other)
         try:
             yield
         finally:
