@@ -250,7 +250,9 @@ class DefaultPreemption:
         if failure is not None:
             return failure
         handle.nominate(pod, best.node)
-        return PostFilterResult(nominated_node=best.node)
+        return PostFilterResult(
+            nominated_node=best.node, victims=tuple(v.key for v in best.victims), candidates=len(candidates)
+        )
 
     def dry_run(
         self,

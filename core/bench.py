@@ -32,11 +32,26 @@ def machine() -> str:
     return f"{cpu}, {os.cpu_count()} cores, Python {platform.python_version()}, {platform.system()} {platform.release()}"
 
 
-def run_bench(generation: Generation, sizes: tuple[tuple[int, int], ...] = DEFAULT_SIZES, seed: int = 1) -> list[dict[str, Any]]:
+def run_bench(
+    generation: Generation,
+    sizes: tuple[tuple[int, int], ...] = DEFAULT_SIZES,
+    seed: int = 1,
+    metrics: bool = False,
+    otlp_endpoint: str | None = None,
+) -> list[dict[str, Any]]:
+    """Tracing follows the OTEL_* environment as in `run`; `metrics` adds the metrics and decision store."""
+    from .observability import Observability
+
     results = []
     for nodes, pods in sizes:
         objects = generate_cluster(nodes, pods, seed)
-        sim = simulate(generation, objects, seed=seed)
+        obs = Observability.from_env(
+            otlp_endpoint=otlp_endpoint, metrics=metrics, decision_records=1000 if metrics else 0
+        )
+        try:
+            sim = simulate(generation, objects, seed=seed, attach=obs.attach)
+        finally:
+            obs.shutdown()
         cycles = np.array([(r.end_ns - r.start_ns) / 1e6 for r in sim.scheduler.records if r.end_ns])
         s = sim.summary
         results.append({
@@ -53,10 +68,10 @@ def run_bench(generation: Generation, sizes: tuple[tuple[int, int], ...] = DEFAU
     return results
 
 
-def render_markdown(results: list[dict[str, Any]]) -> str:
+def render_markdown(results: list[dict[str, Any]], label: str = "") -> str:
     today = dt.date.today().isoformat()
     lines = [
-        f"### {today} — {machine()}",
+        f"### {today} — {machine()}" + (f" — {label}" if label else ""),
         "",
         "| nodes | pods | scheduled | unschedulable | pods/s | cycle p50 (ms) | cycle p99 (ms) |",
         "|---:|---:|---:|---:|---:|---:|---:|",

@@ -1,4 +1,4 @@
-"""The `kubeberth` command: simulate, plugins list, run."""
+"""The `kubeberth` command: simulate, bench, plugins list, run, explain."""
 
 from __future__ import annotations
 
@@ -28,6 +28,9 @@ def _setup_logging(level: str, fmt: str) -> None:
 class _JsonFormatter(logging.Formatter):
     def format(self, record: logging.LogRecord) -> str:
         out: dict[str, Any] = {"level": record.levelname, "logger": record.name, "msg": record.getMessage()}
+        decision = getattr(record, "decision", None)  # DecisionLog's structured fields
+        if decision:
+            out.update(decision)
         if record.exc_info:
             out["exc"] = self.formatException(record.exc_info)
         return json.dumps(out)
@@ -38,7 +41,10 @@ def _common(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--plugins-dir", type=Path, help="folder of drop-in plugin files (env KUBEBERTH_PLUGINS_DIR)")
     parser.add_argument("--log-level", help="DEBUG, INFO, WARNING, ERROR (env KUBEBERTH_LOG_LEVEL)")
     parser.add_argument("--log-format", choices=["text", "json"], help="(env KUBEBERTH_LOG_FORMAT)")
-    parser.add_argument("--otlp-endpoint", help="send decision traces by OTLP/HTTP, e.g. http://127.0.0.1:4318")
+    parser.add_argument(
+        "--otlp-endpoint",
+        help="shorthand for OTEL_EXPORTER_OTLP_ENDPOINT, e.g. http://127.0.0.1:4318 (all OTEL_* variables apply)",
+    )
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -53,13 +59,17 @@ def build_parser() -> argparse.ArgumentParser:
     sim.add_argument("--cluster", type=Path, help="manifests (YAML stream or List) instead of a generated cluster")
     sim.add_argument("--json", action="store_true", help="print one JSON object")
     sim.add_argument("--placements", action="store_true", help="include every pod's node in --json output")
-    sim.add_argument("--explain", metavar="NAMESPACE/POD", help="print the decision record of one pod")
+    sim.add_argument("--explain", metavar="NAMESPACE/POD", help="tell why one pod landed where it did, or is Pending")
 
     bench = sub.add_parser("bench", help="measure throughput on generated clusters")
     _common(bench)
     bench.add_argument("--size", action="append", metavar="NODESxPODS", help="e.g. 5000x10000 (repeatable)")
     bench.add_argument("--seed", type=int, default=1)
     bench.add_argument("--write", type=Path, metavar="FILE", help="append results to FILE (docs/benchmarks.md)")
+    bench.add_argument(
+        "--metrics", action="store_true", help="record kube-scheduler's metrics while measuring (tracing: OTEL_* variables)"
+    )
+    bench.add_argument("--label", default="", help="a note for the results table, e.g. 'tracing 10%%'")
 
     plugins = sub.add_parser("plugins", help="inspect plugins")
     psub = plugins.add_subparsers(dest="plugins_command", required=True)
@@ -72,6 +82,15 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--kubeconfig", help="kubeconfig path (default: in-cluster, then ~/.kube/config)")
     run.add_argument("--healthz-bind-address", default=None, help="address:port for /healthz and /readyz")
     run.add_argument("--leader-elect", default=None, action=argparse.BooleanOptionalAction)
+
+    explain = sub.add_parser("explain", help="tell the story of a pod's last scheduling decision from a running scheduler")
+    explain.add_argument("pod", metavar="NAMESPACE/POD")
+    explain.add_argument(
+        "--server", default=None, help="the scheduler's HTTP address (default http://127.0.0.1:10260, env KUBEBERTH_SERVER)"
+    )
+    explain.add_argument("--json", action="store_true", help="print the decision record as JSON")
+    explain.add_argument("--log-level", default=None, help=argparse.SUPPRESS)
+    explain.add_argument("--log-format", default=None, help=argparse.SUPPRESS)
     return parser
 
 
@@ -80,8 +99,8 @@ def _settings(args: argparse.Namespace) -> Settings:
     overrides = {
         k: v
         for k, v in {
-            "config": args.config,
-            "plugins_dir": args.plugins_dir,
+            "config": getattr(args, "config", None),
+            "plugins_dir": getattr(args, "plugins_dir", None),
             "log_level": args.log_level,
             "log_format": args.log_format,
             "seed": getattr(args, "seed", None),
@@ -105,19 +124,20 @@ def cmd_simulate(args: argparse.Namespace, settings: Settings) -> int:
             raise KubeberthError("--nodes and --pods must be >= 0")
         objects = generate_cluster(args.nodes, args.pods, seed)
     show = progress_printer() if (not args.json and sys.stderr.isatty()) else None
-    observers = []
-    if settings.otlp_endpoint:
-        from .tracing import DecisionTracer, make_provider
+    from .observability import Observability
 
-        observers.append(DecisionTracer(make_provider(settings.otlp_endpoint)))
-    result = simulate(generation, objects, seed=seed, progress=show, observers=observers)
-    for observer in observers:
-        observer.shutdown()
+    obs = Observability.from_env(otlp_endpoint=settings.otlp_endpoint, metrics=False, decision_records=0)
+    try:
+        result = simulate(generation, objects, seed=seed, progress=show, attach=obs.attach)
+    finally:
+        obs.shutdown()
     if args.explain:
+        from .observability.explain import render
+
         record = next((r for r in reversed(result.scheduler.records) if r.pod == args.explain), None)
         if record is None:
             raise KubeberthError(f"--explain: no scheduling cycle recorded for pod {args.explain!r} (use namespace/name)")
-        print(json.dumps(record.as_dict(), indent=2))
+        print(json.dumps(record.as_dict(), indent=2) if args.json else render(record.as_dict()))
         return 0
     if args.json:
         out = dict(result.summary)
@@ -140,7 +160,9 @@ def cmd_bench(args: argparse.Namespace, settings: Settings) -> int:
         except ValueError:
             raise KubeberthError(f"--size: expected NODESxPODS like 5000x10000, got {args.size}") from None
     generation = build_generation(settings.config, settings.plugins_dir)
-    markdown = render_markdown(run_bench(generation, sizes, args.seed))
+    markdown = render_markdown(
+        run_bench(generation, sizes, args.seed, metrics=args.metrics, otlp_endpoint=settings.otlp_endpoint), args.label
+    )
     print(markdown)
     if args.write:
         append_results(args.write, markdown)
@@ -163,6 +185,17 @@ def cmd_plugins_list(args: argparse.Namespace, settings: Settings) -> int:
     return 0
 
 
+def cmd_explain(args: argparse.Namespace) -> int:
+    import os
+
+    from .observability.explain import DEFAULT_SERVER, fetch_decision, render
+
+    server = args.server or os.environ.get("KUBEBERTH_SERVER") or DEFAULT_SERVER
+    record = fetch_decision(args.pod, server)
+    print(json.dumps(record, indent=2) if args.json else render(record))
+    return 0
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
@@ -175,6 +208,8 @@ def main(argv: list[str] | None = None) -> int:
             return cmd_bench(args, settings)
         if args.command == "plugins":
             return cmd_plugins_list(args, settings)
+        if args.command == "explain":
+            return cmd_explain(args)
         if args.command == "run":
             from .runner import run_main
 

@@ -218,3 +218,4 @@ class Settings(BaseSettings):
     otlp_endpoint: str | None = None
     seed: int | None = None
     binding_workers: int = 16
+    decision_records: int = 1000  # pods whose last decision /debug/decisions keeps (0: off)

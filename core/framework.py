@@ -34,7 +34,8 @@ MAX_NODE_SCORE = 100
 MIN_FEASIBLE_NODES_TO_FIND = 100
 MIN_FEASIBLE_NODES_PERCENTAGE_TO_FIND = 5
 DEFAULT_PERCENTAGE_OF_NODES_TO_SCORE = 0  # 0 = kube-scheduler's adaptive percentage
-TOP_SCORES_RECORDED = 3
+TOP_SCORES_RECORDED = 5  # nodes kept with their per-plugin breakdown (traces, explain)
+REJECTED_NODES_RECORDED = 10  # node names kept per plugin and reason when a pod is unschedulable
 
 
 def num_feasible_nodes_to_find(num_all_nodes: int, percentage: int | None) -> int:
@@ -198,6 +199,15 @@ class CycleRecord:
     node: str | None = None
     result: str = ""
     message: str = ""
+    attempt: int = 0
+    first_attempt_ns: int = 0  # start of the pod's first attempt (scheduler_pod_scheduling_sli_duration_seconds)
+    queue: dict[str, float] = field(default_factory=dict)  # seconds per queue before this attempt
+    rejected_nodes: dict[str, dict[str, list[str]]] = field(default_factory=dict)  # unschedulable only
+    preemption: dict[str, Any] | None = None  # plugin, candidates, victims, nominated_node
+    binding: dict[str, Any] | None = None  # the binding cycle, once it finished
+    error_plugin: str = ""  # the plugin whose Error ended the attempt
+    trace_id: str = ""  # set when the cycle's trace was sampled
+    span_context: Any = None  # the root span's context, parent of the binding cycle span
 
     def step(self, point: str, plugin: str, start_ns: int, attrs: dict[str, Any] | None = None) -> None:
         self.steps.append((point, plugin, start_ns, time.time_ns(), attrs or {}))
@@ -205,6 +215,9 @@ class CycleRecord:
     def as_dict(self) -> dict[str, Any]:
         return {
             "pod": self.pod,
+            "uid": self.uid,
+            "attempt": self.attempt,
+            "trace_id": self.trace_id,
             "profile": self.profile,
             "generation": self.generation,
             "result": self.result,
@@ -213,7 +226,12 @@ class CycleRecord:
             "evaluated_nodes": self.evaluated_nodes,
             "feasible_nodes": self.feasible_nodes,
             "rejected": self.rejected,
+            "rejected_nodes": self.rejected_nodes,
             "top_scores": self.top_scores,
+            "preemption": self.preemption,
+            "binding": self.binding,
+            "queue_seconds": self.queue,
+            "start_ns": self.start_ns,
             "duration_ms": round((self.end_ns - self.start_ns) / 1e6, 3),
             "plugins": [
                 {"point": p, "plugin": n, "ms": round((e - s) / 1e6, 4), **a} for p, n, s, e, a in self.steps
@@ -393,6 +411,13 @@ class Framework:
             if isinstance(result, PostFilterResult):
                 status = result.status.with_plugin(hook.plugin)
                 nominated = result.nominated_node
+                if record is not None and (result.candidates or result.victims or nominated):
+                    record.preemption = {
+                        "plugin": hook.plugin,
+                        "candidates": result.candidates,
+                        "victims": list(result.victims),
+                        "nominated_node": nominated or "",
+                    }
             else:
                 status, nominated = as_status(result, hook.plugin), None
             if record is not None:

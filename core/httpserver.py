@@ -18,6 +18,7 @@ log = logging.getLogger(__name__)
 DEFAULT_BIND_ADDRESS = "127.0.0.1:10260"
 
 Handler = Callable[[], tuple[int, str, bytes]]
+PathHandler = Callable[[str], tuple[int, str, bytes]]  # gets the rest of the path after its prefix
 
 
 def check_route(check: Callable[[], tuple[bool, str]]) -> Handler:
@@ -46,26 +47,36 @@ class HTTPServer:
     def __init__(self, bind_address: str = DEFAULT_BIND_ADDRESS) -> None:
         self.bind_address = bind_address
         self.routes: dict[str, Handler] = {}
+        self.prefix_routes: dict[str, PathHandler] = {}
         self._server: ThreadingHTTPServer | None = None
         self._thread: threading.Thread | None = None
 
     def add_route(self, path: str, handler: Handler) -> None:
         self.routes[path] = handler
 
+    def add_prefix_route(self, prefix: str, handler: PathHandler) -> None:
+        """Serve every GET path under `prefix` (e.g. /debug/decisions/<namespace>/<pod>)."""
+        self.prefix_routes[prefix] = handler
+
     @property
     def port(self) -> int:
         return self._server.server_address[1] if self._server else 0
 
     def start(self) -> None:
-        routes = self.routes
+        routes, prefix_routes = self.routes, self.prefix_routes
 
         class _Handler(BaseHTTPRequestHandler):
             def do_GET(self) -> None:  # noqa: N802 - http.server's naming
-                handler = routes.get(self.path.split("?", 1)[0])
-                if handler is None:
-                    status, ctype, body = 404, "text/plain; charset=utf-8", b"not found"
-                else:
+                path = self.path.split("?", 1)[0]
+                handler = routes.get(path)
+                if handler is not None:
                     status, ctype, body = handler()
+                else:
+                    prefix = max((p for p in prefix_routes if path.startswith(p)), key=len, default=None)
+                    if prefix is None:
+                        status, ctype, body = 404, "text/plain; charset=utf-8", b"not found"
+                    else:
+                        status, ctype, body = prefix_routes[prefix](path[len(prefix) :])
                 self.send_response(status)
                 self.send_header("Content-Type", ctype)
                 self.send_header("Content-Length", str(len(body)))
@@ -80,7 +91,7 @@ class HTTPServer:
         self._server.daemon_threads = True
         self._thread = threading.Thread(target=self._server.serve_forever, name="kubeberth-http", daemon=True)
         self._thread.start()
-        log.info("serving %s on %s:%d", ", ".join(sorted(routes)), host, self.port)
+        log.info("serving %s on %s:%d", ", ".join(sorted([*routes, *prefix_routes])), host, self.port)
 
     def stop(self) -> None:
         if self._server is not None:

@@ -16,6 +16,13 @@ from typing import Any
 from .podinfo import PodInfo
 
 MAX_IN_UNSCHEDULABLE_SECONDS = 300.0  # kube-scheduler's podMaxInUnschedulablePodsDuration
+# kube-scheduler's queue_incoming_pods_total event labels for the queue's own moves.
+POD_ADD = "UnscheduledPodAdd"
+POD_UPDATE = "UnscheduledPodUpdate"
+ATTEMPT_FAILURE = "ScheduleAttemptFailure"
+BACKOFF_COMPLETE = "BackoffComplete"
+UNSCHEDULABLE_TIMEOUT = "UnschedulableTimeout"
+_WAITING = frozenset({"active", "backoff", "unschedulable", "gated"})
 
 
 @dataclass(eq=False)
@@ -31,6 +38,8 @@ class QueuedPod:
     errors: int = 0
     where: str = ""  # active | backoff | unschedulable | gated | inflight
     extra: dict[str, Any] = field(default_factory=dict)
+    since: float = 0.0  # when it entered `where`
+    waited: dict[str, float] = field(default_factory=dict)  # seconds per queue since the last pop
 
 
 class SchedulingQueue:
@@ -52,6 +61,23 @@ class SchedulingQueue:
         self._backoff: list[tuple[float, int, QueuedPod]] = []
         self._seq = itertools.count()
         self.move_seq = 0  # bumped by every move request (kube-scheduler's moveRequestCycle)
+        # Called as on_incoming(queue, event) on every arrival: kube-scheduler's
+        # scheduler_queue_incoming_pods_total{queue,event}. None costs nothing.
+        self.on_incoming: Callable[[str, str], None] | None = None
+        self._event = POD_ADD  # the label of the move in progress
+
+    def _arrive(self, entry: QueuedPod, where: str) -> None:
+        """Move `entry` to `where`, accounting the time spent where it was (for traces)."""
+        previous = entry.where
+        if previous == where:
+            return
+        now = self.clock()
+        if previous in _WAITING:
+            entry.waited[previous] = entry.waited.get(previous, 0.0) + (now - entry.since)
+        entry.where = where
+        entry.since = now
+        if self.on_incoming is not None and where in _WAITING:
+            self.on_incoming("unschedulable" if where == "gated" else where, self._event)
 
     # ---- sizes -------------------------------------------------------------------------
     def counts(self) -> dict[str, int]:
@@ -69,6 +95,7 @@ class SchedulingQueue:
     # ---- adding ------------------------------------------------------------------------
     def add(self, pod: PodInfo) -> None:
         """A new pending pod (or an updated one); gated pods are held until pre_enqueue passes."""
+        self._event = POD_ADD
         entry = self.entries.get(pod.uid)
         if entry is None:
             entry = QueuedPod(pod, timestamp=self.clock())
@@ -84,19 +111,20 @@ class SchedulingQueue:
         status = self.pre_enqueue(entry.pod)
         if not status.ok:
             entry.gated = True
-            entry.where = "gated"
             entry.last_message = status.message
+            if entry.where != "gated":
+                self._arrive(entry, "gated")
             return
         entry.gated = False
         self._push_active(entry)
 
     def _push_active(self, entry: QueuedPod) -> None:
-        entry.where = "active"
+        self._arrive(entry, "active")
         entry.pod.memo["queue_timestamp"] = entry.timestamp
         heapq.heappush(self._active, (self.sort_key(entry.pod), next(self._seq), entry))
 
     def _push_backoff(self, entry: QueuedPod) -> None:
-        entry.where = "backoff"
+        self._arrive(entry, "backoff")
         heapq.heappush(self._backoff, (entry.backoff_until, next(self._seq), entry))
 
     def backoff_duration(self, attempts: int) -> float:
@@ -114,7 +142,7 @@ class SchedulingQueue:
             _, _, entry = heapq.heappop(self._active)
             if entry.where != "active" or self.entries.get(entry.pod.uid) is not entry:
                 continue  # stale heap item
-            entry.where = "inflight"
+            self._arrive(entry, "inflight")
             entry.attempts += 1
             entry.move_seq_at_pop = self.move_seq
             return entry
@@ -125,6 +153,7 @@ class SchedulingQueue:
         while self._backoff and self._backoff[0][0] <= now:
             _, _, entry = heapq.heappop(self._backoff)
             if entry.where == "backoff" and self.entries.get(entry.pod.uid) is entry:
+                self._event = BACKOFF_COMPLETE
                 self._push_active(entry)
 
     def next_backoff_expiry(self) -> float | None:
@@ -145,10 +174,11 @@ class SchedulingQueue:
         entry.last_message = message
         entry.timestamp = now
         entry.backoff_until = now + self.backoff_duration(entry.attempts)
+        self._event = ATTEMPT_FAILURE
         if self.move_seq != entry.move_seq_at_pop:
             self._push_backoff(entry)
         else:
-            entry.where = "unschedulable"
+            self._arrive(entry, "unschedulable")
 
     def requeue_error(self, entry: QueuedPod, message: str) -> None:
         if self.entries.get(entry.pod.uid) is not entry:
@@ -156,6 +186,7 @@ class SchedulingQueue:
         entry.errors += 1
         entry.last_message = message
         entry.backoff_until = self.clock() + self.backoff_duration(entry.attempts)
+        self._event = ATTEMPT_FAILURE
         self._push_backoff(entry)
 
     def done(self, uid: str) -> None:
@@ -169,6 +200,7 @@ class SchedulingQueue:
         """Move unschedulable pods that a plugin that rejected them registered for `event`."""
         self.move_seq += 1
         moved = 0
+        self._event = event.replace("/", "", 1)  # Node/Add -> NodeAdd (kube-scheduler's ClusterEvent label)
         for entry in list(self.entries.values()):
             if entry.where != "unschedulable":
                 continue
@@ -186,6 +218,7 @@ class SchedulingQueue:
 
     def flush_unschedulable(self, max_age: float = MAX_IN_UNSCHEDULABLE_SECONDS) -> None:
         now = self.clock()
+        self._event = UNSCHEDULABLE_TIMEOUT
         for entry in list(self.entries.values()):
             if entry.where == "unschedulable" and now - entry.timestamp >= max_age:
                 self._move(entry)
@@ -197,6 +230,7 @@ class SchedulingQueue:
             self.add(pod)
             return
         entry.pod = pod
+        self._event = POD_UPDATE
         if entry.where == "gated":
             self._enqueue_checked(entry)
         elif entry.where == "unschedulable":

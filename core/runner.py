@@ -23,6 +23,7 @@ from .errors import ConfigError
 from .generation import build_generation
 from .httpserver import DEFAULT_BIND_ADDRESS, HTTPServer, check_route
 from .leader import LeaderElector, parse_duration
+from .observability import Observability
 from .scheduler import Scheduler
 
 log = logging.getLogger(__name__)
@@ -83,10 +84,15 @@ class Runner:
             self.backend.writes_allowed.clear()
         self.stop_event = threading.Event()
         self._heartbeat = time.monotonic()
+        self.observability = Observability.from_env(
+            otlp_endpoint=self.settings.otlp_endpoint, decision_records=self.settings.decision_records
+        )
+        self.observability.attach(self.scheduler)
         self.http: HTTPServer | None = HTTPServer(healthz_bind_address) if healthz_bind_address else None
         if self.http is not None:
             self.http.add_route("/healthz", check_route(self.healthz))
             self.http.add_route("/readyz", check_route(self.readyz))
+            self.observability.add_routes(self.http)
 
     # ---- leadership ------------------------------------------------------------------
     def _started_leading(self) -> None:
@@ -150,13 +156,14 @@ class Runner:
             self.elector.stop(release=True)
         if self.http is not None:
             self.http.stop()
+        self.observability.shutdown()
         log.info("kubeberth stopped: %s", self.backend.stats)
 
 
 def run_main(args: argparse.Namespace | Any) -> int:
     """Entry point for `kubeberth run` (args from core/cli.py)."""
     settings = Settings()
-    overrides = {k: getattr(args, k, None) for k in ("config", "plugins_dir", "log_level")}
+    overrides = {k: getattr(args, k, None) for k in ("config", "plugins_dir", "log_level", "otlp_endpoint")}
     settings = settings.model_copy(update={k: v for k, v in overrides.items() if v is not None})
     runner = Runner(
         kubeconfig=getattr(args, "kubeconfig", None),

@@ -22,6 +22,7 @@ import numpy as np
 from .backends.base import Backend, ClusterEvent
 from .cluster import ClusterState
 from .framework import (
+    REJECTED_NODES_RECORDED,
     TOP_SCORES_RECORDED,
     CycleRecord,
     CycleState,
@@ -205,6 +206,8 @@ class _BindingDone:
     state: CycleState
     node: str
     status: Status
+    record: CycleRecord | None = None
+    binding: dict[str, Any] | None = None
 
 
 @dataclass
@@ -263,7 +266,10 @@ class Scheduler:
         self.next_start_index = 0
         self.failed: dict[str, QueuedPod] = {}
         self.paused = False
+        # Called on the loop thread after each scheduling cycle, and after each binding cycle
+        # (record.binding set): traces, metrics, decision records and logs.
         self.observers: list[Callable[[CycleRecord], None]] = []
+        self.binding_observers: list[Callable[[CycleRecord], None]] = []
         self.synced_kinds: set[str] = set()
         self._last_flush = self.clock.now()
 
@@ -539,6 +545,10 @@ class Scheduler:
         self.stats.attempts += 1
         t0 = time.perf_counter()
         record = CycleRecord(pod.key, pod.uid, fw.profile, fw.generation_id)
+        record.attempt = entry.attempts
+        record.first_attempt_ns = entry.extra.setdefault("first_attempt_ns", record.start_ns)
+        if entry.waited:
+            record.queue, entry.waited = entry.waited, {}
         state = CycleState()
         handle = self.handle_for(fw)
         try:
@@ -551,6 +561,7 @@ class Scheduler:
         except PluginFailure as failure:
             self.stats.errors += 1
             record.result, record.message = "Error", failure.status.message
+            record.error_plugin = failure.status.plugin
             self._requeue_error(entry, failure.status.message)
         finally:
             record.end_ns = time.time_ns()
@@ -574,6 +585,13 @@ class Scheduler:
         message = diagnosis.message()
         self.stats.unschedulable_attempts += 1
         record.result, record.message = "Unschedulable", message
+        if diagnosis.rejections:
+            names = self.cluster.table.names
+            for plugin, reason, rows, _code in diagnosis.rejections:
+                kept = record.rejected_nodes.setdefault(plugin, {}).setdefault(reason, [])
+                room = REJECTED_NODES_RECORDED - len(kept)
+                if room > 0:
+                    kept.extend(names[r] or "" for r in rows[:room].tolist())
         if nominated:
             record.message = f"{message} (nominated node {nominated})"
         self.backend.record_event(pod, "Warning", "FailedScheduling", message)
@@ -602,9 +620,13 @@ class Scheduler:
     ) -> None:
         pod = entry.pod
         self.cluster.assume(pod, node)
+        t0 = time.time_ns()
         status = fw.run_reserve(state, pod, node, self.cluster, handle)
+        record.step("Reserve", "", t0, {"code": status.code.name})
         if status.ok:
+            t0 = time.time_ns()
             status, waits = fw.run_permit(state, pod, node, handle)
+            record.step("Permit", "", t0, {"code": "WAIT" if waits and status.ok else status.code.name})
         else:
             waits = {}
         if not status.ok:
@@ -615,6 +637,7 @@ class Scheduler:
             )
             if status.code == Code.ERROR:
                 self.stats.errors += 1
+                record.error_plugin = status.plugin
                 self._requeue_error(entry, status.message)
             else:
                 self.stats.unschedulable_attempts += 1
@@ -627,31 +650,61 @@ class Scheduler:
             self.waiting_pods[pod.uid] = waiting
         record.result, record.node = "Scheduled", node
         self.in_flight += 1
-        self.pool.submit(self._binding_cycle, fw, handle, state, entry, node, waiting)
+        self.pool.submit(self._binding_cycle, fw, handle, state, entry, node, waiting, record)
 
     def _binding_cycle(
-        self, fw: Framework, handle: FrameworkHandle, state: CycleState, entry: QueuedPod, node: str, waiting: WaitingPod | None
+        self,
+        fw: Framework,
+        handle: FrameworkHandle,
+        state: CycleState,
+        entry: QueuedPod,
+        node: str,
+        waiting: WaitingPod | None,
+        record: CycleRecord | None = None,
     ) -> None:
         """Runs in a binding worker: wait on permit, pre_bind, bind, post_bind; reports back by event."""
         pod = entry.pod
+        steps: list[tuple[str, int, int, str]] = []  # (extension point, start ns, end ns, status code)
+        start = t0 = time.time_ns()
         try:
-            status = waiting.wait() if waiting is not None else Status.success()
+            if waiting is not None:
+                status = waiting.wait()
+                steps.append(("WaitOnPermit", t0, t0 := time.time_ns(), status.code.name))
+            else:
+                status = Status.success()
             if status.ok:
                 status = fw.run_pre_bind(state, pod, node, handle)
+                steps.append(("PreBind", t0, t0 := time.time_ns(), status.code.name))
             if status.ok:
                 status = fw.run_bind(state, pod, node, handle)
+                steps.append(("Bind", t0, t0 := time.time_ns(), status.code.name))
             if status.ok:
                 self.backend.record_event(pod, "Normal", "Scheduled", f"Successfully assigned {pod.key} to {node}")
+                t0 = time.time_ns()
                 fw.run_post_bind(state, pod, node, handle)
+                steps.append(("PostBind", t0, time.time_ns(), "SUCCESS"))
         except Exception as exc:  # a crashing worker must still report back
             log.exception("binding cycle failed for %s", pod.key)
             status = Status.error(f"binding cycle raised {type(exc).__name__}: {exc}")
-        self.submit(_BindingDone(entry, fw, handle, state, node, status))
+        binding = {
+            "node": node,
+            "result": "Bound" if status.ok else ("Error" if status.code == Code.ERROR else "Rejected"),
+            "message": status.message,
+            "plugin": status.plugin or "",
+            "start_ns": start,
+            "end_ns": time.time_ns(),
+            "steps": steps,
+        }
+        self.submit(_BindingDone(entry, fw, handle, state, node, status, record, binding))
 
     def _finish_binding(self, done: _BindingDone) -> None:
         self.in_flight -= 1
         pod = done.entry.pod
         self.waiting_pods.pop(pod.uid, None)
+        if done.record is not None:
+            done.record.binding = done.binding
+            for observer in self.binding_observers:
+                observer(done.record)
         if done.status.ok:
             self.stats.scheduled += 1
             self.queue.done(pod.uid)

@@ -174,7 +174,9 @@ def simulate(
     progress: Callable[[int, int], None] | None = None,
     binding_workers: int = 4,
     observers: list[Callable[[Any], None]] | None = None,
+    attach: Callable[[Scheduler], None] | None = None,
 ) -> SimulationResult:
+    """Schedule `objects` until settled. `attach(scheduler)` may add observers before it starts."""
     backend = EmbeddedCluster(objects)
     scheduler = Scheduler(
         generation,
@@ -186,6 +188,8 @@ def simulate(
         max_errors_per_pod=SIMULATE_MAX_ERRORS_PER_POD,
     )
     scheduler.observers.extend(observers or ())
+    if attach is not None:
+        attach(scheduler)
     input_pods = [o for o in objects if o.get("kind") == "Pod"]
     already_bound = sum(1 for p in input_pods if (p.get("spec") or {}).get("nodeName"))
     to_schedule = len(input_pods) - already_bound

@@ -161,3 +161,6 @@ class PostFilterResult:
 
     nominated_node: str | None
     status: Status = field(default_factory=Status.success)
+    # What explains the choice (traces, `kubeberth explain`, scheduler_preemption_victims):
+    victims: tuple[str, ...] = ()  # namespace/name of the pods evicted for the preemptor
+    candidates: int = 0  # candidate nodes the dry run found

@@ -182,6 +182,9 @@ def test_simulate_human_summary() -> None:
 def test_simulate_explain_one_pod() -> None:
     proc = kubeberth_cli("simulate", "--cluster", str(FIXTURES / "cluster.yaml"), "--explain", "default/huge")
     assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.splitlines()[1] == "  Result:      Unschedulable"
+    assert "  FailedScheduling: 0/3 nodes are available: 3 Insufficient cpu." in proc.stdout
+    proc = kubeberth_cli("simulate", "--cluster", str(FIXTURES / "cluster.yaml"), "--explain", "default/huge", "--json")
     record = json.loads(proc.stdout)
     assert record["pod"] == "default/huge"
     assert record["result"] == "Unschedulable"

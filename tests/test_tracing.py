@@ -1,47 +1,226 @@
-"""Decision traces: one span per cycle, per extension point and per plugin, with the why."""
+"""Decision traces: the span tree of an attempt, its attributes, and the sampling rules."""
 
 from __future__ import annotations
 
-import json
+from typing import Any
 
+import pytest
+from kb_builders import make_node, make_pod
 from kubeberth.generation import build_generation
+from kubeberth.observability import Observability, TracingConfig
 from kubeberth.simulate import simulate
-from kubeberth.tracing import DecisionTracer, make_provider
+from opentelemetry.sdk.trace import ReadableSpan
 from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
 
 
-def _node(name: str, cpu: str) -> dict:
-    alloc = {"cpu": cpu, "memory": "8Gi", "pods": "110"}
-    return {"kind": "Node", "metadata": {"name": name}, "status": {"allocatable": alloc}}
-
-
-def _pod(name: str, cpu: str) -> dict:
-    return {
-        "kind": "Pod",
-        "metadata": {"name": name, "namespace": "default"},
-        "spec": {"containers": [{"name": "c", "resources": {"requests": {"cpu": cpu}}}]},
-    }
-
-
-def test_spans_explain_placement_and_rejection() -> None:
+def _run(objects: list[dict[str, Any]], env: dict[str, str] | None = None) -> tuple[list[ReadableSpan], Any]:
     exporter = InMemorySpanExporter()
-    tracer = DecisionTracer(make_provider(exporter=exporter))
-    objects = [_node("small", "1"), _node("big", "4"), _pod("fits", "2"), _pod("huge", "16")]
-    simulate(build_generation(), objects, seed=1, observers=[tracer])
-    tracer.shutdown()
-    spans = exporter.get_finished_spans()
-    roots = {s.name: s for s in spans if s.parent is None}
-    assert set(roots) == {"schedule default/fits", "schedule default/huge"}
-    fits = roots["schedule default/fits"].attributes
-    assert fits["kubeberth.result"] == "Scheduled"
-    assert fits["kubeberth.node"] == "big"
-    assert fits["kubeberth.rejected.NodeResourcesFit"] == "Insufficient cpu: 1"
-    huge = roots["schedule default/huge"].attributes
+    obs = Observability.from_env(env=env or {}, exporter=exporter, metrics=False, decision_records=0)
+    result = simulate(build_generation(), objects, seed=1, attach=obs.attach)
+    obs.shutdown()
+    return list(exporter.get_finished_spans()), result
+
+
+def _roots(spans: list[ReadableSpan]) -> dict[str, ReadableSpan]:
+    return {s.attributes["k8s.pod.name"]: s for s in spans if s.parent is None}
+
+
+def _children(spans: list[ReadableSpan], parent: ReadableSpan) -> dict[str, ReadableSpan]:
+    return {s.name: s for s in spans if s.parent is not None and s.parent.span_id == parent.context.span_id}
+
+
+def test_span_tree_of_a_scheduled_and_an_unschedulable_pod() -> None:
+    objects = [make_node("small", cpu="1"), make_node("big", cpu="4"), make_pod("fits", "2"), make_pod("huge", "16")]
+    spans, _ = _run(objects)
+    roots = _roots(spans)
+    assert set(roots) == {"fits", "huge"}
+    assert {s.name for s in roots.values()} == {"SchedulingCycle"}
+
+    fits = roots["fits"]
+    a = fits.attributes
+    assert a["k8s.namespace.name"] == "default"
+    assert a["k8s.pod.uid"]
+    assert a["kubeberth.result"] == "Scheduled"
+    assert a["k8s.node.name"] == "big"
+    assert a["kubeberth.attempt"] == 1
+    assert a["kubeberth.nodes.evaluated"] == 2 and a["kubeberth.nodes.feasible"] == 1
+    assert a["kubeberth.generation"].startswith("g")
+    assert a["kubeberth.profile"] == "kubeberth"
+    assert "kubeberth.queue.active_seconds" in a
+    points = _children(spans, fits)
+    assert {"PreFilter", "Filter", "Reserve", "Permit", "BindingCycle"} <= set(points)
+    assert points["Filter"].attributes["kubeberth.filter.rejected"] == ("NodeResourcesFit: 1 (Insufficient cpu: 1)",)
+    plugins = _children(spans, points["Filter"])
+    fit = plugins["Filter/NodeResourcesFit"].attributes
+    assert fit["kubeberth.nodes.rejected"] == 1
+    assert fit["kubeberth.reasons"] == ("Insufficient cpu: 1",)
+    assert fit["kubeberth.status"] == "Unschedulable"
+    assert plugins["Filter/TaintToleration"].attributes["kubeberth.nodes.rejected"] == 0
+
+    # The binding cycle is its own span in the same trace, with one child per extension point.
+    binding = points["BindingCycle"]
+    assert binding.context.trace_id == fits.context.trace_id
+    assert binding.attributes["kubeberth.binding.result"] == "Bound"
+    assert binding.attributes["k8s.node.name"] == "big"
+    assert set(_children(spans, binding)) == {"PreBind", "Bind", "PostBind"}
+    assert binding.start_time >= fits.start_time
+
+    huge = roots["huge"].attributes
     assert huge["kubeberth.result"] == "Unschedulable"
-    assert huge["kubeberth.message"].startswith("0/2 nodes are available: 2 Insufficient cpu.")
-    children = [s for s in spans if s.parent is not None and s.parent.span_id == roots["schedule default/fits"].context.span_id]
-    assert {c.name for c in children} >= {"Filter"}
-    plugin_spans = [s for s in spans if s.name == "Filter/NodeResourcesFit"]
-    assert plugin_spans and all(s.end_time >= s.start_time for s in plugin_spans)
-    assert fits["kubeberth.generation"].startswith("g")
-    assert "kubeberth.top_scores" not in fits or json.loads(fits["kubeberth.top_scores"])
+    assert huge["kubeberth.message"] == (
+        "0/2 nodes are available: 2 Insufficient cpu. preemption: 0/2 nodes are available: "
+        "2 Preemption is not helpful for scheduling."
+    )
+    assert "k8s.node.name" not in huge
+    assert all(s.end_time >= s.start_time for s in spans)
+
+
+def test_score_summary_has_top_nodes_with_weighted_plugin_scores() -> None:
+    nodes = [make_node(f"n{i}", cpu=str(2 + i)) for i in range(7)]
+    spans, result = _run([*nodes, make_pod("p", "1")])
+    root = _roots(spans)["p"]
+    score = _children(spans, root)["Score"]
+    top = score.attributes["kubeberth.score.top_nodes"]
+    assert len(top) == 5  # top-N, not one attribute per node
+    assert top[0] == root.attributes["k8s.node.name"]
+    record = next(r for r in result.scheduler.records if r.pod == "default/p")
+    first = record.top_scores[0]
+    assert score.attributes["kubeberth.score.top"][0].startswith(f"{first['node']} {first['total']:g} (")
+    assert f"NodeResourcesFit={first['plugins']['NodeResourcesFit']:g}" in score.attributes["kubeberth.score.top"][0]
+    weights = {s.attributes["kubeberth.plugin"]: s.attributes["kubeberth.weight"] for s in _children(spans, score).values()}
+    assert weights["TaintToleration"] == 3
+
+
+def test_preemption_is_its_own_span() -> None:
+    objects = [
+        make_node("n1", cpu="4"),
+        {**make_pod("low", "3", priority=0, nodeName="n1"), "status": {"phase": "Running"}},
+        make_pod("high", "2", priority=100),
+    ]
+    spans, _ = _run(objects)
+    cycles = [s for s in spans if s.name == "SchedulingCycle" and s.attributes["k8s.pod.name"] == "high"]
+    first = min(cycles, key=lambda s: s.start_time)
+    assert first.attributes["kubeberth.result"] == "Unschedulable"
+    post = _children(spans, first)["PostFilter"]
+    plugin = _children(spans, post)["PostFilter/DefaultPreemption"]
+    assert plugin.attributes["kubeberth.nominated_node"] == "n1"
+    pre = _children(spans, plugin)["Preemption"].attributes
+    assert pre["kubeberth.preemption.victims"] == ("default/low",)
+    assert pre["kubeberth.preemption.victim_count"] == 1
+    assert pre["kubeberth.preemption.candidates"] == 1
+    assert pre["kubeberth.preemption.nominated_node"] == "n1"
+    # The retry after the victim left schedules it, and carries how long it waited in the queues.
+    later = max(cycles, key=lambda s: s.start_time)
+    assert later.attributes["kubeberth.result"] == "Scheduled"
+    assert later.attributes["kubeberth.attempt"] == 2
+    assert sum(v for k, v in later.attributes.items() if k.startswith("kubeberth.queue.")) > 0
+
+
+def test_ratio_sampling_keeps_whole_traces_and_every_failure() -> None:
+    nodes = [make_node("n1", cpu="2")]
+    pods = [make_pod(f"ok-{i}", "10m") for i in range(40)] + [make_pod(f"big-{i}", "8") for i in range(10)]
+    env = {"OTEL_TRACES_SAMPLER": "parentbased_traceidratio", "OTEL_TRACES_SAMPLER_ARG": "0.1"}
+    spans, _ = _run([*nodes, *pods], env)
+    roots = _roots(spans)
+    failed = {n for n, s in roots.items() if s.attributes["kubeberth.result"] == "Unschedulable"}
+    assert failed == {f"big-{i}" for i in range(10)}  # always sampled
+    scheduled = {n for n, s in roots.items() if s.attributes["kubeberth.result"] == "Scheduled"}
+    assert len(scheduled) < 25  # ~10% of 40 (trace ids are random: a loose bound that still fails at 100%)
+    by_trace = {s.context.trace_id for s in roots.values()}
+    assert {s.context.trace_id for s in spans} == by_trace  # no orphan spans from unsampled cycles
+    for name in scheduled:  # a sampled pod's binding cycle is in its trace
+        assert "BindingCycle" in _children(spans, roots[name])
+
+
+def test_sampler_off_records_nothing() -> None:
+    spans, _ = _run([make_node("n1", cpu="1"), make_pod("p", "4")], {"OTEL_TRACES_SAMPLER": "always_off"})
+    assert spans == []
+
+
+@pytest.mark.parametrize(
+    ("env", "expected"),
+    [
+        ({}, TracingConfig(enabled=False, endpoint=None)),
+        (
+            {"OTEL_EXPORTER_OTLP_ENDPOINT": "http://jaeger:4318/"},
+            TracingConfig(enabled=True, endpoint="http://jaeger:4318/v1/traces"),
+        ),
+        (
+            {"OTEL_EXPORTER_OTLP_ENDPOINT": "http://jaeger:4317", "OTEL_EXPORTER_OTLP_PROTOCOL": "grpc"},
+            TracingConfig(enabled=True, protocol="grpc", endpoint="http://jaeger:4317"),
+        ),
+        (
+            {"OTEL_EXPORTER_OTLP_TRACES_ENDPOINT": "http://c:4318/custom", "OTEL_EXPORTER_OTLP_ENDPOINT": "http://x:1"},
+            TracingConfig(enabled=True, endpoint="http://c:4318/custom"),
+        ),
+        (
+            {"OTEL_EXPORTER_OTLP_ENDPOINT": "http://j:4318", "OTEL_SDK_DISABLED": "true"},
+            TracingConfig(enabled=False),
+        ),
+        (
+            {"OTEL_EXPORTER_OTLP_ENDPOINT": "http://j:4318", "OTEL_TRACES_EXPORTER": "none"},
+            TracingConfig(enabled=False, exporter="none", endpoint="http://j:4318/v1/traces"),
+        ),
+        (
+            {
+                "OTEL_EXPORTER_OTLP_ENDPOINT": "http://j:4318",
+                "OTEL_SERVICE_NAME": "sched-a",
+                "OTEL_RESOURCE_ATTRIBUTES": "deployment.environment=prod,k8s.cluster.name=c%201",
+                "OTEL_TRACES_SAMPLER": "parentbased_traceidratio",
+                "OTEL_TRACES_SAMPLER_ARG": "0.1",
+            },
+            TracingConfig(
+                enabled=True,
+                endpoint="http://j:4318/v1/traces",
+                service_name="sched-a",
+                resource_attributes={"deployment.environment": "prod", "k8s.cluster.name": "c 1"},
+                sampler="parentbased_traceidratio",
+                sampler_arg=0.1,
+            ),
+        ),
+    ],
+)
+def test_tracing_config_from_the_otel_environment(env: dict[str, str], expected: TracingConfig) -> None:
+    assert TracingConfig.from_env(env) == expected
+
+
+def test_flag_is_a_shorthand_for_the_endpoint_variable() -> None:
+    config = TracingConfig.from_env({}, otlp_endpoint="http://127.0.0.1:4318")
+    assert config.enabled and config.endpoint == "http://127.0.0.1:4318/v1/traces"
+    resource = config.make_resource().attributes
+    assert resource["service.name"] == "kubeberth"
+    assert "service.version" in resource
+
+
+def test_grpc_and_http_exporters() -> None:
+    from opentelemetry.exporter.otlp.proto.grpc.trace_exporter import OTLPSpanExporter as Grpc
+    from opentelemetry.exporter.otlp.proto.http.trace_exporter import OTLPSpanExporter as Http
+
+    grpc = TracingConfig.from_env({"OTEL_EXPORTER_OTLP_ENDPOINT": "http://127.0.0.1:4317", "OTEL_EXPORTER_OTLP_PROTOCOL": "grpc"})
+    http = TracingConfig.from_env({"OTEL_EXPORTER_OTLP_ENDPOINT": "http://127.0.0.1:4318"})
+    g, h = grpc.make_exporter(), http.make_exporter()
+    assert isinstance(g, Grpc) and isinstance(h, Http)
+    g.shutdown()
+    h.shutdown()
+
+
+@pytest.mark.parametrize(
+    ("env", "message"),
+    [
+        ({"OTEL_EXPORTER_OTLP_PROTOCOL": "http/json"}, "OTEL_EXPORTER_OTLP_PROTOCOL='http/json': use one of grpc, http/protobuf"),
+        ({"OTEL_TRACES_SAMPLER": "sometimes"}, "OTEL_TRACES_SAMPLER='sometimes': use one of"),
+        (
+            {"OTEL_TRACES_SAMPLER": "traceidratio", "OTEL_TRACES_SAMPLER_ARG": "ten"},
+            "OTEL_TRACES_SAMPLER_ARG='ten': expected a ratio between 0 and 1",
+        ),
+        ({"OTEL_TRACES_EXPORTER": "zipkin"}, "OTEL_TRACES_EXPORTER='zipkin': kubeberth supports otlp, console or none"),
+        ({"OTEL_RESOURCE_ATTRIBUTES": "a=1,oops"}, "OTEL_RESOURCE_ATTRIBUTES: 'oops' is not key=value"),
+    ],
+)
+def test_bad_otel_settings_are_one_line_errors(env: dict[str, str], message: str) -> None:
+    from kubeberth.errors import ConfigError
+
+    with pytest.raises(ConfigError) as err:
+        TracingConfig.from_env(env)
+    assert str(err.value).startswith(message)
+    assert "\n" not in str(err.value)

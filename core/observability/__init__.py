@@ -1,0 +1,136 @@
+"""Observability of scheduling decisions: traces, kube-scheduler's metrics, decision records, logs.
+
+Everything here is fed by the CycleRecord the loop writes for each attempt (DESIGN property 5),
+after the cycle, so the hot path pays for none of it. `Observability` wires the pieces to one
+scheduler and one HTTP server; `run`, `run --embedded` and `simulate` all use it:
+
+    obs = Observability.from_env(settings)        # OTEL_* environment + kubeberth settings
+    obs.attach(scheduler)                          # observers, queue metrics
+    obs.add_routes(http)                           # /metrics, /debug/decisions/<ns>/<pod>
+    ...
+    obs.shutdown()                                 # flush spans
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any
+
+from ..framework import CycleRecord
+from .decisions import DEFAULT_DECISION_RECORDS, DecisionLog, DecisionStore
+from .metrics import SchedulerMetrics
+from .otel import TracingConfig
+from .tracing import DecisionTracer
+
+if TYPE_CHECKING:
+    from opentelemetry.sdk.trace.export import SpanExporter
+
+    from ..httpserver import HTTPServer
+    from ..scheduler import Scheduler
+
+__all__ = [
+    "DecisionLog",
+    "DecisionStore",
+    "DecisionTracer",
+    "Observability",
+    "SchedulerMetrics",
+    "TracingConfig",
+]
+
+log = logging.getLogger(__name__)
+
+
+class Observability:
+    """The observers of one scheduler; each part is optional."""
+
+    def __init__(
+        self,
+        tracer: DecisionTracer | None = None,
+        metrics: SchedulerMetrics | None = None,
+        store: DecisionStore | None = None,
+        decision_log: DecisionLog | None = None,
+    ) -> None:
+        self.tracer = tracer
+        self.metrics = metrics
+        self.store = store
+        self.decision_log = decision_log
+
+    @classmethod
+    def from_env(
+        cls,
+        *,
+        otlp_endpoint: str | None = None,
+        env: Mapping[str, str] | None = None,
+        metrics: bool = True,
+        decision_records: int = DEFAULT_DECISION_RECORDS,
+        exporter: SpanExporter | None = None,
+    ) -> Observability:
+        """Tracing from the OTEL_* environment (or `exporter`); metrics and decision records on."""
+        config = TracingConfig.from_env(env, otlp_endpoint=otlp_endpoint)
+        tracer = None
+        if exporter is not None or config.enabled:
+            tracer = DecisionTracer(config.make_provider(exporter))
+            log.info(
+                "decision traces: %s %s (sampler %s)",
+                config.protocol if exporter is None else "custom exporter",
+                config.endpoint or "(default endpoint)",
+                config.make_sampler().get_description(),
+            )
+        return cls(
+            tracer=tracer,
+            metrics=SchedulerMetrics() if metrics else None,
+            store=DecisionStore(decision_records) if decision_records > 0 else None,
+            decision_log=DecisionLog(),
+        )
+
+    # ---- wiring ----------------------------------------------------------------------
+    def attach(self, scheduler: Scheduler) -> None:
+        """Observe `scheduler`'s cycles; the tracer goes first so the others see the trace id."""
+        scheduler.observers.append(self.cycle_done)
+        scheduler.binding_observers.append(self.binding_done)
+        if self.metrics is not None:
+            queue = scheduler.queue
+            queue.on_incoming = self.metrics.on_incoming
+            self.metrics.watch_queue(lambda: [e.where for e in list(queue.entries.values())])
+            self.metrics.set_generation(scheduler.generation.id)
+
+    def add_routes(self, http: HTTPServer) -> None:
+        if self.metrics is not None:
+            http.add_route("/metrics", self.metrics.exposition)
+        if self.store is not None:
+            http.add_prefix_route("/debug/decisions/", self.store.route)
+
+    def cycle_done(self, record: CycleRecord) -> None:
+        if self.tracer is not None:
+            self.tracer(record)
+        if self.metrics is not None:
+            self.metrics.cycle_done(record)
+        if self.store is not None:
+            self.store.add(record)
+        if self.decision_log is not None:
+            self.decision_log(record)
+
+    def binding_done(self, record: CycleRecord) -> None:
+        if self.tracer is not None:
+            self.tracer.binding_done(record)
+        if self.metrics is not None:
+            self.metrics.binding_done(record)
+
+    def generation_swapped(self, generation_id: str) -> None:
+        """A new generation now schedules (kubeberth_generation_info)."""
+        if self.metrics is not None:
+            self.metrics.set_generation(generation_id)
+
+    def reloaded(self, result: str) -> None:
+        """A reload finished: result is success, failed or rolled_back (kubeberth_reloads_total)."""
+        if self.metrics is not None:
+            self.metrics.reloaded(result)
+
+    def shutdown(self) -> None:
+        if self.tracer is not None:
+            self.tracer.shutdown()
+
+    def __repr__(self) -> str:
+        parts: list[Any] = [p for p in ("tracer", "metrics", "store") if getattr(self, p) is not None]
+        return f"<Observability {' '.join(parts) or 'off'}>"

@@ -1,0 +1,125 @@
+"""Decision records: the last attempt of each recent pod, and one log line per decision.
+
+DecisionStore is a bounded LRU keyed by pod uid (with a namespace/name index) that the HTTP server
+serves at /debug/decisions/<namespace>/<pod> for `kubeberth explain`. The loop thread writes, the
+HTTP thread reads, under one uncontended lock. DecisionLog writes one INFO line per decision with
+its trace id, and repeats an unschedulable pod's line only when its message changes or a minute
+has passed, so a pod stuck in a retry loop does not flood the log.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import threading
+import time
+from collections import OrderedDict
+from typing import Any
+from urllib.parse import unquote
+
+from ..framework import CycleRecord
+
+DEFAULT_DECISION_RECORDS = 1000
+REPEAT_UNSCHEDULABLE_SECONDS = 60.0
+_LOG_MEMORY = 10000  # pods whose last unschedulable line is remembered for rate limiting
+
+JSON = "application/json"
+TEXT = "text/plain; charset=utf-8"
+
+
+class DecisionStore:
+    """The last CycleRecord of the `size` most recently attempted pods."""
+
+    def __init__(self, size: int = DEFAULT_DECISION_RECORDS) -> None:
+        if size < 1:
+            raise ValueError("decision store size must be >= 1")
+        self.size = size
+        self._records: OrderedDict[str, CycleRecord] = OrderedDict()
+        self._uid_of: dict[str, str] = {}
+        self._lock = threading.Lock()
+
+    def __len__(self) -> int:
+        return len(self._records)
+
+    def add(self, record: CycleRecord) -> None:
+        with self._lock:
+            records = self._records
+            records[record.uid] = record
+            records.move_to_end(record.uid)
+            self._uid_of[record.pod] = record.uid
+            while len(records) > self.size:
+                _uid, old = records.popitem(last=False)
+                if self._uid_of.get(old.pod) == old.uid:
+                    del self._uid_of[old.pod]
+
+    def get(self, key: str) -> CycleRecord | None:
+        """By namespace/name, or by uid."""
+        with self._lock:
+            uid = self._uid_of.get(key, key)
+            return self._records.get(uid)
+
+    def route(self, rest: str) -> tuple[int, str, bytes]:
+        """GET /debug/decisions/<namespace>/<pod>: the pod's last decision record as JSON."""
+        key = unquote(rest.strip("/"))
+        if key.count("/") != 1:
+            return 400, TEXT, b"expected /debug/decisions/<namespace>/<pod>\n"
+        record = self.get(key)
+        if record is None:
+            msg = f"no decision recorded for pod {key} (the scheduler keeps the last {self.size} pods it attempted)\n"
+            return 404, TEXT, msg.encode()
+        return 200, JSON, json.dumps(record.as_dict()).encode()
+
+
+class DecisionLog:
+    """One structured INFO line per decision (logger `kubeberth.decisions`), with the trace id."""
+
+    def __init__(self, logger: logging.Logger | None = None, repeat_seconds: float = REPEAT_UNSCHEDULABLE_SECONDS) -> None:
+        self.log = logger or logging.getLogger("kubeberth.decisions")
+        self.repeat_seconds = repeat_seconds
+        self._last: OrderedDict[str, tuple[float, str, int]] = OrderedDict()  # uid -> (when, message, suppressed)
+
+    def __call__(self, record: CycleRecord) -> None:
+        if not self.log.isEnabledFor(logging.INFO):
+            return
+        suppressed = 0
+        if record.result == "Unschedulable":
+            now = time.monotonic()
+            last = self._last.get(record.uid)
+            if last is not None and last[1] == record.message and now - last[0] < self.repeat_seconds:
+                self._last[record.uid] = (last[0], last[1], last[2] + 1)
+                return
+            suppressed = last[2] if last is not None else 0
+            self._last[record.uid] = (now, record.message, 0)
+            self._last.move_to_end(record.uid)
+            if len(self._last) > _LOG_MEMORY:
+                self._last.popitem(last=False)
+        else:
+            self._last.pop(record.uid, None)
+        fields: dict[str, Any] = {
+            "pod": record.pod,
+            "uid": record.uid,
+            "result": record.result,
+            "attempt": record.attempt,
+            "profile": record.profile,
+            "generation": record.generation,
+            "evaluated_nodes": record.evaluated_nodes,
+            "feasible_nodes": record.feasible_nodes,
+            "duration_ms": round((record.end_ns - record.start_ns) / 1e6, 3) if record.end_ns else None,
+            "trace_id": record.trace_id,
+        }
+        if record.node:
+            fields["node"] = record.node
+        if record.message:
+            fields["message"] = record.message
+        if suppressed:
+            fields["repeats_suppressed"] = suppressed
+        if record.result == "Scheduled":
+            text = f"Scheduled {record.pod} on {record.node}"
+        else:
+            text = f"{record.result} {record.pod}: {record.message}"
+        details = f"attempt {record.attempt}, {record.feasible_nodes}/{record.evaluated_nodes} feasible"
+        if suppressed:
+            details += f", {suppressed} identical attempts not logged"
+        if record.trace_id:
+            details += f", trace {record.trace_id}"
+        self.log.info("%s (%s)", text, details, extra={"decision": fields})

@@ -1,0 +1,119 @@
+"""The story of one scheduling decision, in the terminal.
+
+One renderer for `kubeberth explain NAMESPACE/POD` (a record fetched from a running scheduler's
+/debug/decisions/<namespace>/<pod>) and `kubeberth simulate --explain` (a record of the
+simulation): both render CycleRecord.as_dict().
+"""
+
+from __future__ import annotations
+
+import json
+import urllib.error
+import urllib.request
+from typing import Any
+from urllib.parse import quote
+
+from ..errors import KubeberthError
+
+DEFAULT_SERVER = "http://127.0.0.1:10260"
+
+
+def fetch_decision(pod: str, server: str = DEFAULT_SERVER, timeout: float = 10.0) -> dict[str, Any]:
+    """GET a pod's last decision record from a running scheduler."""
+    namespace, sep, name = pod.partition("/")
+    if not sep or not namespace or not name or "/" in name:
+        raise KubeberthError(f"explain: expected NAMESPACE/POD, got {pod!r}")
+    url = f"{server.rstrip('/')}/debug/decisions/{quote(namespace, safe='')}/{quote(name, safe='')}"
+    try:
+        with urllib.request.urlopen(url, timeout=timeout) as resp:  # noqa: S310 - the user's own scheduler URL
+            return json.loads(resp.read())
+    except urllib.error.HTTPError as exc:
+        detail = exc.read().decode(errors="replace").strip()
+        raise KubeberthError(f"explain: {url}: {exc.code} {detail or exc.reason}") from None
+    except (urllib.error.URLError, OSError) as exc:
+        reason = getattr(exc, "reason", exc)
+        raise KubeberthError(
+            f"explain: cannot reach the scheduler at {server} ({reason}); pass --server with its HTTP address"
+        ) from None
+    except ValueError:
+        raise KubeberthError(f"explain: {url} did not return a decision record (is that a kubeberth server?)") from None
+
+
+def _ms(ns: int) -> str:
+    return f"{ns / 1e6:.2f} ms"
+
+
+def _table(rows: list[list[str]], indent: str = "  ") -> list[str]:
+    widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
+    return [indent + "  ".join(c.ljust(w) if i == 0 else c.rjust(w) for i, (c, w) in enumerate(zip(r, widths, strict=True))).rstrip() for r in rows]
+
+
+def render(d: dict[str, Any]) -> str:
+    """A decision record (CycleRecord.as_dict()) as text: why this node, or why Pending."""
+    lines = [f"Pod {d['pod']}" + (f"  (uid {d['uid']})" if d.get("uid") else "")]
+    result = d.get("result") or "?"
+    binding = d.get("binding") or None
+    if result == "Scheduled":
+        if binding and binding.get("result") != "Bound":
+            lines.append(f"  Result:      assumed on {d.get('node')}, then binding {binding['result'].lower()}: {binding.get('message', '')}")
+        else:
+            lines.append(f"  Result:      Scheduled on {d.get('node')}")
+    else:
+        lines.append(f"  Result:      {result}")
+        if d.get("message"):
+            label = "FailedScheduling" if result in ("Unschedulable", "Error") else "Message"
+            lines.append(f"  {label + ':':<12} {d['message']}")
+    lines.append(
+        f"  Attempt:     {d.get('attempt', 0)}   profile {d.get('profile')}   generation {d.get('generation')}"
+    )
+    if d.get("trace_id"):
+        lines.append(f"  Trace:       {d['trace_id']}  (Jaeger: search k8s.pod.name={d['pod'].partition('/')[2]})")
+    else:
+        lines.append("  Trace:       not sampled (or tracing off)")
+    queue = d.get("queue_seconds") or {}
+    if queue:
+        lines.append("  Queued:      " + ", ".join(f"{q} {s:.3f}s" for q, s in queue.items()))
+    lines.append(
+        f"  Nodes:       {d.get('evaluated_nodes', 0)} evaluated, {d.get('feasible_nodes', 0)} feasible"
+        + (f", cycle {d['duration_ms']:.2f} ms" if d.get("duration_ms") is not None else "")
+    )
+    rejected: dict[str, dict[str, int]] = d.get("rejected") or {}
+    names: dict[str, dict[str, list[str]]] = d.get("rejected_nodes") or {}
+    if rejected:
+        lines += ["", "Filter: nodes rejected, per plugin and reason"]
+        for plugin, reasons in rejected.items():
+            lines.append(f"  {plugin}: {sum(reasons.values())}")
+            for reason, count in sorted(reasons.items(), key=lambda kv: (-kv[1], kv[0])):
+                sample = (names.get(plugin) or {}).get(reason) or []
+                more = f" ({', '.join(sample)}{', ...' if count > len(sample) else ''})" if sample else ""
+                lines.append(f"    {count:>5} × {reason}{more}")
+    top: list[dict[str, Any]] = d.get("top_scores") or []
+    if top:
+        plugins = list(top[0].get("plugins") or {})
+        lines += ["", "Score: top nodes (weighted plugin scores)"]
+        rows = [["NODE", "TOTAL", *plugins]]
+        for t in top:
+            rows.append([t["node"], f"{t['total']:g}", *(f"{t['plugins'].get(p, 0):g}" for p in plugins)])
+        lines += _table(rows)
+    pre = d.get("preemption")
+    if pre:
+        victims = pre.get("victims") or []
+        lines += [
+            "",
+            f"Preemption ({pre.get('plugin')}): {pre.get('candidates', 0)} candidate node(s), "
+            f"nominated {pre.get('nominated_node') or 'none'}, {len(victims)} victim(s)"
+            + (f": {', '.join(victims)}" if victims else ""),
+        ]
+    if binding:
+        steps = ", ".join(f"{p} {_ms(e - s)}" for p, s, e, _c in binding.get("steps") or ())
+        lines += ["", f"Binding: {binding['result']} to {binding.get('node')} in {_ms(binding['end_ns'] - binding['start_ns'])}"
+                  + (f" ({steps})" if steps else "")]
+        if binding.get("message") and binding["result"] != "Bound":
+            lines.append(f"  {binding['message']}")
+    plugins_run: list[dict[str, Any]] = d.get("plugins") or []
+    if plugins_run:
+        per_point: dict[str, float] = {}
+        for step in plugins_run:
+            per_point[step["point"]] = per_point.get(step["point"], 0.0) + step["ms"]
+        lines += ["", "Extension points: " + ", ".join(f"{p} {ms:.2f} ms" for p, ms in per_point.items())]
+    return "\n".join(lines)

@@ -1,0 +1,158 @@
+"""Decision records: the bounded store, /debug/decisions, `kubeberth explain` and decision logs."""
+
+from __future__ import annotations
+
+import json
+import logging
+import urllib.error
+import urllib.request
+
+import pytest
+from kb_builders import make_node, make_pod
+from kubeberth.cli import main
+from kubeberth.framework import CycleRecord
+from kubeberth.generation import build_generation
+from kubeberth.httpserver import HTTPServer
+from kubeberth.observability import Observability
+from kubeberth.observability.decisions import DecisionLog, DecisionStore
+from kubeberth.observability.explain import render
+from kubeberth.simulate import simulate
+
+
+def _record(name: str, uid: str, result: str = "Scheduled", message: str = "") -> CycleRecord:
+    r = CycleRecord(f"default/{name}", uid, "kubeberth", "g1", start_ns=1, end_ns=2)
+    r.result, r.message = result, message
+    return r
+
+
+def test_store_is_a_bounded_lru_by_uid() -> None:
+    store = DecisionStore(size=2)
+    store.add(_record("a", "u-a"))
+    store.add(_record("b", "u-b"))
+    store.add(_record("a", "u-a", "Unschedulable"))  # a is now the most recent
+    store.add(_record("c", "u-c"))  # evicts b
+    assert len(store) == 2
+    assert store.get("default/b") is None
+    assert store.get("default/a").result == "Unschedulable"
+    assert store.get("u-c").pod == "default/c"
+    # A pod recreated under the same name: the name follows the newest uid.
+    store.add(_record("c", "u-c2"))
+    assert store.get("default/c").uid == "u-c2"
+    assert store.route("default/zzz")[0] == 404
+    assert store.route("nonamespace")[0] == 400
+
+
+@pytest.fixture
+def served() -> tuple[str, object]:
+    """A scheduler's decision records served on loopback, after a small known workload."""
+    objects = [
+        make_node("small", cpu="1"),
+        make_node("big", cpu="4"),
+        make_pod("fits", "2"),
+        make_pod("huge", "16"),
+    ]
+    obs = Observability.from_env(env={}, metrics=False, decision_records=10)
+    http = HTTPServer("127.0.0.1:0")
+    obs.add_routes(http)
+    http.start()
+    result = simulate(build_generation(), objects, seed=1, attach=obs.attach)
+    yield f"http://127.0.0.1:{http.port}", result
+    http.stop()
+
+
+def test_debug_decisions_serves_the_last_record(served: tuple[str, object]) -> None:
+    url, _ = served
+    with urllib.request.urlopen(f"{url}/debug/decisions/default/huge", timeout=10) as resp:
+        assert resp.headers["Content-Type"] == "application/json"
+        record = json.loads(resp.read())
+    assert record["pod"] == "default/huge"
+    assert record["result"] == "Unschedulable"
+    assert record["rejected"] == {"NodeResourcesFit": {"Insufficient cpu": 2}}
+    assert record["rejected_nodes"] == {"NodeResourcesFit": {"Insufficient cpu": ["small", "big"]}}
+    with pytest.raises(urllib.error.HTTPError) as err:
+        urllib.request.urlopen(f"{url}/debug/decisions/default/nope", timeout=10)
+    assert err.value.code == 404
+
+
+def test_explain_tells_why_a_pod_is_pending(served: tuple[str, object], capsys: pytest.CaptureFixture[str]) -> None:
+    url, _ = served
+    assert main(["explain", "default/huge", "--server", url]) == 0
+    out = capsys.readouterr().out
+    assert out.splitlines()[:3] == [
+        "Pod default/huge" + out.splitlines()[0].removeprefix("Pod default/huge"),
+        "  Result:      Unschedulable",
+        "  FailedScheduling: 0/2 nodes are available: 2 Insufficient cpu. preemption: 0/2 nodes are available: "
+        "2 Preemption is not helpful for scheduling.",
+    ]
+    assert "Filter: nodes rejected, per plugin and reason\n  NodeResourcesFit: 2\n        2 × Insufficient cpu (small, big)" in out
+
+
+def test_explain_tells_why_a_pod_landed_where_it_did(served: tuple[str, object], capsys: pytest.CaptureFixture[str]) -> None:
+    url, result = served
+    assert main(["explain", "default/fits", "--server", url]) == 0
+    out = capsys.readouterr().out
+    assert "  Result:      Scheduled on big" in out
+    assert "    1 × Insufficient cpu (small)" not in out  # names are kept for unschedulable pods only
+    assert "  NodeResourcesFit: 1\n        1 × Insufficient cpu\n" in out
+    assert "Binding: Bound to big in " in out
+    # Same renderer as simulate --explain.
+    record = next(r for r in result.scheduler.records if r.pod == "default/fits")
+    assert render(record.as_dict()) == out.rstrip("\n")
+
+
+def test_explain_errors_are_one_line(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["explain", "huge"]) == 2
+    assert capsys.readouterr().err == "error: explain: expected NAMESPACE/POD, got 'huge'\n"
+    http = HTTPServer("127.0.0.1:0")
+    http.start()
+    port = http.port
+    http.stop()
+    assert main(["explain", "default/huge", "--server", f"http://127.0.0.1:{port}"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith(f"error: explain: cannot reach the scheduler at http://127.0.0.1:{port} (")
+    assert err.count("\n") == 1
+
+
+def test_simulate_explain_uses_the_renderer(capsys: pytest.CaptureFixture[str], tmp_path) -> None:
+    import yaml
+
+    manifest = tmp_path / "cluster.yaml"
+    manifest.write_text(yaml.safe_dump_all([make_node("n1", cpu="1"), make_pod("p", "2")]))
+    assert main(["simulate", "--cluster", str(manifest), "--explain", "default/p"]) == 0
+    out = capsys.readouterr().out
+    assert "  Result:      Unschedulable" in out and "1 × Insufficient cpu (n1)" in out
+    assert main(["simulate", "--cluster", str(manifest), "--explain", "default/p", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["result"] == "Unschedulable"
+
+
+def test_decision_log_is_one_line_per_decision_and_rate_limits_loops(caplog: pytest.LogCaptureFixture) -> None:
+    decisions = DecisionLog(repeat_seconds=60.0)
+    caplog.set_level(logging.INFO, logger="kubeberth.decisions")
+    ok = _record("a", "u-a")
+    ok.node, ok.attempt, ok.trace_id = "n1", 1, "0af7651916cd43dd8448eb211c80319c"
+    decisions(ok)
+    stuck = _record("b", "u-b", "Unschedulable", "0/3 nodes are available: 3 Insufficient cpu.")
+    for attempt in range(1, 6):
+        stuck.attempt = attempt
+        decisions(stuck)
+    stuck.message = "0/4 nodes are available: 4 Insufficient cpu."
+    decisions(stuck)
+    lines = [r.getMessage() for r in caplog.records]
+    assert lines == [
+        "Scheduled default/a on n1 (attempt 1, 0/0 feasible, trace 0af7651916cd43dd8448eb211c80319c)",
+        "Unschedulable default/b: 0/3 nodes are available: 3 Insufficient cpu. (attempt 1, 0/0 feasible)",
+        "Unschedulable default/b: 0/4 nodes are available: 4 Insufficient cpu. (attempt 5, 0/0 feasible, "
+        "4 identical attempts not logged)",
+    ]
+    assert caplog.records[0].decision["trace_id"] == "0af7651916cd43dd8448eb211c80319c"
+    assert caplog.records[2].decision["repeats_suppressed"] == 4
+
+
+def test_json_log_lines_carry_the_decision_fields(capsys: pytest.CaptureFixture[str]) -> None:
+    from kubeberth.cli import _JsonFormatter
+
+    record = logging.LogRecord("kubeberth.decisions", logging.INFO, __file__, 1, "Scheduled %s", ("default/a",), None)
+    record.decision = {"pod": "default/a", "trace_id": "abc", "node": "n1"}
+    line = json.loads(_JsonFormatter().format(record))
+    assert line == {"level": "INFO", "logger": "kubeberth.decisions", "msg": "Scheduled default/a", "pod": "default/a",
+                    "trace_id": "abc", "node": "n1"}

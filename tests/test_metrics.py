@@ -1,0 +1,127 @@
+"""kube-scheduler's metrics, scraped from /metrics and parsed with prometheus_client's parser."""
+
+from __future__ import annotations
+
+import urllib.request
+from typing import Any
+
+import pytest
+from kb_builders import make_node, make_pod
+from kubeberth.generation import build_generation
+from kubeberth.httpserver import HTTPServer
+from kubeberth.observability import Observability
+from kubeberth.observability.metrics import exponential_buckets
+from kubeberth.simulate import simulate
+from prometheus_client.parser import text_string_to_metric_families
+
+
+def _scrape(port: int) -> dict[str, Any]:
+    with urllib.request.urlopen(f"http://127.0.0.1:{port}/metrics", timeout=10) as resp:
+        assert resp.headers["Content-Type"].startswith("text/plain; version=0.0.4")
+        text = resp.read().decode()
+    return {f.name: f for f in text_string_to_metric_families(text)}
+
+
+def _value(families: dict[str, Any], family: str, sample: str, **labels: str) -> float:
+    for s in families[family].samples:
+        if s.name == sample and all(s.labels.get(k) == v for k, v in labels.items()):
+            return s.value
+    raise AssertionError(f"no sample {sample}{labels} in {family}")
+
+
+@pytest.fixture
+def scraped() -> dict[str, Any]:
+    """A known workload: 6 pods fit, 2 never fit, 1 preempts a low-priority pod."""
+    nodes = [make_node("a", cpu="4"), make_node("b", cpu="4")]
+    bound = [
+        {**make_pod(f"low-{n}", "3", priority=0, nodeName=n), "status": {"phase": "Running"}} for n in ("a", "b")
+    ]
+    pods = [make_pod(f"ok-{i}", "100m") for i in range(6)] + [make_pod(f"huge-{i}", "64") for i in range(2)]
+    pods.append(make_pod("vip", "2", priority=1000))
+    obs = Observability.from_env(env={}, decision_records=100)
+    http = HTTPServer("127.0.0.1:0")
+    obs.add_routes(http)
+    http.start()
+    try:
+        result = simulate(build_generation(), [*nodes, *bound, *pods], seed=3, attach=obs.attach)
+        families = _scrape(http.port)
+    finally:
+        http.stop()
+    families["_result"] = result
+    return families
+
+
+def test_schedule_attempts_match_the_workload(scraped: dict[str, Any]) -> None:
+    result = scraped["_result"]
+    stats = result.scheduler.stats
+    assert stats.scheduled == 7
+    assert _value(scraped, "scheduler_schedule_attempts", "scheduler_schedule_attempts_total", result="scheduled", profile="kubeberth") == 7
+    unschedulable = _value(
+        scraped, "scheduler_schedule_attempts", "scheduler_schedule_attempts_total", result="unschedulable", profile="kubeberth"
+    )
+    assert unschedulable == stats.unschedulable_attempts >= 3  # the two huge pods, and vip before preemption
+    assert scraped["scheduler_schedule_attempts"].type == "counter"
+    assert not any(name.endswith("_created") for f in scraped.values() if hasattr(f, "samples") for name in (s.name for s in f.samples))
+
+
+def test_histograms_have_kube_schedulers_buckets(scraped: dict[str, Any]) -> None:
+    def buckets(family: str) -> list[float]:
+        seen = {float(s.labels["le"]) for s in scraped[family].samples if s.name.endswith("_bucket")}
+        return sorted(b for b in seen if b != float("inf"))
+
+    assert buckets("scheduler_scheduling_attempt_duration_seconds") == pytest.approx(exponential_buckets(0.001, 2, 15))
+    assert buckets("scheduler_framework_extension_point_duration_seconds") == pytest.approx(exponential_buckets(0.0001, 2, 12))
+    assert buckets("scheduler_pod_scheduling_sli_duration_seconds") == pytest.approx(exponential_buckets(0.01, 2, 20))
+    assert buckets("scheduler_preemption_victims") == pytest.approx([1, 2, 4, 8, 16, 32, 64])
+    count = _value(
+        scraped,
+        "scheduler_scheduling_attempt_duration_seconds",
+        "scheduler_scheduling_attempt_duration_seconds_count",
+        result="scheduled",
+        profile="kubeberth",
+    )
+    assert count == 7
+    sli = sum(s.value for s in scraped["scheduler_pod_scheduling_sli_duration_seconds"].samples if s.name.endswith("_count"))
+    assert sli == 7
+    # vip was scheduled on its second attempt (after preemption): attempts label "2".
+    assert _value(scraped, "scheduler_pod_scheduling_sli_duration_seconds", "scheduler_pod_scheduling_sli_duration_seconds_count", attempts="2") == 1
+
+
+def test_extension_points_queue_and_preemption(scraped: dict[str, Any]) -> None:
+    ep = "scheduler_framework_extension_point_duration_seconds"
+    points = {(s.labels["extension_point"], s.labels["status"]) for s in scraped[ep].samples if s.name == f"{ep}_count"}
+    assert {("PreFilter", "Success"), ("Filter", "Success"), ("Filter", "Unschedulable"), ("Score", "Success")} <= points
+    assert {("Reserve", "Success"), ("Permit", "Success"), ("Bind", "Success"), ("PostBind", "Success")} <= points
+    assert {s.labels["profile"] for s in scraped[ep].samples} == {"kubeberth"}
+    assert _value(scraped, "scheduler_preemption_attempts", "scheduler_preemption_attempts_total") >= 1
+    assert _value(scraped, "scheduler_preemption_victims", "scheduler_preemption_victims_count") == 1
+    assert _value(scraped, "scheduler_preemption_victims", "scheduler_preemption_victims_sum") == 1
+    incoming = "scheduler_queue_incoming_pods"
+    assert _value(scraped, incoming, f"{incoming}_total", queue="active", event="UnscheduledPodAdd") == 9
+    assert _value(scraped, incoming, f"{incoming}_total", queue="unschedulable", event="ScheduleAttemptFailure") >= 2
+    pending = {s.labels["queue"]: s.value for s in scraped["scheduler_pending_pods"].samples}
+    assert pending == {"active": 0, "backoff": 0, "unschedulable": 2, "gated": 0}
+    generation = scraped["kubeberth_generation_info"].samples
+    assert [(s.labels["id"], s.value) for s in generation] == [(scraped["_result"].summary["generation"], 1.0)]
+    # Plugin durations are sampled on ~10% of cycles; whatever was sampled carries the three labels.
+    for s in scraped["scheduler_plugin_execution_duration_seconds"].samples:
+        assert set(s.labels) - {"le"} == {"plugin", "extension_point", "status"}
+
+
+def test_plugin_errors_and_reloads_are_counted() -> None:
+    from kubeberth.framework import CycleRecord
+    from kubeberth.observability.metrics import SchedulerMetrics
+
+    metrics = SchedulerMetrics(sample_percent=100)
+    record = CycleRecord("default/p", "u1", "kubeberth", "g1", start_ns=1_000_000, end_ns=3_000_000)
+    record.result, record.message, record.error_plugin = "Error", "plugin Boom raised ValueError: x", "Boom"
+    record.step("Filter", "Boom", 1_000_000)
+    metrics.cycle_done(record)
+    metrics.reloaded("success")
+    metrics.reloaded("failed")
+    metrics.set_generation("g2")
+    families = {f.name: f for f in text_string_to_metric_families(metrics.exposition()[2].decode())}
+    assert _value(families, "kubeberth_plugin_errors", "kubeberth_plugin_errors_total", plugin="Boom") == 1
+    assert _value(families, "scheduler_schedule_attempts", "scheduler_schedule_attempts_total", result="error") == 1
+    assert _value(families, "kubeberth_reloads", "kubeberth_reloads_total", result="failed") == 1
+    assert [s.labels["id"] for s in families["kubeberth_generation_info"].samples] == ["g2"]
