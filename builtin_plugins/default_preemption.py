@@ -33,7 +33,7 @@ from kubeberth import (
     hookimpl,
 )
 from kubeberth.builtin_plugins.volume_binding import label_selector_matches
-from kubeberth.framework import BoundHook, Framework
+from kubeberth.runtime.framework import BoundHook, Framework
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 NO_VICTIMS = "No preemption victims found for incoming pod"

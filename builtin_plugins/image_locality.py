@@ -16,7 +16,7 @@ from typing import Any
 
 import numpy as np
 from kubeberth import MAX_NODE_SCORE, NodeView, PodInfo, hookimpl
-from kubeberth.nodetable import NodeTable
+from kubeberth.cache.nodetable import NodeTable
 
 MB = 1024 * 1024
 MIN_THRESHOLD = 23 * MB

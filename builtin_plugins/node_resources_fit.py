@@ -14,8 +14,8 @@ from typing import Any, Literal
 
 import numpy as np
 from kubeberth import MAX_NODE_SCORE, Code, FilterResult, NodeView, PodInfo, Rejection, Status, hookimpl
-from kubeberth.nodetable import NodeTable
-from kubeberth.podinfo import CPU, EPHEMERAL_STORAGE, MEMORY, PODS
+from kubeberth.cache.nodetable import NodeTable
+from kubeberth.cache.podinfo import CPU, EPHEMERAL_STORAGE, MEMORY, PODS
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 from pydantic_core import PydanticCustomError
 

@@ -1,11 +1,11 @@
 """kubeberth: kube-scheduler's Scheduling Framework in Python, as pluggy hooks over a columnar node table."""
 
-from .cluster import ClusterState, PodIndex
-from .framework import MAX_NODE_SCORE, CycleState, Diagnosis, NodeInfo
-from .hookspecs import hookimpl
-from .nodetable import NodeTable, NodeView, Taint
-from .podinfo import PodInfo, Toleration
-from .status import Code, FilterResult, PermitResult, PostFilterResult, PreFilterResult, Rejection, Status
+from .api.hookspecs import hookimpl
+from .api.status import Code, FilterResult, PermitResult, PostFilterResult, PreFilterResult, Rejection, Status
+from .cache.cluster import ClusterState, PodIndex
+from .cache.nodetable import NodeTable, NodeView, Taint
+from .cache.podinfo import PodInfo, Toleration
+from .runtime.framework import MAX_NODE_SCORE, CycleState, Diagnosis, NodeInfo
 
 __version__ = "0.1.0"
 

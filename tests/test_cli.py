@@ -19,7 +19,7 @@ def kubeberth_cli(*args: str, cwd: Path | None = None, env: dict[str, str] | Non
     full_env = {k: v for k, v in os.environ.items() if not k.startswith("KUBEBERTH_")}
     full_env.update(env or {})
     return subprocess.run(
-        [sys.executable, "-m", "kubeberth.cli", *args],
+        [sys.executable, "-m", "kubeberth", *args],
         capture_output=True,
         text=True,
         cwd=cwd,

@@ -8,7 +8,8 @@ from pathlib import Path
 
 import pytest
 from kubeberth import hookimpl
-from kubeberth.config import (
+from kubeberth.errors import ConfigError
+from kubeberth.runtime.config import (
     API_VERSION,
     DEFAULT_PROFILE,
     SchedulerConfiguration,
@@ -16,8 +17,7 @@ from kubeberth.config import (
     load_configuration,
     parse_configuration,
 )
-from kubeberth.errors import ConfigError
-from kubeberth.generation import build_generation
+from kubeberth.runtime.generation import build_generation
 
 FIXTURES = Path(__file__).parent / "fixtures"
 HEADER = f"apiVersion: {API_VERSION}\nkind: KubeSchedulerConfiguration\n"
@@ -125,7 +125,7 @@ def test_settings_from_environment(monkeypatch: pytest.MonkeyPatch, tmp_path: Pa
 
 # ---- a real kube-scheduler file -------------------------------------------------------------
 def test_kube_scheduler_file_with_profiles_weights_and_disables(caplog: pytest.LogCaptureFixture) -> None:
-    caplog.set_level(logging.INFO, logger="kubeberth.config")
+    caplog.set_level(logging.INFO, logger="kubeberth.runtime.config")
     path = FIXTURES / "kube-scheduler-config.yaml"
     gen = build_generation(path)
     assert gen.config.percentageOfNodesToScore == 40
@@ -149,7 +149,7 @@ def test_kube_scheduler_file_with_profiles_weights_and_disables(caplog: pytest.L
     assert second.enabled("queue_sort") == ["PrioritySort"]
     assert second.enabled("bind") == ["DefaultBinder"]
 
-    notes = [r.getMessage() for r in caplog.records if r.name == "kubeberth.config"]
+    notes = [r.getMessage() for r in caplog.records if r.name == "kubeberth.runtime.config"]
     assert any("enableProfiling is accepted but not used" in n for n in notes)
     assert any("clientConnection.contentType is accepted but not used" in n for n in notes)
     assert all(str(path) in n for n in notes)
@@ -284,7 +284,7 @@ def test_path_is_reported_as_given(tmp_path: Path, monkeypatch: pytest.MonkeyPat
 
 
 def test_unknown_fields_are_accepted_with_a_note(in_tmp: Path, caplog: pytest.LogCaptureFixture) -> None:
-    caplog.set_level(logging.INFO, logger="kubeberth.config")
+    caplog.set_level(logging.INFO, logger="kubeberth.runtime.config")
     config = load_configuration(write_config("""\
         featureGates: {SchedulerQueueingHints: true}
         profiles:

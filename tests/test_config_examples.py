@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 import yaml
-from kubeberth.config import parse_configuration
-from kubeberth.generation import build_generation
+from kubeberth.runtime.config import parse_configuration
+from kubeberth.runtime.generation import build_generation
 
 CONFIG = Path(__file__).resolve().parent.parent / "config"
 

@@ -9,14 +9,14 @@ import urllib.request
 
 import pytest
 from kb_builders import make_node, make_pod
-from kubeberth.cli import main
-from kubeberth.framework import CycleRecord
-from kubeberth.generation import build_generation
-from kubeberth.httpserver import HTTPServer
+from kubeberth.apps.cli import main
+from kubeberth.apps.httpserver import HTTPServer
+from kubeberth.apps.simulate import simulate
 from kubeberth.observability import Observability
 from kubeberth.observability.decisions import DecisionLog, DecisionStore
 from kubeberth.observability.explain import render
-from kubeberth.simulate import simulate
+from kubeberth.runtime.generation import build_generation
+from kubeberth.runtime.records import CycleRecord
 
 
 def _record(name: str, uid: str, result: str = "Scheduled", message: str = "") -> CycleRecord:
@@ -149,7 +149,7 @@ def test_decision_log_is_one_line_per_decision_and_rate_limits_loops(caplog: pyt
 
 
 def test_json_log_lines_carry_the_decision_fields(capsys: pytest.CaptureFixture[str]) -> None:
-    from kubeberth.cli import _JsonFormatter
+    from kubeberth.apps.cli import _JsonFormatter
 
     record = logging.LogRecord("kubeberth.decisions", logging.INFO, __file__, 1, "Scheduled %s", ("default/a",), None)
     record.decision = {"pod": "default/a", "trace_id": "abc", "node": "n1"}

@@ -22,10 +22,10 @@ from kubeberth import (
     hookimpl,
 )
 from kubeberth.backends.embedded import EmbeddedCluster
-from kubeberth.config import SchedulerConfiguration
-from kubeberth.framework import num_feasible_nodes_to_find
-from kubeberth.generation import build_generation
-from kubeberth.scheduler import Scheduler, VirtualClock
+from kubeberth.runtime.config import SchedulerConfiguration
+from kubeberth.runtime.framework import num_feasible_nodes_to_find
+from kubeberth.runtime.generation import build_generation
+from kubeberth.scheduling.scheduler import Scheduler, VirtualClock
 
 PROFILE = "test-scheduler"
 BASE = ("PrioritySort", "DefaultBinder")

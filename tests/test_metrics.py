@@ -7,11 +7,11 @@ from typing import Any
 
 import pytest
 from kb_builders import make_node, make_pod
-from kubeberth.generation import build_generation
-from kubeberth.httpserver import HTTPServer
+from kubeberth.apps.httpserver import HTTPServer
+from kubeberth.apps.simulate import simulate
 from kubeberth.observability import Observability
 from kubeberth.observability.metrics import exponential_buckets
-from kubeberth.simulate import simulate
+from kubeberth.runtime.generation import build_generation
 from prometheus_client.parser import text_string_to_metric_families
 
 
@@ -109,8 +109,8 @@ def test_extension_points_queue_and_preemption(scraped: dict[str, Any]) -> None:
 
 
 def test_plugin_errors_and_reloads_are_counted() -> None:
-    from kubeberth.framework import CycleRecord
     from kubeberth.observability.metrics import SchedulerMetrics
+    from kubeberth.runtime.records import CycleRecord
 
     metrics = SchedulerMetrics(sample_percent=100)
     record = CycleRecord("default/p", "u1", "kubeberth", "g1", start_ns=1_000_000, end_ns=3_000_000)

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 from kb_builders import make_node, make_pod
 from kubeberth import NodeTable, PodInfo, Taint
-from kubeberth.nodetable import NodeSpecError
+from kubeberth.cache.nodetable import NodeSpecError
 
 Gi = 2**30
 ZONE = "topology.kubernetes.io/zone"

@@ -15,11 +15,11 @@ from pathlib import Path
 
 import kubeberth
 import pytest
-from kubeberth import cli
-from kubeberth.config import parse_configuration
+from kubeberth.apps import cli
 from kubeberth.errors import ConfigError, PluginLoadError
-from kubeberth.generation import build_generation
-from kubeberth.plugins import discover, discover_dropins, load_dropin_file
+from kubeberth.runtime.config import parse_configuration
+from kubeberth.runtime.generation import build_generation
+from kubeberth.runtime.plugins import discover, discover_dropins, load_dropin_file
 from pydantic import BaseModel, Field
 
 FIXTURE_PLUGINS = Path(__file__).parent / "fixtures" / "plugins"

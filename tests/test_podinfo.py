@@ -7,7 +7,7 @@ from typing import Any
 import pytest
 from kb_builders import make_pod
 from kubeberth import PodInfo, Toleration
-from kubeberth.podinfo import DEFAULT_MEMORY_REQUEST, DEFAULT_MILLI_CPU_REQUEST, HostPort, PodSpecError
+from kubeberth.cache.podinfo import DEFAULT_MEMORY_REQUEST, DEFAULT_MILLI_CPU_REQUEST, HostPort, PodSpecError
 
 Mi = 2**20
 Gi = 2**30

@@ -5,7 +5,7 @@ from __future__ import annotations
 from decimal import Decimal
 
 import pytest
-from kubeberth.quantity import QuantityError, int_value, milli_value, parse_quantity, resource_value
+from kubeberth.cache.quantity import QuantityError, int_value, milli_value, parse_quantity, resource_value
 from kubernetes.utils import parse_quantity as k8s_parse_quantity
 
 AGREE = [

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from kb_builders import make_pod
 from kubeberth import Code, PodInfo, Status
-from kubeberth.queue import MAX_IN_UNSCHEDULABLE_SECONDS, SchedulingQueue
+from kubeberth.scheduling.queue import MAX_IN_UNSCHEDULABLE_SECONDS, SchedulingQueue
 
 
 class FakeClock:

@@ -13,8 +13,8 @@ from typing import Any
 
 import pytest
 from kb_builders import make_node, make_pod
-from kubeberth.generation import build_generation
-from kubeberth.simulate import format_summary, generate_cluster, load_manifests, simulate
+from kubeberth.apps.simulate import format_summary, generate_cluster, load_manifests, simulate
+from kubeberth.runtime.generation import build_generation
 
 FIXTURES = Path(__file__).parent / "fixtures"
 CLUSTER = FIXTURES / "cluster.yaml"
@@ -26,7 +26,7 @@ OUTCOMES = ("already_bound", "scheduled", "unschedulable", "gated", "errored", "
 def run_cli(*args: str) -> dict[str, Any]:
     env = {k: v for k, v in os.environ.items() if not k.startswith("KUBEBERTH_")}
     proc = subprocess.run(
-        [sys.executable, "-m", "kubeberth.cli", "simulate", *args, "--json"],
+        [sys.executable, "-m", "kubeberth", "simulate", *args, "--json"],
         capture_output=True, text=True, timeout=300, env=env,
     )
     assert proc.returncode == 0, proc.stderr

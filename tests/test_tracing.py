@@ -6,9 +6,9 @@ from typing import Any
 
 import pytest
 from kb_builders import make_node, make_pod
-from kubeberth.generation import build_generation
+from kubeberth.apps.simulate import simulate
 from kubeberth.observability import Observability, TracingConfig
-from kubeberth.simulate import simulate
+from kubeberth.runtime.generation import build_generation
 from opentelemetry.sdk.trace import ReadableSpan
 from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
 

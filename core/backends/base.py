@@ -12,8 +12,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from ..podinfo import PodInfo
-from ..status import Status
+from ..api.status import Status
+from ..cache.podinfo import PodInfo
 
 # Kinds the scheduler keeps in its cache. Pods and Nodes are structural; the rest are looked up
 # by plugins through ClusterState.objects.

@@ -14,8 +14,8 @@ from collections import Counter
 from collections.abc import Iterable
 from typing import Any
 
-from ..podinfo import PodInfo
-from ..status import Status
+from ..api.status import Status
+from ..cache.podinfo import PodInfo
 from .base import WATCHED_KINDS, Backend, ClusterEvent, EventSink
 
 _UID_NAMESPACE = uuid.UUID("6b8f3c1e-1d1a-4c9e-9a57-0c5e1f6b2a10")

@@ -17,7 +17,7 @@ import logging
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
-from ..framework import CycleRecord
+from ..runtime.records import CycleRecord
 from .decisions import DEFAULT_DECISION_RECORDS, DecisionLog, DecisionStore
 from .metrics import SchedulerMetrics
 from .otel import TracingConfig
@@ -26,8 +26,8 @@ from .tracing import DecisionTracer
 if TYPE_CHECKING:
     from opentelemetry.sdk.trace.export import SpanExporter
 
-    from ..httpserver import HTTPServer
-    from ..scheduler import Scheduler
+    from ..apps.httpserver import HTTPServer
+    from ..scheduling.scheduler import Scheduler
 
 __all__ = [
     "DecisionLog",

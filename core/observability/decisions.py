@@ -17,7 +17,7 @@ from collections import OrderedDict
 from typing import Any
 from urllib.parse import unquote
 
-from ..framework import CycleRecord
+from ..runtime.records import CycleRecord
 
 DEFAULT_DECISION_RECORDS = 1000
 REPEAT_UNSCHEDULABLE_SECONDS = 60.0

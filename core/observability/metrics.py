@@ -27,7 +27,7 @@ from prometheus_client import (
 from prometheus_client.core import GaugeMetricFamily
 from prometheus_client.registry import Collector
 
-from ..framework import CycleRecord
+from ..runtime.records import CycleRecord
 
 PLUGIN_METRICS_SAMPLE_PERCENT = 10  # kube-scheduler's pluginMetricsSamplePercent
 CONTENT_TYPE = "text/plain; version=0.0.4; charset=utf-8"

@@ -23,7 +23,7 @@ from opentelemetry import trace
 from opentelemetry.sdk.trace import TracerProvider
 from opentelemetry.trace import NonRecordingSpan, Status, StatusCode
 
-from ..framework import CycleRecord
+from ..runtime.records import CycleRecord
 from .otel import RESULT_ATTRIBUTE
 
 TRACER_NAME = "kubeberth"

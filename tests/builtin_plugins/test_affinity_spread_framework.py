@@ -6,8 +6,8 @@ from collections import Counter
 from typing import Any
 
 from kb_builders import make_node, make_pod
-from kubeberth.generation import build_generation
-from kubeberth.simulate import simulate
+from kubeberth.apps.simulate import simulate
+from kubeberth.runtime.generation import build_generation
 
 
 def zone_nodes(n: int = 6) -> list[dict[str, Any]]:

@@ -15,8 +15,8 @@ from kubeberth.builtin_plugins.default_preemption import (
     filter_pods_with_pdb_violation,
     pick_one_node_for_preemption,
 )
-from kubeberth.config import parse_configuration
-from kubeberth.generation import build_generation
+from kubeberth.runtime.config import parse_configuration
+from kubeberth.runtime.generation import build_generation
 
 PLUGINS = ["PrioritySort", "NodeResourcesFit", "VolumeRestrictions", "VolumeBinding", "DefaultPreemption", "DefaultBinder"]
 

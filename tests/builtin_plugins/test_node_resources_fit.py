@@ -14,7 +14,7 @@ from kubeberth.builtin_plugins.node_resources_fit import (
     go_div,
 )
 from kubeberth.errors import ConfigError
-from kubeberth.generation import build_generation
+from kubeberth.runtime.generation import build_generation
 from pydantic import ValidationError
 
 EXT = "example.com/aaa"
@@ -409,7 +409,7 @@ def test_args_validation_errors(args, message):
 
 
 def test_plugin_config_errors_name_the_field():
-    from kubeberth.config import parse_configuration
+    from kubeberth.runtime.config import parse_configuration
 
     config = parse_configuration({
         "profiles": [{"pluginConfig": [{"name": "NodeResourcesFit", "args": {
@@ -420,7 +420,7 @@ def test_plugin_config_errors_name_the_field():
 
 
 def test_plugin_config_reaches_the_plugin():
-    from kubeberth.config import parse_configuration
+    from kubeberth.runtime.config import parse_configuration
 
     config = parse_configuration({
         "profiles": [{"pluginConfig": [{"name": "NodeResourcesFit", "args": {

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from kubeberth.generation import build_generation
-from kubeberth.simulate import simulate
+from kubeberth.apps.simulate import simulate
+from kubeberth.runtime.generation import build_generation
 
 
 def _node(name: str, zone: str) -> dict[str, Any]:

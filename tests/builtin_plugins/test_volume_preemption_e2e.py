@@ -6,9 +6,9 @@ from typing import Any
 
 from kb_builders import make_node, make_pod
 from kubeberth.backends.embedded import EmbeddedCluster
-from kubeberth.config import parse_configuration
-from kubeberth.generation import build_generation
-from kubeberth.scheduler import Scheduler, VirtualClock
+from kubeberth.runtime.config import parse_configuration
+from kubeberth.runtime.generation import build_generation
+from kubeberth.scheduling.scheduler import Scheduler, VirtualClock
 
 PLUGINS = ["PrioritySort", "NodeResourcesFit", "VolumeRestrictions", "VolumeBinding", "VolumeZone", "DefaultPreemption", "DefaultBinder"]
 ZONE = "topology.kubernetes.io/zone"

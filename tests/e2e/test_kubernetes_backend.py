@@ -109,7 +109,7 @@ class Kubeberth:
     def __init__(self, cp: LocalControlPlane, kubeconfig: str, config: Path, leader_elect: bool, name: str) -> None:
         self.port = free_port(avoid={cp.apiserver_port})
         self.log_path = cp.log_dir / f"{name}.log"
-        argv = [sys.executable, "-m", "kubeberth.cli", "run", f"--kubeconfig={kubeconfig}", f"--config={config}",
+        argv = [sys.executable, "-m", "kubeberth", "run", f"--kubeconfig={kubeconfig}", f"--config={config}",
                 f"--healthz-bind-address=127.0.0.1:{self.port}", "--log-level=INFO",
                 "--leader-elect" if leader_elect else "--no-leader-elect"]
         self.log = open(self.log_path, "ab")  # noqa: SIM115 - closed in stop()

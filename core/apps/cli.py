@@ -9,8 +9,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from .config import Settings
-from .errors import KubeberthError
+from ..errors import KubeberthError
+from ..runtime.config import Settings
 
 
 def _setup_logging(level: str, fmt: str) -> None:
@@ -112,7 +112,7 @@ def _settings(args: argparse.Namespace) -> Settings:
 
 
 def cmd_simulate(args: argparse.Namespace, settings: Settings) -> int:
-    from .generation import build_generation
+    from ..runtime.generation import build_generation
     from .simulate import format_summary, generate_cluster, load_manifests, progress_printer, simulate
 
     generation = build_generation(settings.config, settings.plugins_dir)
@@ -124,7 +124,7 @@ def cmd_simulate(args: argparse.Namespace, settings: Settings) -> int:
             raise KubeberthError("--nodes and --pods must be >= 0")
         objects = generate_cluster(args.nodes, args.pods, seed)
     show = progress_printer() if (not args.json and sys.stderr.isatty()) else None
-    from .observability import Observability
+    from ..observability import Observability
 
     obs = Observability.from_env(otlp_endpoint=settings.otlp_endpoint, metrics=False, decision_records=0)
     try:
@@ -132,7 +132,7 @@ def cmd_simulate(args: argparse.Namespace, settings: Settings) -> int:
     finally:
         obs.shutdown()
     if args.explain:
-        from .observability.explain import render
+        from ..observability.explain import render
 
         record = next((r for r in reversed(result.scheduler.records) if r.pod == args.explain), None)
         if record is None:
@@ -150,8 +150,8 @@ def cmd_simulate(args: argparse.Namespace, settings: Settings) -> int:
 
 
 def cmd_bench(args: argparse.Namespace, settings: Settings) -> int:
+    from ..runtime.generation import build_generation
     from .bench import DEFAULT_SIZES, append_results, render_markdown, run_bench
-    from .generation import build_generation
 
     sizes = DEFAULT_SIZES
     if args.size:
@@ -170,7 +170,7 @@ def cmd_bench(args: argparse.Namespace, settings: Settings) -> int:
 
 
 def cmd_plugins_list(args: argparse.Namespace, settings: Settings) -> int:
-    from .plugins import discover
+    from ..runtime.plugins import discover
 
     registry = discover(settings.plugins_dir)
     rows = [spec.as_dict() for spec in sorted(registry.values(), key=lambda s: s.name)]
@@ -188,7 +188,7 @@ def cmd_plugins_list(args: argparse.Namespace, settings: Settings) -> int:
 def cmd_explain(args: argparse.Namespace) -> int:
     import os
 
-    from .observability.explain import DEFAULT_SERVER, fetch_decision, render
+    from ..observability.explain import DEFAULT_SERVER, fetch_decision, render
 
     server = args.server or os.environ.get("KUBEBERTH_SERVER") or DEFAULT_SERVER
     record = fetch_decision(args.pod, server)

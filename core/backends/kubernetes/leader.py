@@ -21,7 +21,7 @@ import uuid
 from collections.abc import Callable
 from typing import Any
 
-from .backends.kubernetes import ApiError, RawClient, micro_time
+from .client import ApiError, RawClient, micro_time
 
 log = logging.getLogger(__name__)
 

@@ -14,7 +14,7 @@ from typing import Any
 
 import numpy as np
 
-from .generation import Generation
+from ..runtime.generation import Generation
 from .simulate import generate_cluster, simulate
 
 DEFAULT_SIZES = ((500, 2000), (5000, 10000))
@@ -40,7 +40,7 @@ def run_bench(
     otlp_endpoint: str | None = None,
 ) -> list[dict[str, Any]]:
     """Tracing follows the OTEL_* environment as in `run`; `metrics` adds the metrics and decision store."""
-    from .observability import Observability
+    from ..observability import Observability
 
     results = []
     for nodes, pods in sizes:

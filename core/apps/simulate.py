@@ -18,12 +18,12 @@ from typing import Any
 import numpy as np
 import yaml
 
-from .backends.embedded import EmbeddedCluster
-from .errors import ManifestError
-from .generation import Generation
-from .nodetable import NodeSpecError, NodeTable
-from .podinfo import PodInfo, PodSpecError
-from .scheduler import Scheduler, VirtualClock
+from ..backends.embedded import EmbeddedCluster
+from ..cache.nodetable import NodeSpecError, NodeTable
+from ..cache.podinfo import PodInfo, PodSpecError
+from ..errors import ManifestError
+from ..runtime.generation import Generation
+from ..scheduling.scheduler import Scheduler, VirtualClock
 
 SIMULATE_MAX_ERRORS_PER_POD = 5
 

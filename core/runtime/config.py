@@ -14,7 +14,7 @@ import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
-from .errors import ConfigError
+from ..errors import ConfigError
 
 log = logging.getLogger(__name__)
 

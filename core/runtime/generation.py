@@ -18,7 +18,8 @@ from typing import Any
 import pluggy
 from pydantic import ValidationError
 
-from . import hookspecs
+from ..api import hookspecs
+from ..errors import ConfigError, PluginLoadError
 from .config import (
     DEFAULT_MULTIPOINT,
     YAML_POINTS,
@@ -27,7 +28,6 @@ from .config import (
     SchedulerConfiguration,
     load_configuration,
 )
-from .errors import ConfigError, PluginLoadError
 from .framework import BoundHook, Framework, filter_node_adapter, score_node_adapter
 from .plugins import PluginSpec, discover
 

@@ -23,8 +23,8 @@ from typing import Any
 import pluggy
 from pydantic import BaseModel
 
-from . import hookspecs
-from .errors import PluginLoadError
+from ..api import hookspecs
+from ..errors import PluginLoadError
 
 ENTRY_POINT_GROUP = "kubeberth.plugins"
 _IMPL_ATTR = f"{hookspecs.PROJECT}_impl"

@@ -13,7 +13,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from .podinfo import PodInfo
+from ..cache.podinfo import PodInfo
 
 MAX_IN_UNSCHEDULABLE_SECONDS = 300.0  # kube-scheduler's podMaxInUnschedulablePodsDuration
 # kube-scheduler's queue_incoming_pods_total event labels for the queue's own moves.

@@ -17,14 +17,14 @@ import threading
 import time
 from typing import Any
 
-from .backends.kubernetes import KubernetesBackend, load_api_client
-from .config import Settings
-from .errors import ConfigError
-from .generation import build_generation
+from ..backends.kubernetes import KubernetesBackend, load_api_client
+from ..backends.kubernetes.leader import LeaderElector, parse_duration
+from ..errors import ConfigError
+from ..observability import Observability
+from ..runtime.config import Settings
+from ..runtime.generation import build_generation
+from ..scheduling.scheduler import Scheduler
 from .httpserver import DEFAULT_BIND_ADDRESS, HTTPServer, check_route
-from .leader import LeaderElector, parse_duration
-from .observability import Observability
-from .scheduler import Scheduler
 
 log = logging.getLogger(__name__)
 

@@ -1,0 +1,187 @@
+"""The raw API client: the official client's transport (auth, TLS, token refresh), JSON decoded with
+orjson instead of generated models, a client-side token bucket (clientConnection qps/burst)."""
+
+from __future__ import annotations
+
+import datetime as dt
+import logging
+import random
+import threading
+import time
+from typing import Any
+
+import orjson
+
+log = logging.getLogger(__name__)
+
+
+class ApiError(Exception):
+    """A non-2xx answer (status 0: no answer at all)."""
+
+    def __init__(self, status: int, reason: str, body: bytes = b"") -> None:
+        self.status = status
+        self.reason = reason
+        self.body = body
+        message = reason
+        if body:
+            try:
+                message = str(orjson.loads(body).get("message") or reason)
+            except (orjson.JSONDecodeError, AttributeError):
+                message = body[:300].decode("utf-8", "replace")
+        self.message = message
+        super().__init__(f"{status} {message}")
+
+
+class Gone(Exception):
+    """The resourceVersion we watch from has been compacted away: relist."""
+
+
+class TokenBucket:
+    """client-go's client-side rate limiter: qps tokens per second, at most `burst` saved up."""
+
+    def __init__(self, qps: float, burst: int) -> None:
+        self.qps = float(qps)
+        self.burst = max(1, int(burst))
+        self._tokens = float(self.burst)
+        self._last = time.monotonic()
+        self._lock = threading.Lock()
+
+    def acquire(self) -> float:
+        """Take one token, sleeping until one is available; returns the time waited."""
+        if self.qps <= 0:
+            return 0.0
+        with self._lock:
+            now = time.monotonic()
+            self._tokens = min(self.burst, self._tokens + (now - self._last) * self.qps)
+            self._last = now
+            self._tokens -= 1.0
+            wait = -self._tokens / self.qps if self._tokens < 0 else 0.0
+        if wait > 0:
+            time.sleep(wait)
+        return wait
+
+
+def micro_time(t: float | None = None) -> str:
+    """metav1.MicroTime as the API server writes it."""
+    d = dt.datetime.fromtimestamp(time.time() if t is None else t, tz=dt.UTC)
+    return d.strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+
+
+def rfc3339(t: float | None = None) -> str:
+    d = dt.datetime.fromtimestamp(time.time() if t is None else t, tz=dt.UTC)
+    return d.strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+class RawClient:
+    """JSON requests through the kubernetes client's ApiClient, decoded with orjson."""
+
+    def __init__(self, api_client: Any, limiter: TokenBucket | None = None, user_agent: str = "kubeberth") -> None:
+        self.api_client = api_client
+        self.limiter = limiter or TokenBucket(0, 1)
+        self.user_agent = user_agent
+
+    def _prepare(
+        self, method: str, path: str, query: list[tuple[str, Any]] | None, body: Any, content_type: str | None
+    ) -> tuple[str, str, dict[str, str], Any]:
+        headers = {"Accept": "application/json", "User-Agent": self.user_agent}
+        if body is not None:
+            headers["Content-Type"] = content_type or "application/json"
+        method, url, headers, body, _ = self.api_client.param_serialize(
+            method, path, query_params=query or [], header_params=headers, body=body, auth_settings=["BearerToken"]
+        )
+        return method, url, headers, body
+
+    def open(
+        self,
+        method: str,
+        path: str,
+        query: list[tuple[str, Any]] | None = None,
+        body: Any = None,
+        content_type: str | None = None,
+        timeout: float | tuple[float, float] = 30.0,
+        limited: bool = True,
+    ) -> Any:
+        """Start a request; returns the unread urllib3 response (2xx) or raises ApiError."""
+        if limited:
+            self.limiter.acquire()
+        method, url, headers, body = self._prepare(method, path, query, body, content_type)
+        try:
+            resp = self.api_client.call_api(method, url, header_params=headers, body=body, _request_timeout=timeout)
+        except Exception as exc:  # connection refused/reset, TLS, timeouts: no answer
+            if getattr(exc, "status", None):
+                raise ApiError(int(exc.status), str(getattr(exc, "reason", "")), getattr(exc, "body", b"") or b"") from exc
+            raise ApiError(0, f"{type(exc).__name__}: {exc}") from exc
+        raw = resp.response
+        if not 200 <= raw.status < 300:
+            try:
+                data = raw.data
+            except Exception:  # noqa: BLE001 - body is only used for the message
+                data = b""
+            raw.release_conn()
+            raise ApiError(raw.status, raw.reason or "", data or b"")
+        return raw
+
+    def request(self, method: str, path: str, query: list[tuple[str, Any]] | None = None, body: Any = None,
+                content_type: str | None = None, timeout: float | tuple[float, float] = 30.0) -> Any:
+        raw = self.open(method, path, query, body, content_type, timeout)
+        try:
+            data = raw.data
+        except Exception as exc:
+            raise ApiError(0, f"reading response: {exc}") from exc
+        finally:
+            raw.release_conn()
+        return orjson.loads(data) if data else None
+
+
+def load_api_client(kubeconfig: str | None = None, pool_size: int = 32) -> Any:
+    """An ApiClient from a kubeconfig file, else in-cluster config, else ~/.kube/config.
+
+    The connection pool is sized for the informers, binding workers and writers that share it
+    (urllib3's default of 10 would open and discard connections under load).
+    """
+    from kubernetes import client, config
+
+    cfg = client.Configuration()
+    if kubeconfig:
+        config.load_kube_config(config_file=kubeconfig, client_configuration=cfg)
+    else:
+        try:
+            config.load_incluster_config(client_configuration=cfg)
+        except config.ConfigException:
+            config.load_kube_config(client_configuration=cfg)
+    cfg.connection_pool_maxsize = max(pool_size, cfg.connection_pool_maxsize or 0)
+    return client.ApiClient(cfg)
+
+
+class WriteStats:
+    """Counters of the writes a backend made, shared by its writer threads (read by logs and tests)."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self.counts = {"binds": 0, "bind_conflicts": 0, "events_created": 0, "events_dropped": 0,
+                       "event_series_updates": 0, "status_patches": 0, "write_errors": 0}
+
+    def add(self, key: str, n: int = 1) -> None:
+        with self._lock:
+            self.counts[key] += n
+
+
+def best_effort_write(raw: RawClient, stats: WriteStats, stopping: threading.Event, method: str, path: str,
+                      body: Any, content_type: str | None = None, attempts: int = 6) -> bool:
+    """A write whose loss is tolerable (events, status): retried while the server is unreachable or
+    overloaded, never on 4xx, and given up at once when the backend is stopping."""
+    delay = 0.5
+    for attempt in range(attempts):
+        try:
+            raw.request(method, path, body=body, content_type=content_type, timeout=(5, 15))
+            return True
+        except ApiError as exc:
+            transient = exc.status == 0 or exc.status == 429 or exc.status >= 500
+            if not transient or attempt == attempts - 1 or stopping.is_set():
+                if exc.status != 404:  # the pod went away meanwhile: nothing to say
+                    log.warning("%s %s failed: %s", method, path, exc)
+                stats.add("write_errors")
+                return False
+            time.sleep(delay * (1 + random.random()))
+            delay = min(delay * 2, 10.0)
+    return False

@@ -1,0 +1,1 @@
+"""The framework runtime: configuration, plugin loading, generations and per-profile frameworks."""

@@ -1,0 +1,123 @@
+"""What a scheduling cycle found: kube-scheduler's FitError diagnosis, the decision record that feeds
+traces, `explain`, events and metrics, and the cycle's result."""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from ..api.status import Code, Status
+
+
+@dataclass
+class Diagnosis:
+    """Why no node fit: per-plugin rejections over absolute table rows, as kube-scheduler's FitError."""
+
+    num_all_nodes: int
+    rejections: list[tuple[str, str, np.ndarray, Code]] = field(default_factory=list)
+    pre_filter_msg: str = ""
+    pre_filter_code: Code = Code.SUCCESS
+    post_filter_msg: str = ""
+    unschedulable_plugins: set[str] = field(default_factory=set)
+
+    def add(self, plugin: str, reason: str, rows: np.ndarray, code: Code) -> None:
+        self.rejections.append((plugin, reason, rows, code))
+        self.unschedulable_plugins.add(plugin)
+
+    def reason_counts(self) -> dict[str, int]:
+        counts: dict[str, int] = {}
+        for _plugin, reason, rows, _code in self.rejections:
+            counts[reason] = counts.get(reason, 0) + int(rows.shape[0])
+        return counts
+
+    def unresolvable_rows(self) -> set[int]:
+        """Rows no preemption can help (UnschedulableAndUnresolvable), or all if pre_filter said so."""
+        out: set[int] = set()
+        for _plugin, _reason, rows, code in self.rejections:
+            if code == Code.UNSCHEDULABLE_AND_UNRESOLVABLE:
+                out.update(rows.tolist())
+        return out
+
+    def message(self) -> str:
+        """kube-scheduler's FitError text: `0/N nodes are available: <sorted histogram>.`"""
+        msg = f"0/{self.num_all_nodes} nodes are available:"
+        if self.pre_filter_msg:
+            msg += f" {self.pre_filter_msg}."
+        else:
+            histogram = sorted(f"{count} {reason}" for reason, count in self.reason_counts().items())
+            if histogram:
+                msg += f" {', '.join(histogram)}."
+        if self.post_filter_msg:
+            msg += f" {self.post_filter_msg}"  # kube-scheduler appends it verbatim (it ends with its own '.')
+        return msg
+
+
+@dataclass
+class CycleRecord:
+    """What one scheduling cycle did and why: feeds traces, `explain`, events and metrics."""
+
+    pod: str
+    uid: str
+    profile: str
+    generation: str
+    start_ns: int = field(default_factory=time.time_ns)
+    end_ns: int = 0
+    steps: list[tuple[str, str, int, int, dict[str, Any]]] = field(default_factory=list)
+    evaluated_nodes: int = 0
+    feasible_nodes: int = 0
+    rejected: dict[str, dict[str, int]] = field(default_factory=dict)
+    top_scores: list[dict[str, Any]] = field(default_factory=list)
+    node: str | None = None
+    result: str = ""
+    message: str = ""
+    attempt: int = 0
+    first_attempt_ns: int = 0  # start of the pod's first attempt (scheduler_pod_scheduling_sli_duration_seconds)
+    queue: dict[str, float] = field(default_factory=dict)  # seconds per queue before this attempt
+    rejected_nodes: dict[str, dict[str, list[str]]] = field(default_factory=dict)  # unschedulable only
+    preemption: dict[str, Any] | None = None  # plugin, candidates, victims, nominated_node
+    binding: dict[str, Any] | None = None  # the binding cycle, once it finished
+    error_plugin: str = ""  # the plugin whose Error ended the attempt
+    trace_id: str = ""  # set when the cycle's trace was sampled
+    span_context: Any = None  # the root span's context, parent of the binding cycle span
+
+    def step(self, point: str, plugin: str, start_ns: int, attrs: dict[str, Any] | None = None) -> None:
+        self.steps.append((point, plugin, start_ns, time.time_ns(), attrs or {}))
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "pod": self.pod,
+            "uid": self.uid,
+            "attempt": self.attempt,
+            "trace_id": self.trace_id,
+            "profile": self.profile,
+            "generation": self.generation,
+            "result": self.result,
+            "node": self.node,
+            "message": self.message,
+            "evaluated_nodes": self.evaluated_nodes,
+            "feasible_nodes": self.feasible_nodes,
+            "rejected": self.rejected,
+            "rejected_nodes": self.rejected_nodes,
+            "top_scores": self.top_scores,
+            "preemption": self.preemption,
+            "binding": self.binding,
+            "queue_seconds": self.queue,
+            "start_ns": self.start_ns,
+            "duration_ms": round((self.end_ns - self.start_ns) / 1e6, 3),
+            "plugins": [
+                {"point": p, "plugin": n, "ms": round((e - s) / 1e6, 4), **a} for p, n, s, e, a in self.steps
+            ],
+        }
+
+
+@dataclass
+class ScheduleResult:
+    node: str | None
+    status: Status
+    diagnosis: Diagnosis | None = None
+    evaluated: int = 0
+    feasible: int = 0
+    next_start: int = 0

@@ -1,0 +1,1 @@
+"""The scheduling loop: queue, event handlers, schedule-one, the binding cycle and clocks."""

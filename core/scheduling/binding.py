@@ -1,0 +1,154 @@
+"""The binding cycle (kube-scheduler's bindingCycle): permit wait, PreBind, Bind and PostBind in a
+bounded worker pool, reporting back to the scheduling thread by event."""
+
+from __future__ import annotations
+
+import logging
+import queue as queue_mod
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from ..api.status import Code, Status
+from ..api.types import CycleState
+from ..runtime.framework import Framework
+from ..runtime.records import CycleRecord
+from .handle import FrameworkHandle
+from .queue import QueuedPod
+from .waiting_pods import WaitingPod
+
+log = logging.getLogger(__name__)
+
+
+class BindingPool:
+    """Fixed binding worker threads over one queue (ThreadPoolExecutor's submit/shutdown subset).
+
+    Cheaper per task than ThreadPoolExecutor, which builds a Future and re-checks idle workers on
+    every submit: the binding cycle reports back through the scheduler's event queue instead.
+    """
+
+    def __init__(self, max_workers: int, thread_name_prefix: str = "") -> None:
+        self._max = max(1, max_workers)
+        self._prefix = thread_name_prefix
+        self._tasks: queue_mod.SimpleQueue[tuple[Callable[..., Any], tuple[Any, ...]] | None] = queue_mod.SimpleQueue()
+        self._threads: list[threading.Thread] = []
+        self._shutdown = False
+
+    def submit(self, fn: Callable[..., Any], *args: Any) -> None:
+        if self._shutdown:
+            raise RuntimeError("cannot schedule new bindings after shutdown")
+        self._tasks.put((fn, args))
+        if len(self._threads) < self._max:
+            t = threading.Thread(target=self._work, name=f"{self._prefix}_{len(self._threads)}", daemon=True)
+            self._threads.append(t)
+            t.start()
+
+    def _work(self) -> None:
+        while True:
+            task = self._tasks.get()
+            if task is None:
+                return
+            fn, args = task
+            try:
+                fn(*args)
+            except Exception:  # the binding cycle reports its own failures; never kill a worker
+                log.exception("binding worker task failed")
+
+    def shutdown(self, wait: bool = True) -> None:
+        if not self._shutdown:
+            self._shutdown = True
+            for _ in self._threads:
+                self._tasks.put(None)
+        if wait:
+            for t in self._threads:
+                if t is not threading.current_thread():
+                    t.join()
+
+
+@dataclass
+class BindingDone:
+    """A binding cycle's outcome, reported to the scheduling thread."""
+
+    entry: QueuedPod
+    framework: Framework
+    handle: FrameworkHandle
+    state: CycleState
+    node: str
+    status: Status
+    record: CycleRecord | None = None
+    binding: dict[str, Any] | None = None
+
+
+class BindingCycle:
+    """The binding cycle's steps: the worker side and the scheduling thread's side of its result."""
+
+    def _binding_cycle(
+        self,
+        fw: Framework,
+        handle: FrameworkHandle,
+        state: CycleState,
+        entry: QueuedPod,
+        node: str,
+        waiting: WaitingPod | None,
+        record: CycleRecord | None = None,
+    ) -> None:
+        """Runs in a binding worker: wait on permit, pre_bind, bind, post_bind; reports back by event."""
+        pod = entry.pod
+        steps: list[tuple[str, int, int, str]] = []  # (extension point, start ns, end ns, status code)
+        start = t0 = time.time_ns()
+        try:
+            if waiting is not None:
+                status = waiting.wait()
+                steps.append(("WaitOnPermit", t0, t0 := time.time_ns(), status.code.name))
+            else:
+                status = Status.success()
+            if status.ok:
+                status = fw.run_pre_bind(state, pod, node, handle)
+                steps.append(("PreBind", t0, t0 := time.time_ns(), status.code.name))
+            if status.ok:
+                status = fw.run_bind(state, pod, node, handle)
+                steps.append(("Bind", t0, t0 := time.time_ns(), status.code.name))
+            if status.ok:
+                self.backend.record_event(pod, "Normal", "Scheduled", f"Successfully assigned {pod.key} to {node}")
+                t0 = time.time_ns()
+                fw.run_post_bind(state, pod, node, handle)
+                steps.append(("PostBind", t0, time.time_ns(), "SUCCESS"))
+        except Exception as exc:  # a crashing worker must still report back
+            log.exception("binding cycle failed for %s", pod.key)
+            status = Status.error(f"binding cycle raised {type(exc).__name__}: {exc}")
+        binding = {
+            "node": node,
+            "result": "Bound" if status.ok else ("Error" if status.code == Code.ERROR else "Rejected"),
+            "message": status.message,
+            "plugin": status.plugin or "",
+            "start_ns": start,
+            "end_ns": time.time_ns(),
+            "steps": steps,
+        }
+        self.submit(BindingDone(entry, fw, handle, state, node, status, record, binding))
+
+    def _finish_binding(self, done: BindingDone) -> None:
+        self.in_flight -= 1
+        pod = done.entry.pod
+        self.waiting_pods.pop(pod.uid, None)
+        if done.record is not None:
+            done.record.binding = done.binding
+            for observer in self.binding_observers:
+                observer(done.record)
+        if done.status.ok:
+            self.stats.scheduled += 1
+            self.queue.done(pod.uid)
+            return
+        self.stats.bind_failures += 1
+        done.framework.run_unreserve(done.state, pod, done.node, self.cluster, done.handle)
+        self.cluster.forget(pod)
+        if pod.uid not in self.queue.entries:
+            return  # deleted meanwhile
+        message = done.status.message
+        if done.status.is_rejected:
+            self.backend.record_event(pod, "Warning", "FailedScheduling", message)
+            self.queue.requeue_unschedulable(done.entry, frozenset({done.status.plugin}), message)
+        else:
+            self._requeue_error(done.entry, message)

@@ -1,0 +1,165 @@
+"""How cluster events change the loop's state (kube-scheduler's eventhandlers.go): the cache, the
+queue, and which unschedulable pods an event may help."""
+
+from __future__ import annotations
+
+import logging
+import queue as queue_mod
+from dataclasses import dataclass
+from typing import Any
+
+from ..backends.base import ClusterEvent
+from ..cache.podinfo import PodInfo, PodSpecError
+from ..runtime.generation import Generation
+from .binding import BindingDone
+
+log = logging.getLogger(__name__)
+
+
+@dataclass
+class SwapGeneration:
+    """Switch to this generation between cycles (cycles that started keep theirs)."""
+
+    generation: Generation
+
+
+class EventHandlers:
+    """The loop's side of informer, binding and reload events; runs only on the scheduling thread."""
+
+    def drain_events(self, block_for: float = 0.0) -> int:
+        handled = 0
+        try:
+            event = self.events.get(timeout=block_for) if block_for > 0 else self.events.get_nowait()
+        except queue_mod.Empty:
+            return 0
+        while True:
+            self._apply(event)
+            handled += 1
+            try:
+                event = self.events.get_nowait()
+            except queue_mod.Empty:
+                return handled
+
+    def _interested(self, plugin: str, event: str) -> bool:
+        instance = self.generation.default_profile.plugins.get(plugin)
+        wanted = getattr(instance, "requeue_on", None)
+        if wanted is None:
+            return True
+        return event in wanted or event.split("/", 1)[0] in wanted
+
+    def _apply(self, event: Any) -> None:
+        if isinstance(event, ClusterEvent):
+            self._apply_cluster_event(event)
+        elif isinstance(event, BindingDone):
+            self._finish_binding(event)
+        elif isinstance(event, SwapGeneration):
+            self.generation = event.generation
+            fw = event.generation.default_profile
+            self.queue.resort(fw.queue_sort_key, self._pre_enqueue)
+            log.info("now scheduling with generation %s", event.generation.id)
+        elif callable(event):
+            event()
+
+    def _apply_cluster_event(self, ev: ClusterEvent) -> None:
+        kind, typ, obj = ev.kind, ev.type, ev.obj
+        if typ == "SYNCED":
+            self.synced_kinds.add(kind)
+            return
+        verb = {"ADDED": "Add", "MODIFIED": "Update", "DELETED": "Delete"}.get(typ, typ)
+        if kind == "Node":
+            if typ == "DELETED":
+                self.cluster.remove_node((obj.get("metadata") or {}).get("name", ""))
+            else:
+                try:
+                    self.cluster.upsert_node(obj)
+                except ValueError as exc:
+                    log.error("%s; node ignored until fixed", exc)
+                    return
+            self.queue.move_for_event(f"Node/{verb}", self._interested)
+            return
+        if kind == "Pod":
+            self._apply_pod_event(typ, obj)
+            return
+        if typ == "DELETED":
+            self.cluster.remove_object(kind, obj)
+        else:
+            self.cluster.upsert_object(kind, obj)
+        self.queue.move_for_event(f"{kind}/{verb}", self._interested)
+
+    def _apply_pod_event(self, typ: str, obj: dict[str, Any]) -> None:
+        if typ == "DELETED":
+            uid = (obj.get("metadata") or {}).get("uid") or _fallback_uid(obj)
+            removed = self.cluster.remove_pod(uid)
+            entry = self.queue.entries.get(uid)
+            if entry is not None and entry.where != "inflight":
+                self.queue.delete(uid)
+            self.waiting_pods.pop(uid, None)
+            if removed is not None and removed.node_name:
+                self.queue.move_for_event("Pod/Delete", self._interested)
+            return
+        if self._confirm_assumed(obj):
+            return
+        try:
+            pod = PodInfo.from_dict(obj)
+        except PodSpecError as exc:
+            log.error("%s; pod ignored until fixed", exc)
+            return
+        if pod.node_name or pod.is_terminal:
+            was_placed = pod.uid in self.cluster.placement
+            self.cluster.upsert_pod(pod)
+            entry = self.queue.entries.get(pod.uid)
+            if entry is not None and entry.where != "inflight":
+                self.queue.done(pod.uid)
+            if not was_placed and pod.node_name and not pod.is_terminal:
+                self.queue.move_for_event("Pod/Add", self._interested)
+            return
+        if pod.deleting or self.framework_for(pod) is None:
+            return
+        if pod.uid in self.cluster.assumed:
+            return  # binding in flight: an unbound update (e.g. our own condition patch) must not drop the reservation
+        previous = self.cluster.pods.get(pod.uid)
+        self.cluster.upsert_pod(pod)
+        if pod.uid in self.failed:
+            return
+        if pod.uid not in self.queue.entries:
+            self.queue.add(pod)
+        elif previous is not None and not _scheduling_relevant_change(previous, pod):
+            self.queue.entries[pod.uid].pod = pod  # status-only update: no requeue (isPodUpdated)
+        else:
+            self.queue.update(pod)
+
+    def _confirm_assumed(self, obj: dict[str, Any]) -> bool:
+        """Fast path for the informer echo of our own binding: the assumed pod is now bound where
+        we put it, so its accounting stays as is (no re-parse, no re-index)."""
+        uid = (obj.get("metadata") or {}).get("uid")
+        cluster = self.cluster
+        if uid not in cluster.assumed:
+            return False
+        node = (obj.get("spec") or {}).get("nodeName")
+        row = cluster.placement.get(uid)
+        pod = cluster.pods.get(uid)
+        if not node or row is None or pod is None or cluster.table.names[row] != node:
+            return False
+        if (obj.get("status") or {}).get("phase") in ("Succeeded", "Failed") or (obj.get("metadata") or {}).get("deletionTimestamp"):
+            return False
+        cluster.assumed.discard(uid)
+        pod.node_name = node
+        pod.raw = obj
+        entry = self.queue.entries.get(uid)
+        if entry is not None and entry.where != "inflight":
+            self.queue.done(uid)
+        return True
+
+
+def _scheduling_relevant_change(old: PodInfo, new: PodInfo) -> bool:
+    """kube-scheduler ignores updates that only touch status or resourceVersion."""
+    a, b = old.raw, new.raw
+    if a.get("spec") != b.get("spec"):
+        return True
+    ma, mb = a.get("metadata") or {}, b.get("metadata") or {}
+    return ma.get("labels") != mb.get("labels") or ma.get("annotations") != mb.get("annotations")
+
+
+def _fallback_uid(obj: dict[str, Any]) -> str:
+    meta = obj.get("metadata") or {}
+    return f"{meta.get('namespace') or 'default'}/{meta.get('name')}"

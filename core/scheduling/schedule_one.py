@@ -1,0 +1,267 @@
+"""One scheduling cycle (kube-scheduler's schedule_one.go): filter with sampling, score, pick,
+then assume, reserve and permit, handing the pod to the binding cycle."""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import time
+from collections.abc import Iterator
+
+import numpy as np
+
+from ..api.status import Code, Status
+from ..api.types import CycleState
+from ..cache.podinfo import PodInfo
+from ..runtime.framework import (
+    REJECTED_NODES_RECORDED,
+    TOP_SCORES_RECORDED,
+    Framework,
+    PluginFailure,
+    num_feasible_nodes_to_find,
+)
+from ..runtime.records import CycleRecord, Diagnosis, ScheduleResult
+from .handle import FrameworkHandle
+from .queue import QueuedPod
+from .waiting_pods import WaitingPod
+
+log = logging.getLogger(__name__)
+
+
+class ScheduleOne:
+    """The scheduling cycle's steps, run by the scheduling thread one pod at a time."""
+
+    @contextlib.contextmanager
+    def _nominated_pods_placed(self, pod: PodInfo) -> Iterator[None]:
+        """Account pods nominated by preemption with priority >= this pod's on their nodes."""
+        placed: list[PodInfo] = []
+        cluster = self.cluster
+        if cluster.nominated:
+            for row, ghosts in cluster.nominated_ghosts(pod).items():
+                for other in ghosts:
+                    cluster._place(other, row)
+                    placed.append(other)
+        try:
+            yield
+        finally:
+            for other in placed:
+                cluster._unplace(other)
+
+    def find_node(self, fw: Framework, state: CycleState, pod: PodInfo, record: CycleRecord | None) -> ScheduleResult:
+        """Filter and score (kube-scheduler's schedulePod); no state is changed."""
+        cluster = self.cluster
+        table = cluster.table
+        handle = self.handle_for(fw)
+        all_rows = table.ordered_rows()
+        diagnosis = Diagnosis(num_all_nodes=len(all_rows))
+        if len(all_rows) == 0:
+            diagnosis.pre_filter_msg = "no nodes available to schedule pods"
+            return ScheduleResult(None, Status.unschedulable(diagnosis.message()), diagnosis)
+        with self._nominated_pods_placed(pod):
+            status, narrowed = fw.run_pre_filter(state, pod, table.view(all_rows), cluster, handle, record)
+            if not status.ok:
+                diagnosis.pre_filter_msg = status.message
+                diagnosis.pre_filter_code = status.code
+                diagnosis.unschedulable_plugins.add(status.plugin)
+                diagnosis.add(status.plugin, status.message, all_rows, status.code)
+                return ScheduleResult(None, Status(status.code, (diagnosis.message(),), status.plugin), diagnosis)
+            nominated = pod.nominated_node_name
+            if nominated and nominated in table.row_of and (narrowed is None or nominated in narrowed):
+                one = np.asarray([table.row_of[nominated]], dtype=np.int64)
+                if fw.run_filters(state, pod, table.view(one), cluster, handle)[0]:
+                    return ScheduleResult(nominated, Status.success(), None, 1, 1)
+            rows = all_rows
+            if narrowed is not None:
+                keep = np.fromiter((table.names[r] in narrowed for r in rows.tolist()), dtype=bool, count=len(rows))
+                rows = rows[keep]
+                if not len(rows):
+                    diagnosis.pre_filter_msg = "node(s) didn't satisfy plugin(s) PreFilter result"
+                    return ScheduleResult(None, Status.unschedulable(diagnosis.message()), diagnosis)
+            feasible_rows, processed = self._filter_sampled(fw, state, pod, rows, diagnosis, record)
+        evaluated = processed
+        if len(feasible_rows) == 0:
+            return ScheduleResult(None, Status.unschedulable(diagnosis.message()), diagnosis, evaluated, 0)
+        if len(feasible_rows) == 1:
+            return ScheduleResult(table.names[int(feasible_rows[0])], Status.success(), diagnosis, evaluated, 1)
+        view = table.view(feasible_rows)
+        total, per_plugin = fw.run_scores(state, pod, view, cluster, handle, record)
+        best = total.max()
+        ties = np.flatnonzero(total == best)
+        pick = int(ties[self.rng.integers(len(ties))]) if len(ties) > 1 else int(ties[0])
+        if record is not None:
+            top = _top_indices(total, TOP_SCORES_RECORDED)
+            top_rows = view.rows[top].tolist()
+            weights = fw.score_weight_map
+            columns = [(p, s[top].tolist(), weights.get(p, 1)) for p, s in per_plugin.items()]
+            record.top_scores = [
+                {
+                    "node": table.names[row],
+                    "total": t,
+                    "plugins": {p: values[j] * w for p, values, w in columns},
+                }
+                for j, (row, t) in enumerate(zip(top_rows, total[top].tolist(), strict=True))
+            ]
+        return ScheduleResult(table.names[int(view.rows[pick])], Status.success(), diagnosis, evaluated, len(feasible_rows))
+
+    def _filter_sampled(
+        self, fw: Framework, state: CycleState, pod: PodInfo, rows: np.ndarray, diagnosis: Diagnosis, record: CycleRecord | None
+    ) -> tuple[np.ndarray, int]:
+        """Find up to numFeasibleNodesToFind feasible nodes, starting where the last cycle stopped."""
+        n = len(rows)
+        want = num_feasible_nodes_to_find(n, fw.percentage_of_nodes_to_score)
+        start = self.next_start_index % n
+        rotated = np.concatenate([rows[start:], rows[:start]]) if start else rows
+        table = self.cluster.table
+        handle = self.handle_for(fw)
+        found: list[np.ndarray] = []
+        count = 0
+        pos = 0
+        # Some candidates usually fail a filter (taints, selectors), so a first chunk of exactly
+        # `want` nodes nearly always needs a second pass over every filter; starting half again
+        # as large saves that pass. The result is unchanged: hits are trimmed to the first `want`
+        # in rotated order and `processed` counts only the nodes up to the last one kept.
+        chunk = want + want // 2
+        processed = n
+        while pos < n and count < want:
+            sub = rotated[pos : pos + chunk]
+            mask = fw.run_filters(state, pod, table.view(sub), self.cluster, handle, diagnosis, record)
+            hits = sub[mask]
+            if count + len(hits) >= want:
+                need = want - count
+                hits = hits[:need]
+                processed = pos + int(np.flatnonzero(mask)[need - 1]) + 1
+            found.append(hits)
+            count += len(hits)
+            pos += len(sub)
+            chunk *= 2
+        if count < want:
+            processed = n
+        self.next_start_index = (start + processed) % n
+        feasible = np.concatenate(found) if found else np.empty(0, dtype=np.int64)
+        return feasible, processed
+
+    def schedule_one(self, entry: QueuedPod) -> None:
+        pod = entry.pod
+        fw = self.framework_for(pod)
+        if fw is None:
+            self.queue.done(pod.uid)
+            return
+        self.stats.attempts += 1
+        t0 = time.perf_counter()
+        record = CycleRecord(pod.key, pod.uid, fw.profile, fw.generation_id)
+        record.attempt = entry.attempts
+        record.first_attempt_ns = entry.extra.setdefault("first_attempt_ns", record.start_ns)
+        if entry.waited:
+            record.queue, entry.waited = entry.waited, {}
+        state = CycleState()
+        handle = self.handle_for(fw)
+        try:
+            result = self.find_node(fw, state, pod, record)
+            record.evaluated_nodes, record.feasible_nodes = result.evaluated, result.feasible
+            if result.node is None:
+                self._handle_unschedulable(fw, state, entry, result, record)
+            else:
+                self._assume_reserve_permit(fw, handle, state, entry, result.node, record)
+        except PluginFailure as failure:
+            self.stats.errors += 1
+            record.result, record.message = "Error", failure.status.message
+            record.error_plugin = failure.status.plugin
+            self._requeue_error(entry, failure.status.message)
+        finally:
+            record.end_ns = time.time_ns()
+            self.stats.cycle_seconds += time.perf_counter() - t0
+            self.records.append(record)
+            for observer in self.observers:
+                observer(record)
+
+    def _handle_unschedulable(
+        self, fw: Framework, state: CycleState, entry: QueuedPod, result: ScheduleResult, record: CycleRecord
+    ) -> None:
+        pod = entry.pod
+        diagnosis = result.diagnosis or Diagnosis(0)
+        nominated = None
+        if fw.points.get("post_filter") and diagnosis.num_all_nodes:
+            nominated, post_status = fw.run_post_filter(state, pod, self.cluster, self.handle_for(fw), diagnosis, record)
+            if nominated:
+                self.stats.preemptions += 1
+            elif post_status.message:
+                diagnosis.post_filter_msg = post_status.message
+        message = diagnosis.message()
+        self.stats.unschedulable_attempts += 1
+        record.result, record.message = "Unschedulable", message
+        if diagnosis.rejections:
+            names = self.cluster.table.names
+            for plugin, reason, rows, _code in diagnosis.rejections:
+                kept = record.rejected_nodes.setdefault(plugin, {}).setdefault(reason, [])
+                room = REJECTED_NODES_RECORDED - len(kept)
+                if room > 0:
+                    kept.extend(names[r] or "" for r in rows[:room].tolist())
+        if nominated:
+            record.message = f"{message} (nominated node {nominated})"
+        self.backend.record_event(pod, "Warning", "FailedScheduling", message)
+        self.backend.patch_pod_condition(
+            pod, {"type": "PodScheduled", "status": "False", "reason": "Unschedulable", "message": message}
+        )
+        self.queue.requeue_unschedulable(entry, frozenset(diagnosis.unschedulable_plugins), message)
+
+    def _requeue_error(self, entry: QueuedPod, message: str) -> None:
+        # kube-scheduler reports errors like fit failures: an event and a SchedulerError condition.
+        self.backend.record_event(entry.pod, "Warning", "FailedScheduling", message)
+        self.backend.patch_pod_condition(
+            entry.pod, {"type": "PodScheduled", "status": "False", "reason": "SchedulerError", "message": message}
+        )
+        if self.max_errors_per_pod is not None and entry.errors + 1 >= self.max_errors_per_pod:
+            entry.errors += 1
+            entry.last_message = message
+            entry.where = "failed"
+            self.failed[entry.pod.uid] = entry
+            self.queue.done(entry.pod.uid)
+            return
+        self.queue.requeue_error(entry, message)
+
+    def _assume_reserve_permit(
+        self, fw: Framework, handle: FrameworkHandle, state: CycleState, entry: QueuedPod, node: str, record: CycleRecord
+    ) -> None:
+        pod = entry.pod
+        self.cluster.assume(pod, node)
+        t0 = time.time_ns()
+        status = fw.run_reserve(state, pod, node, self.cluster, handle)
+        record.step("Reserve", "", t0, {"code": status.code.name})
+        if status.ok:
+            t0 = time.time_ns()
+            status, waits = fw.run_permit(state, pod, node, handle)
+            record.step("Permit", "", t0, {"code": "WAIT" if waits and status.ok else status.code.name})
+        else:
+            waits = {}
+        if not status.ok:
+            fw.run_unreserve(state, pod, node, self.cluster, handle)
+            self.cluster.forget(pod)
+            record.result, record.message = (
+                ("Error", status.message) if status.code == Code.ERROR else ("Unschedulable", status.message)
+            )
+            if status.code == Code.ERROR:
+                self.stats.errors += 1
+                record.error_plugin = status.plugin
+                self._requeue_error(entry, status.message)
+            else:
+                self.stats.unschedulable_attempts += 1
+                self.backend.record_event(pod, "Warning", "FailedScheduling", status.message)
+                self.queue.requeue_unschedulable(entry, frozenset({status.plugin}), status.message)
+            return
+        waiting = None
+        if waits:
+            waiting = WaitingPod(pod, waits)
+            self.waiting_pods[pod.uid] = waiting
+        record.result, record.node = "Scheduled", node
+        self.in_flight += 1
+        self.pool.submit(self._binding_cycle, fw, handle, state, entry, node, waiting, record)
+
+
+def _top_indices(total: np.ndarray, k: int) -> np.ndarray:
+    """np.argsort(-total, kind="stable")[:k] without sorting every candidate."""
+    n = total.shape[0]
+    if n <= 4 * k:
+        return np.argsort(-total, kind="stable")[:k]
+    kth = np.partition(total, n - k)[n - k]  # the k-th largest value
+    candidates = np.flatnonzero(total >= kth)  # ascending indices: ties keep their order
+    return candidates[np.argsort(-total[candidates], kind="stable")[:k]]

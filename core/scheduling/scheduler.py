@@ -1,0 +1,179 @@
+"""The scheduling loop: one thread owns the cache and the queue (DESIGN property 2).
+
+Informers and binding workers never touch scheduling state; they put events on `events`, which
+the loop drains between cycles. Binding runs asynchronously in a bounded worker pool with the
+pod assumed in the cache, and forgotten (with unreserve) if binding fails.
+"""
+
+from __future__ import annotations
+
+import logging
+import queue as queue_mod
+import threading
+import time
+from collections import deque
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from ..api.status import Status
+from ..backends.base import Backend
+from ..cache.cluster import ClusterState
+from ..cache.podinfo import PodInfo
+from ..runtime.framework import (
+    CycleRecord,
+    Framework,
+)
+from ..runtime.generation import Generation
+from .binding import BindingCycle, BindingPool
+from .clock import Clock, VirtualClock
+from .eventhandlers import EventHandlers, SwapGeneration
+from .handle import FrameworkHandle
+from .queue import QueuedPod, SchedulingQueue
+from .schedule_one import ScheduleOne
+from .waiting_pods import WaitingPod
+
+log = logging.getLogger(__name__)
+
+RECORDS_KEPT = 10000
+UNSCHEDULABLE_FLUSH_INTERVAL = 30.0
+
+
+@dataclass
+class SchedulerStats:
+    attempts: int = 0
+    scheduled: int = 0
+    unschedulable_attempts: int = 0
+    errors: int = 0
+    bind_failures: int = 0
+    preemptions: int = 0
+    cycle_seconds: float = 0.0
+    extra: dict[str, Any] = field(default_factory=dict)
+
+
+class Scheduler(EventHandlers, ScheduleOne, BindingCycle):
+    """The scheduling loop over one backend, running the current Generation's frameworks."""
+
+    def __init__(
+        self,
+        generation: Generation,
+        backend: Backend,
+        clock: Clock | None = None,
+        seed: int | None = None,
+        binding_workers: int = 16,
+        adopt_unknown_profiles: bool = False,
+        max_errors_per_pod: int | None = None,
+    ) -> None:
+        self.generation = generation
+        self.backend = backend
+        self.clock = clock or Clock()
+        self.rng = np.random.default_rng(seed)
+        self.cluster = ClusterState()
+        self.events: queue_mod.SimpleQueue[Any] = queue_mod.SimpleQueue()
+        self.adopt_unknown_profiles = adopt_unknown_profiles
+        self.max_errors_per_pod = max_errors_per_pod
+        cfg = generation.config
+        fw = generation.default_profile
+        self._handles: dict[int, FrameworkHandle] = {}
+        self.queue = SchedulingQueue(
+            fw.queue_sort_key,
+            self._pre_enqueue,
+            self.clock.now,
+            cfg.podInitialBackoffSeconds,
+            cfg.podMaxBackoffSeconds,
+        )
+        self.pool = BindingPool(binding_workers, "kubeberth-bind")
+        self.in_flight = 0
+        self.waiting_pods: dict[str, WaitingPod] = {}
+        self.records: deque[CycleRecord] = deque(maxlen=RECORDS_KEPT)
+        self.stats = SchedulerStats()
+        self.next_start_index = 0
+        self.failed: dict[str, QueuedPod] = {}
+        self.paused = False
+        # Called on the loop thread after each scheduling cycle, and after each binding cycle
+        # (record.binding set): traces, metrics, decision records and logs.
+        self.observers: list[Callable[[CycleRecord], None]] = []
+        self.binding_observers: list[Callable[[CycleRecord], None]] = []
+        self.synced_kinds: set[str] = set()
+        self._last_flush = self.clock.now()
+
+    # ---- wiring ------------------------------------------------------------------------
+    def submit(self, event: Any) -> None:
+        """Thread-safe entry point for informers, binding workers and reloaders."""
+        self.events.put(event)
+
+    def start_backend(self) -> None:
+        self.backend.start(self.submit)
+
+    def swap_generation(self, generation: Generation) -> None:
+        """Ask the loop to switch generations between cycles (in-flight cycles keep theirs)."""
+        self.submit(SwapGeneration(generation))
+
+    def handle_for(self, framework: Framework) -> FrameworkHandle:
+        h = self._handles.get(id(framework))
+        if h is None or h.framework is not framework:
+            h = self._handles[id(framework)] = FrameworkHandle(self, framework)
+        return h
+
+    def framework_for(self, pod: PodInfo) -> Framework | None:
+        fw = self.generation.framework_for(pod.scheduler_name)
+        if fw is None and self.adopt_unknown_profiles:
+            fw = self.generation.default_profile
+        return fw
+
+    def _pre_enqueue(self, pod: PodInfo) -> Status:
+        fw = self.framework_for(pod) or self.generation.default_profile
+        return fw.run_pre_enqueue(pod, self.handle_for(fw))
+
+    # ---- loops -------------------------------------------------------------------------
+    def step(self) -> bool:
+        """Drain events, then run one cycle if a pod is ready. Returns whether a cycle ran."""
+        self.drain_events()
+        if self.paused:
+            return False
+        now = self.clock.now()
+        if now - self._last_flush >= UNSCHEDULABLE_FLUSH_INTERVAL:
+            self._last_flush = now
+            self.queue.flush_unschedulable()
+        entry = self.queue.pop()
+        if entry is None:
+            return False
+        self.schedule_one(entry)
+        return True
+
+    def run_until_settled(self, on_progress: Callable[[], None] | None = None, timeout: float | None = None) -> None:
+        """Schedule until nothing is left to try: the simulator's loop (virtual clock advances)."""
+        deadline = time.monotonic() + timeout if timeout else None
+        while True:
+            if deadline is not None and time.monotonic() > deadline:
+                raise TimeoutError("scheduler did not settle in time")
+            if self.step():
+                if on_progress is not None:
+                    on_progress()
+                continue
+            if self.in_flight or self.waiting_pods:
+                self.drain_events(block_for=0.05)
+                continue
+            nxt = self.queue.next_backoff_expiry()
+            if nxt is not None:
+                if isinstance(self.clock, VirtualClock):
+                    self.clock.advance_to(nxt)
+                else:
+                    self.drain_events(block_for=max(0.0, min(nxt - self.clock.now(), 0.5)))
+                continue
+            if self.drain_events() == 0:
+                return
+
+    def run(self, stop: threading.Event) -> None:
+        """Serve until `stop` is set (the real-cluster loop)."""
+        while not stop.is_set():
+            if self.step():
+                continue
+            nxt = self.queue.next_backoff_expiry()
+            wait = 1.0 if nxt is None else max(0.001, min(1.0, nxt - self.clock.now()))
+            self.drain_events(block_for=wait)
+
+    def shutdown(self, wait: bool = True) -> None:
+        self.pool.shutdown(wait=wait)
