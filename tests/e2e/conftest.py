@@ -25,6 +25,7 @@ if str(_HERE) not in sys.path:  # works with any --import-mode
     sys.path.insert(0, str(_HERE))
 
 from cluster import LocalControlPlane, ManagedProcess, find_binaries  # noqa: E402
+from jaeger import LocalJaeger, find_jaeger  # noqa: E402
 
 
 def pytest_configure(config: pytest.Config) -> None:
@@ -52,6 +53,12 @@ def pytest_collection_finish(session: pytest.Session) -> None:
     elapsed = time.monotonic() - started
     if elapsed > 1:
         sys.stderr.write(f"\n[e2e] provisioned Kubernetes binaries in {elapsed:.0f}s\n")
+    if any("jaeger" in getattr(item, "fixturenames", ()) for item in session.items):
+        started = time.monotonic()
+        find_jaeger()
+        elapsed = time.monotonic() - started
+        if elapsed > 1:
+            sys.stderr.write(f"\n[e2e] provisioned Jaeger in {elapsed:.0f}s\n")
 
 
 def _skip_requested() -> bool:
@@ -69,6 +76,17 @@ def control_plane() -> Iterator[LocalControlPlane]:
             f"(logs: {cp.log_dir})\n"
         )
         yield cp
+
+
+@pytest.fixture(scope="session")
+def jaeger() -> Iterator[LocalJaeger]:
+    """Jaeger v2 all-in-one (in-memory storage) on loopback, receiving OTLP over gRPC and HTTP."""
+    if _skip_requested():
+        pytest.skip("KUBEBERTH_SKIP_E2E=1")
+    started = time.monotonic()
+    with LocalJaeger() as j:
+        sys.stderr.write(f"\n[e2e] jaeger {j.query_url} ready in {time.monotonic() - started:.1f}s\n")
+        yield j
 
 
 @pytest.fixture(scope="module")
