@@ -22,9 +22,9 @@ import pytest
 from cluster import LocalControlPlane, free_port, wait_for
 from jaeger import LocalJaeger, span_tree, tags_of
 from kb_builders import make_node, make_pod
-from kubeberth.generation import build_generation
+from kubeberth.apps.simulate import simulate
 from kubeberth.observability import Observability
-from kubeberth.simulate import simulate
+from kubeberth.runtime.generation import build_generation
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -177,7 +177,7 @@ def test_real_apiserver_decisions_in_jaeger(
     log_path = control_plane.log_dir / f"{service}.log"
     with open(log_path, "ab") as log:
         proc = subprocess.Popen(
-            [sys.executable, "-m", "kubeberth.cli", "run", f"--kubeconfig={kubeconfig}", f"--config={config}",
+            [sys.executable, "-m", "kubeberth", "run", f"--kubeconfig={kubeconfig}", f"--config={config}",
              f"--healthz-bind-address=127.0.0.1:{port}", "--log-level=INFO", "--log-format=json"],
             stdout=log, stderr=subprocess.STDOUT, env=env, start_new_session=True,
         )
@@ -218,7 +218,7 @@ def test_real_apiserver_decisions_in_jaeger(
 
         # `kubeberth explain` against this running scheduler points at the same trace.
         out = subprocess.run(
-            [sys.executable, "-m", "kubeberth.cli", "explain", f"{ns}/huge", "--server", url],
+            [sys.executable, "-m", "kubeberth", "explain", f"{ns}/huge", "--server", url],
             capture_output=True, text=True, timeout=30,
         )
         assert out.returncode == 0, out.stderr
