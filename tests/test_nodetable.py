@@ -257,3 +257,23 @@ def test_bad_nodes(node: dict) -> None:
     with pytest.raises(NodeSpecError):
         t.upsert_node(node)
     assert len(t) == 0
+
+
+def test_node_view_unknown_resource_reads_zeros_and_follows_growth() -> None:
+    """A plugin reading an extended resource no node has yet gets zeros, then the real values."""
+    t = NodeTable(capacity=2)
+    t.upsert_node(make_node("n0"))
+    t.upsert_node(make_node("n1"))
+    view = t.view(t.ordered_rows())
+    columns = list(t.resources)
+    for read in (view.allocatable, view.requested):
+        got = read("nvidia.com/gpu")
+        assert got.dtype == np.int64 and got.tolist() == [0, 0]
+    assert t.resources == columns  # reading does not add a column
+    t.upsert_node(make_node("gpu", extra={"nvidia.com/gpu": 4}))  # new column and row growth
+    view = t.view(t.ordered_rows())
+    assert dict(zip(view.names, view.allocatable("nvidia.com/gpu").tolist(), strict=True)) == {
+        "n0": 0, "n1": 0, "gpu": 4,
+    }
+    assert view.requested("nvidia.com/gpu").tolist() == [0, 0, 0]
+    assert view.allocatable("example.com/fpga").tolist() == [0, 0, 0]

@@ -294,3 +294,38 @@ def test_dropin_filter_reasons_in_the_message() -> None:
         s["unschedulable_reasons"], "0/3 nodes are available: 1 Insufficient cpu, 2 node(s) are not for team a."
     )
     assert simulate(build_generation(), objects, seed=0).summary["scheduled"] == 1
+
+
+def test_plugin_reading_an_extended_resource_no_node_has(tmp_path: Path) -> None:
+    """A GPU filter's first read of a resource the cluster has never seen is zeros, not an error."""
+    folder = tmp_path / "plugins"
+    folder.mkdir()
+    (folder / "gpu_fit.py").write_text(textwrap.dedent("""\
+        from kubeberth import FilterResult, hookimpl
+
+
+        class GpuFit:
+            name = "GpuFit"
+
+            @hookimpl
+            def filter(self, pod, nodes):
+                want = int(pod.labels.get("gpus", "0"))
+                free = nodes.allocatable("nvidia.com/gpu") - nodes.requested("nvidia.com/gpu")
+                return FilterResult.reject_where(free < want, "Insufficient nvidia.com/gpu")
+        """))
+    (tmp_path / "config.yaml").write_text(textwrap.dedent("""\
+        apiVersion: kubescheduler.config.k8s.io/v1
+        kind: KubeSchedulerConfiguration
+        profiles:
+        - plugins:
+            filter:
+              enabled: [{name: GpuFit}]
+        """))
+    gen = build_generation(config_path=tmp_path / "config.yaml", plugins_dir=folder)
+    objects = [make_node("cpu-0"), make_node("cpu-1"), make_pod("plain", "1"),
+               make_pod("wants-gpu", "1", labels={"gpus": "1"})]
+    result = simulate(gen, objects, seed=0)
+    s = result.summary
+    assert [r.result for r in result.scheduler.records if r.pod == "default/plain"] == ["Scheduled"]
+    assert (s["scheduled"], s["unschedulable"], s["errored"]) == (1, 1, 0), s
+    assert not any(r.error_plugin for r in result.scheduler.records)

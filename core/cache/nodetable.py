@@ -319,10 +319,20 @@ class NodeView:
         return self._names
 
     def allocatable(self, resource: str) -> np.ndarray:
-        return self.table.allocatable[self.rows, self.table.resource_column(resource)]
+        """Allocatable `resource` per candidate (base units); zeros for a resource no node has."""
+        return self._column(self.table.allocatable, resource)
 
     def requested(self, resource: str) -> np.ndarray:
-        return self.table.requested[self.rows, self.table.resource_column(resource)]
+        """Requested `resource` per candidate (base units); zeros for a resource no pod asked for."""
+        return self._column(self.table.requested, resource)
+
+    def _column(self, matrix: np.ndarray, resource: str) -> np.ndarray:
+        # A read never adds a column: growing the table here would swap the arrays out from under
+        # the caller (and any view already holding them).
+        col = self.table.resource_index.get(resource)
+        if col is None:
+            return np.zeros(self.rows.shape[0], dtype=matrix.dtype)
+        return matrix[self.rows, col]
 
     def label_values(self, key: str) -> tuple[np.ndarray, list[str]]:
         ids, values = self.table.label_values(key)
