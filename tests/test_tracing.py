@@ -224,3 +224,32 @@ def test_bad_otel_settings_are_one_line_errors(env: dict[str, str], message: str
         TracingConfig.from_env(env)
     assert str(err.value).startswith(message)
     assert "\n" not in str(err.value)
+
+
+def test_record_message_and_spans_agree_when_one_reason_has_two_codes() -> None:
+    """NodeResourcesFit rejects with one reason under two codes: resolvable on the two big nodes
+    (preemption could free memory) and unresolvable on the three that are too small for 40Gi."""
+    from kubeberth.observability.explain import render
+
+    objects = [
+        *(make_node(f"big-{i}", memory="48Gi") for i in range(2)),
+        *(make_node(f"small-{i}", memory="16Gi") for i in range(3)),
+        *(make_pod(f"used-{i}", "100m", "20Gi", nodeName=f"big-{i}") for i in range(2)),
+        make_pod("p", "1", "40Gi"),
+    ]
+    spans, result = _run(objects)
+    record = next(r for r in result.scheduler.records if r.pod == "default/p")
+    assert record.message.startswith("0/5 nodes are available: 5 Insufficient memory."), record.message
+    assert record.rejected == {"NodeResourcesFit": {"Insufficient memory": 5}}
+    assert sorted(record.rejected_nodes["NodeResourcesFit"]["Insufficient memory"]) == [
+        "big-0", "big-1", "small-0", "small-1", "small-2",
+    ]
+    root = _roots(spans)["p"]
+    filter_point = _children(spans, root)["Filter"]
+    assert filter_point.attributes["kubeberth.filter.rejected"] == ("NodeResourcesFit: 5 (Insufficient memory: 5)",)
+    fit = _children(spans, filter_point)["Filter/NodeResourcesFit"].attributes
+    assert fit["kubeberth.nodes.rejected"] == 5
+    assert fit["kubeberth.reasons"] == ("Insufficient memory: 5",)
+    text = render(record.as_dict())
+    assert "  NodeResourcesFit: 5\n" in text
+    assert "    5 × Insufficient memory (" in text

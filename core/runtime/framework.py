@@ -243,11 +243,13 @@ class Framework:
                     covered |= hit
                     if diagnosis is not None and hit.any():
                         diagnosis.add(hook.plugin, rej.reason, view.rows[hit], rej.code)
-                    counts[rej.reason] = int(hit.sum())
+                    # One reason may come under two codes (e.g. resolvable on some nodes,
+                    # unresolvable on others): add, as the FitError histogram does.
+                    counts[rej.reason] = counts.get(rej.reason, 0) + int(hit.sum())
                 uncovered = rejected & ~covered
                 if uncovered.any():
                     reason = f"node(s) were rejected by {hook.plugin}"
-                    counts[reason] = int(uncovered.sum())
+                    counts[reason] = counts.get(reason, 0) + int(uncovered.sum())
                     if diagnosis is not None:
                         diagnosis.add(hook.plugin, reason, view.rows[uncovered], Code.UNSCHEDULABLE)
                 if record is not None:
