@@ -5,8 +5,8 @@ from __future__ import annotations
 from collections import Counter
 
 import numpy as np
-from kb_builders import make_node, make_pod
 from kubeberth import ClusterState, PodInfo
+from kubeberth.testing import make_node, make_pod
 
 
 def pod(name: str, cpu: str | None = "1", node: str | None = None, labels: dict | None = None, **spec) -> PodInfo:

@@ -8,7 +8,6 @@ import urllib.error
 import urllib.request
 
 import pytest
-from kb_builders import make_node, make_pod
 from kubeberth.apps.cli import main
 from kubeberth.apps.httpserver import HTTPServer
 from kubeberth.apps.simulate import simulate
@@ -17,6 +16,7 @@ from kubeberth.observability.decisions import DecisionLog, DecisionStore
 from kubeberth.observability.explain import render
 from kubeberth.runtime.generation import build_generation
 from kubeberth.runtime.records import CycleRecord
+from kubeberth.testing import make_node, make_pod
 
 
 def _record(name: str, uid: str, result: str = "Scheduled", message: str = "") -> CycleRecord:

@@ -11,7 +11,6 @@ from typing import Any
 
 import numpy as np
 import pytest
-from kb_builders import make_node, make_pod
 from kubeberth import (
     Code,
     FilterResult,
@@ -26,6 +25,7 @@ from kubeberth.runtime.config import SchedulerConfiguration
 from kubeberth.runtime.framework import num_feasible_nodes_to_find
 from kubeberth.runtime.generation import build_generation
 from kubeberth.scheduling.scheduler import Scheduler, VirtualClock
+from kubeberth.testing import make_node, make_pod
 
 PROFILE = "test-scheduler"
 BASE = ("PrioritySort", "DefaultBinder")

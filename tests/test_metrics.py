@@ -6,12 +6,12 @@ import urllib.request
 from typing import Any
 
 import pytest
-from kb_builders import make_node, make_pod
 from kubeberth.apps.httpserver import HTTPServer
 from kubeberth.apps.simulate import simulate
 from kubeberth.observability import Observability
 from kubeberth.observability.metrics import exponential_buckets
 from kubeberth.runtime.generation import build_generation
+from kubeberth.testing import make_node, make_pod
 from prometheus_client.parser import text_string_to_metric_families
 
 

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from kb_builders import make_node, make_pod
 from kubeberth import NodeTable, PodInfo, Taint
 from kubeberth.cache.nodetable import NodeSpecError
+from kubeberth.testing import make_node, make_pod
 
 Gi = 2**30
 ZONE = "topology.kubernetes.io/zone"

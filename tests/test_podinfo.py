@@ -5,9 +5,9 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from kb_builders import make_pod
 from kubeberth import PodInfo, Toleration
 from kubeberth.cache.podinfo import DEFAULT_MEMORY_REQUEST, DEFAULT_MILLI_CPU_REQUEST, HostPort, PodSpecError
+from kubeberth.testing import make_pod
 
 Mi = 2**20
 Gi = 2**30

@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import pytest
-from kb_builders import make_pod
 from kubeberth import Code, PodInfo, Status
 from kubeberth.scheduling.queue import MAX_IN_UNSCHEDULABLE_SECONDS, SchedulingQueue
+from kubeberth.testing import make_pod
 
 
 class FakeClock:

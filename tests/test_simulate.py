@@ -12,9 +12,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from kb_builders import make_node, make_pod
 from kubeberth.apps.simulate import format_summary, generate_cluster, load_manifests, simulate
 from kubeberth.runtime.generation import build_generation
+from kubeberth.testing import make_node, make_pod
 
 FIXTURES = Path(__file__).parent / "fixtures"
 CLUSTER = FIXTURES / "cluster.yaml"

@@ -5,10 +5,10 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from kb_builders import make_node, make_pod
 from kubeberth.apps.simulate import simulate
 from kubeberth.observability import Observability, TracingConfig
 from kubeberth.runtime.generation import build_generation
+from kubeberth.testing import make_node, make_pod
 from opentelemetry.sdk.trace import ReadableSpan
 from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
 

@@ -5,9 +5,9 @@ from __future__ import annotations
 from collections import Counter
 from typing import Any
 
-from kb_builders import make_node, make_pod
 from kubeberth.apps.simulate import simulate
 from kubeberth.runtime.generation import build_generation
+from kubeberth.testing import make_node, make_pod
 
 
 def zone_nodes(n: int = 6) -> list[dict[str, Any]]:

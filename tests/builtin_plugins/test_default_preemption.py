@@ -6,7 +6,6 @@ from typing import Any
 
 import numpy as np
 import pytest
-from kb_builders import make_node, make_pod
 from kubeberth import ClusterState, Code, CycleState, Diagnosis, PodInfo, PostFilterResult, Status
 from kubeberth.builtin_plugins.default_preemption import (
     PDB,
@@ -17,6 +16,7 @@ from kubeberth.builtin_plugins.default_preemption import (
 )
 from kubeberth.runtime.config import parse_configuration
 from kubeberth.runtime.generation import build_generation
+from kubeberth.testing import make_node, make_pod
 
 PLUGINS = ["PrioritySort", "NodeResourcesFit", "VolumeRestrictions", "VolumeBinding", "DefaultPreemption", "DefaultBinder"]
 

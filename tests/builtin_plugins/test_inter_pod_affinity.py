@@ -5,7 +5,6 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
-from kb_builders import make_node, make_pod
 from kubeberth import ClusterState, Code, CycleState, PodInfo
 from kubeberth.builtin_plugins.inter_pod_affinity import (
     ERR_REASON_AFFINITY,
@@ -14,6 +13,7 @@ from kubeberth.builtin_plugins.inter_pod_affinity import (
     InterPodAffinity,
     InterPodAffinityArgs,
 )
+from kubeberth.testing import make_node, make_pod
 
 CHINA = {"region": "China"}
 INDIA = {"region": "India"}

@@ -6,7 +6,6 @@ from typing import Any
 
 import numpy as np
 import pytest
-from kb_builders import make_node, make_pod
 from kubeberth import ClusterState, Code, CycleState, PodInfo, PreFilterResult, Status
 from kubeberth.builtin_plugins.node_affinity import (
     ERR_REASON_ENFORCED,
@@ -14,6 +13,7 @@ from kubeberth.builtin_plugins.node_affinity import (
     NodeAffinity,
     NodeAffinityArgs,
 )
+from kubeberth.testing import make_node, make_pod
 
 REASON = ERR_REASON_POD
 

@@ -6,7 +6,6 @@ from typing import Any
 
 import numpy as np
 import pytest
-from kb_builders import make_node, make_pod
 from kubeberth import ClusterState, Code, CycleState, PodInfo
 from kubeberth.builtin_plugins.pod_topology_spread import (
     ERR_REASON_CONSTRAINTS_NOT_MATCH,
@@ -14,6 +13,7 @@ from kubeberth.builtin_plugins.pod_topology_spread import (
     PodTopologySpread,
     PodTopologySpreadArgs,
 )
+from kubeberth.testing import make_node, make_pod
 
 HOST = "kubernetes.io/hostname"
 FOO = {"matchExpressions": [{"key": "foo", "operator": "Exists"}]}

@@ -6,9 +6,9 @@ from typing import Any
 
 import numpy as np
 import pytest
-from kb_builders import make_node, make_pod
 from kubeberth import ClusterState, Code, PodInfo
 from kubeberth.builtin_plugins.taint_toleration import TaintToleration
+from kubeberth.testing import make_node, make_pod
 
 
 def taint(key: str, value: str, effect: str) -> dict[str, str]:

@@ -5,7 +5,6 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from kb_builders import make_node, make_pod
 from kubeberth import ClusterState, Code, CycleState, PodInfo, Status
 from kubeberth.builtin_plugins.volume_binding import (
     ERR_REASON_BIND_CONFLICT,
@@ -16,6 +15,7 @@ from kubeberth.builtin_plugins.volume_binding import (
     node_selector_terms_match,
     topology_terms_match,
 )
+from kubeberth.testing import make_node, make_pod
 
 ZONE = "topology.kubernetes.io/zone"
 

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from kb_builders import make_node, make_pod
 from kubeberth.backends.embedded import EmbeddedCluster
 from kubeberth.runtime.config import parse_configuration
 from kubeberth.runtime.generation import build_generation
 from kubeberth.scheduling.scheduler import Scheduler, VirtualClock
+from kubeberth.testing import make_node, make_pod
 
 PLUGINS = ["PrioritySort", "NodeResourcesFit", "VolumeRestrictions", "VolumeBinding", "VolumeZone", "DefaultPreemption", "DefaultBinder"]
 ZONE = "topology.kubernetes.io/zone"

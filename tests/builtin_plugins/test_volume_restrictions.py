@@ -5,13 +5,13 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from kb_builders import make_node, make_pod
 from kubeberth import ClusterState, Code, CycleState, PodInfo
 from kubeberth.builtin_plugins.volume_restrictions import (
     ERR_REASON_DISK_CONFLICT,
     ERR_REASON_RWOP_CONFLICT,
     VolumeRestrictions,
 )
+from kubeberth.testing import make_node, make_pod
 
 GCE_A = {"name": "d", "gcePersistentDisk": {"pdName": "disk-a"}}
 GCE_A_RO = {"name": "d", "gcePersistentDisk": {"pdName": "disk-a", "readOnly": True}}

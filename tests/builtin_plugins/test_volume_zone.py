@@ -5,9 +5,9 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from kb_builders import make_node, make_pod
 from kubeberth import ClusterState, Code, CycleState, PodInfo, Status
 from kubeberth.builtin_plugins.volume_zone import ERR_REASON_CONFLICT, VolumeZone, label_zones_to_set
+from kubeberth.testing import make_node, make_pod
 
 ZONE, REGION = "topology.kubernetes.io/zone", "topology.kubernetes.io/region"
 BETA_ZONE, BETA_REGION = "failure-domain.beta.kubernetes.io/zone", "failure-domain.beta.kubernetes.io/region"

@@ -1,0 +1,62 @@
+"""kubeberth.testing: test a scheduling plugin against the real framework in a few lines.
+
+A pytest plugin (registered through the `pytest11` entry point, so the `scheduler_tester`,
+`node_factory` and `pod_factory` fixtures are available in any project that installs kubeberth)
+plus builders::
+
+    from kubeberth.testing import make_node, make_pod
+
+    def test_team_nodes(scheduler_tester):
+        t = scheduler_tester([TeamNodes], args={"TeamNodes": {"label": "team"}})
+        t.add(make_node("a", labels={"team": "a"}), make_node("b"))
+        ev = t.evaluate(make_pod("p", labels={"team": "a"}))        # filter + score, every node
+        assert ev.reasons == {"a": None, "b": "node(s) are not for team a"}
+        assert t.schedule(make_pod("q", labels={"team": "a"})) == {"q": "a"}   # the whole loop
+
+Builders return the raw Kubernetes dicts a backend delivers; `cluster_of` / `all_nodes` build a
+ClusterState and NodeView for calling a plugin's hooks directly.
+"""
+
+from .builders import (
+    all_nodes,
+    cluster_of,
+    load_objects,
+    make_node,
+    make_pod,
+    make_pv,
+    make_pvc,
+    parse_taint,
+    parse_toleration,
+    pod_info,
+)
+from .tester import (
+    BASE_PLUGINS,
+    PROFILE,
+    Evaluation,
+    PluginError,
+    SchedulerTester,
+    Verdict,
+    plugin_name,
+    profile_config,
+)
+
+__all__ = [
+    "BASE_PLUGINS",
+    "PROFILE",
+    "Evaluation",
+    "PluginError",
+    "SchedulerTester",
+    "Verdict",
+    "all_nodes",
+    "cluster_of",
+    "load_objects",
+    "make_node",
+    "make_pod",
+    "make_pv",
+    "make_pvc",
+    "parse_taint",
+    "parse_toleration",
+    "plugin_name",
+    "pod_info",
+    "profile_config",
+]
