@@ -21,10 +21,10 @@ from typing import Any
 import pytest
 from cluster import LocalControlPlane, free_port, wait_for
 from jaeger import LocalJaeger, span_tree, tags_of
-from kb_builders import make_node, make_pod
 from kubeberth.apps.simulate import simulate
 from kubeberth.observability import Observability
 from kubeberth.runtime.generation import build_generation
+from kubeberth.testing import make_node, make_pod
 
 REPO = Path(__file__).resolve().parents[2]
 
