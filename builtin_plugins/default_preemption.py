@@ -32,7 +32,7 @@ from kubeberth import (
     Status,
     hookimpl,
 )
-from kubeberth.builtin_plugins.volume_binding import label_selector_matches
+from kubeberth.api.helpers import label_selector_matches
 from kubeberth.runtime.framework import BoundHook, Framework
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 

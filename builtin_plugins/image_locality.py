@@ -15,8 +15,7 @@ import weakref
 from typing import Any
 
 import numpy as np
-from kubeberth import MAX_NODE_SCORE, NodeView, PodInfo, hookimpl
-from kubeberth.cache.nodetable import NodeTable
+from kubeberth import MAX_NODE_SCORE, NodeTable, NodeView, PodInfo, hookimpl
 
 MB = 1024 * 1024
 MIN_THRESHOLD = 23 * MB

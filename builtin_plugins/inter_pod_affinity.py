@@ -27,9 +27,7 @@ from kubeberth import (
     Status,
     hookimpl,
 )
-from pydantic import BaseModel, ConfigDict, Field
-
-from ._selectors import (
+from kubeberth.api.helpers import (
     LabelSelector,
     SelectorError,
     alive_rows,
@@ -37,6 +35,7 @@ from ._selectors import (
     group_columns,
     pod_state_version,
 )
+from pydantic import BaseModel, ConfigDict, Field
 
 ERR_REASON_EXISTING_ANTI_AFFINITY = "node(s) didn't satisfy existing pods anti-affinity rules"
 ERR_REASON_AFFINITY = "node(s) didn't match pod affinity rules"

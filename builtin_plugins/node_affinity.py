@@ -1,6 +1,6 @@
 """NodeAffinity: spec.nodeSelector and node affinity, required (filter) and preferred (score).
 
-Batch form: selectors are evaluated once per interned label set (see _selectors) and broadcast
+Batch form: selectors are evaluated once per interned label set (see kubeberth.api.helpers) and broadcast
 to the candidate rows; only `matchFields: metadata.name` needs the rows themselves.
 """
 
@@ -19,9 +19,7 @@ from kubeberth import (
     Status,
     hookimpl,
 )
-from pydantic import BaseModel, ConfigDict, model_validator
-
-from ._selectors import (
+from kubeberth.api.helpers import (
     OBJECT_NAME_FIELD,
     NodeSelector,
     PreferredTerm,
@@ -30,6 +28,7 @@ from ._selectors import (
     preferred_score,
     required_node_affinity,
 )
+from pydantic import BaseModel, ConfigDict, model_validator
 
 ERR_REASON_POD = "node(s) didn't match Pod's node affinity/selector"
 ERR_REASON_ENFORCED = "node(s) didn't match scheduler-enforced node affinity"

@@ -15,15 +15,16 @@ from typing import Any
 
 import numpy as np
 from kubeberth import MAX_NODE_SCORE, NodeView, PodInfo, Status, hookimpl
+from kubeberth.api.helpers import StrictArgs
 from pydantic import Field, model_validator
 from pydantic_core import PydanticCustomError
 
-from .node_resources_fit import ResourceAllocationScorer, ResourceSpec, _StrictModel, default_resources
+from .node_resources_fit import ResourceAllocationScorer, ResourceSpec, default_resources
 
 _PRESCORE_KEY = "PreScoreNodeResourcesBalancedAllocation"
 
 
-class NodeResourcesBalancedAllocationArgs(_StrictModel):
+class NodeResourcesBalancedAllocationArgs(StrictArgs):
     """kube-scheduler's NodeResourcesBalancedAllocationArgs (weights must be 1; 0 means unset)."""
 
     apiVersion: str | None = None

@@ -13,10 +13,19 @@ import weakref
 from typing import Any, Literal
 
 import numpy as np
-from kubeberth import MAX_NODE_SCORE, Code, FilterResult, NodeView, PodInfo, Rejection, Status, hookimpl
-from kubeberth.cache.nodetable import NodeTable
-from kubeberth.cache.podinfo import CPU, EPHEMERAL_STORAGE, MEMORY, PODS
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from kubeberth import (
+    MAX_NODE_SCORE,
+    Code,
+    FilterResult,
+    NodeTable,
+    NodeView,
+    PodInfo,
+    Rejection,
+    Status,
+    hookimpl,
+)
+from kubeberth.api.helpers import CPU, EPHEMERAL_STORAGE, MEMORY, PODS, StrictArgs
+from pydantic import Field, model_validator
 from pydantic_core import PydanticCustomError
 
 LEAST_ALLOCATED = "LeastAllocated"
@@ -83,25 +92,21 @@ def _invalid(path: str, message: str) -> PydanticCustomError:
     return PydanticCustomError("invalid_args", "{path}: {message}", {"path": path, "message": message})
 
 
-class _StrictModel(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-
-
-class ResourceSpec(_StrictModel):
+class ResourceSpec(StrictArgs):
     name: str
     weight: int = 0  # 0 (unset) defaults to 1, as kube-scheduler's v1 defaulting does
 
 
-class UtilizationShapePoint(_StrictModel):
+class UtilizationShapePoint(StrictArgs):
     utilization: int
     score: int
 
 
-class RequestedToCapacityRatioParam(_StrictModel):
+class RequestedToCapacityRatioParam(StrictArgs):
     shape: list[UtilizationShapePoint] = Field(default_factory=list)
 
 
-class ScoringStrategy(_StrictModel):
+class ScoringStrategy(StrictArgs):
     type: Literal["LeastAllocated", "MostAllocated", "RequestedToCapacityRatio"]
     resources: list[ResourceSpec] = Field(default_factory=list)
     requestedToCapacityRatio: RequestedToCapacityRatioParam | None = None
@@ -124,7 +129,7 @@ def validate_shape(shape: list[UtilizationShapePoint], path: str) -> None:
             raise _invalid(f"{path}[{i}].score", f"not in valid range [0, {MAX_CUSTOM_PRIORITY_SCORE}]")
 
 
-class NodeResourcesFitArgs(_StrictModel):
+class NodeResourcesFitArgs(StrictArgs):
     """kube-scheduler's NodeResourcesFitArgs, defaulted and validated the same way."""
 
     apiVersion: str | None = None

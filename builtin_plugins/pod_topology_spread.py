@@ -24,9 +24,7 @@ from kubeberth import (
     Status,
     hookimpl,
 )
-from pydantic import BaseModel, ConfigDict, Field, model_validator
-
-from ._selectors import (
+from kubeberth.api.helpers import (
     HOSTNAME_LABEL,
     ZONE_LABEL,
     LabelSelector,
@@ -39,6 +37,7 @@ from ._selectors import (
     required_node_affinity,
     untolerated_taint_sets,
 )
+from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 ERR_REASON_CONSTRAINTS_NOT_MATCH = "node(s) didn't match pod topology spread constraints"
 ERR_REASON_NODE_LABEL_NOT_MATCH = ERR_REASON_CONSTRAINTS_NOT_MATCH + " (missing required label)"

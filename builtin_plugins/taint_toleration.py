@@ -10,8 +10,7 @@ import weakref
 
 import numpy as np
 from kubeberth import Code, FilterResult, NodeTable, NodeView, PodInfo, hookimpl
-
-from ._selectors import default_normalize_score, first_untolerated
+from kubeberth.api.helpers import default_normalize_score, first_untolerated
 
 _FILTER_KEY = "TaintToleration.filter"
 _SCORE_KEY = "TaintToleration.score"

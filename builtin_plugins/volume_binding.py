@@ -25,7 +25,7 @@ from typing import Any
 
 import numpy as np
 from kubeberth import ClusterState, Code, FilterResult, NodeView, PodInfo, Rejection, Status, hookimpl
-from kubeberth.cache.quantity import QuantityError, int_value
+from kubeberth.api.helpers import QuantityError, int_value
 from pydantic import BaseModel, ConfigDict, Field
 
 ERR_REASON_BIND_CONFLICT = "node(s) didn't find available persistent volumes to bind"

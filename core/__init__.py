@@ -1,5 +1,7 @@
 """kubeberth: kube-scheduler's Scheduling Framework in Python, as pluggy hooks over a columnar node table."""
 
+from .api import helpers
+from .api.helpers import LabelSelector, NodeSelector, StrictArgs, label_selector_matches
 from .api.hookspecs import hookimpl
 from .api.status import Code, FilterResult, PermitResult, PostFilterResult, PreFilterResult, Rejection, Status
 from .cache.cluster import ClusterState, PodIndex
@@ -12,6 +14,9 @@ __version__ = "0.1.0"
 __all__ = [
     "MAX_NODE_SCORE",
     "ClusterState",
+    "LabelSelector",
+    "NodeSelector",
+    "StrictArgs",
     "Code",
     "CycleState",
     "Diagnosis",
@@ -28,5 +33,7 @@ __all__ = [
     "Status",
     "Taint",
     "Toleration",
+    "helpers",
     "hookimpl",
+    "label_selector_matches",
 ]

@@ -1,7 +1,9 @@
-"""Selector, node-selector and taint evaluation shared by the affinity and spread plugins.
+"""Public plugin helpers: label selectors, node selector terms, tolerations, topology domains and
+per-label-set broadcasting (kube-scheduler's `framework/plugins/helper`), plus the small pieces of
+Kubernetes semantics plugins share (quantities, resource names, strict args models).
 
-Why a module of its own: NodeAffinity, PodTopologySpread and InterPodAffinity all evaluate the
-same Kubernetes selector semantics, and all need it in batch form. Selectors are evaluated
+Why a module of its own: NodeAffinity, PodTopologySpread, InterPodAffinity and any third-party
+plugin evaluate the same Kubernetes selector semantics, and all need it in batch form. Selectors are evaluated
 column-wise over append-only lists of label dicts — the NodeTable's interned label sets (nodes)
 and PodLabelCounts' (namespace, labels) groups (placed pods) — so the cost of a cycle follows the
 number of distinct selectors and keys, not nodes x pods. Columns and per-selector masks are
@@ -19,7 +21,57 @@ from operator import itemgetter
 from typing import Any
 
 import numpy as np
-from kubeberth import MAX_NODE_SCORE, ClusterState, NodeTable, PodInfo, Taint, Toleration
+from pydantic import BaseModel, ConfigDict
+
+from ..cache.cluster import ClusterState
+from ..cache.nodetable import NodeTable, Taint
+from ..cache.podinfo import CPU, EPHEMERAL_STORAGE, MEMORY, PODS, PodInfo, Toleration
+from ..cache.quantity import QuantityError, int_value, milli_value, parse_quantity
+from .types import MAX_NODE_SCORE
+
+__all__ = [
+    "CPU",
+    "DO_NOT_SCHEDULE_EFFECTS",
+    "EPHEMERAL_STORAGE",
+    "EVERYTHING",
+    "HOSTNAME_LABEL",
+    "LABEL_OPS",
+    "MEMORY",
+    "NODE_OPS",
+    "NOTHING",
+    "OBJECT_NAME_FIELD",
+    "PODS",
+    "ZONE_LABEL",
+    "LabelColumns",
+    "LabelSelector",
+    "NodeSelector",
+    "NodeSelectorTerm",
+    "PodChangeCounter",
+    "PreferredTerm",
+    "QuantityError",
+    "Requirement",
+    "RequiredNodeAffinity",
+    "SelectorError",
+    "StrictArgs",
+    "ValueColumn",
+    "alive_rows",
+    "default_normalize_score",
+    "domain_sums",
+    "first_untolerated",
+    "group_columns",
+    "int_value",
+    "label_selector_matches",
+    "make_requirement",
+    "matching_pod_counts",
+    "milli_value",
+    "node_columns",
+    "parse_preferred_terms",
+    "parse_quantity",
+    "pod_state_version",
+    "preferred_score",
+    "required_node_affinity",
+    "untolerated_taint_sets",
+]
 
 HOSTNAME_LABEL = "kubernetes.io/hostname"
 ZONE_LABEL = "topology.kubernetes.io/zone"
@@ -122,8 +174,29 @@ NOTHING = LabelSelector(nothing=True)
 EVERYTHING = LabelSelector()
 
 
+def label_selector_matches(selector: Mapping[str, Any] | None, labels: Mapping[str, str]) -> bool:
+    """A raw metav1.LabelSelector against labels: None matches nothing, {} everything, and an
+    invalid selector nothing (callers such as PDB matching skip what they cannot parse).
+
+    >>> label_selector_matches({"matchLabels": {"app": "web"}}, {"app": "web", "tier": "1"})
+    True
+    """
+    try:
+        return LabelSelector.from_api(selector).matches(labels)
+    except SelectorError:
+        return False
+
+
+class StrictArgs(BaseModel):
+    """Base for a plugin's `Args` model: unknown keys are an error, as kube-scheduler decodes strictly."""
+
+    model_config = ConfigDict(extra="forbid")
+
+
 # ---- columnar evaluation -------------------------------------------------------------------
-class _Column:
+class ValueColumn:
+    """One label key's values over a LabelColumns source: `ids[i]` indexes `values` (-1: label missing)."""
+
     __slots__ = ("ids", "values", "index", "ints")
 
     def __init__(self) -> None:
@@ -155,14 +228,14 @@ class LabelColumns:
         self.items = items
         self.labels_of = labels_of
         self.namespace_of = namespace_of
-        self._columns: dict[str, _Column] = {}
-        self._namespaces = _Column()
+        self._columns: dict[str, ValueColumn] = {}
+        self._namespaces = ValueColumn()
         self._masks: dict[LabelSelector, np.ndarray] = {}
 
     def __len__(self) -> int:
         return len(self.items)
 
-    def _extend(self, col: _Column, getter: Callable[[Any], str | None]) -> _Column:
+    def _extend(self, col: ValueColumn, getter: Callable[[Any], str | None]) -> ValueColumn:
         n = len(self.items)
         done = col.ids.shape[0]
         if done < n:
@@ -181,14 +254,14 @@ class LabelColumns:
             col.ids = np.concatenate([col.ids, new])
         return col
 
-    def column(self, key: str) -> _Column:
+    def column(self, key: str) -> ValueColumn:
         col = self._columns.get(key)
         if col is None:
-            col = self._columns[key] = _Column()
+            col = self._columns[key] = ValueColumn()
         labels_of = self.labels_of
         return self._extend(col, lambda item: labels_of(item).get(key))
 
-    def namespaces(self) -> _Column:
+    def namespaces(self) -> ValueColumn:
         assert self.namespace_of is not None
         return self._extend(self._namespaces, self.namespace_of)
 
@@ -410,12 +483,12 @@ class RequiredNodeAffinity:
 
 
 def required_node_affinity(pod: PodInfo) -> RequiredNodeAffinity:
-    found = pod.memo.get("_selectors.required_node_affinity")
+    found = pod.memo.get("helpers.required_node_affinity")
     if found is None:
         selector = LabelSelector.from_set(pod.node_selector) if pod.node_selector else None
         required = ((pod.affinity or {}).get("nodeAffinity") or {}).get("requiredDuringSchedulingIgnoredDuringExecution")
         affinity = NodeSelector.parse(required) if required is not None else None
-        found = pod.memo["_selectors.required_node_affinity"] = RequiredNodeAffinity(selector, affinity)
+        found = pod.memo["helpers.required_node_affinity"] = RequiredNodeAffinity(selector, affinity)
     return found
 
 
@@ -459,7 +532,7 @@ class PodChangeCounter:
 
 
 def pod_state_version(cluster: ClusterState) -> tuple[int, int]:
-    counter = cluster.index("_selectors.pod_changes", PodChangeCounter)
+    counter = cluster.index("helpers.pod_changes", PodChangeCounter)
     return counter.version, cluster.table.version  # type: ignore[attr-defined]
 
 
@@ -473,7 +546,7 @@ def domain_sums(ids: np.ndarray, weights: np.ndarray, size: int) -> np.ndarray:
 
 def alive_rows(table: NodeTable) -> np.ndarray:
     """Live rows in row order; cached until node membership changes (callers must not mutate)."""
-    return table.cached("_selectors.alive_rows", lambda: _readonly(np.flatnonzero(table.alive[: table.size])))
+    return table.cached("helpers.alive_rows", lambda: _readonly(np.flatnonzero(table.alive[: table.size])))
 
 
 def _readonly(arr: np.ndarray) -> np.ndarray:
