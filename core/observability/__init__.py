@@ -70,7 +70,7 @@ class Observability:
         config = TracingConfig.from_env(env, otlp_endpoint=otlp_endpoint)
         tracer = None
         if exporter is not None or config.enabled:
-            tracer = DecisionTracer(config.make_provider(exporter))
+            tracer = DecisionTracer.from_config(config, exporter)
             log.info(
                 "decision traces: %s %s (sampler %s)",
                 config.protocol if exporter is None else "custom exporter",

@@ -20,7 +20,7 @@ from typing import Any
 
 from opentelemetry.context import Context
 from opentelemetry.sdk.resources import Resource
-from opentelemetry.sdk.trace import TracerProvider
+from opentelemetry.sdk.trace import SpanProcessor
 from opentelemetry.sdk.trace.export import BatchSpanProcessor, SimpleSpanProcessor, SpanExporter
 from opentelemetry.sdk.trace.sampling import (
     ALWAYS_OFF,
@@ -169,11 +169,9 @@ class TracingConfig:
 
         return HttpExporter(endpoint=self.endpoint)
 
-    def make_provider(self, exporter: SpanExporter | None = None, batch: bool = True) -> TracerProvider:
-        provider = TracerProvider(resource=self.make_resource(), sampler=self.make_sampler())
+    def make_processor(self, exporter: SpanExporter | None = None, batch: bool = True) -> SpanProcessor:
         exporter = exporter or self.make_exporter()
-        provider.add_span_processor(BatchSpanProcessor(exporter) if batch else SimpleSpanProcessor(exporter))
-        return provider
+        return BatchSpanProcessor(exporter) if batch else SimpleSpanProcessor(exporter)
 
 
 def _endpoint(traces: str, generic: str, protocol: str) -> str | None:

@@ -1,7 +1,7 @@
 """Decision traces (DESIGN property 5): the spans of a scheduling attempt, built after the fact.
 
 The loop records each cycle cheaply into a CycleRecord; this observer turns it into spans once
-the cycle is over, so an unsampled attempt costs one root-span sampling decision and nothing else.
+the cycle is over, so an unsampled attempt costs one sampling decision and nothing else.
 
     SchedulingCycle                  pod, profile, generation, attempt, result, node, counts, queue time
       PreFilter / Filter / ...       one per extension point (Filter: per-plugin rejection summary,
@@ -13,34 +13,80 @@ the cycle is over, so an unsampled attempt costs one root-span sampling decision
 
 Summaries, never one attribute per node. Attribute names follow the OpenTelemetry semantic
 conventions where they exist (k8s.pod.name, k8s.namespace.name, k8s.pod.uid, k8s.node.name).
+
+Why finished spans are built directly: every timestamp is already known, so the live-span
+machinery of the tracer API (a sampler call, processor on_start, locks and validation per span)
+buys nothing here and cost ~3x more per span than the sampled-attempt budget allows (measured in
+docs/benchmarks.md). The root decision still goes through the configured OTel sampler; children
+follow their parent, which is what parent-based sampling means. Spans reach the exporter through
+the standard span processor (batching, OTLP encoding in its own thread).
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from opentelemetry import trace
-from opentelemetry.sdk.trace import TracerProvider
-from opentelemetry.trace import NonRecordingSpan, Status, StatusCode
+from opentelemetry.sdk.resources import Resource
+from opentelemetry.sdk.trace import ReadableSpan, SpanProcessor
+from opentelemetry.sdk.trace.id_generator import RandomIdGenerator
+from opentelemetry.sdk.trace.sampling import Sampler
+from opentelemetry.sdk.util.instrumentation import InstrumentationScope
+from opentelemetry.trace import SpanContext, SpanKind, Status, StatusCode, TraceFlags
 
 from ..runtime.records import CycleRecord
-from .otel import RESULT_ATTRIBUTE
+from .otel import RESULT_ATTRIBUTE, TracingConfig
 
 TRACER_NAME = "kubeberth"
 TOP_REASONS = 5  # reasons kept per plugin in the filter summary
+_SAMPLED = TraceFlags(TraceFlags.SAMPLED)
+_UNSET = Status(StatusCode.UNSET)
+_STATUS = {  # Code names -> kube-scheduler's Code.String()
+    "SUCCESS": "Success",
+    "ERROR": "Error",
+    "UNSCHEDULABLE": "Unschedulable",
+    "UNSCHEDULABLE_AND_UNRESOLVABLE": "UnschedulableAndUnresolvable",
+    "WAIT": "Wait",
+    "SKIP": "Skip",
+    "PENDING": "Pending",
+}
 
-
-def _fmt_scores(plugins: dict[str, Any]) -> str:
-    return ", ".join(f"{p}={v:g}" for p, v in plugins.items())
+Steps = list[tuple[int, int, dict[str, Any]]]
 
 
 class DecisionTracer:
     """Scheduler observer: emits the spans of one CycleRecord (and later of its binding cycle)."""
 
-    def __init__(self, provider: TracerProvider, top_n: int = 5) -> None:
-        self.provider = provider
-        self.tracer = provider.get_tracer(TRACER_NAME)
+    def __init__(self, processor: SpanProcessor, sampler: Sampler, resource: Resource, top_n: int = 5) -> None:
+        from .. import __version__
+
+        self.processor = processor
+        self.sampler = sampler
+        self.resource = resource
+        self.scope = InstrumentationScope(TRACER_NAME, __version__)
         self.top_n = top_n
+        self._ids = RandomIdGenerator()
+
+    @classmethod
+    def from_config(cls, config: TracingConfig, exporter: Any = None) -> DecisionTracer:
+        return cls(config.make_processor(exporter), config.make_sampler(), config.make_resource())
+
+    def _emit(
+        self,
+        name: str,
+        trace_id: int,
+        parent: SpanContext | None,
+        start: int,
+        end: int,
+        attrs: dict[str, Any],
+        status: Status = _UNSET,
+        trace_state: Any = None,
+    ) -> SpanContext:
+        ctx = SpanContext(trace_id, self._ids.generate_span_id(), False, _SAMPLED, trace_state)
+        span = ReadableSpan(
+            name, ctx, parent, self.resource, attrs, (), (), SpanKind.INTERNAL, None, status, start, end, self.scope
+        )
+        self.processor.on_end(span)
+        return ctx
 
     # ---- the scheduling cycle --------------------------------------------------------
     def __call__(self, record: CycleRecord) -> None:
@@ -56,126 +102,144 @@ class DecisionTracer:
             "kubeberth.nodes.evaluated": record.evaluated_nodes,
             "kubeberth.nodes.feasible": record.feasible_nodes,
         }
-        root = self.tracer.start_span("SchedulingCycle", start_time=record.start_ns, attributes=attrs)
-        if not root.is_recording():
+        trace_id = self._ids.generate_trace_id()
+        decision = self.sampler.should_sample(None, trace_id, "SchedulingCycle", SpanKind.INTERNAL, attrs)
+        if not decision.decision.is_sampled():
             return
-        ctx = root.get_span_context()
-        record.trace_id = format(ctx.trace_id, "032x")
-        record.span_context = ctx
         if record.node:
-            root.set_attribute("k8s.node.name", record.node)
+            attrs["k8s.node.name"] = record.node
         if record.message:
-            root.set_attribute("kubeberth.message", record.message)
+            attrs["kubeberth.message"] = record.message
         for queue, seconds in record.queue.items():
-            root.set_attribute(f"kubeberth.queue.{queue}_seconds", round(seconds, 6))
+            attrs[f"kubeberth.queue.{queue}_seconds"] = round(seconds, 6)
+        status = _UNSET
         if record.result == "Error":
-            root.set_status(Status(StatusCode.ERROR, record.message))
-            root.set_attribute("error.type", "PluginError")
-        parent = trace.set_span_in_context(root)
-        end = record.end_ns or None
+            status = Status(StatusCode.ERROR, record.message)
+            attrs["error.type"] = "PluginError"
+        end = record.end_ns or record.start_ns
+        root = SpanContext(trace_id, self._ids.generate_span_id(), False, _SAMPLED, decision.trace_state)
+        record.trace_id = format(trace_id, "032x")
+        record.span_context = root
         for point, plugins in self._points(record):
-            self._point_span(record, point, plugins, parent)
-        root.end(end_time=end)
+            self._point_span(record, point, plugins, root)
+        self.processor.on_end(
+            ReadableSpan(
+                "SchedulingCycle", root, None, self.resource, attrs, (), (), SpanKind.INTERNAL, None, status,
+                record.start_ns, end, self.scope,
+            )
+        )
 
     @staticmethod
-    def _points(record: CycleRecord) -> list[tuple[str, dict[str, list[tuple[int, int, dict[str, Any]]]]]]:
+    def _points(record: CycleRecord) -> list[tuple[str, dict[str, Steps]]]:
         """Steps grouped by extension point, then plugin (filters run in chunks: one span per plugin)."""
-        out: list[tuple[str, dict[str, list[tuple[int, int, dict[str, Any]]]]]] = []
+        out: list[tuple[str, dict[str, Steps]]] = []
         for point, plugin, start, end, extra in record.steps:
             if not out or out[-1][0] != point:
                 out.append((point, {}))
-            out[-1][1].setdefault(plugin, []).append((start, end, extra))
+            group = out[-1][1].get(plugin)
+            if group is None:
+                out[-1][1][plugin] = [(start, end, extra)]
+            else:
+                group.append((start, end, extra))
         return out
 
-    def _point_span(self, record: CycleRecord, point: str, plugins: dict[str, list[tuple[int, int, dict[str, Any]]]], parent: Any) -> None:
-        start = min(s for steps in plugins.values() for s, _e, _x in steps)
-        end = max(e for steps in plugins.values() for _s, e, _x in steps)
-        span = self.tracer.start_span(point, context=parent, start_time=start, attributes={"kubeberth.extension_point": point})
+    def _point_span(self, record: CycleRecord, point: str, plugins: dict[str, Steps], root: SpanContext) -> None:
+        start = min(steps[0][0] for steps in plugins.values())
+        end = max(steps[-1][1] for steps in plugins.values())
+        attrs: dict[str, Any] = {"kubeberth.extension_point": point}
         if point == "Filter" and record.rejected:
-            span.set_attribute("kubeberth.filter.rejected", [
+            attrs["kubeberth.filter.rejected"] = tuple(
                 f"{plugin}: {sum(reasons.values())} ({'; '.join(f'{r}: {c}' for r, c in _top(reasons))})"
                 for plugin, reasons in record.rejected.items()
-            ])
-        if point == "Score" and record.top_scores:
+            )
+        elif point == "Score" and record.top_scores:
             top = record.top_scores[: self.top_n]
-            span.set_attribute("kubeberth.score.top_nodes", [t["node"] for t in top])
-            span.set_attribute("kubeberth.score.top", [
-                f"{t['node']} {t['total']:g} ({_fmt_scores(t['plugins'])})" for t in top
-            ])
-        pctx = trace.set_span_in_context(span)
+            attrs["kubeberth.score.top_nodes"] = tuple(t["node"] for t in top)
+            attrs["kubeberth.score.top"] = tuple(f"{t['node']} {t['total']:g} ({_fmt_scores(t['plugins'])})" for t in top)
+        whole = plugins.get("")  # recorded for the extension point as a whole (Reserve, Permit)
+        if whole and whole[-1][2].get("code"):
+            attrs["kubeberth.status"] = _STATUS.get(whole[-1][2]["code"], whole[-1][2]["code"])
+        ctx = SpanContext(root.trace_id, self._ids.generate_span_id(), False, _SAMPLED, root.trace_state)
         for plugin, steps in plugins.items():
-            if not plugin:  # recorded for the extension point as a whole
-                code = steps[-1][2].get("code")
-                if code:
-                    span.set_attribute("kubeberth.status", code)
-                continue
-            self._plugin_span(record, point, plugin, steps, pctx)
-        span.end(end_time=end)
+            if plugin:
+                self._plugin_span(record, point, plugin, steps, ctx)
+        self.processor.on_end(
+            ReadableSpan(point, ctx, root, self.resource, attrs, (), (), SpanKind.INTERNAL, None, _UNSET, start, end, self.scope)
+        )
 
-    def _plugin_span(self, record: CycleRecord, point: str, plugin: str, steps: list[tuple[int, int, dict[str, Any]]], parent: Any) -> None:
+    def _plugin_span(self, record: CycleRecord, point: str, plugin: str, steps: Steps, parent: SpanContext) -> None:
         attrs: dict[str, Any] = {"kubeberth.plugin": plugin, "kubeberth.extension_point": point}
         last = steps[-1][2]
-        if "code" in last:
-            attrs["kubeberth.status"] = last["code"]
+        code = last.get("code")
+        if code:
+            attrs["kubeberth.status"] = _STATUS.get(code, code)
         if point == "Filter":
             rejected = sum(int(x.get("rejected", 0)) for _s, _e, x in steps)
             attrs["kubeberth.nodes.rejected"] = rejected
             attrs["kubeberth.status"] = "Unschedulable" if rejected else "Success"
             reasons = record.rejected.get(plugin)
             if reasons:
-                attrs["kubeberth.reasons"] = [f"{r}: {c}" for r, c in _top(reasons)]
+                attrs["kubeberth.reasons"] = tuple(f"{r}: {c}" for r, c in _top(reasons))
         elif point == "Score":
             attrs["kubeberth.weight"] = last.get("weight", 1)
         elif point == "PostFilter" and last.get("nominated"):
             attrs["kubeberth.nominated_node"] = last["nominated"]
         start, end = steps[0][0], steps[-1][1]
-        span = self.tracer.start_span(f"{point}/{plugin}", context=parent, start_time=start, attributes=attrs)
+        ctx = self._emit(f"{point}/{plugin}", parent.trace_id, parent, start, end, attrs, trace_state=parent.trace_state)
         pre = record.preemption
         if point == "PostFilter" and pre and pre.get("plugin") == plugin:
-            child = self.tracer.start_span(
-                "Preemption",
-                context=trace.set_span_in_context(span),
-                start_time=start,
-                attributes={
+            victims = tuple(pre.get("victims") or ())
+            self._emit(
+                "Preemption", parent.trace_id, ctx, start, end,
+                {
                     "kubeberth.plugin": plugin,
                     "kubeberth.preemption.candidates": pre.get("candidates", 0),
-                    "kubeberth.preemption.victims": list(pre.get("victims") or ()),
-                    "kubeberth.preemption.victim_count": len(pre.get("victims") or ()),
+                    "kubeberth.preemption.victims": victims,
+                    "kubeberth.preemption.victim_count": len(victims),
                     "kubeberth.preemption.nominated_node": pre.get("nominated_node", ""),
                 },
+                trace_state=parent.trace_state,
             )
-            child.end(end_time=end)
-        span.end(end_time=end)
 
     # ---- the binding cycle -----------------------------------------------------------
     def binding_done(self, record: CycleRecord) -> None:
         """Emit the BindingCycle span into the scheduling cycle's trace (only if it was sampled)."""
         binding = record.binding
-        if record.span_context is None or not binding:
+        root = record.span_context
+        if root is None or not binding:
             return
-        parent = trace.set_span_in_context(NonRecordingSpan(record.span_context))
-        attrs = {
+        attrs: dict[str, Any] = {
             "k8s.node.name": binding["node"],
             "k8s.pod.name": record.pod.partition("/")[2],
             "kubeberth.binding.result": binding["result"],
         }
-        span = self.tracer.start_span("BindingCycle", context=parent, start_time=binding["start_ns"], attributes=attrs)
+        status = _UNSET
         if binding["result"] != "Bound":
-            span.set_attribute("kubeberth.message", binding["message"])
+            attrs["kubeberth.message"] = binding["message"]
             if binding["result"] == "Error":
-                span.set_status(Status(StatusCode.ERROR, binding["message"]))
-        bctx = trace.set_span_in_context(span)
+                status = Status(StatusCode.ERROR, binding["message"])
+        ctx = SpanContext(root.trace_id, self._ids.generate_span_id(), False, _SAMPLED, root.trace_state)
         for point, start, end, code in binding["steps"]:
-            child = self.tracer.start_span(
-                point, context=bctx, start_time=start, attributes={"kubeberth.extension_point": point, "kubeberth.status": code}
+            self._emit(
+                point, root.trace_id, ctx, start, end,
+                {"kubeberth.extension_point": point, "kubeberth.status": _STATUS.get(code, code)},
+                trace_state=root.trace_state,
             )
-            child.end(end_time=end)
-        span.end(end_time=binding["end_ns"])
+        self.processor.on_end(
+            ReadableSpan(
+                "BindingCycle", ctx, root, self.resource, attrs, (), (), SpanKind.INTERNAL, None, status,
+                binding["start_ns"], binding["end_ns"], self.scope,
+            )
+        )
 
     def shutdown(self) -> None:
-        self.provider.force_flush()
-        self.provider.shutdown()
+        self.processor.force_flush()
+        self.processor.shutdown()
 
 
 def _top(reasons: dict[str, int]) -> list[tuple[str, int]]:
     return sorted(reasons.items(), key=lambda kv: (-kv[1], kv[0]))[:TOP_REASONS]
+
+
+def _fmt_scores(plugins: dict[str, Any]) -> str:
+    return ", ".join(f"{p}={v:g}" for p, v in plugins.items())
