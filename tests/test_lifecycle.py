@@ -20,14 +20,9 @@ from kubeberth import (
     Status,
     hookimpl,
 )
-from kubeberth.backends.embedded import EmbeddedCluster
-from kubeberth.runtime.config import SchedulerConfiguration
 from kubeberth.runtime.framework import num_feasible_nodes_to_find
-from kubeberth.runtime.generation import build_generation
-from kubeberth.scheduling.scheduler import Scheduler, VirtualClock
-from kubeberth.testing import make_node, make_pod
+from kubeberth.testing import PROFILE, make_node, make_pod
 
-PROFILE = "test-scheduler"
 BASE = ("PrioritySort", "DefaultBinder")
 seen: list[str] = []
 
@@ -37,76 +32,13 @@ def _clear_events() -> None:
     seen.clear()
 
 
-# ---- harness ----------------------------------------------------------------------------
-def config(*enabled: str | tuple[str, int], profile: dict | None = None, **top: Any) -> SchedulerConfiguration:
-    """One profile with only the given plugins (multiPoint, defaults disabled)."""
-    refs = [{"name": e} if isinstance(e, str) else {"name": e[0], "weight": e[1]} for e in enabled]
-    prof: dict[str, Any] = {
-        "schedulerName": PROFILE,
-        "plugins": {"multiPoint": {"enabled": refs, "disabled": [{"name": "*"}]}},
-    }
-    prof.update(profile or {})
-    return SchedulerConfiguration.model_validate({"profiles": [prof], **top})
-
-
-@pytest.fixture
-def harness():
-    made: list[Scheduler] = []
-
-    def build(
-        objects: list[dict],
-        *enabled: str | tuple[str, int],
-        extra: tuple[type, ...] = (),
-        seed: int = 0,
-        max_errors: int | None = None,
-        base: tuple[str, ...] = BASE,
-        profile: dict | None = None,
-        start: bool = True,
-        **top: Any,
-    ) -> tuple[Scheduler, EmbeddedCluster]:
-        gen = build_generation(config=config(*base, *enabled, profile=profile, **top), extra_plugins=list(extra))
-        backend = EmbeddedCluster(objects)
-        s = Scheduler(gen, backend, clock=VirtualClock(), seed=seed, max_errors_per_pod=max_errors)
-        made.append(s)
-        if start:
-            s.start_backend()
-        return s, backend
-
-    yield build
-    for s in made:
-        for waiting in list(s.waiting_pods.values()):
-            waiting.reject("teardown", "test finished")
-        s.shutdown(wait=True)
-
-
-def settle(s: Scheduler) -> None:
-    s.run_until_settled(timeout=10)
-
-
+# ---- builders (the scheduler comes from the kit's scheduler_tester fixture) ----------------------
 def pod(name: str, cpu: str | None = None, memory: str | None = None, labels: dict | None = None, **spec: Any) -> dict:
     return make_pod(name, cpu, memory, uid=name, labels=labels, schedulerName=PROFILE, **spec)
 
 
 def nodes(count: int, cpu: str = "4", memory: str = "8Gi", prefix: str = "n") -> list[dict]:
     return [make_node(f"{prefix}{i}", cpu, memory) for i in range(count)]
-
-
-def node_of(backend: EmbeddedCluster, name: str) -> str | None:
-    obj = backend.get("Pod", f"default/{name}")
-    assert obj is not None, name
-    return (obj.get("spec") or {}).get("nodeName")
-
-
-def failures(backend: EmbeddedCluster, name: str) -> list[str]:
-    return [e["note"] for e in backend.events if e["regarding"] == f"default/{name}" and e["reason"] == "FailedScheduling"]
-
-
-def records(s: Scheduler, name: str) -> list:
-    return [r for r in s.records if r.pod == f"default/{name}"]
-
-
-def instance(s: Scheduler, plugin: str) -> Any:
-    return s.generation.default_profile.plugins[plugin]
 
 
 # ---- test plugins -------------------------------------------------------------------------
@@ -517,35 +449,35 @@ class TFastScore:
 
 
 # ---- pre_filter ---------------------------------------------------------------------------
-def test_pre_filter_unschedulable_rejects_all_nodes(harness) -> None:
-    s, b = harness([*nodes(3), pod("no", labels={"reject": "pre"}), pod("yes")], "TPreReject", "TCountFilter",
-                   extra=(TPreReject, TCountFilter))
-    settle(s)
-    assert failures(b, "no") == ["0/3 nodes are available: pod is not welcome here."]
-    assert node_of(b, "no") is None and node_of(b, "yes") is not None
+def test_pre_filter_unschedulable_rejects_all_nodes(scheduler_tester) -> None:
+    t = scheduler_tester([TPreReject, TCountFilter], objects=[*nodes(3), pod("no", labels={"reject": "pre"}), pod("yes")])
+    s, b = t.scheduler, t.backend
+    t.settle(timeout=10)
+    assert t.events("no", "FailedScheduling") == ["0/3 nodes are available: pod is not welcome here."]
+    assert t.node_of("no") is None and t.node_of("yes") is not None
     assert not any(e.startswith("filter:TCountFilter:no:") for e in seen)  # filters never ran
     entry = s.queue.entries["no"]
     assert entry.where == "unschedulable"
     assert entry.unschedulable_plugins == frozenset({"TPreReject"})
-    assert records(s, "no")[-1].result == "Unschedulable"
+    assert t.records("no")[-1].result == "Unschedulable"
     cond = [c for c in b.get("Pod", "default/no")["status"]["conditions"] if c["type"] == "PodScheduled"]
     assert cond == [{"type": "PodScheduled", "status": "False", "reason": "Unschedulable",
                      "message": "0/3 nodes are available: pod is not welcome here."}]
 
 
-def test_pre_filter_skip_skips_only_own_filter(harness) -> None:
-    s, b = harness([*nodes(2), pod("p")], "TSkipper", "TCountFilter", extra=(TSkipper, TCountFilter))
-    settle(s)
-    assert node_of(b, "p") is not None
+def test_pre_filter_skip_skips_only_own_filter(scheduler_tester) -> None:
+    t = scheduler_tester([TSkipper, TCountFilter], objects=[*nodes(2), pod("p")])
+    t.settle(timeout=10)
+    assert t.node_of("p") is not None
     assert "filter:TSkipper:p" not in seen
     assert "filter:TCountFilter:p:n0,n1" in seen
 
 
-def test_pre_filter_narrows_candidates(harness) -> None:
+def test_pre_filter_narrows_candidates(scheduler_tester) -> None:
     objs = [*nodes(3), pod("p", labels={"a": "n0.n1", "b": "n1.n2"})]
-    s, b = harness(objs, "TNarrowA", "TNarrowB", "TCountFilter", extra=(TNarrowA, TNarrowB, TCountFilter))
-    settle(s)
-    assert node_of(b, "p") == "n1"
+    t = scheduler_tester([TNarrowA, TNarrowB, TCountFilter], objects=objs)
+    t.settle(timeout=10)
+    assert t.node_of("p") == "n1"
     assert "filter:TCountFilter:p:n1" in seen  # filters saw only the intersection
 
 
@@ -556,25 +488,24 @@ def test_pre_filter_narrows_candidates(harness) -> None:
         ({"a": ""}, "0/3 nodes are available: node(s) didn't satisfy plugin TNarrowA."),
     ],
 )
-def test_pre_filter_empty_intersection(harness, labels: dict, message: str) -> None:
-    s, b = harness([*nodes(3), pod("p", labels=labels)], "TNarrowA", "TNarrowB", "TCountFilter",
-                   extra=(TNarrowA, TNarrowB, TCountFilter))
-    settle(s)
-    assert failures(b, "p") == [message]
+def test_pre_filter_empty_intersection(scheduler_tester, labels: dict, message: str) -> None:
+    t = scheduler_tester([TNarrowA, TNarrowB, TCountFilter], objects=[*nodes(3), pod("p", labels=labels)])
+    s = t.scheduler
+    t.settle(timeout=10)
+    assert t.events("p", "FailedScheduling") == [message]
     assert not any(e.startswith("filter:") for e in seen)
     assert s.queue.entries["p"].unschedulable_plugins  # some plugin is responsible for requeueing
 
 
-def test_pre_filter_narrowing_counts_only_evaluated_nodes(harness) -> None:
+def test_pre_filter_narrowing_counts_only_evaluated_nodes(scheduler_tester) -> None:
     """Nodes excluded by a PreFilterResult are not in the histogram, but N counts all nodes."""
-    s, b = harness([*nodes(3, cpu="1"), pod("p", "2", labels={"a": "n0"})], "TNarrowA", "NodeResourcesFit",
-                   extra=(TNarrowA,))
-    settle(s)
-    assert failures(b, "p") == ["0/3 nodes are available: 1 Insufficient cpu."]
+    t = scheduler_tester([TNarrowA, "NodeResourcesFit"], objects=[*nodes(3, cpu="1"), pod("p", "2", labels={"a": "n0"})])
+    t.settle(timeout=10)
+    assert t.events("p", "FailedScheduling") == ["0/3 nodes are available: 1 Insufficient cpu."]
 
 
 # ---- filter -----------------------------------------------------------------------------
-def test_filter_reasons_aggregated_and_sorted(harness) -> None:
+def test_filter_reasons_aggregated_and_sorted(scheduler_tester) -> None:
     objs = [
         make_node("n0", labels={"taint": "yes"}),
         make_node("n1", labels={"taint": "yes", "cpu": "low"}),
@@ -582,13 +513,14 @@ def test_filter_reasons_aggregated_and_sorted(harness) -> None:
         make_node("n3", labels={"mem": "low"}),
         pod("p"),
     ]
-    s, b = harness(objs, "TTaintish", "TShort", extra=(TTaintish, TShort))
-    settle(s)
+    t = scheduler_tester([TTaintish, TShort], objects=objs)
+    s = t.scheduler
+    t.settle(timeout=10)
     # n1 is rejected by TTaintish first, so its low cpu is never reported
-    assert failures(b, "p") == [
+    assert t.events("p", "FailedScheduling") == [
         "0/4 nodes are available: 1 Insufficient cpu, 2 Insufficient memory, 2 node(s) had untolerated taint {a: b}."
     ]
-    rec = records(s, "p")[-1]
+    rec = t.records("p")[-1]
     assert rec.rejected == {
         "TTaintish": {"node(s) had untolerated taint {a: b}": 2},
         "TShort": {"Insufficient cpu": 1, "Insufficient memory": 2},
@@ -596,12 +528,12 @@ def test_filter_reasons_aggregated_and_sorted(harness) -> None:
     assert s.queue.entries["p"].unschedulable_plugins == frozenset({"TTaintish", "TShort"})
 
 
-def test_histogram_sorted_as_strings(harness) -> None:
+def test_histogram_sorted_as_strings(scheduler_tester) -> None:
     """kube-scheduler sorts "count reason" strings, so "10 zzz" comes before "2 aaa"."""
     objs = [make_node(f"n{i}", labels={"why": "zzz" if i < 10 else "aaa"}) for i in range(12)]
-    s, b = harness([*objs, pod("p")], "TWhy", extra=(TWhy,))
-    settle(s)
-    assert failures(b, "p") == ["0/12 nodes are available: 10 zzz, 2 aaa."]
+    t = scheduler_tester([TWhy], objects=[*objs, pod("p")])
+    t.settle(timeout=10)
+    assert t.events("p", "FailedScheduling") == ["0/12 nodes are available: 10 zzz, 2 aaa."]
 
 
 @pytest.mark.parametrize(
@@ -611,14 +543,15 @@ def test_histogram_sorted_as_strings(harness) -> None:
         ("status", "0/3 nodes are available: 3 nope."),
     ],
 )
-def test_filter_without_rejections_or_with_status(harness, mode: str, message: str) -> None:
-    s, b = harness([*nodes(3), pod("p", labels={"mode": mode})], "TNoReason", extra=(TNoReason,))
-    settle(s)
-    assert failures(b, "p") == [message]
+def test_filter_without_rejections_or_with_status(scheduler_tester, mode: str, message: str) -> None:
+    t = scheduler_tester([TNoReason], objects=[*nodes(3), pod("p", labels={"mode": mode})])
+    t.settle(timeout=10)
+    assert t.events("p", "FailedScheduling") == [message]
 
 
-def test_filter_error_gives_pod_error_and_backoff(harness) -> None:
-    s, b = harness([*nodes(2), pod("p", labels={"err": "yes"})], "TErrFilter", extra=(TErrFilter,))
+def test_filter_error_gives_pod_error_and_backoff(scheduler_tester) -> None:
+    t = scheduler_tester([TErrFilter], objects=[*nodes(2), pod("p", labels={"err": "yes"})])
+    s = t.scheduler
     s.drain_events()
     assert s.step()
     rec = s.records[-1]
@@ -631,17 +564,18 @@ def test_filter_error_gives_pod_error_and_backoff(harness) -> None:
     assert s.step()
     assert entry.errors == 2
     assert entry.backoff_until == pytest.approx(s.clock.now() + 2)
-    assert node_of(b, "p") is None
+    assert t.node_of("p") is None
     assert "p" not in s.cluster.placement
 
 
-def test_plugin_raising_is_error_and_scheduler_keeps_running(harness, caplog) -> None:
+def test_plugin_raising_is_error_and_scheduler_keeps_running(scheduler_tester, caplog) -> None:
     objs = [*nodes(2), pod("good1"), pod("bad", labels={"crash": "filter"}), pod("good2")]
-    s, b = harness(objs, "TCrash", extra=(TCrash,), max_errors=3)
+    t = scheduler_tester([TCrash], objects=objs, max_errors_per_pod=3)
+    s = t.scheduler
     with caplog.at_level(logging.ERROR):
-        settle(s)
-    assert node_of(b, "good1") and node_of(b, "good2")
-    assert node_of(b, "bad") is None
+        t.settle(timeout=10)
+    assert t.node_of("good1") and t.node_of("good2")
+    assert t.node_of("bad") is None
     failed = s.failed["bad"]
     assert failed.errors == 3
     assert "plugin TCrash raised RuntimeError: kaboom" in failed.last_message
@@ -652,25 +586,25 @@ def test_plugin_raising_is_error_and_scheduler_keeps_running(harness, caplog) ->
 
 
 # ---- post_filter ------------------------------------------------------------------------
-def test_post_filter_only_when_no_node_fits(harness) -> None:
+def test_post_filter_only_when_no_node_fits(scheduler_tester) -> None:
     objs = [*nodes(3), pod("fits"), pod("never", labels={"fit": "never"})]
-    s, b = harness(objs, "TAllNo", "TPost", extra=(TAllNo, TPost))
-    settle(s)
-    assert node_of(b, "fits") is not None
+    t = scheduler_tester([TAllNo, TPost], objects=objs)
+    t.settle(timeout=10)
+    assert t.node_of("fits") is not None
     assert seen == ["post_filter:never:3"]
-    assert failures(b, "never") == [
+    assert t.events("never", "FailedScheduling") == [
         "0/3 nodes are available: 3 node(s) are never good enough. preemption: not eligible."
     ]
 
 
 # ---- score ------------------------------------------------------------------------------
 @pytest.mark.parametrize(("weight", "winner", "top"), [(1, "c", 100), (2, "a", 145)])
-def test_scores_normalized_and_weighted(harness, weight: int, winner: str, top: int) -> None:
+def test_scores_normalized_and_weighted(scheduler_tester, weight: int, winner: str, top: int) -> None:
     objs = [make_node("a", "2"), make_node("b", "4"), make_node("c", "8"), pod("p")]
-    s, b = harness(objs, "TCores", ("TFavorite", weight), extra=(TCores, TFavorite))
-    settle(s)
-    assert node_of(b, "p") == winner
-    rec = records(s, "p")[-1]
+    t = scheduler_tester([TCores, (TFavorite, weight)], objects=objs)
+    t.settle(timeout=10)
+    assert t.node_of("p") == winner
+    rec = t.records("p")[-1]
     by_node = {t["node"]: t for t in rec.top_scores}
     assert by_node["a"] == {"node": "a", "total": 25 + 60 * weight, "plugins": {"TCores": 25, "TFavorite": 60 * weight}}
     assert by_node["b"]["total"] == 50
@@ -686,26 +620,27 @@ def test_scores_normalized_and_weighted(harness, weight: int, winner: str, top: 
         ("TBadNorm", {}, "outside [0, 100]"),
     ],
 )
-def test_score_validation_errors(harness, plugin: str, labels: dict, fragment: str) -> None:
-    s, b = harness([*nodes(3), pod("p", labels=labels)], plugin, extra=(TBadScore, TBadNorm), max_errors=1)
-    settle(s)
-    assert node_of(b, "p") is None
+def test_score_validation_errors(scheduler_tester, plugin: str, labels: dict, fragment: str) -> None:
+    t = scheduler_tester([plugin], objects=[*nodes(3), pod("p", labels=labels)], register=(TBadScore, TBadNorm), max_errors_per_pod=1)
+    s = t.scheduler
+    t.settle(timeout=10)
+    assert t.node_of("p") is None
     assert fragment in s.failed["p"].last_message
     assert plugin in s.failed["p"].last_message
-    assert records(s, "p")[-1].result == "Error"
+    assert t.records("p")[-1].result == "Error"
 
 
-def _tie_placements(harness, seed: int) -> dict[str, str | None]:
+def _tie_placements(scheduler_tester, seed: int) -> dict[str, str | None]:
     objs = [*nodes(8), *(pod(f"p{i:02d}") for i in range(40))]
-    s, b = harness(objs, "TConst", extra=(TConst,), seed=seed)
-    settle(s)
-    return {f"p{i:02d}": node_of(b, f"p{i:02d}") for i in range(40)}
+    t = scheduler_tester([TConst], objects=objs, seed=seed)
+    t.settle(timeout=10)
+    return {f"p{i:02d}": t.node_of(f"p{i:02d}") for i in range(40)}
 
 
-def test_ties_broken_by_seeded_rng(harness) -> None:
-    first = _tie_placements(harness, 7)
-    again = _tie_placements(harness, 7)
-    other = _tie_placements(harness, 8)
+def test_ties_broken_by_seeded_rng(scheduler_tester) -> None:
+    first = _tie_placements(scheduler_tester, 7)
+    again = _tie_placements(scheduler_tester, 7)
+    other = _tie_placements(scheduler_tester, 8)
     assert first == again
     assert None not in first.values()
     assert len(set(first.values())) > 4  # ties really are spread, not always the first node
@@ -719,41 +654,43 @@ REVERSE_UNRESERVE = ["unreserve:TR3", "unreserve:TR2", "unreserve:TR1"]
 ALL_RESERVE = ["reserve:TR1", "reserve:TR2", "reserve:TR3"]
 
 
-def test_reserve_in_order_then_success(harness) -> None:
-    s, b = harness([*nodes(1), pod("p")], *RESERVERS, "TPostBind", extra=(*RESERVER_CLASSES, TPostBind))
-    settle(s)
+def test_reserve_in_order_then_success(scheduler_tester) -> None:
+    t = scheduler_tester([*RESERVER_CLASSES, TPostBind], objects=[*nodes(1), pod("p")])
+    s = t.scheduler
+    t.settle(timeout=10)
     assert seen == [*ALL_RESERVE, "post_bind:p:n0:n0"]
-    assert node_of(b, "p") == "n0"
+    assert t.node_of("p") == "n0"
     assert "p" in s.cluster.placement and "p" not in s.cluster.assumed  # confirmed by the informer
     assert "p" not in s.queue.entries
 
 
-def test_reserve_failure_unreserves_all_in_reverse(harness) -> None:
-    s, b = harness([*nodes(1), pod("p", labels={"fail-reserve": "TR2"})], *RESERVERS, extra=RESERVER_CLASSES)
-    settle(s)
+def test_reserve_failure_unreserves_all_in_reverse(scheduler_tester) -> None:
+    t = scheduler_tester(RESERVER_CLASSES, objects=[*nodes(1), pod("p", labels={"fail-reserve": "TR2"})])
+    s = t.scheduler
+    t.settle(timeout=10)
     assert seen == ["reserve:TR1", "reserve:TR2", *REVERSE_UNRESERVE]
     assert "p" not in s.cluster.placement
-    assert failures(b, "p") == ["no room in the reservation"]
+    assert t.events("p", "FailedScheduling") == ["no room in the reservation"]
 
 
-def test_permit_deny_unreserves_in_reverse(harness) -> None:
-    s, b = harness([*nodes(2), pod("p", labels={"deny": "yes"})], *RESERVERS, "TDeny",
-                   extra=(*RESERVER_CLASSES, TDeny))
-    settle(s)
+def test_permit_deny_unreserves_in_reverse(scheduler_tester) -> None:
+    t = scheduler_tester([*RESERVER_CLASSES, TDeny], objects=[*nodes(2), pod("p", labels={"deny": "yes"})])
+    s = t.scheduler
+    t.settle(timeout=10)
     assert seen == [*ALL_RESERVE, *REVERSE_UNRESERVE]
-    assert node_of(b, "p") is None
+    assert t.node_of("p") is None
     assert "p" not in s.cluster.placement and "p" not in s.cluster.assumed
     assert not s.cluster.table.requested[:, s.cluster.table.resource_index["pods"]].any()
     entry = s.queue.entries["p"]
     assert entry.where == "unschedulable" and entry.unschedulable_plugins == frozenset({"TDeny"})
-    assert failures(b, "p") == ["permit says no"]
+    assert t.events("p", "FailedScheduling") == ["permit says no"]
 
 
-def test_permit_plugin_raising_unreserves_and_forgets(harness, caplog) -> None:
-    s, b = harness([*nodes(1), pod("p", "1", labels={"crash": "permit"})], *RESERVERS, "TPermitCrash",
-                   extra=(*RESERVER_CLASSES, TPermitCrash), max_errors=1)
+def test_permit_plugin_raising_unreserves_and_forgets(scheduler_tester, caplog) -> None:
+    t = scheduler_tester([*RESERVER_CLASSES, TPermitCrash], objects=[*nodes(1), pod("p", "1", labels={"crash": "permit"})], max_errors_per_pod=1)
+    s = t.scheduler
     with caplog.at_level(logging.ERROR):
-        settle(s)
+        t.settle(timeout=10)
     assert seen == [*ALL_RESERVE, *REVERSE_UNRESERVE]
     assert "p" not in s.cluster.placement and "p" not in s.cluster.assumed
     assert not s.cluster.table.requested.any()
@@ -761,25 +698,25 @@ def test_permit_plugin_raising_unreserves_and_forgets(harness, caplog) -> None:
     assert any(r.exc_info for r in caplog.records)
 
 
-def test_bind_failure_unreserves_in_reverse_then_retries(harness) -> None:
-    s, b = harness([*nodes(1), pod("p")], *RESERVERS, "TFlakyBinder", "TPostBind",
-                   extra=(*RESERVER_CLASSES, TFlakyBinder, TPostBind), base=("PrioritySort",))
-    settle(s)
+def test_bind_failure_unreserves_in_reverse_then_retries(scheduler_tester) -> None:
+    t = scheduler_tester([*RESERVER_CLASSES, TFlakyBinder, TPostBind], objects=[*nodes(1), pod("p")], base=("PrioritySort",))
+    s = t.scheduler
+    t.settle(timeout=10)
     assert seen == [
         *ALL_RESERVE, "bind:fail", *REVERSE_UNRESERVE,
         *ALL_RESERVE, "bind:ok", "post_bind:p:n0:n0",
     ]
-    assert node_of(b, "p") == "n0"
+    assert t.node_of("p") == "n0"
     assert s.stats.bind_failures == 1 and s.stats.scheduled == 1
     assert int(s.cluster.table.requested[0, s.cluster.table.resource_index["pods"]]) == 1  # counted once
 
 
-def test_permit_wait_then_allowed_by_another_plugin(harness) -> None:
+def test_permit_wait_then_allowed_by_another_plugin(scheduler_tester) -> None:
     objs = [*nodes(2), pod("w", labels={"wait": "30"}), pod("r", labels={"release": "yes", "targets": "w"})]
-    s, b = harness(objs, *RESERVERS, "TWaiter", "TReleaser", "TPostBind",
-                   extra=(*RESERVER_CLASSES, TWaiter, TReleaser, TPostBind))
-    settle(s)
-    assert node_of(b, "w") is not None and node_of(b, "r") is not None
+    t = scheduler_tester([*RESERVER_CLASSES, TWaiter, TReleaser, TPostBind], objects=objs)
+    s = t.scheduler
+    t.settle(timeout=10)
+    assert t.node_of("w") is not None and t.node_of("r") is not None
     assert seen.index("wait:w") < seen.index("allow:w")
     post_w = next(e for e in seen if e.startswith("post_bind:w:"))
     assert seen.index("allow:w") < seen.index(post_w)
@@ -787,26 +724,26 @@ def test_permit_wait_then_allowed_by_another_plugin(harness) -> None:
     assert s.waiting_pods == {}
 
 
-def test_permit_waits_for_every_waiting_plugin(harness) -> None:
+def test_permit_waits_for_every_waiting_plugin(scheduler_tester) -> None:
     """Allowing at one plugin is not enough while another still waits; then it times out there."""
     objs = [*nodes(1), pod("w", labels={"wait": "30", "wait2": "0.3"}),
             pod("r", labels={"release": "yes", "targets": "w"})]
-    s, b = harness(objs, *RESERVERS, "TWaiter", "TWaiter2", "TReleaser",
-                   extra=(*RESERVER_CLASSES, TWaiter, TWaiter2, TReleaser))
-    settle(s)
-    assert node_of(b, "r") == "n0"
-    assert node_of(b, "w") is None
-    assert failures(b, "w") == ["rejected due to timeout after waiting at plugin TWaiter2"]
+    t = scheduler_tester([*RESERVER_CLASSES, TWaiter, TWaiter2, TReleaser], objects=objs)
+    s = t.scheduler
+    t.settle(timeout=10)
+    assert t.node_of("r") == "n0"
+    assert t.node_of("w") is None
+    assert t.events("w", "FailedScheduling") == ["rejected due to timeout after waiting at plugin TWaiter2"]
     assert s.queue.entries["w"].unschedulable_plugins == frozenset({"TWaiter2"})
 
 
-def test_permit_wait_timeout_rejects_and_unreserves(harness) -> None:
-    s, b = harness([*nodes(1), pod("w", "1", labels={"wait": "0.2"})], *RESERVERS, "TWaiter",
-                   extra=(*RESERVER_CLASSES, TWaiter))
-    settle(s)
+def test_permit_wait_timeout_rejects_and_unreserves(scheduler_tester) -> None:
+    t = scheduler_tester([*RESERVER_CLASSES, TWaiter], objects=[*nodes(1), pod("w", "1", labels={"wait": "0.2"})])
+    s = t.scheduler
+    t.settle(timeout=10)
     assert seen == [*ALL_RESERVE, "wait:w", *REVERSE_UNRESERVE]
-    assert node_of(b, "w") is None
-    assert failures(b, "w") == ["rejected due to timeout after waiting at plugin TWaiter"]
+    assert t.node_of("w") is None
+    assert t.events("w", "FailedScheduling") == ["rejected due to timeout after waiting at plugin TWaiter"]
     assert "w" not in s.cluster.placement
     assert not s.cluster.table.requested.any()
     entry = s.queue.entries["w"]
@@ -814,77 +751,80 @@ def test_permit_wait_timeout_rejects_and_unreserves(harness) -> None:
     assert s.waiting_pods == {}
 
 
-def test_permit_reject_from_another_plugin(harness) -> None:
+def test_permit_reject_from_another_plugin(scheduler_tester) -> None:
     objs = [*nodes(2), pod("w", labels={"wait": "30"}), pod("r", labels={"reject": "others"})]
-    s, b = harness(objs, *RESERVERS, "TWaiter", "TRejecter", extra=(*RESERVER_CLASSES, TWaiter, TRejecter))
-    settle(s)
-    assert node_of(b, "w") is None and node_of(b, "r") is not None
-    assert failures(b, "w") == ["gang member failed"]
+    t = scheduler_tester([*RESERVER_CLASSES, TWaiter, TRejecter], objects=objs)
+    s = t.scheduler
+    t.settle(timeout=10)
+    assert t.node_of("w") is None and t.node_of("r") is not None
+    assert t.events("w", "FailedScheduling") == ["gang member failed"]
     assert s.queue.entries["w"].unschedulable_plugins == frozenset({"TRejecter"})
     assert seen.count("unreserve:TR1") == 1  # only w was unreserved
     assert "w" not in s.cluster.placement
 
 
-def test_bind_skip_chain(harness) -> None:
-    s, b = harness([*nodes(1), pod("p")], "TBindSkip", "TBindOK", "TBindNever", "TPostBind",
-                   extra=(TBindSkip, TBindOK, TBindNever, TPostBind), base=("PrioritySort",))
-    settle(s)
+def test_bind_skip_chain(scheduler_tester) -> None:
+    t = scheduler_tester([TBindSkip, TBindOK, TBindNever, TPostBind], objects=[*nodes(1), pod("p")], base=("PrioritySort",))
+    t.settle(timeout=10)
     assert seen == ["bind:TBindSkip", "bind:TBindOK", "post_bind:p:n0:n0"]
-    assert node_of(b, "p") == "n0"
+    assert t.node_of("p") == "n0"
 
 
-def test_all_binders_skip_is_error(harness) -> None:
-    s, b = harness([*nodes(1), pod("p")], *RESERVERS, "TBindSkip", "TPostBind",
-                   extra=(*RESERVER_CLASSES, TBindSkip, TPostBind), base=("PrioritySort",), max_errors=1)
-    settle(s)
+def test_all_binders_skip_is_error(scheduler_tester) -> None:
+    t = scheduler_tester([*RESERVER_CLASSES, TBindSkip, TPostBind], objects=[*nodes(1), pod("p")], base=("PrioritySort",), max_errors_per_pod=1)
+    s = t.scheduler
+    t.settle(timeout=10)
     assert seen == [*ALL_RESERVE, "bind:TBindSkip", *REVERSE_UNRESERVE]  # no post_bind
-    assert node_of(b, "p") is None
+    assert t.node_of("p") is None
     assert "all returned Skip" in s.failed["p"].last_message
     assert "p" not in s.cluster.placement
 
 
 # ---- queueing through the scheduler -------------------------------------------------------
-def test_scheduling_gates_hold_pod_until_removed(harness) -> None:
+def test_scheduling_gates_hold_pod_until_removed(scheduler_tester) -> None:
     gated = pod("g", schedulingGates=[{"name": "example.com/hold"}])
-    s, b = harness([*nodes(1), gated, pod("free")], "SchedulingGates")
-    settle(s)
-    assert node_of(b, "free") == "n0"
-    assert node_of(b, "g") is None
-    assert records(s, "g") == []  # never attempted
+    t = scheduler_tester(["SchedulingGates"], objects=[*nodes(1), gated, pod("free")])
+    s, b = t.scheduler, t.backend
+    t.settle(timeout=10)
+    assert t.node_of("free") == "n0"
+    assert t.node_of("g") is None
+    assert t.records("g") == []  # never attempted
     assert s.queue.entries["g"].where == "gated"
     b.apply(pod("g", schedulingGates=[{"name": "example.com/other"}]))
-    settle(s)
-    assert records(s, "g") == [] and s.queue.entries["g"].where == "gated"
+    t.settle(timeout=10)
+    assert t.records("g") == [] and s.queue.entries["g"].where == "gated"
     b.apply(pod("g"))
-    settle(s)
-    assert node_of(b, "g") == "n0"
-    assert len(records(s, "g")) == 1
+    t.settle(timeout=10)
+    assert t.node_of("g") == "n0"
+    assert len(t.records("g")) == 1
 
 
-def test_unschedulable_pod_scheduled_after_node_added(harness) -> None:
-    s, b = harness([*nodes(2), pod("big", "8")], "NodeResourcesFit")
-    settle(s)
-    assert failures(b, "big") == ["0/2 nodes are available: 2 Insufficient cpu."]
+def test_unschedulable_pod_scheduled_after_node_added(scheduler_tester) -> None:
+    t = scheduler_tester(["NodeResourcesFit"], objects=[*nodes(2), pod("big", "8")])
+    s, b = t.scheduler, t.backend
+    t.settle(timeout=10)
+    assert t.events("big", "FailedScheduling") == ["0/2 nodes are available: 2 Insufficient cpu."]
     assert s.queue.entries["big"].where == "unschedulable"
     b.apply(make_node("huge", "16", "32Gi"))
-    settle(s)
-    assert node_of(b, "big") == "huge"
+    t.settle(timeout=10)
+    assert t.node_of("big") == "huge"
     assert "big" not in s.queue.entries
 
 
-def test_requeue_only_on_events_the_rejecting_plugin_wants(harness) -> None:
-    s, b = harness([make_node("n0"), pod("p")], "TNeedsLabel", extra=(TNeedsLabel,))
-    settle(s)
-    assert len(records(s, "p")) == 1
+def test_requeue_only_on_events_the_rejecting_plugin_wants(scheduler_tester) -> None:
+    t = scheduler_tester([TNeedsLabel], objects=[make_node("n0"), pod("p")])
+    s, b = t.scheduler, t.backend
+    t.settle(timeout=10)
+    assert len(t.records("p")) == 1
     b.apply(make_node("n1"))  # Node/Add: TNeedsLabel does not care
     b.apply(make_pod("other", "100m", uid="other", nodeName="n0"))  # Pod/Add
-    settle(s)
-    assert len(records(s, "p")) == 1
+    t.settle(timeout=10)
+    assert len(t.records("p")) == 1
     assert s.queue.entries["p"].where == "unschedulable"
     b.apply(make_node("n1", labels={"ready": "yes"}))  # Node/Update
-    settle(s)
-    assert node_of(b, "p") == "n1"
-    assert len(records(s, "p")) == 2
+    t.settle(timeout=10)
+    assert t.node_of("p") == "n1"
+    assert len(t.records("p")) == 2
 
 
 # ---- sampling ---------------------------------------------------------------------------
@@ -917,39 +857,39 @@ def test_num_feasible_nodes_to_find(num_nodes: int, percentage: int | None, expe
         ({"percentageOfNodesToScore": 100}, {"percentageOfNodesToScore": 10}, 500),
     ],
 )
-def test_percentage_of_nodes_to_score(harness, profile: dict, top: dict, expected: int) -> None:
+def test_percentage_of_nodes_to_score(scheduler_tester, profile: dict, top: dict, expected: int) -> None:
     objs = [*nodes(500), pod("p1"), pod("p2")]
-    s, b = harness(objs, "TCountFilter", "TLast", extra=(TCountFilter, TLast), profile=profile, **top)
-    settle(s)
-    r1, r2 = records(s, "p1")[-1], records(s, "p2")[-1]
+    t = scheduler_tester([TCountFilter, TLast], objects=objs, percentage_of_nodes_to_score=profile.get("percentageOfNodesToScore"), **top)
+    s = t.scheduler
+    t.settle(timeout=10)
+    r1, r2 = t.records("p1")[-1], t.records("p2")[-1]
     assert r1.feasible_nodes == expected and r1.evaluated_nodes == expected
     # the next cycle starts where this one stopped (kube-scheduler's nextStartNodeIndex)
     assert s.next_start_index == (2 * expected) % 500
     if expected < 500:
-        assert node_of(b, "p1") != "n499"  # the best node was outside the sample
-        assert int(node_of(b, "p1")[1:]) < expected
+        assert t.node_of("p1") != "n499"  # the best node was outside the sample
+        assert int(t.node_of("p1")[1:]) < expected
     else:
-        assert node_of(b, "p1") == "n499"
+        assert t.node_of("p1") == "n499"
     assert r2.feasible_nodes == expected
 
 
 # ---- per-node forms --------------------------------------------------------------------------
-def _slow_vs_fast(harness, filter_plugin: str, score_plugin: str) -> tuple[dict, list[str]]:
+def _slow_vs_fast(scheduler_tester, filter_plugin: str, score_plugin: str) -> tuple[dict, list[str]]:
     objs = [
         make_node(f"n{i}", "2", "8Gi", labels={"rank": str(r), **({"bad": "yes"} if i in (1, 4) else {})})
         for i, r in enumerate([5, 90, 40, 70, 99, 10])
     ]
     objs += [pod(f"p{i}", "1") for i in range(7)] + [pod("huge", "3")]
-    s, b = harness(objs, filter_plugin, score_plugin, "NodeResourcesFit",
-                   extra=(TSlowFilter, TSlowScore, TFastFilter, TFastScore), seed=3)
-    settle(s)
-    placements = {f"p{i}": node_of(b, f"p{i}") for i in range(7)}
-    return placements, failures(b, "huge")
+    t = scheduler_tester([filter_plugin, score_plugin, "NodeResourcesFit"], objects=objs, register=(TSlowFilter, TSlowScore, TFastFilter, TFastScore), seed=3)
+    t.settle(timeout=10)
+    placements = {f"p{i}": t.node_of(f"p{i}") for i in range(7)}
+    return placements, t.events("huge", "FailedScheduling")
 
 
-def test_per_node_forms_match_batch(harness) -> None:
-    slow = _slow_vs_fast(harness, "TSlowFilter", "TSlowScore")
-    fast = _slow_vs_fast(harness, "TFastFilter", "TFastScore")
+def test_per_node_forms_match_batch(scheduler_tester) -> None:
+    slow = _slow_vs_fast(scheduler_tester, "TSlowFilter", "TSlowScore")
+    fast = _slow_vs_fast(scheduler_tester, "TFastFilter", "TFastScore")
     assert slow == fast
     placements, messages = slow
     assert "n1" not in placements.values() and "n4" not in placements.values()
@@ -958,16 +898,11 @@ def test_per_node_forms_match_batch(harness) -> None:
 
 
 # ---- default profile ------------------------------------------------------------------------
-def test_impossible_pod_default_profile() -> None:
-    gen = build_generation()
-    profile = gen.default_profile.profile
-    backend = EmbeddedCluster([*nodes(3), make_pod("huge", "100", uid="huge", schedulerName=profile)])
-    s = Scheduler(gen, backend, clock=VirtualClock(), seed=1)
-    try:
-        s.start_backend()
-        settle(s)
-    finally:
-        s.shutdown()
+def test_impossible_pod_default_profile(scheduler_tester) -> None:
+    t = scheduler_tester(default_plugins=True, seed=1)
+    t.add(*nodes(3), make_pod("huge", "100", uid="huge", schedulerName=t.framework.profile))
+    t.settle(timeout=10)
+    s, backend = t.scheduler, t.backend
     expected = "0/3 nodes are available: 3 Insufficient cpu."
     notes = [e["note"] for e in backend.events if e["reason"] == "FailedScheduling"]
     assert len(notes) == 1
@@ -988,10 +923,9 @@ class TPreSeen:
         seen.append(f"pre_filter:{self.name}:{pod.name}")
 
 
-def test_pre_filter_unschedulable_lets_later_pre_filters_run(harness) -> None:
+def test_pre_filter_unschedulable_lets_later_pre_filters_run(scheduler_tester) -> None:
     """kube-scheduler runs the remaining pre_filters after an Unschedulable (not after UnschedulableAndUnresolvable)."""
-    s, b = harness([*nodes(2), pod("no", labels={"reject": "pre"})], "TPreReject", "TPreSeen",
-                   extra=(TPreReject, TPreSeen))
-    settle(s)
+    t = scheduler_tester([TPreReject, TPreSeen], objects=[*nodes(2), pod("no", labels={"reject": "pre"})])
+    t.settle(timeout=10)
     assert "pre_filter:TPreSeen:no" in seen
-    assert failures(b, "no") == ["0/2 nodes are available: pod is not welcome here."]
+    assert t.events("no", "FailedScheduling") == ["0/2 nodes are available: pod is not welcome here."]

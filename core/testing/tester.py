@@ -154,7 +154,11 @@ class SchedulerTester:
 
     `plugins` are names of installed plugins, (name, weight) pairs, or plugin classes/objects
     (registered for this tester only, as a `--plugins-dir` file would be). `config` (a dict, a
-    SchedulerConfiguration, or a YAML file path) replaces the generated profile entirely.
+    SchedulerConfiguration, or a YAML file path) replaces the generated profile entirely;
+    `register` makes plugin classes available without enabling them (for a `config` that names
+    them). `max_errors_per_pod` gives up on a pod after that many Error attempts (as simulate
+    does); other keyword arguments are top-level configuration fields, e.g.
+    `podInitialBackoffSeconds=1` or `percentage_of_nodes_to_score=30` for the profile.
     Pods without a `schedulerName` are scheduled by the first profile.
     """
 
@@ -167,14 +171,16 @@ class SchedulerTester:
         config: Mapping[str, Any] | SchedulerConfiguration | str | Path | None = None,
         default_plugins: bool = False,
         base: Sequence[str] = BASE_PLUGINS,
+        register: Sequence[type | object] = (),
         plugins_dir: str | Path | None = None,
         seed: int | None = 0,
         max_errors_per_pod: int | None = None,
-        binding_workers: int = 2,
+        binding_workers: int = 16,
         start: bool = True,
         **top: Any,
     ) -> None:
         extra = [e for e in (p[0] if isinstance(p, tuple) else p for p in plugins) if not isinstance(e, str)]
+        extra += [r for r in register if r not in extra]
         if config is None:
             parsed = parse_configuration(
                 profile_config(plugins, args=args, default_plugins=default_plugins, base=base, **top)
