@@ -6,7 +6,6 @@ import doctest
 
 import numpy as np
 import pytest
-from kb_builders import make_node, make_pod
 from kubeberth import ClusterState, NodeTable, PodInfo, StrictArgs, Taint, helpers
 from kubeberth.api.helpers import (
     LabelSelector,
@@ -20,6 +19,7 @@ from kubeberth.api.helpers import (
     required_node_affinity,
     untolerated_taint_sets,
 )
+from kubeberth.testing import make_node, make_pod
 from pydantic import ValidationError
 
 
