@@ -253,3 +253,84 @@ def test_record_message_and_spans_agree_when_one_reason_has_two_codes() -> None:
     text = render(record.as_dict())
     assert "  NodeResourcesFit: 5\n" in text
     assert "    5 × Insufficient memory (" in text
+
+
+def test_filters_that_pass_every_node_are_recorded_explained_and_traced(tmp_path) -> None:
+    """A filter returning None (pass all) ran: the record, explain and the spans say so, with its time."""
+    import textwrap
+
+    from kubeberth.observability.explain import render
+
+    folder = tmp_path / "plugins"
+    folder.mkdir()
+    (folder / "pass_all.py").write_text(textwrap.dedent("""\
+        from kubeberth import Status, hookimpl
+
+
+        class PassAll:
+            name = "PassAll"
+
+            @hookimpl
+            def filter(self, pod, nodes):
+                return None
+
+
+        class PassWithStatus:
+            name = "PassWithStatus"
+
+            @hookimpl
+            def filter(self, pod, nodes):
+                return Status.success()
+
+
+        class Boom:
+            name = "Boom"
+
+            @hookimpl
+            def filter(self, pod, nodes):
+                if pod.labels.get("boom"):
+                    raise RuntimeError("kaboom")
+        """))
+    (tmp_path / "config.yaml").write_text(textwrap.dedent("""\
+        apiVersion: kubescheduler.config.k8s.io/v1
+        kind: KubeSchedulerConfiguration
+        profiles:
+        - plugins:
+            filter:
+              enabled: [{name: PassAll}, {name: PassWithStatus}, {name: Boom}]
+        """))
+    exporter = InMemorySpanExporter()
+    obs = Observability.from_env(env={}, exporter=exporter, metrics=False, decision_records=0)
+    gen = build_generation(config_path=tmp_path / "config.yaml", plugins_dir=folder)
+    objects = [make_node("n0"), make_node("n1", cpu="1"), make_pod("p", "2"), make_pod("q", "2", labels={"boom": "1"})]
+    result = simulate(gen, objects, seed=0, attach=obs.attach)
+    obs.shutdown()
+    spans = list(exporter.get_finished_spans())
+    record = next(r for r in result.scheduler.records if r.pod == "default/p")
+    ran = {(s["point"], s["plugin"]): s for s in record.as_dict()["plugins"]}
+    skipped = {s["plugin"] for s in record.as_dict()["plugins"] if s["point"] == "PreFilter" and s["code"] == "SKIP"}
+    enabled = [p for p in gen.default_profile.enabled("filter") if p not in skipped]
+    assert {"PassAll", "PassWithStatus", "NodeResourcesFit"} <= set(enabled)
+    for plugin in enabled:  # every filter its PreFilter did not skip ran, and each one is in the record
+        step = ran[("Filter", plugin)]
+        assert step["ms"] >= 0 and step["code"] in ("SUCCESS", "UNSCHEDULABLE"), step
+    assert ran[("Filter", "PassAll")]["rejected"] == 0
+    assert ran[("Filter", "NodeResourcesFit")]["rejected"] == 1
+    text = render(record.as_dict())
+    lines = {line.split()[1]: line for line in text.splitlines() if line.startswith("  Filter ")}
+    assert set(enabled) <= set(lines), text
+    assert lines["PassAll"].endswith("passed 1 of 1 nodes")  # after NodeResourcesFit rejected n1
+    assert lines["NodeResourcesFit"].endswith("rejected 1 of 2 nodes")
+    assert " ms " in lines["PassAll"]
+    filter_point = _children(spans, _roots(spans)["p"])["Filter"]
+    plugins = _children(spans, filter_point)
+    assert plugins["Filter/PassAll"].attributes["kubeberth.status"] == "Success"
+    assert plugins["Filter/PassWithStatus"].attributes["kubeberth.nodes.rejected"] == 0
+    assert plugins["Filter/NodeResourcesFit"].attributes["kubeberth.status"] == "Unschedulable"
+    # A filter that raised ran too: its row and span say it failed.
+    failed = next(r for r in result.scheduler.records if r.pod == "default/q")
+    assert failed.result == "Error"
+    assert [line for line in render(failed.as_dict()).splitlines() if line.startswith("  Filter ") and " Boom " in line][0].endswith("  error")
+    q_root = next(s for s in spans if s.parent is None and s.attributes["k8s.pod.name"] == "q")
+    boom = _children(spans, _children(spans, q_root)["Filter"])["Filter/Boom"]
+    assert boom.attributes["kubeberth.status"] == "Error"

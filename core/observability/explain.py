@@ -14,6 +14,7 @@ from typing import Any
 from urllib.parse import quote
 
 from ..errors import KubeberthError
+from .metrics import status_label
 
 DEFAULT_SERVER = "http://127.0.0.1:10260"
 
@@ -116,4 +117,52 @@ def render(d: dict[str, Any]) -> str:
         for step in plugins_run:
             per_point[step["point"]] = per_point.get(step["point"], 0.0) + step["ms"]
         lines += ["", "Extension points: " + ", ".join(f"{p} {ms:.2f} ms" for p, ms in per_point.items())]
+        ran = _plugin_outcomes(plugins_run)
+        if ran:
+            pw = max(len(r[0]) for r in ran)
+            nw = max(len(r[1]) for r in ran)
+            lines += ["", "Plugins that ran, in order (time, outcome)"]
+            lines += [f"  {point:<{pw}}  {plugin:<{nw}}  {ms:8.3f} ms  {outcome}" for point, plugin, ms, outcome in ran]
     return "\n".join(lines)
+
+
+def _plugin_outcomes(steps: list[dict[str, Any]]) -> list[tuple[str, str, float, str]]:
+    """One row per (extension point, plugin) that ran: total time and what it decided.
+
+    Filters run in chunks of candidates, so their steps are summed (nodes seen, nodes rejected).
+    """
+    acc: dict[tuple[str, str], dict[str, Any]] = {}
+    for step in steps:
+        if not step.get("plugin"):
+            continue  # recorded for the extension point as a whole (Reserve, Permit)
+        row = acc.setdefault((step["point"], step["plugin"]), {"ms": 0.0, "nodes": 0, "rejected": 0, "code": ""})
+        row["ms"] += step["ms"]
+        row["nodes"] += int(step.get("nodes", 0))
+        row["rejected"] += int(step.get("rejected", 0))
+        code = step.get("code") or ""
+        if code and row["code"] in ("", "SUCCESS"):
+            row["code"] = code
+        if "weight" in step:
+            row["weight"] = step["weight"]
+        if step.get("nominated"):
+            row["nominated"] = step["nominated"]
+    out = []
+    for (point, plugin), row in acc.items():
+        code = row["code"]
+        if code == "ERROR":
+            outcome = "error"
+        elif point == "Filter":
+            verb = "rejected" if row["rejected"] else "passed"
+            count = row["rejected"] or row["nodes"]
+            outcome = f"{verb} {count} of {row['nodes']} nodes"
+        elif point == "Score":
+            outcome = f"scored, weight {row.get('weight', 1)}"
+        elif point == "PreFilter" and code == "SKIP":
+            outcome = "Skip (its Filter does not run for this pod)"
+        elif row.get("nominated"):
+            outcome = f"nominated {row['nominated']}"
+        else:
+            outcome = status_label(code)
+        out.append((point, plugin, row["ms"], outcome))
+    return out
+

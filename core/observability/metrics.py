@@ -241,10 +241,11 @@ class SchedulerMetrics(Collector):
             plugin_observe = self.plugin_duration.observe
             for point, plugin, start, end, extra in record.steps:
                 if plugin:
-                    if point == "Filter":
+                    code = extra.get("code")
+                    if point == "Filter" and code != "ERROR":
                         status = "Unschedulable" if extra.get("rejected") else "Success"
                     else:
-                        status = status_label(extra.get("code"))
+                        status = status_label(code)
                     plugin_observe((plugin, point, status), (end - start) / 1e9)
 
     def binding_done(self, record: CycleRecord) -> None:

@@ -176,7 +176,8 @@ class DecisionTracer:
         if point == "Filter":
             rejected = sum(int(x.get("rejected", 0)) for _s, _e, x in steps)
             attrs["kubeberth.nodes.rejected"] = rejected
-            attrs["kubeberth.status"] = "Unschedulable" if rejected else "Success"
+            errored = any(x.get("code") == "ERROR" for _s, _e, x in steps)
+            attrs["kubeberth.status"] = "Error" if errored else "Unschedulable" if rejected else "Success"
             reasons = record.rejected.get(plugin)
             if reasons:
                 attrs["kubeberth.reasons"] = tuple(f"{r}: {c}" for r, c in _top(reasons))

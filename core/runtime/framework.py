@@ -218,27 +218,23 @@ class Framework:
                 continue
             t0 = time.time_ns()
             kwargs["nodes"] = view
-            result = _guarded(hook, kwargs)
-            if result is None or result is True:
+            try:
+                result = _filter_result(hook, _guarded(hook, kwargs), len(view))
+            except PluginFailure:
+                if record is not None:
+                    record.step("Filter", hook.plugin, t0, {"code": "ERROR", "nodes": len(view), "rejected": 0})
+                raise
+            if result is None:  # passed every node: still a plugin that ran (explain, spans, metrics)
+                if record is not None:
+                    record.step("Filter", hook.plugin, t0, {"code": "SUCCESS", "nodes": len(view), "rejected": 0})
                 continue
-            if isinstance(result, Status):
-                status = result.with_plugin(hook.plugin)
-                if status.code == Code.ERROR:
-                    raise PluginFailure(status)
-                if not status.is_rejected:
-                    continue
-                mask = np.ones(len(view), dtype=bool)
-                result = FilterResult(~mask, [Rejection(r, mask, status.code) for r in status.reasons or (f"rejected by {hook.plugin}",)])
-            if not isinstance(result, FilterResult):
-                raise PluginFailure(Status.error(f"filter plugin {hook.plugin} returned {type(result).__name__}", hook.plugin))
-            feasible = np.asarray(result.feasible, dtype=bool)
-            if feasible.shape[0] != len(view):
-                raise PluginFailure(Status.error(f"filter plugin {hook.plugin} returned {feasible.shape[0]} results for {len(view)} nodes", hook.plugin))
+            feasible, rejections = result
             rejected = ~feasible
-            if rejected.any():
+            n_rejected = int(rejected.sum())
+            if n_rejected:
                 counts: dict[str, int] = {}
                 covered = np.zeros(len(view), dtype=bool)
-                for rej in result.rejections:
+                for rej in rejections:
                     hit = np.asarray(rej.nodes, dtype=bool) & rejected
                     covered |= hit
                     if diagnosis is not None and hit.any():
@@ -256,12 +252,17 @@ class Framework:
                     bucket = record.rejected.setdefault(hook.plugin, {})
                     for reason, count in counts.items():
                         bucket[reason] = bucket.get(reason, 0) + count
-                    record.step("Filter", hook.plugin, t0, {"rejected": int(rejected.sum())})
+            if record is not None:
+                record.step(
+                    "Filter",
+                    hook.plugin,
+                    t0,
+                    {"code": "UNSCHEDULABLE" if n_rejected else "SUCCESS", "nodes": len(view), "rejected": n_rejected},
+                )
+            if n_rejected:
                 idx = np.flatnonzero(alive)
                 alive[idx[rejected]] = False
                 view = view.subset(feasible)
-            elif record is not None:
-                record.step("Filter", hook.plugin, t0, {"rejected": 0})
         return alive
 
     def run_post_filter(
@@ -396,6 +397,27 @@ class Framework:
                 hook.call(kwargs)
             except Exception:
                 log.exception("post_bind of plugin %s failed for pod %s", hook.plugin, pod.key)
+
+
+def _filter_result(hook: BoundHook, result: Any, n: int) -> tuple[np.ndarray, list[Rejection]] | None:
+    """A filter's answer over `n` nodes as (feasible mask, rejections), or None if every node passed."""
+    if result is None or result is True:
+        return None
+    if isinstance(result, Status):
+        status = result.with_plugin(hook.plugin)
+        if status.code == Code.ERROR:
+            raise PluginFailure(status)
+        if not status.is_rejected:
+            return None
+        mask = np.ones(n, dtype=bool)
+        reasons = status.reasons or (f"rejected by {hook.plugin}",)
+        return ~mask, [Rejection(r, mask, status.code) for r in reasons]
+    if not isinstance(result, FilterResult):
+        raise PluginFailure(Status.error(f"filter plugin {hook.plugin} returned {type(result).__name__}", hook.plugin))
+    feasible = np.asarray(result.feasible, dtype=bool)
+    if feasible.shape[0] != n:
+        raise PluginFailure(Status.error(f"filter plugin {hook.plugin} returned {feasible.shape[0]} results for {n} nodes", hook.plugin))
+    return feasible, result.rejections
 
 
 def _guarded(hook: BoundHook, kwargs: dict[str, Any]) -> Any:
