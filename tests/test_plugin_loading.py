@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import json
 import os
-import stat
 import sys
 import textwrap
 from pathlib import Path
@@ -357,26 +356,46 @@ def test_missing_plugins_dir(tmp_path: Path) -> None:
         discover(tmp_path / "nope")
 
 
-def test_world_writable_plugin_folder_is_refused(tmp_path: Path) -> None:
+@pytest.mark.parametrize(
+    ("target", "mode", "expected"),
+    [
+        ("folder", 0o777, "is writable by others; run `chmod go-w {path}`"),
+        ("folder", 0o775, "is writable by its group; run `chmod go-w {path}`"),
+        ("file", 0o646, "is writable by others; run `chmod go-w {path}`"),
+        ("file", 0o664, "is writable by its group; run `chmod go-w {path}`"),
+        ("helper", 0o664, "is writable by its group; run `chmod go-w {path}`"),
+    ],
+)
+def test_plugin_folder_writable_by_others_is_refused(tmp_path: Path, target: str, mode: int, expected: str) -> None:
+    """sshd StrictModes for code: group/other-writable folder or file is refused, with the fix named."""
     folder = tmp_path / "plugins"
     folder.mkdir()
     (folder / "ok.py").write_text((FIXTURE_PLUGINS / "team_a.py").read_text())
-    os.chmod(folder, 0o777)
+    (folder / "_shared.py").write_text("X = 1\n")
+    path = {"folder": folder, "file": folder / "ok.py", "helper": folder / "_shared.py"}[target]
+    os.chmod(path, mode)
     with pytest.raises(PluginLoadError) as exc:
         discover(folder)
-    assert str(exc.value).startswith(f"{folder}: is world-writable")
-    os.chmod(folder, 0o755)
+    assert str(exc.value) == (
+        f"{path}: {expected.format(path=path)} or pass --allow-insecure-plugins-dir to accept that anyone who "
+        "can write it runs code as the scheduler"
+    )
+    assert "TeamA" in discover(folder, allow_insecure_plugins_dir=True)
+    os.chmod(path, 0o755 if target == "folder" else 0o644)
     assert "TeamA" in discover(folder)
 
 
-def test_world_writable_plugin_file_is_refused(tmp_path: Path) -> None:
+def test_plugin_file_owned_by_another_user_is_refused(tmp_path: Path) -> None:
     folder = tmp_path / "plugins"
     folder.mkdir()
     path = folder / "ok.py"
     path.write_text((FIXTURE_PLUGINS / "team_a.py").read_text())
-    os.chmod(path, path.stat().st_mode | stat.S_IWOTH)
-    with pytest.raises(PluginLoadError, match=f"^{path}: is world-writable"):
+    if os.geteuid() != 0:
+        pytest.skip("changing a file's owner needs root")
+    os.chown(path, 4242, -1)
+    with pytest.raises(PluginLoadError, match=rf"^{path}: is owned by uid 4242, not by this user \(uid 0\) or root"):
         discover(folder)
+    assert "TeamA" in discover(folder, allow_insecure_plugins_dir=True)
 
 
 # ---- args models ----------------------------------------------------------------------------

@@ -45,6 +45,13 @@ def _common(parser: argparse.ArgumentParser) -> None:
         "--otlp-endpoint",
         help="shorthand for OTEL_EXPORTER_OTLP_ENDPOINT, e.g. http://127.0.0.1:4318 (all OTEL_* variables apply)",
     )
+    parser.add_argument(
+        "--allow-insecure-plugins-dir",
+        action="store_true",
+        default=None,
+        help="load a plugins folder or file that group/others can write or another user owns (it is code the "
+        "scheduler runs; env KUBEBERTH_ALLOW_INSECURE_PLUGINS_DIR)",
+    )
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -76,12 +83,21 @@ def build_parser() -> argparse.ArgumentParser:
     plist = psub.add_parser("list", help="list available plugins, their source, hooks and version")
     _common(plist)
     plist.add_argument("--json", action="store_true")
+    plist.add_argument(
+        "--server", default=None, help="show a running scheduler's generation instead, e.g. http://127.0.0.1:10260"
+    )
 
     run = sub.add_parser("run", help="schedule pods of a real cluster")
     _common(run)
     run.add_argument("--kubeconfig", help="kubeconfig path (default: in-cluster, then ~/.kube/config)")
     run.add_argument("--healthz-bind-address", default=None, help="address:port for /healthz and /readyz")
     run.add_argument("--leader-elect", default=None, action=argparse.BooleanOptionalAction)
+    run.add_argument("--embedded", action="store_true", help="schedule an embedded in-memory cluster instead")
+    run.add_argument("--nodes", type=int, help="--embedded: generated cluster of N nodes (default 100)")
+    run.add_argument("--cluster", type=Path, help="--embedded: manifests (YAML stream or List) to start from")
+    run.add_argument("--pods-per-second", type=float, help="--embedded: create pods at this rate")
+    run.add_argument("--pod-lifetime", type=float, help="--embedded: seconds a bound pod runs before it completes (30)")
+    run.add_argument("--seed", type=int, help="--embedded: seed for the generated cluster, pods and tie-breaking")
 
     explain = sub.add_parser("explain", help="tell the story of a pod's last scheduling decision from a running scheduler")
     explain.add_argument("pod", metavar="NAMESPACE/POD")
@@ -105,6 +121,7 @@ def _settings(args: argparse.Namespace) -> Settings:
             "log_format": args.log_format,
             "seed": getattr(args, "seed", None),
             "otlp_endpoint": getattr(args, "otlp_endpoint", None),
+            "allow_insecure_plugins_dir": getattr(args, "allow_insecure_plugins_dir", None),
         }.items()
         if v is not None
     }
@@ -115,7 +132,9 @@ def cmd_simulate(args: argparse.Namespace, settings: Settings) -> int:
     from ..runtime.generation import build_generation
     from .simulate import format_summary, generate_cluster, load_manifests, progress_printer, simulate
 
-    generation = build_generation(settings.config, settings.plugins_dir)
+    generation = build_generation(
+        settings.config, settings.plugins_dir, allow_insecure_plugins_dir=settings.allow_insecure_plugins_dir
+    )
     seed = settings.seed if settings.seed is not None else 0
     if args.cluster:
         objects = load_manifests(args.cluster)
@@ -172,7 +191,13 @@ def cmd_bench(args: argparse.Namespace, settings: Settings) -> int:
 def cmd_plugins_list(args: argparse.Namespace, settings: Settings) -> int:
     from ..runtime.plugins import discover
 
-    registry = discover(settings.plugins_dir)
+    if args.server:
+        from .admin import fetch_generation, render_generation
+
+        status = fetch_generation(args.server)
+        print(json.dumps(status, indent=2) if args.json else render_generation(status))
+        return 0
+    registry = discover(settings.plugins_dir, allow_insecure_plugins_dir=settings.allow_insecure_plugins_dir)
     rows = [spec.as_dict() for spec in sorted(registry.values(), key=lambda s: s.name)]
     if args.json:
         print(json.dumps(rows, indent=2))

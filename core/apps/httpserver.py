@@ -19,6 +19,7 @@ DEFAULT_BIND_ADDRESS = "127.0.0.1:10260"
 
 Handler = Callable[[], tuple[int, str, bytes]]
 PathHandler = Callable[[str], tuple[int, str, bytes]]  # gets the rest of the path after its prefix
+PostHandler = Callable[[str, str], tuple[int, str, bytes]]  # gets (query string, client address)
 
 
 def check_route(check: Callable[[], tuple[bool, str]]) -> Handler:
@@ -48,6 +49,7 @@ class HTTPServer:
         self.bind_address = bind_address
         self.routes: dict[str, Handler] = {}
         self.prefix_routes: dict[str, PathHandler] = {}
+        self.post_routes: dict[str, PostHandler] = {}
         self._server: ThreadingHTTPServer | None = None
         self._thread: threading.Thread | None = None
 
@@ -58,12 +60,16 @@ class HTTPServer:
         """Serve every GET path under `prefix` (e.g. /debug/decisions/<namespace>/<pod>)."""
         self.prefix_routes[prefix] = handler
 
+    def add_post_route(self, path: str, handler: PostHandler) -> None:
+        """Serve POST `path` (admin actions such as /reload); the handler decides who may call it."""
+        self.post_routes[path] = handler
+
     @property
     def port(self) -> int:
         return self._server.server_address[1] if self._server else 0
 
     def start(self) -> None:
-        routes, prefix_routes = self.routes, self.prefix_routes
+        routes, prefix_routes, post_routes = self.routes, self.prefix_routes, self.post_routes
 
         class _Handler(BaseHTTPRequestHandler):
             def do_GET(self) -> None:  # noqa: N802 - http.server's naming
@@ -77,6 +83,21 @@ class HTTPServer:
                         status, ctype, body = 404, "text/plain; charset=utf-8", b"not found"
                     else:
                         status, ctype, body = prefix_routes[prefix](path[len(prefix) :])
+                self._reply(status, ctype, body)
+
+            def do_POST(self) -> None:  # noqa: N802
+                path, _, query = self.path.partition("?")
+                length = int(self.headers.get("Content-Length") or 0)
+                if length:
+                    self.rfile.read(min(length, 65536))  # bodies are not used; drain what was sent
+                handler = post_routes.get(path)
+                if handler is None:
+                    status, ctype, body = 404, "text/plain; charset=utf-8", b"not found"
+                else:
+                    status, ctype, body = handler(query, self.client_address[0])
+                self._reply(status, ctype, body)
+
+            def _reply(self, status: int, ctype: str, body: bytes) -> None:
                 self.send_response(status)
                 self.send_header("Content-Type", ctype)
                 self.send_header("Content-Length", str(len(body)))
@@ -91,7 +112,7 @@ class HTTPServer:
         self._server.daemon_threads = True
         self._thread = threading.Thread(target=self._server.serve_forever, name="kubeberth-http", daemon=True)
         self._thread.start()
-        log.info("serving %s on %s:%d", ", ".join(sorted([*routes, *prefix_routes])), host, self.port)
+        log.info("serving %s on %s:%d", ", ".join(sorted([*routes, *prefix_routes, *(f"POST {p}" for p in post_routes)])), host, self.port)
 
     def stop(self) -> None:
         if self._server is not None:

@@ -1,7 +1,8 @@
-"""`kubeberth run`: schedule a real cluster.
+"""`kubeberth run`: schedule a real cluster (or, with `--embedded`, the embedded one).
 
-Wires the generation, the Kubernetes backend, leader election and the probe server around the
-scheduling loop, which runs on the main thread. While not leading, the loop keeps draining
+Wires the generation, the Kubernetes backend, leader election, hot reload and the HTTP server
+(probes, metrics, decisions, admin API) around the scheduling loop, which runs on the main
+thread. `run --embedded` passes an EmbeddedCluster as the backend: same runner, no Lease. While not leading, the loop keeps draining
 informer events (a warm standby) but schedules nothing and the backend refuses binds.
 SIGTERM/SIGINT: stop taking pods, let in-flight binding cycles finish, flush queued writes,
 release the Lease so a standby takes over at once.
@@ -17,14 +18,18 @@ import threading
 import time
 from typing import Any
 
+from ..backends.base import Backend
 from ..backends.kubernetes import KubernetesBackend, load_api_client
 from ..backends.kubernetes.leader import LeaderElector, parse_duration
 from ..errors import ConfigError
 from ..observability import Observability
 from ..runtime.config import Settings
-from ..runtime.generation import build_generation
+from ..runtime.reload import GenerationBuilder
+from ..scheduling.rollback import RollbackPolicy
 from ..scheduling.scheduler import Scheduler
+from .admin import add_admin_routes
 from .httpserver import DEFAULT_BIND_ADDRESS, HTTPServer, check_route
+from .reloader import Reloader, Watcher
 
 log = logging.getLogger(__name__)
 
@@ -44,18 +49,30 @@ class Runner:
         leader_elect: bool | None = None,
         settings: Settings | None = None,
         identity: str | None = None,
+        backend: Backend | None = None,
     ) -> None:
         self.settings = settings or Settings()
-        self.generation = build_generation(config or self.settings.config, plugins_dir or self.settings.plugins_dir)
-        cfg = self.generation.config
-        kubeconfig = kubeconfig or cfg.clientConnection.kubeconfig or os.environ.get("KUBECONFIG") or None
-        self.api_client = load_api_client(kubeconfig, pool_size=self.settings.binding_workers + 16)
-        self.backend = KubernetesBackend(
-            self.api_client,
-            scheduler_names=list(self.generation.profiles),
-            qps=cfg.clientConnection.qps,
-            burst=cfg.clientConnection.burst,
+        self.builder = GenerationBuilder(
+            config or self.settings.config,
+            plugins_dir or self.settings.plugins_dir,
+            allow_insecure_plugins_dir=self.settings.allow_insecure_plugins_dir,
         )
+        self.generation = self.builder.build()
+        cfg = self.generation.config
+        self.backend: Any
+        if backend is not None:
+            self.api_client = None
+            self.backend = backend
+            leader_elect = False
+        else:
+            kubeconfig = kubeconfig or cfg.clientConnection.kubeconfig or os.environ.get("KUBECONFIG") or None
+            self.api_client = load_api_client(kubeconfig, pool_size=self.settings.binding_workers + 16)
+            self.backend = KubernetesBackend(
+                self.api_client,
+                scheduler_names=list(self.generation.profiles),
+                qps=cfg.clientConnection.qps,
+                burst=cfg.clientConnection.burst,
+            )
         self.scheduler = Scheduler(
             self.generation, self.backend, seed=self.settings.seed, binding_workers=self.settings.binding_workers
         )
@@ -88,11 +105,36 @@ class Runner:
             otlp_endpoint=self.settings.otlp_endpoint, decision_records=self.settings.decision_records
         )
         self.observability.attach(self.scheduler)
+        st = self.settings
+        policy = RollbackPolicy(
+            st.rollback, st.rollback_window_seconds, st.rollback_min_attempts, st.rollback_max_error_rate,
+            st.rollback_unschedulable_margin,
+        )
+        self.reloader = Reloader(self.scheduler, self.builder, policy, self.observability, self._announce)
+        self.watcher: Watcher | None = None
         self.http: HTTPServer | None = HTTPServer(healthz_bind_address) if healthz_bind_address else None
         if self.http is not None:
             self.http.add_route("/healthz", check_route(self.healthz))
             self.http.add_route("/readyz", check_route(self.readyz))
             self.observability.add_routes(self.http)
+            add_admin_routes(self.http, self.reloader)
+
+    def _announce(self, reason: str, message: str) -> None:
+        """A rollback, where operators look: an annotation on our Lease, or the embedded cluster's events."""
+        events = getattr(self.backend, "events", None)
+        if isinstance(events, list):
+            events.append({"type": "Warning", "reason": reason, "regarding": "scheduler", "note": message})
+        if self.elector is not None:
+            body = {"metadata": {"annotations": {"kubeberth.io/last-rollback": message[:1024]}}}
+            raw, path = self.backend.raw, self.elector.path
+
+            def write() -> None:
+                try:
+                    raw.request("PATCH", path, body=body, content_type="application/merge-patch+json")
+                except Exception as exc:  # noqa: BLE001 - best effort, already logged and counted
+                    log.warning("annotating Lease %s with the rollback failed: %s", path, exc)
+
+            threading.Thread(target=write, name="kubeberth-announce", daemon=True).start()
 
     # ---- leadership ------------------------------------------------------------------
     def _started_leading(self) -> None:
@@ -115,7 +157,8 @@ class Runner:
     def readyz(self) -> tuple[bool, str]:
         if self.stop_event.is_set():
             return False, "shutting down"
-        if not self.backend.ready():
+        ready = getattr(self.backend, "ready", None)
+        if ready is not None and not ready():
             pending = [k for k, inf in self.backend.informers.items() if not inf.synced.is_set()]
             return False, f"informers not synced: {', '.join(pending)}"
         if self.elector is not None and not (self.elector.is_leader or self.elector.observed_ok):
@@ -137,6 +180,12 @@ class Runner:
         threading.Thread(target=self._heartbeats, name="kubeberth-heartbeat", daemon=True).start()
         if self.elector is not None:
             self.elector.start()
+        self.reloader.start()
+        if self.settings.watch and (self.builder.config or self.builder.plugins_dir):
+            self.watcher = Watcher(
+                self.reloader, self.builder.config, self.builder.plugins_dir, self.settings.reload_debounce_seconds
+            )
+            self.watcher.start()
         log.info(
             "kubeberth running profiles %s (generation %s), leader election %s",
             ", ".join(self.generation.profiles), self.generation.id, "on" if self.elector else "off",
@@ -148,6 +197,9 @@ class Runner:
     def shutdown(self) -> None:
         """Stop taking pods, finish in-flight binds, flush writes, release the Lease."""
         self.stop_event.set()
+        if self.watcher is not None:
+            self.watcher.stop()
+        self.reloader.stop()
         self.scheduler.paused = True
         self.scheduler.pool.shutdown(wait=True)
         self.scheduler.drain_events()
@@ -157,14 +209,23 @@ class Runner:
         if self.http is not None:
             self.http.stop()
         self.observability.shutdown()
-        log.info("kubeberth stopped: %s", self.backend.stats)
+        log.info("kubeberth stopped: %s", getattr(self.backend, "stats", ""))
 
 
 def run_main(args: argparse.Namespace | Any) -> int:
-    """Entry point for `kubeberth run` (args from core/cli.py)."""
+    """Entry point for `kubeberth run` and `kubeberth run --embedded` (args from apps/cli.py)."""
     settings = Settings()
-    overrides = {k: getattr(args, k, None) for k in ("config", "plugins_dir", "log_level", "otlp_endpoint")}
+    overrides = {
+        k: getattr(args, k, None)
+        for k in ("config", "plugins_dir", "log_level", "otlp_endpoint", "seed", "allow_insecure_plugins_dir")
+    }
     settings = settings.model_copy(update={k: v for k, v in overrides.items() if v is not None})
+    load = None
+    backend = None
+    if getattr(args, "embedded", False):
+        from .embedded_run import embedded_backend
+
+        backend, load = embedded_backend(args, settings)
     runner = Runner(
         kubeconfig=getattr(args, "kubeconfig", None),
         config=settings.config,
@@ -172,17 +233,27 @@ def run_main(args: argparse.Namespace | Any) -> int:
         healthz_bind_address=getattr(args, "healthz_bind_address", None) or DEFAULT_BIND_ADDRESS,
         leader_elect=getattr(args, "leader_elect", None),
         settings=settings,
+        backend=backend,
     )
 
     def on_signal(signum: int, _frame: Any) -> None:
         log.info("received %s: shutting down", signal.Signals(signum).name)
         runner.stop_event.set()
 
+    def on_hangup(_signum: int, _frame: Any) -> None:
+        log.info("received SIGHUP: rescanning entry points and reloading")
+        runner.reloader.request("SIGHUP", rescan=True)
+
     signal.signal(signal.SIGTERM, on_signal)
     signal.signal(signal.SIGINT, on_signal)
+    signal.signal(signal.SIGHUP, on_hangup)
     runner.start()
+    if load is not None:
+        load.start(runner.generation.default_profile.profile)
     try:
         runner.serve()
     finally:
+        if load is not None:
+            load.stop()
         runner.shutdown()
     return 0

@@ -11,7 +11,7 @@ import copy
 import threading
 import uuid
 from collections import Counter
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from typing import Any
 
 from ..api.status import Status
@@ -38,6 +38,8 @@ class EmbeddedCluster(Backend):
         self.events: list[dict[str, Any]] = []
         self.event_counts: Counter[tuple[str, str, str]] = Counter()
         self.bind_count = 0
+        self.bind_conflicts = 0  # binds of a pod already bound: a pod scheduled twice
+        self.bind_listeners: list[Callable[[dict[str, Any]], None]] = []  # called with each bound pod
         for obj in objects:
             self.apply(obj)
 
@@ -94,9 +96,16 @@ class EmbeddedCluster(Backend):
                 sink(ClusterEvent("Pod", "ADDED", obj))
             sink(ClusterEvent("Pod", "SYNCED", {}))
 
-    def stop(self) -> None:
+    def stop(self, flush_timeout: float = 0.0) -> None:
         with self._lock:
             self._sink = None
+
+    def resync_pending_pods(self) -> None:
+        """Deliver every unbound pod again (a new profile may now want pods it used to ignore)."""
+        with self._lock:
+            for obj in self.store.get("Pod", {}).values():
+                if not (obj.get("spec") or {}).get("nodeName"):
+                    self._emit("Pod", "MODIFIED", obj)
 
     def _replace_pod(self, pod: PodInfo, change: dict[str, Any]) -> tuple[dict[str, Any] | None, str]:
         key = f"{pod.namespace}/{pod.name}"
@@ -117,6 +126,7 @@ class EmbeddedCluster(Backend):
             key = f"{pod.namespace}/{pod.name}"
             current = self.store.get("Pod", {}).get(key)
             if current is not None and (current.get("spec") or {}).get("nodeName"):
+                self.bind_conflicts += 1
                 return Status.error(f'Operation cannot be fulfilled on pods/binding "{pod.name}": pod {pod.name} is already assigned to node "{current["spec"]["nodeName"]}"')
             new, err = self._replace_pod(pod, {"spec": {"nodeName": node_name}})
             if new is None:
@@ -129,6 +139,8 @@ class EmbeddedCluster(Backend):
             self.store["Pod"][key] = new
             self.bind_count += 1
             self._emit("Pod", "MODIFIED", new)
+            for listener in self.bind_listeners:
+                listener(new)
         return Status.success()
 
     def record_event(self, pod: PodInfo, event_type: str, reason: str, message: str) -> None:

@@ -219,3 +219,13 @@ class Settings(BaseSettings):
     seed: int | None = None
     binding_workers: int = 16
     decision_records: int = 1000  # pods whose last decision /debug/decisions keeps (0: off)
+    # Hot reload (docs/hot-reload.md): watch --config and --plugins-dir, debounce file-event bursts.
+    watch: bool = True
+    reload_debounce_seconds: float = 0.02
+    allow_insecure_plugins_dir: bool = False  # load a plugins folder others can write (code execution!)
+    # Automatic rollback of a generation that misbehaves within its probation window.
+    rollback: bool = True
+    rollback_window_seconds: float = 60.0
+    rollback_min_attempts: int = 20
+    rollback_max_error_rate: float = 0.1
+    rollback_unschedulable_margin: float = 0.5

@@ -75,12 +75,19 @@ def build_generation(
     plugins_dir: str | Path | None = None,
     config: SchedulerConfiguration | None = None,
     extra_plugins: list[Any] | None = None,
+    entry_point_specs: list[PluginSpec] | None = None,
+    allow_insecure_plugins_dir: bool = False,
 ) -> Generation:
-    """Discover plugins and build every profile's framework; raises a one-line error on bad input."""
+    """Discover plugins and build every profile's framework; raises a one-line error on bad input.
+
+    `entry_point_specs` reuses an earlier scan of installed packages (hot reload rescans them
+    only on SIGHUP or an explicit rescan)."""
     source = str(config_path) if config_path else "<default configuration>"
     if config is None:
         config = load_configuration(config_path)
-    registry = discover(Path(plugins_dir) if plugins_dir else None, extra_plugins)
+    registry = discover(
+        Path(plugins_dir) if plugins_dir else None, extra_plugins, entry_point_specs, allow_insecure_plugins_dir
+    )
     number = next(_numbers)
     fingerprint = hashlib.sha256(
         repr((config.model_dump(), sorted((s.name, s.source, s.version) for s in registry.values()))).encode()

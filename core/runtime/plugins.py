@@ -8,10 +8,8 @@ plugin instances is the Generation's job, so a reload simply discovers again.
 from __future__ import annotations
 
 import hashlib
-import importlib.util
 import inspect
 import linecache
-import stat
 import sys
 import traceback
 from dataclasses import dataclass
@@ -25,6 +23,7 @@ from pydantic import BaseModel
 
 from ..api import hookspecs
 from ..errors import PluginLoadError
+from .dropins import DropinImports, check_folder_permissions
 
 ENTRY_POINT_GROUP = "kubeberth.plugins"
 _IMPL_ATTR = f"{hookspecs.PROJECT}_impl"
@@ -187,29 +186,23 @@ def _has_hookimpl(namespace: dict[str, Any]) -> bool:
     return False
 
 
-def check_folder_permissions(folder: Path) -> None:
-    """Refuse a plugin folder or file anyone can write: it would let anyone run code as the scheduler."""
-    for path in (folder, *sorted(folder.glob("*.py"))):
-        if path.stat().st_mode & stat.S_IWOTH:
-            raise PluginLoadError(f"{path}: is world-writable; run `chmod o-w {path}` before loading plugins from it")
-
-
-def load_dropin_file(path: Path) -> list[PluginSpec]:
-    """Import one drop-in file under a private module name (re-importable on every reload)."""
+def load_dropin_file(path: Path, imports: DropinImports | None = None) -> list[PluginSpec]:
+    """Import one drop-in file under a unique, versioned module name (see runtime/dropins.py)."""
+    if imports is None:
+        with DropinImports(path.parent) as own:
+            return load_dropin_file(path, own)
     source = path.read_bytes()
     digest = hashlib.sha256(source).hexdigest()[:12]
-    module_name = f"kubeberth_dropin_{path.stem}_{digest}"
-    spec = importlib.util.spec_from_file_location(module_name, path)
-    if spec is None or spec.loader is None:
-        raise PluginLoadError(f"{path}: cannot be imported as a Python module")
-    module = importlib.util.module_from_spec(spec)
+    module_name = imports.module_name(path, digest)
     linecache.checkcache(str(path))
     try:
-        sys.modules[module_name] = module
-        spec.loader.exec_module(module)
+        module = imports.exec_file(path, module_name)
     except SyntaxError as exc:
         sys.modules.pop(module_name, None)
         raise PluginLoadError(f"{path}: line {exc.lineno}: SyntaxError: {exc.msg}") from None
+    except PluginLoadError:
+        sys.modules.pop(module_name, None)
+        raise
     except Exception as exc:
         sys.modules.pop(module_name, None)
         frames = [f for f in traceback.extract_tb(exc.__traceback__) if f.filename == str(path)]
@@ -222,22 +215,31 @@ def load_dropin_file(path: Path) -> list[PluginSpec]:
     return [_spec_for(obj, path.stem, f"dropin:{path}", version, str(path)) for obj in plugins]
 
 
-def discover_dropins(folder: Path) -> list[PluginSpec]:
+def discover_dropins(folder: Path, allow_insecure: bool = False) -> list[PluginSpec]:
     if not folder.is_dir():
         raise PluginLoadError(f"{folder}: plugins folder does not exist")
-    check_folder_permissions(folder)
+    check_folder_permissions(folder, allow_insecure)
     specs: list[PluginSpec] = []
-    for path in sorted(folder.glob("*.py")):
-        if not path.name.startswith("_"):
-            specs.extend(load_dropin_file(path))
+    with DropinImports(folder) as imports:
+        for path in sorted(folder.glob("*.py")):
+            if not path.name.startswith(("_", ".")):
+                specs.extend(load_dropin_file(path, imports))
     return specs
 
 
-def discover(plugins_dir: Path | None = None, extra: list[Any] | None = None) -> dict[str, PluginSpec]:
-    """All available plugins by name; a name provided twice is an error naming both sources."""
-    specs = discover_entry_points()
+def discover(
+    plugins_dir: Path | None = None,
+    extra: list[Any] | None = None,
+    entry_point_specs: list[PluginSpec] | None = None,
+    allow_insecure_plugins_dir: bool = False,
+) -> dict[str, PluginSpec]:
+    """All available plugins by name; a name provided twice is an error naming both sources.
+
+    `entry_point_specs` reuses an earlier entry point scan (a drop-in or config reload does not
+    rescan installed packages; SIGHUP does)."""
+    specs = list(discover_entry_points() if entry_point_specs is None else entry_point_specs)
     if plugins_dir is not None:
-        specs += discover_dropins(Path(plugins_dir))
+        specs += discover_dropins(Path(plugins_dir), allow_insecure_plugins_dir)
     for obj in extra or ():
         specs.append(_spec_for(obj, getattr(obj, "__name__", "plugin"), "python", "0", repr(obj)))
     registry: dict[str, PluginSpec] = {}

@@ -120,6 +120,7 @@ class BindingCycle:
             status = Status.error(f"binding cycle raised {type(exc).__name__}: {exc}")
         binding = {
             "node": node,
+            "generation": fw.generation_id,
             "result": "Bound" if status.ok else ("Error" if status.code == Code.ERROR else "Rejected"),
             "message": status.message,
             "plugin": status.plugin or "",

@@ -1,0 +1,378 @@
+"""Hot reload for a running scheduler: file watches, SIGHUP, POST /reload, rollback.
+
+Requests from any thread (watchdog, signal handler, HTTP) go to one reloader thread, which
+coalesces them, fingerprints the inputs, builds and validates the next generation
+(`GenerationBuilder`) and asks the scheduling thread to dry-run and swap it (`SwapRequest`). A
+generation that fails anywhere never replaces the running one: one log line naming the file and
+the error, `kubeberth_reloads_total{result="failed"}`, and the error in GET /debug/generation.
+Content that failed or was rolled back is not tried again until it changes.
+"""
+
+from __future__ import annotations
+
+import logging
+import queue as queue_mod
+import threading
+import time
+from collections import deque
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from watchdog.events import FileSystemEvent, FileSystemEventHandler
+from watchdog.observers import Observer
+
+from ..errors import KubeberthError
+from ..runtime.generation import Generation
+from ..runtime.reload import GenerationBuilder
+from ..scheduling.rollback import RollbackGuard, RollbackPolicy
+from ..scheduling.swap import SwapRequest
+
+if TYPE_CHECKING:
+    from collections.abc import Callable
+
+    from ..observability import Observability
+    from ..scheduling.scheduler import Scheduler
+
+log = logging.getLogger(__name__)
+
+SWAP_TIMEOUT_SECONDS = 30.0
+HISTORY_KEPT = 1000
+
+
+def _iso(ts: float) -> str:
+    return datetime.fromtimestamp(ts, UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
+
+
+@dataclass
+class ReloadOutcome:
+    """What one reload did; `result` is success, failed, rolled_back, unchanged or skipped."""
+
+    result: str
+    trigger: str
+    error: str = ""
+    generation: str = ""
+    at: float = field(default_factory=time.time)
+    event_at: float = 0.0  # time.monotonic() of the first file event / request behind it
+    swapped_at: float = 0.0  # time.monotonic() of the swap on the scheduling thread
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "result": self.result,
+            "trigger": self.trigger,
+            "error": self.error or None,
+            "generation": self.generation or None,
+            "at": _iso(self.at),
+        }
+
+
+@dataclass
+class _Request:
+    trigger: str
+    rescan: bool
+    force: bool
+    event_at: float
+    reply: queue_mod.SimpleQueue[ReloadOutcome] | None = None
+
+
+class Reloader:
+    """The reload state machine of one scheduler; thread-safe entry points."""
+
+    def __init__(
+        self,
+        scheduler: Scheduler,
+        builder: GenerationBuilder,
+        policy: RollbackPolicy | None = None,
+        observability: Observability | None = None,
+        announce: Callable[[str, str], None] | None = None,
+    ) -> None:
+        self.scheduler = scheduler
+        self.builder = builder
+        self.observability = observability
+        self.announce = announce  # (reason, message): a Kubernetes Event / Lease annotation
+        self.current: Generation = scheduler.generation
+        self.previous_id: str | None = None
+        self.current_fingerprint = self._fingerprint_or_empty()
+        self.fingerprints: dict[str, str] = {self.current.id: self.current_fingerprint}
+        self.rejected: dict[str, str] = {}  # fingerprint -> why it is not applied again
+        self.last_reload: ReloadOutcome | None = None
+        self.history: deque[ReloadOutcome] = deque(maxlen=HISTORY_KEPT)
+        self.first_cycle_latency: deque[float] = deque(maxlen=HISTORY_KEPT)  # seconds, event -> first cycle
+        self._pending_latency: dict[str, float] = {}  # generation id -> event time
+        self._lock = threading.Lock()
+        self._requests: queue_mod.SimpleQueue[_Request | None] = queue_mod.SimpleQueue()
+        self._thread: threading.Thread | None = None
+        self.guard = RollbackGuard(policy or RollbackPolicy(), self._roll_back)
+        scheduler.observers.append(self._cycle_done)
+        scheduler.binding_observers.append(self.guard.binding_done)
+
+    def _fingerprint_or_empty(self) -> str:
+        try:
+            return self.builder.fingerprint()
+        except OSError:
+            return ""
+
+    # ---- entry points (any thread) ---------------------------------------------------
+    def start(self) -> None:
+        if self._thread is None:
+            self._thread = threading.Thread(target=self._serve, name="kubeberth-reload", daemon=True)
+            self._thread.start()
+
+    def stop(self) -> None:
+        if self._thread is not None:
+            self._requests.put(None)
+            self._thread.join(timeout=5)
+            self._thread = None
+
+    def request(self, trigger: str, rescan: bool = False, force: bool = False, event_at: float | None = None) -> None:
+        """Ask for a reload without waiting (file events, SIGHUP)."""
+        self._requests.put(_Request(trigger, rescan, force, event_at or time.monotonic()))
+
+    def reload(
+        self, trigger: str = "api", rescan: bool = True, force: bool = False, timeout: float = SWAP_TIMEOUT_SECONDS * 2
+    ) -> ReloadOutcome:
+        """Reload now and wait for the outcome (POST /reload, tests)."""
+        reply: queue_mod.SimpleQueue[ReloadOutcome] = queue_mod.SimpleQueue()
+        self._requests.put(_Request(trigger, rescan, force, time.monotonic(), reply))
+        if self._thread is None:
+            self._drain_once()
+        return reply.get(timeout=timeout)
+
+    # ---- the reloader thread -----------------------------------------------------------
+    def _serve(self) -> None:
+        while self._drain_once():
+            pass
+
+    def _drain_once(self) -> bool:
+        first = self._requests.get()
+        if first is None:
+            return False
+        batch = [first]
+        while True:  # coalesce: one build answers every request queued meanwhile
+            try:
+                more = self._requests.get_nowait()
+            except queue_mod.Empty:
+                break
+            if more is None:
+                self._requests.put(None)
+                break
+            batch.append(more)
+        request = _Request(
+            "+".join(sorted({r.trigger for r in batch})),
+            any(r.rescan for r in batch),
+            any(r.force for r in batch),
+            min(r.event_at for r in batch),
+        )
+        try:
+            outcome = self._reload(request)
+        except Exception as exc:  # noqa: BLE001 - the reloader thread must survive anything
+            log.exception("reload failed unexpectedly")
+            outcome = self._failed(request, "", f"reload raised {type(exc).__name__}: {exc}")
+        for r in batch:
+            if r.reply is not None:
+                r.reply.put(outcome)
+        return True
+
+    def _reload(self, req: _Request) -> ReloadOutcome:
+        if req.rescan:
+            try:
+                self.builder.rescan_entry_points()
+            except KubeberthError as exc:
+                return self._failed(req, "", str(exc))
+        try:
+            fingerprint = self.builder.fingerprint()
+        except OSError as exc:  # a file vanished mid-replace: its next event brings us back
+            return self._failed(req, "", f"{exc.filename}: {exc.strerror or exc}", remember=False)
+        if not req.force:
+            if fingerprint == self.current_fingerprint:
+                return self._note(ReloadOutcome("unchanged", req.trigger, generation=self.current.id), record=False)
+            why = self.rejected.get(fingerprint)
+            if why is not None:
+                return self._note(
+                    ReloadOutcome("skipped", req.trigger, f"this content was not applied again ({why}); change it to retry",
+                                  self.current.id),
+                    record=False,
+                )
+        try:
+            generation = self.builder.build()
+        except KubeberthError as exc:
+            return self._failed(req, fingerprint, str(exc))
+        swap = SwapRequest(self.scheduler, generation, check=True, on_swapped=self._swapped).submit()
+        self._pending_latency[generation.id] = req.event_at
+        if not swap.wait(SWAP_TIMEOUT_SECONDS):
+            self._pending_latency.pop(generation.id, None)
+            return self._failed(req, "", f"the scheduling loop did not take generation {generation.id} within "
+                                         f"{SWAP_TIMEOUT_SECONDS:.0f}s", remember=False)
+        if swap.error is not None:
+            self._pending_latency.pop(generation.id, None)
+            return self._failed(req, fingerprint, swap.error)
+        with self._lock:
+            self.current_fingerprint = fingerprint
+            self.fingerprints = {k: v for k, v in self.fingerprints.items() if k == self.previous_id}
+            self.fingerprints[generation.id] = fingerprint
+        plugins = ", ".join(
+            f"{s.name} {s.version}" for s in sorted(generation.registry.values(), key=lambda s: s.name) if not s.builtin
+        )
+        log.info(
+            "reload (%s): generation %s now schedules, replacing %s%s",
+            req.trigger, generation.id, self.previous_id, f" (plugins: {plugins})" if plugins else "",
+        )
+        self._metric("success")
+        return self._note(
+            ReloadOutcome("success", req.trigger, generation=generation.id, event_at=req.event_at, swapped_at=swap.applied_at)
+        )
+
+    def _failed(self, req: _Request, fingerprint: str, error: str, remember: bool = True) -> ReloadOutcome:
+        if remember and fingerprint:
+            self.rejected[fingerprint] = f"failed: {error}"
+        log.error("reload (%s) failed; still running generation %s: %s", req.trigger, self.current.id, error)
+        self._metric("failed")
+        self._span("GenerationReloadFailed", {"kubeberth.reload.error": error, "kubeberth.generation": self.current.id})
+        return self._note(ReloadOutcome("failed", req.trigger, error, self.current.id, event_at=req.event_at))
+
+    def _note(self, outcome: ReloadOutcome, record: bool = True) -> ReloadOutcome:
+        if record:
+            with self._lock:
+                self.last_reload = outcome
+                self.history.append(outcome)
+        return outcome
+
+    def _metric(self, result: str) -> None:
+        if self.observability is not None:
+            self.observability.reloaded(result)
+
+    def _span(self, name: str, attributes: dict[str, Any]) -> None:
+        tracer = getattr(getattr(self.observability, "tracer", None), "tracer", None)
+        if tracer is not None:
+            tracer.start_span(name, attributes=attributes).end()
+
+    # ---- the scheduling thread's side ----------------------------------------------------
+    def _swapped(self, old: Generation, new: Generation, rolling_back: bool = False) -> None:
+        with self._lock:
+            self.previous_id = old.id
+            self.current = new
+        self.guard.swapped(old, new, rolling_back)
+        if self.observability is not None:
+            self.observability.generation_swapped(new.id)
+
+    def _cycle_done(self, record: Any) -> None:
+        first = record.generation not in self.guard.first_cycle
+        self.guard.cycle_done(record)
+        if first:
+            event_at = self._pending_latency.pop(record.generation, None)
+            if event_at is not None:
+                self.first_cycle_latency.append(self.guard.first_cycle[record.generation] - event_at)
+
+    def _roll_back(self, bad: Generation, previous: Generation, reason: str) -> None:
+        """Called by the guard on the scheduling thread: swap `previous` back in at the next drain."""
+        fingerprint = self.fingerprints.get(bad.id, "")
+        if fingerprint:
+            self.rejected[fingerprint] = f"rolled back: {reason}"
+        restored = self.fingerprints.get(previous.id, "")
+
+        def swapped(old: Generation, new: Generation) -> None:
+            self._swapped(old, new, rolling_back=True)
+            with self._lock:
+                self.current_fingerprint = restored
+                self.previous_id = None
+
+        SwapRequest(self.scheduler, previous, check=False, on_swapped=swapped).submit()
+        message = f"generation {bad.id} rolled back to {previous.id}: {reason}"
+        log.error("%s; its content is not applied again until it changes", message)
+        self._metric("rolled_back")
+        self._span(
+            "GenerationRollback",
+            {"kubeberth.generation": previous.id, "kubeberth.rollback.from": bad.id, "kubeberth.rollback.reason": reason},
+        )
+        self._note(ReloadOutcome("rolled_back", "rollback", message, previous.id))
+        if self.announce is not None:
+            try:
+                self.announce("GenerationRolledBack", message)
+            except Exception:  # noqa: BLE001 - best effort
+                log.exception("announcing the rollback failed")
+
+    # ---- the admin API's view ----------------------------------------------------------------
+    def status(self) -> dict[str, Any]:
+        """GET /debug/generation."""
+        with self._lock:
+            gen, previous, last = self.current, self.previous_id, self.last_reload
+            latency = list(self.first_cycle_latency)[-1:] or [None]
+        return {
+            "id": gen.id,
+            "number": gen.number,
+            "created": _iso(gen.created_at),
+            "config": gen.config_source,
+            "profiles": list(gen.profiles),
+            "plugins": [
+                {"name": s.name, "source": s.source, "version": s.version}
+                for s in sorted(gen.registry.values(), key=lambda s: s.name)
+            ],
+            "previous": previous,
+            "last_reload": last.as_dict() if last is not None else None,
+            "last_swap_latency_ms": round(latency[0] * 1000, 3) if latency[0] is not None else None,
+            "rollback": {"enabled": self.guard.policy.enabled, "on_probation": self.guard.probation is not None},
+        }
+
+
+class _Debounced(FileSystemEventHandler):
+    """Turns a burst of file events into one reload request, `delay` after the last event."""
+
+    def __init__(self, reloader: Reloader, delay: float, relevant: Callable[[str], bool]) -> None:
+        self.reloader = reloader
+        self.delay = delay
+        self.relevant = relevant
+        self._timer: threading.Timer | None = None
+        self._first: float | None = None
+        self._lock = threading.Lock()
+
+    def on_any_event(self, event: FileSystemEvent) -> None:
+        if event.event_type in ("opened", "closed_no_write"):
+            return
+        paths = [str(event.src_path), str(getattr(event, "dest_path", "") or "")]
+        if not any(p and self.relevant(p) for p in paths):
+            return
+        with self._lock:
+            if self._first is None:
+                self._first = time.monotonic()
+            if self._timer is not None:
+                self._timer.cancel()
+            self._timer = threading.Timer(self.delay, self._fire)
+            self._timer.daemon = True
+            self._timer.start()
+
+    def _fire(self) -> None:
+        with self._lock:
+            first, self._first, self._timer = self._first, None, None
+        self.reloader.request("watch", event_at=first)
+
+
+class Watcher:
+    """watchdog observers on the plugins folder (recursive) and the config file's directory.
+
+    Watching the config file's directory (not the file) is what makes a Kubernetes ConfigMap
+    volume work: the kubelet writes a new timestamped directory and renames a `..data` symlink
+    over the old one, so the file's own inode never changes. Editors' atomic-rename saves look
+    the same. Whether anything changed is decided by the reloader's fingerprint.
+    """
+
+    def __init__(self, reloader: Reloader, config: Path | None, plugins_dir: Path | None, debounce: float) -> None:
+        self.observer = Observer()
+        if plugins_dir is not None and plugins_dir.is_dir():
+            handler = _Debounced(reloader, debounce, lambda p: "__pycache__" not in p)
+            self.observer.schedule(handler, str(plugins_dir), recursive=True)
+        if config is not None:
+            directory, name = config.parent, config.name
+
+            def relevant(path: str) -> bool:
+                base = Path(path).name
+                return base == name or base.startswith("..")
+
+            self.observer.schedule(_Debounced(reloader, debounce, relevant), str(directory), recursive=False)
+
+    def start(self) -> None:
+        self.observer.start()
+
+    def stop(self) -> None:
+        self.observer.stop()
+        self.observer.join(timeout=5)

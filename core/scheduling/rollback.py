@@ -1,0 +1,147 @@
+"""Automatic rollback: a generation on probation that misbehaves is swapped back (seed §4.4).
+
+`RollbackGuard` observes every cycle record and binding outcome on the scheduling thread (it is a
+Scheduler observer, after the cycle, a few integer additions). After a swap the new generation is
+on probation for `window_seconds`; once it has made `min_attempts` attempts, it is rolled back if
+
+- its plugin Error rate (attempts ending in Error, in scheduling or binding) exceeds
+  `max_error_rate`, or
+- its unschedulable rate exceeds the baseline (the rate of the last generation that ran long
+  enough to measure) by more than `unschedulable_margin`.
+
+The previous generation is kept alive during probation only; rolling back swaps that same
+object in again (no rebuild, no dry run: it was serving a moment ago).
+"""
+
+from __future__ import annotations
+
+import time
+from collections import Counter
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from ..runtime.generation import Generation
+from ..runtime.records import CycleRecord
+
+
+@dataclass(frozen=True)
+class RollbackPolicy:
+    """Thresholds from the process settings (KUBEBERTH_ROLLBACK_*)."""
+
+    enabled: bool = True
+    window_seconds: float = 60.0
+    min_attempts: int = 20
+    max_error_rate: float = 0.1
+    unschedulable_margin: float = 0.5
+
+
+@dataclass
+class Health:
+    """One generation's attempts since it started scheduling."""
+
+    attempts: int = 0
+    errors: int = 0
+    unschedulable: int = 0
+    error_plugins: Counter[str] = field(default_factory=Counter)
+
+    @property
+    def error_rate(self) -> float:
+        return self.errors / self.attempts if self.attempts else 0.0
+
+    @property
+    def unschedulable_rate(self) -> float:
+        return self.unschedulable / self.attempts if self.attempts else 0.0
+
+
+@dataclass
+class Probation:
+    generation: Generation
+    previous: Generation
+    started: float
+    baseline: float | None
+
+
+RollbackAction = Callable[[Generation, Generation, str], None]
+
+
+class RollbackGuard:
+    """Watches the running generation; calls `rollback(bad, previous, reason)` at most once per probation."""
+
+    def __init__(self, policy: RollbackPolicy, rollback: RollbackAction, clock: Callable[[], float] = time.monotonic) -> None:
+        self.policy = policy
+        self.rollback = rollback
+        self.clock = clock
+        self.health: dict[str, Health] = {}
+        self.probation: Probation | None = None
+        self.baseline: float | None = None
+        self.first_cycle: dict[str, float] = {}  # generation id -> time.monotonic() of its first cycle
+
+    # ---- called on the scheduling thread ---------------------------------------------
+    def swapped(self, old: Generation, new: Generation, rolling_back: bool = False) -> None:
+        before = self.health.get(old.id)
+        if before is not None and before.attempts >= self.policy.min_attempts and not rolling_back:
+            self.baseline = before.unschedulable_rate
+        # Only the generation now running and the one it replaced are tracked.
+        self.health = {new.id: Health(), old.id: before or Health()}
+        self.first_cycle = {k: v for k, v in self.first_cycle.items() if k in (old.id, new.id)}
+        if rolling_back or not self.policy.enabled:
+            self.probation = None
+        else:
+            self.probation = Probation(new, old, self.clock(), self.baseline)
+
+    def cycle_done(self, record: CycleRecord) -> None:
+        gen = record.generation
+        if gen not in self.first_cycle:
+            self.first_cycle[gen] = self.clock()
+        health = self.health.get(gen)
+        if health is None:
+            health = self.health[gen] = Health()
+        health.attempts += 1
+        if record.result == "Error":
+            health.errors += 1
+            health.error_plugins[record.error_plugin or "unknown"] += 1
+        elif record.result == "Unschedulable":
+            health.unschedulable += 1
+        self._check(gen)
+
+    def binding_done(self, record: CycleRecord) -> None:
+        binding = record.binding or {}
+        if binding.get("result") == "Error":
+            health = self.health.get(record.generation)
+            if health is not None:
+                health.errors += 1
+                health.error_plugins[binding.get("plugin") or "unknown"] += 1
+                self._check(record.generation)
+
+    def _check(self, gen: str) -> None:
+        probation = self.probation
+        if probation is None or probation.generation.id != gen:
+            return
+        policy = self.policy
+        if self.clock() - probation.started > policy.window_seconds:
+            self.probation = None  # passed: the previous generation is released
+            return
+        health = self.health[gen]
+        if health.attempts < policy.min_attempts:
+            return
+        reason = None
+        if health.error_rate > policy.max_error_rate:
+            plugin, _n = health.error_plugins.most_common(1)[0]
+            reason = (
+                f"plugin error rate {health.error_rate:.0%} over {health.attempts} attempts exceeds "
+                f"{policy.max_error_rate:.0%} (most errors from plugin {plugin!r})"
+            )
+        elif health.unschedulable_rate > self._baseline(probation) + policy.unschedulable_margin:
+            reason = (
+                f"unschedulable rate {health.unschedulable_rate:.0%} over {health.attempts} attempts exceeds the "
+                f"previous generation's {self._baseline(probation):.0%} by more than {policy.unschedulable_margin:.0%}"
+            )
+        if reason is not None:
+            self.probation = None
+            self.rollback(probation.generation, probation.previous, reason)
+
+    def _baseline(self, probation: Probation) -> float:
+        """The last measured rate; else whatever the previous generation did so far (0 if nothing)."""
+        if probation.baseline is not None:
+            return probation.baseline
+        return self.health.get(probation.previous.id, Health()).unschedulable_rate
