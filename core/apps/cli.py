@@ -99,6 +99,12 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--pod-lifetime", type=float, help="--embedded: seconds a bound pod runs before it completes (30)")
     run.add_argument("--seed", type=int, help="--embedded: seed for the generated cluster, pods and tie-breaking")
 
+    new = sub.add_parser("new-plugin", help="create a pip-installable plugin package with a passing test")
+    new.add_argument("name", metavar="NAME", help="the plugin's name, e.g. TeamNodes or team-nodes")
+    new.add_argument("--dir", type=Path, metavar="PATH", help="folder to create (default ./kubeberth-<name>)")
+    new.add_argument("--log-level", default=None, help=argparse.SUPPRESS)
+    new.add_argument("--log-format", default=None, help=argparse.SUPPRESS)
+
     explain = sub.add_parser("explain", help="tell the story of a pod's last scheduling decision from a running scheduler")
     explain.add_argument("pod", metavar="NAMESPACE/POD")
     explain.add_argument(
@@ -210,6 +216,18 @@ def cmd_plugins_list(args: argparse.Namespace, settings: Settings) -> int:
     return 0
 
 
+def cmd_new_plugin(args: argparse.Namespace) -> int:
+    from .newplugin import PluginNames, create
+
+    names = PluginNames.parse(args.name)
+    target = create(args.name, args.dir)
+    print(f"created {target}/ with plugin {names.plugin} (entry point in pyproject.toml, test in tests/)")
+    print("next:")
+    print(f"  cd {target} && pip install -e '.[test]' && pytest")
+    print("  kubeberth simulate --config scheduler-config.yaml --cluster cluster.yaml --json --placements")
+    return 0
+
+
 def cmd_explain(args: argparse.Namespace) -> int:
     import os
 
@@ -235,6 +253,8 @@ def main(argv: list[str] | None = None) -> int:
             return cmd_plugins_list(args, settings)
         if args.command == "explain":
             return cmd_explain(args)
+        if args.command == "new-plugin":
+            return cmd_new_plugin(args)
         if args.command == "run":
             from .runner import run_main
 
