@@ -19,7 +19,7 @@ from kubeberth.errors import ConfigError, PluginLoadError
 from kubeberth.runtime.config import parse_configuration
 from kubeberth.runtime.generation import build_generation
 from kubeberth.runtime.plugins import discover, discover_dropins, load_dropin_file
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, ConfigDict, Field
 
 FIXTURE_PLUGINS = Path(__file__).parent / "fixtures" / "plugins"
 
@@ -518,3 +518,141 @@ def test_generations_are_rebuilt_independently(tmp_path: Path) -> None:
     assert first.registry["Flip"].version == "1" and second.registry["Flip"].version == "2"
     assert first.id != second.id and first.number < second.number
     assert first.default_profile.plugins["Flip"] is not second.default_profile.plugins["Flip"]
+
+
+# ---- strict args: unknown pluginConfig keys are errors (kube-scheduler decodes strictly) ------
+class Shaped:
+    """Third-party args with nested models, none of them declaring `extra`."""
+
+    name = "Shaped"
+
+    class Point(BaseModel):
+        utilization: int
+        score: int
+
+    class Args(BaseModel):
+        label: str = "team"
+        shape: list[Shaped.Point] = Field(default_factory=list)
+        byZone: dict[str, Shaped.Point] = Field(default_factory=dict)
+        fallback: Shaped.Point | None = None
+
+    def __init__(self, args: Args | None = None) -> None:
+        self.args = args or self.Args()
+
+    @kubeberth.hookimpl
+    def filter(self, nodes):  # noqa: ANN001, ANN201
+        return None
+
+
+class Lenient:
+    """Opts out explicitly: its Args model declares what to do with unknown keys."""
+
+    name = "Lenient"
+
+    class Args(BaseModel):
+        model_config = ConfigDict(extra="allow")
+        label: str = "team"
+
+    def __init__(self, args: Args | None = None) -> None:
+        self.args = args or self.Args()
+
+    @kubeberth.hookimpl
+    def filter(self, nodes):  # noqa: ANN001, ANN201
+        return None
+
+
+def _args_config(plugin: str, args: dict) -> dict:
+    return {
+        "profiles": [
+            {
+                "plugins": {"filter": {"enabled": [{"name": plugin}]}},
+                "pluginConfig": [{"name": plugin, "args": args}],
+            }
+        ]
+    }
+
+
+@pytest.mark.parametrize(
+    ("plugin", "args", "expected"),
+    [
+        ("Threshold", {"podLabel": "x"},
+         "args.podLabel: unknown key for plugin 'Threshold' (did you mean 'label'? it takes: label, minFree)"),
+        ("Shaped", {"shape": [{"utilization": 1, "score": 2}, {"utilisation": 3, "score": 4}]},
+         "args.shape[1].utilisation: unknown key for plugin 'Shaped' (did you mean 'utilization'? it takes: score, utilization)"),
+        ("Shaped", {"byZone": {"a": {"utilization": 1, "score": 2, "weight": 3}}},
+         "args.byZone.a.weight: unknown key for plugin 'Shaped' (it takes: score, utilization)"),
+        ("Shaped", {"fallback": {"utilization": 1, "scores": 2}},
+         "args.fallback.scores: unknown key for plugin 'Shaped' (did you mean 'score'? it takes: score, utilization)"),
+        # Built-ins the same way, whether or not their model forbids extras itself.
+        ("NodeResourcesFit", {"scoringStrategy": {"type": "MostAllocated", "resource": []}},
+         "args.scoringStrategy.resource: unknown key for plugin 'NodeResourcesFit' (did you mean 'resources'? "
+         "it takes: requestedToCapacityRatio, resources, type)"),
+        ("InterPodAffinity", {"hardPodAffinityWieght": 2},
+         "args.hardPodAffinityWieght: unknown key for plugin 'InterPodAffinity' (did you mean 'hardPodAffinityWeight'? "
+         "it takes: hardPodAffinityWeight, ignorePreferredTermsOfExistingPods)"),
+    ],
+)
+def test_unknown_args_keys_are_errors_naming_the_key(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, plugin: str, args: dict, expected: str
+) -> None:
+    import yaml
+
+    monkeypatch.chdir(tmp_path)
+    Path("config.yaml").write_text(yaml.safe_dump(_args_config(plugin, args)))
+    with pytest.raises(ConfigError) as exc:
+        build_generation("config.yaml", extra_plugins=[Threshold, Shaped])
+    assert str(exc.value) == f"config.yaml: profiles[0].pluginConfig[0].{expected}"
+
+
+def test_known_args_keys_and_type_meta_are_accepted() -> None:
+    args = {"apiVersion": "kubescheduler.config.k8s.io/v1", "kind": "ShapedArgs", "label": "x",
+            "shape": [{"utilization": 1, "score": 2}], "byZone": {"a": {"utilization": 3, "score": 4}}}
+    gen = build_generation(config=parse_configuration(_args_config("Shaped", args)), extra_plugins=[Shaped])
+    parsed = gen.default_profile.plugins["Shaped"].args
+    assert (parsed.label, parsed.shape[0].score, parsed.byZone["a"].utilization) == ("x", 2, 3)
+
+
+def test_args_model_may_opt_out_of_strict_keys_explicitly() -> None:
+    args = {"label": "x", "futureKnob": 1}
+    gen = build_generation(config=parse_configuration(_args_config("Lenient", args)), extra_plugins=[Lenient])
+    parsed = gen.default_profile.plugins["Lenient"].args
+    assert parsed.label == "x" and parsed.model_extra == {"futureKnob": 1}
+
+
+def test_misspelled_args_key_in_simulate_is_one_line_exit_2(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    write(tmp_path / "plugins" / "team.py", """\
+        from pydantic import BaseModel
+
+        from kubeberth import hookimpl
+
+
+        class Team:
+            name = "Team"
+
+            class Args(BaseModel):
+                label: str = "team"
+
+            def __init__(self, args=None):
+                self.args = args or self.Args()
+
+            @hookimpl
+            def filter(self, nodes):
+                return None
+        """)
+    write(tmp_path / "config.yaml", """\
+        apiVersion: kubescheduler.config.k8s.io/v1
+        kind: KubeSchedulerConfiguration
+        profiles:
+        - plugins:
+            filter:
+              enabled: [{name: Team}]
+          pluginConfig:
+          - name: Team
+            args: {podLabel: team}
+        """)
+    code = cli.main(["simulate", "--nodes", "3", "--pods", "3", "--config", str(tmp_path / "config.yaml"),
+                     "--plugins-dir", str(tmp_path / "plugins")])
+    err = capsys.readouterr().err
+    assert code == 2
+    assert err == (f"error: {tmp_path / 'config.yaml'}: profiles[0].pluginConfig[0].args.podLabel: unknown key for plugin "
+                   "'Team' (did you mean 'label'? it takes: label)\n")

@@ -16,7 +16,6 @@ from pathlib import Path
 from typing import Any
 
 import pluggy
-from pydantic import ValidationError
 
 from ..api import hookspecs
 from ..errors import ConfigError, PluginLoadError
@@ -29,6 +28,7 @@ from .config import (
     load_configuration,
 )
 from .framework import BoundHook, Framework, filter_node_adapter, score_node_adapter
+from .plugin_args import validate_args
 from .plugins import PluginSpec, discover
 
 _numbers = itertools.count(1)
@@ -184,12 +184,7 @@ def _instantiate(spec: PluginSpec, args: dict[str, Any], where: str) -> Any:
     model = spec.args_model
     parsed = None
     if model is not None:
-        try:
-            parsed = model.model_validate(args)
-        except ValidationError as exc:
-            err = exc.errors()[0]
-            loc = ".".join(str(p) for p in err["loc"])
-            raise ConfigError(f"{where}.args{'.' + loc if loc else ''}: {err['msg']}") from None
+        parsed = validate_args(spec.name, model, args, where)
     elif args:
         raise ConfigError(f"{where}.args: plugin {spec.name!r} takes no arguments")
     if not inspect.isclass(spec.obj):
