@@ -12,4 +12,4 @@ class DefaultBinder:
 
     @hookimpl
     def bind(self, pod: PodInfo, node_name: str, handle: Any) -> Status:
-        return handle.backend.bind(pod, node_name)
+        return handle.bind(pod, node_name)

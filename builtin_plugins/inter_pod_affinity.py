@@ -23,6 +23,7 @@ from kubeberth import (
     NodeTable,
     NodeView,
     PodInfo,
+    PreFilterState,
     Rejection,
     Status,
     hookimpl,
@@ -246,6 +247,7 @@ class _PreFilterState:
 
 class InterPodAffinity:
     name = "InterPodAffinity"
+    pre_filter_state = PreFilterState.SELF_UPDATING
     Args = InterPodAffinityArgs
 
     def __init__(self, args: InterPodAffinityArgs | None = None) -> None:

@@ -13,9 +13,11 @@ from kubeberth import (
     Code,
     CycleState,
     FilterResult,
+    FilterScope,
     NodeView,
     PodInfo,
     PreFilterResult,
+    PreFilterState,
     Status,
     hookimpl,
 )
@@ -71,6 +73,8 @@ def _pod_preferred(pod: PodInfo) -> tuple[PreferredTerm, ...]:
 
 class NodeAffinity:
     name = "NodeAffinity"
+    filter_scope = FilterScope.NODE
+    pre_filter_state = PreFilterState.NO_POD_DATA
     Args = NodeAffinityArgs
 
     def __init__(self, args: NodeAffinityArgs | None = None) -> None:

@@ -7,7 +7,7 @@ the filter compares row numbers, not strings.
 from __future__ import annotations
 
 import numpy as np
-from kubeberth import Code, FilterResult, NodeView, PodInfo, hookimpl
+from kubeberth import Code, FilterResult, FilterScope, NodeView, PodInfo, hookimpl
 
 ERR_REASON = "node(s) didn't match the requested node name"
 
@@ -18,6 +18,7 @@ def requested_node_name(pod: PodInfo) -> str:
 
 class NodeName:
     name = "NodeName"
+    filter_scope = FilterScope.NODE
 
     @hookimpl
     def filter(self, pod: PodInfo, nodes: NodeView) -> FilterResult | None:

@@ -14,7 +14,7 @@ from collections import Counter
 from typing import Any
 
 import numpy as np
-from kubeberth import ClusterState, FilterResult, NodeView, PodInfo, Status, hookimpl
+from kubeberth import ClusterState, FilterResult, NodeView, PodInfo, PreFilterState, Status, hookimpl
 
 ERR_REASON = "node(s) didn't have free ports for the requested pod ports"
 DEFAULT_BIND_ALL_HOST_IP = "0.0.0.0"
@@ -90,6 +90,7 @@ class UsedHostPorts:
 
 class NodePorts:
     name = "NodePorts"
+    pre_filter_state = PreFilterState.NO_POD_DATA
 
     @hookimpl
     def pre_filter(self, state: dict[str, Any], pod: PodInfo, cluster: ClusterState) -> Status | None:

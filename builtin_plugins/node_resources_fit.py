@@ -17,9 +17,11 @@ from kubeberth import (
     MAX_NODE_SCORE,
     Code,
     FilterResult,
+    FilterScope,
     NodeTable,
     NodeView,
     PodInfo,
+    PreFilterState,
     Rejection,
     Status,
     hookimpl,
@@ -297,6 +299,8 @@ def requested_to_capacity_ratio(alloc: np.ndarray, req: np.ndarray, weights: np.
 # ---- the plugin ------------------------------------------------------------------------------
 class NodeResourcesFit:
     name = "NodeResourcesFit"
+    filter_scope = FilterScope.NODE_RESOURCES
+    pre_filter_state = PreFilterState.NO_POD_DATA
     Args = NodeResourcesFitArgs
 
     def __init__(self, args: NodeResourcesFitArgs | None = None) -> None:

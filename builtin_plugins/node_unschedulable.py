@@ -6,7 +6,7 @@ so the filter is a single gather over the candidate rows.
 
 from __future__ import annotations
 
-from kubeberth import Code, FilterResult, NodeView, PodInfo, hookimpl
+from kubeberth import Code, FilterResult, FilterScope, NodeView, PodInfo, hookimpl
 
 ERR_REASON = "node(s) were unschedulable"
 TAINT_NODE_UNSCHEDULABLE = "node.kubernetes.io/unschedulable"
@@ -23,6 +23,7 @@ def tolerates_unschedulable(pod: PodInfo) -> bool:
 
 class NodeUnschedulable:
     name = "NodeUnschedulable"
+    filter_scope = FilterScope.NODE
 
     @hookimpl
     def filter(self, pod: PodInfo, nodes: NodeView) -> FilterResult | None:

@@ -20,6 +20,7 @@ from kubeberth import (
     FilterResult,
     NodeView,
     PodInfo,
+    PreFilterState,
     Rejection,
     Status,
     hookimpl,
@@ -215,6 +216,7 @@ class _PreScoreState:
 
 class PodTopologySpread:
     name = "PodTopologySpread"
+    pre_filter_state = PreFilterState.SELF_UPDATING
     Args = PodTopologySpreadArgs
 
     def __init__(self, args: PodTopologySpreadArgs | None = None) -> None:

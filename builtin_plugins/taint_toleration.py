@@ -9,7 +9,7 @@ from __future__ import annotations
 import weakref
 
 import numpy as np
-from kubeberth import Code, FilterResult, NodeTable, NodeView, PodInfo, hookimpl
+from kubeberth import Code, FilterResult, FilterScope, NodeTable, NodeView, PodInfo, hookimpl
 from kubeberth.api.helpers import default_normalize_score, first_untolerated
 
 _FILTER_KEY = "TaintToleration.filter"
@@ -54,6 +54,7 @@ class _TaintSetVerdicts:
 
 class TaintToleration:
     name = "TaintToleration"
+    filter_scope = FilterScope.NODE
 
     def __init__(self) -> None:
         self._verdicts: weakref.WeakKeyDictionary[NodeTable, dict[tuple, _TaintSetVerdicts]] = (

@@ -11,10 +11,9 @@ kube-scheduler's CheckNodeAffinity does), so it is computed once per distinct la
 broadcast. Claims carrying the selected-node annotation are pinned to that node by name.
 
 reserve assumes the chosen PVs (kept in a cluster index, so another pod in the same loop cannot take
-the same PV, even across generation swaps) and unreserve releases them. pre_bind hands the
-assignments to the backend's `bind_volumes(pod, assignments)`; `assignments` is a list of
-{"claim": "ns/name", "pv": pv name or None (None = provision dynamically), "node": node name}: the
-backend sets the PV's claimRef or the claim's selected-node annotation, as kube-scheduler does.
+the same PV, even across generation swaps) and unreserve releases them. pre_bind writes through the
+Handle, as kube-scheduler's BindPodVolumes does: the chosen PV's claimRef (`update_object`, guarded
+by its resourceVersion), or the selected-node annotation on a claim to provision (`patch_object`).
 """
 
 from __future__ import annotations
@@ -24,7 +23,19 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
-from kubeberth import ClusterState, Code, FilterResult, NodeView, PodInfo, Rejection, Status, hookimpl
+from kubeberth import (
+    ClusterState,
+    Code,
+    FilterResult,
+    FilterScope,
+    Handle,
+    NodeView,
+    PodInfo,
+    PreFilterState,
+    Rejection,
+    Status,
+    hookimpl,
+)
 from kubeberth.api.helpers import QuantityError, int_value
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -35,6 +46,7 @@ ERR_REASON_PV_NOT_EXIST = "node(s) unavailable due to one or more pvc(s) bound t
 ERR_UNBOUND_IMMEDIATE = "pod has unbound immediate PersistentVolumeClaims"
 
 ANN_BIND_COMPLETED = "pv.kubernetes.io/bind-completed"
+ANN_BOUND_BY_CONTROLLER = "pv.kubernetes.io/bound-by-controller"
 ANN_SELECTED_NODE = "volume.kubernetes.io/selected-node"
 ANN_BETA_CLASS = "volume.beta.kubernetes.io/storage-class"
 NOT_SUPPORTED_PROVISIONER = "kubernetes.io/no-provisioner"
@@ -248,6 +260,8 @@ class VolumeBinding:
     """Filters nodes by the pod's claims; reserves and (via the backend) binds the chosen PVs."""
 
     name = "VolumeBinding"
+    filter_scope = FilterScope.NODE
+    pre_filter_state = PreFilterState.NO_POD_DATA
 
     class Args(BaseModel):
         """VolumeBindingArgs (kubescheduler.config.k8s.io/v1)."""
@@ -540,11 +554,42 @@ class VolumeBinding:
         assumed_index(cluster).release(pod.uid)
 
     @hookimpl
-    def pre_bind(self, state: dict[str, Any], pod: PodInfo, handle: Any) -> Status | None:
+    def pre_bind(self, state: dict[str, Any], pod: PodInfo, handle: Handle) -> Status | None:
         st: _State | None = state.get(_STATE_KEY)
         if st is None or st.all_bound or not st.assignments:
             return None
-        result = handle.backend.bind_volumes(pod, list(st.assignments))
-        if not result.ok and result.code != Code.SKIP:
-            return result
+        for item in st.assignments:
+            status = bind_claim(handle, item) if item["pv"] else select_node(handle, item)
+            if not status.ok:
+                return Status(Code.ERROR, (f"binding volumes of {pod.key}: {status.message}",), self.name)
         return None
+
+
+def bind_claim(handle: Handle, item: dict[str, Any]) -> Status:
+    """kube-scheduler's BindPodVolumes for a chosen static PV: set its claimRef (an optimistic
+    update guarded by the PV's resourceVersion); the PV controller completes the binding."""
+    namespace, claim = item["claim"].split("/", 1)
+    pv = handle.get_object("PersistentVolume", item["pv"])
+    if pv is None:
+        return Status.error(f'persistentvolume "{item["pv"]}" not found')
+    ref = _spec(pv).get("claimRef") or {}
+    if ref:
+        if (ref.get("namespace"), ref.get("name")) != (namespace, claim):
+            return Status.error(f'persistentvolume "{item["pv"]}" is already claimed by {ref.get("namespace")}/{ref.get("name")}')
+        return Status.success()  # pre-bound to this claim: the PV controller's job
+    pvc = handle.get_object("PersistentVolumeClaim", item["claim"])
+    if pvc is None:
+        return Status.error(f'persistentvolumeclaim "{item["claim"]}" not found')
+    claim_ref = {"kind": "PersistentVolumeClaim", "apiVersion": "v1", "namespace": namespace, "name": claim,
+                 "uid": _meta(pvc).get("uid", "")}
+    if _meta(pvc).get("resourceVersion"):
+        claim_ref["resourceVersion"] = _meta(pvc)["resourceVersion"]
+    pv.setdefault("metadata", {}).setdefault("annotations", {})[ANN_BOUND_BY_CONTROLLER] = "yes"
+    pv.setdefault("spec", {})["claimRef"] = claim_ref
+    return handle.update_object("PersistentVolume", pv)
+
+
+def select_node(handle: Handle, item: dict[str, Any]) -> Status:
+    """A claim to provision: the selected-node annotation tells the provisioner where."""
+    patch = {"metadata": {"annotations": {ANN_SELECTED_NODE: item["node"]}}}
+    return handle.patch_object("PersistentVolumeClaim", item["claim"], patch)

@@ -10,7 +10,17 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
-from kubeberth import ClusterState, Code, FilterResult, NodeView, PodInfo, Status, hookimpl
+from kubeberth import (
+    ClusterState,
+    Code,
+    FilterResult,
+    FilterScope,
+    NodeView,
+    PodInfo,
+    PreFilterState,
+    Status,
+    hookimpl,
+)
 
 ERR_REASON_CONFLICT = "node(s) had no available volume zone"
 _STATE_KEY = "PreFilterVolumeZone"
@@ -74,6 +84,8 @@ class VolumeZone:
     """Checks that the zones of a pod's bound volumes match the node's zone labels."""
 
     name = "VolumeZone"
+    filter_scope = FilterScope.NODE
+    pre_filter_state = PreFilterState.NO_POD_DATA
 
     @hookimpl
     def pre_filter(self, state: dict[str, Any], pod: PodInfo, cluster: ClusterState) -> Status | None:

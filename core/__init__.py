@@ -1,19 +1,27 @@
 """kubeberth: kube-scheduler's Scheduling Framework in Python, as pluggy hooks over a columnar node table."""
 
 from .api import helpers
+from .api.capabilities import CLUSTER_EVENTS, Capabilities, FilterScope, PreFilterState
+from .api.handle import Handle, WaitingPodHandle
 from .api.helpers import LabelSelector, NodeSelector, StrictArgs, label_selector_matches
 from .api.hookspecs import hookimpl
 from .api.status import Code, FilterResult, PermitResult, PostFilterResult, PreFilterResult, Rejection, Status
 from .cache.cluster import ClusterState, PodIndex
 from .cache.nodetable import NodeTable, NodeView, Taint
-from .cache.podinfo import PodInfo, Toleration
+from .cache.podinfo import MemoKey, PodInfo, Toleration
 from .runtime.framework import MAX_NODE_SCORE, CycleState, Diagnosis, NodeInfo
 
 __version__ = "0.1.0"
 
 __all__ = [
     "MAX_NODE_SCORE",
+    "CLUSTER_EVENTS",
+    "Capabilities",
     "ClusterState",
+    "FilterScope",
+    "Handle",
+    "PreFilterState",
+    "WaitingPodHandle",
     "LabelSelector",
     "NodeSelector",
     "StrictArgs",
@@ -21,6 +29,7 @@ __all__ = [
     "CycleState",
     "Diagnosis",
     "FilterResult",
+    "MemoKey",
     "NodeInfo",
     "NodeTable",
     "NodeView",

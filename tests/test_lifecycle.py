@@ -362,7 +362,7 @@ class TBindOK:
     @hookimpl
     def bind(self, pod: PodInfo, node_name: str, handle) -> Status:
         seen.append(f"bind:{self.name}")
-        return handle.backend.bind(pod, node_name)
+        return handle.bind(pod, node_name)
 
 
 class TBindNever:
@@ -389,7 +389,7 @@ class TFlakyBinder:
             seen.append("bind:fail")
             return Status.error("etcd is down")
         seen.append("bind:ok")
-        return handle.backend.bind(pod, node_name)
+        return handle.bind(pod, node_name)
 
 
 class TPostBind:
@@ -397,7 +397,7 @@ class TPostBind:
 
     @hookimpl
     def post_bind(self, pod: PodInfo, node_name: str, handle) -> None:
-        stored = handle.backend.get("Pod", pod.key)
+        stored = handle.get_object("Pod", pod.key)
         seen.append(f"post_bind:{pod.name}:{node_name}:{stored['spec'].get('nodeName')}")
 
 

@@ -75,8 +75,6 @@ def test_plugins_import_only_the_public_api() -> None:
         for path in sorted((ROOT / folder).rglob("*.py"))
         for v in violations(path.read_text(), module_name(path, folder), str(path.relative_to(ROOT)))
     ]
-    # DefaultPreemption still drives sub-frameworks directly until it moves onto the Handle.
-    found = [v for v in found if v != "builtin_plugins/default_preemption.py:36: from kubeberth.runtime.framework import ..."]
     assert found == [], "imports across the public line:\n" + "\n".join(found)
 
 

@@ -11,7 +11,8 @@ Common arguments:
     pod      PodInfo of the pod being scheduled
     nodes    NodeView of candidate nodes
     cluster  ClusterState: NodeTable, placed pods, PVs/PVCs/... (read-only for plugins)
-    handle   FrameworkHandle: backend operations, waiting pods, re-running filters
+    handle   the Handle (kubeberth.api.handle): cluster reads, permitted writes, waiting pods, clock,
+             generation, running the profile's other plugins
     node_name  the node chosen for the pod (reserve onwards)
 """
 

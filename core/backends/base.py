@@ -72,11 +72,18 @@ class Backend(abc.ABC):
     def delete_pod(self, pod: PodInfo, reason: str) -> Status:
         """Delete a preemption victim."""
 
-    def bind_volumes(self, pod: PodInfo, assignments: list[dict[str, Any]]) -> Status:
-        """VolumeBinding's PreBind writes: bind each chosen PV to its claim, or mark the claim's
-        selected node for dynamic provisioning. `assignments`: [{"claim": "ns/name", "pv": name
-        or None, "node": node}]. Backends that cannot do this return Skip."""
-        return Status.skip()
+    def get_object(self, kind: str, key: str) -> dict[str, Any] | None:
+        """A fresh read of one object ('ns/name' or 'name'); None when it does not exist."""
+        return None
+
+    def update_object(self, kind: str, obj: dict[str, Any]) -> Status:
+        """Replace an object (a plugin's owned write, e.g. a PV's claimRef); its
+        metadata.resourceVersion, when set, must still be current (else an Error status)."""
+        return Status.error(f"this backend cannot write {kind} objects")
+
+    def patch_object(self, kind: str, key: str, patch: dict[str, Any]) -> Status:
+        """JSON merge-patch one object ('ns/name' or 'name')."""
+        return Status.error(f"this backend cannot write {kind} objects")
 
     def ready(self) -> bool:
         """True once every initial list has been delivered."""

@@ -174,39 +174,59 @@ class EmbeddedCluster(Backend):
                 self.store["Pod"][f"{pod.namespace}/{pod.name}"] = new
                 self._emit("Pod", "MODIFIED", new)
 
-    def bind_volumes(self, pod: PodInfo, assignments: list[dict[str, Any]]) -> Status:
-        """Bind chosen PVs to their claims at once (the embedded cluster is its own PV controller);
-        claims to be provisioned get the selected-node annotation."""
+    def get_object(self, kind: str, key: str) -> dict[str, Any] | None:
+        found = self.get(kind, key)
+        return copy.deepcopy(found) if found is not None else None
+
+    def update_object(self, kind: str, obj: dict[str, Any]) -> Status:
         with self._lock:
-            for item in assignments:
-                pvc = self.get("PersistentVolumeClaim", item["claim"])
-                if pvc is None:
-                    return Status.error(f'persistentvolumeclaim "{item["claim"]}" not found')
-                pvc = copy.deepcopy(pvc)
-                annotations = pvc.setdefault("metadata", {}).setdefault("annotations", {})
-                if not item.get("pv"):
-                    annotations["volume.kubernetes.io/selected-node"] = item["node"]
-                    self.apply(pvc)
-                    continue
-                pv = self.get("PersistentVolume", item["pv"])
-                if pv is None:
-                    return Status.error(f'persistentvolume "{item["pv"]}" not found')
-                namespace, claim = item["claim"].split("/", 1)
-                ref = (pv.get("spec") or {}).get("claimRef") or {}
-                if ref and (ref.get("namespace"), ref.get("name")) != (namespace, claim):
-                    return Status.error(f'persistentvolume "{item["pv"]}" is already claimed by {ref.get("namespace")}/{ref.get("name")}')
-                pv = copy.deepcopy(pv)
-                pv.setdefault("spec", {})["claimRef"] = {
-                    "kind": "PersistentVolumeClaim", "namespace": namespace, "name": claim,
-                    "uid": pvc["metadata"].get("uid", ""),
-                }
-                pv.setdefault("status", {})["phase"] = "Bound"
-                pvc.setdefault("spec", {})["volumeName"] = item["pv"]
-                pvc.setdefault("status", {})["phase"] = "Bound"
-                annotations["pv.kubernetes.io/bind-completed"] = "yes"
-                self.apply(pv)
-                self.apply(pvc)
+            key = _key(kind, obj)
+            current = self.get(kind, key)
+            if current is None:
+                return Status.error(f'{kind} "{key}" not found')
+            wanted = (obj.get("metadata") or {}).get("resourceVersion")
+            have = (current.get("metadata") or {}).get("resourceVersion")
+            if wanted is not None and wanted != have:
+                return Status.error(f'{kind} "{key}": the object has been modified; please apply your changes to the latest version')
+            obj = copy.deepcopy(obj)
+            obj.setdefault("kind", kind)
+            self._stamp(obj)
+            self.apply(obj)
+            if kind == "PersistentVolume":
+                self._pv_controller(obj)
         return Status.success()
+
+    def patch_object(self, kind: str, key: str, patch: dict[str, Any]) -> Status:
+        with self._lock:
+            current = self.get(kind, key)
+            if current is None:
+                return Status.error(f'{kind} "{key}" not found')
+            obj = _merge_patch(copy.deepcopy(current), patch)
+            self._stamp(obj)
+            self.apply(obj)
+        return Status.success()
+
+    def _stamp(self, obj: dict[str, Any]) -> None:
+        meta = obj.setdefault("metadata", {})
+        meta["resourceVersion"] = str(int(meta.get("resourceVersion") or 0) + 1)
+
+    def _pv_controller(self, pv: dict[str, Any]) -> None:
+        """The embedded cluster is its own PV controller: a PV given a claimRef binds at once."""
+        ref = (pv.get("spec") or {}).get("claimRef") or {}
+        if not ref or (pv.get("status") or {}).get("phase") == "Bound":
+            return
+        claim_key = f"{ref.get('namespace') or 'default'}/{ref.get('name')}"
+        pvc = self.get("PersistentVolumeClaim", claim_key)
+        if pvc is None:
+            return
+        pv = copy.deepcopy(pv)
+        pv.setdefault("status", {})["phase"] = "Bound"
+        pvc = copy.deepcopy(pvc)
+        pvc.setdefault("spec", {})["volumeName"] = (pv.get("metadata") or {}).get("name")
+        pvc.setdefault("status", {})["phase"] = "Bound"
+        pvc.setdefault("metadata", {}).setdefault("annotations", {})["pv.kubernetes.io/bind-completed"] = "yes"
+        self.apply(pv)
+        self.apply(pvc)
 
     def delete_pod(self, pod: PodInfo, reason: str) -> Status:
         deleted = self.delete("Pod", f"{pod.namespace}/{pod.name}")
@@ -214,3 +234,17 @@ class EmbeddedCluster(Backend):
 
     def pods(self) -> list[dict[str, Any]]:
         return self.list("Pod")
+
+
+def _merge_patch(target: Any, patch: Any) -> Any:
+    """RFC 7386 JSON merge patch: None deletes a key, mappings merge, anything else replaces."""
+    if not isinstance(patch, dict):
+        return copy.deepcopy(patch)
+    if not isinstance(target, dict):
+        target = {}
+    for key, value in patch.items():
+        if value is None:
+            target.pop(key, None)
+        else:
+            target[key] = _merge_patch(target.get(key), value)
+    return target

@@ -8,6 +8,7 @@ still in flight — are accounted in the NodeTable and in every registered PodIn
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Callable, Iterable, Iterator
 from typing import Any, Protocol
 
@@ -215,6 +216,31 @@ class ClusterState:
                     out.setdefault(row, []).append(other)
         return out
 
+    # ---- what-ifs ----------------------------------------------------------------------
+    @contextlib.contextmanager
+    def hypothetical(
+        self, add: Iterable[tuple[PodInfo, int | str]] = (), remove: Iterable[PodInfo] = ()
+    ) -> Iterator[Hypothetical]:
+        """Place and remove pods for the duration of a `with` block, then restore the cache exactly.
+
+        Everything plugins read follows: the NodeTable's requested columns, `node_pods`,
+        `label_counts` and every `index(...)`. `add` takes (pod, node row or name). The yielded
+        Hypothetical takes more changes inside the block. Scheduling thread only (plugins run there):
+
+            with cluster.hypothetical(remove=victims) as what_if:
+                fits = handle.run_filters(state, pod, cluster.table.view(rows))[0]
+                what_if.add(victims[0], row)       # reprieve one
+        """
+        what_if = Hypothetical(self)
+        try:
+            for pod in remove:
+                what_if.remove(pod)
+            for pod, node in add:
+                what_if.add(pod, node)
+            yield what_if
+        finally:
+            what_if.restore()
+
     def placed_pods(self) -> Iterator[tuple[PodInfo, int]]:
         for uid, row in self.placement.items():
             yield self.pods[uid], row
@@ -231,6 +257,78 @@ class ClusterState:
 
     def list_objects(self, kind: str) -> list[dict[str, Any]]:
         return list(self.objects.get(kind, {}).values())
+
+
+class Hypothetical:
+    """Changes made inside `ClusterState.hypothetical(...)`, undone when the block exits."""
+
+    __slots__ = ("_cluster", "_added", "_removed", "_orders", "_requested")
+
+    def __init__(self, cluster: ClusterState) -> None:
+        self._cluster = cluster
+        self._added: dict[str, PodInfo] = {}  # pods placed here that were not placed before
+        self._removed: dict[str, tuple[PodInfo, int]] = {}  # pods placed before, with their row
+        self._orders: dict[int, list[tuple[str, PodInfo]]] = {}  # node_pods order of rows losing a pod
+        self._requested: list[tuple[np.ndarray, np.ndarray]] = []
+
+    def add(self, pod: PodInfo, node: int | str) -> None:
+        """Place `pod` on a node (row or name); a pod removed in this block may come back to its row."""
+        cluster = self._cluster
+        row = node if isinstance(node, int) else cluster.table.row_of[node]
+        if pod.uid in cluster.placement:
+            raise ValueError(f"pod {pod.key} is already placed")
+        original = self._removed.get(pod.uid)
+        if original is None:
+            self._added[pod.uid] = pod
+        elif original[1] != row:
+            raise ValueError(f"pod {pod.key} may only come back to the node it was removed from")
+        cluster._place(pod, row)
+
+    def remove(self, pod: PodInfo) -> None:
+        """Take a placed pod off its node (no-op for a pod that is not placed)."""
+        cluster = self._cluster
+        row = cluster.placement.get(pod.uid)
+        if row is None:
+            return
+        if pod.uid in self._added:
+            del self._added[pod.uid]
+        else:
+            if row not in self._orders:
+                self._orders[row] = list(cluster.pods_on.get(row, {}).items())
+            self._removed.setdefault(pod.uid, (pod, row))
+        cluster._unplace(pod)
+
+    def add_requests(self, rows: np.ndarray, delta: np.ndarray) -> None:
+        """Add `delta` (one row per node, columns as `table.resources`; negative frees) to the
+        requested totals of `rows`, and nothing else: pods and indexes stay as they are.
+
+        A cheap what-if for many nodes at once, exact for filters that read only requested
+        totals (FilterScope.NODE_RESOURCES). Use `table.request_vector(pod)` to build `delta`.
+        """
+        table = self._cluster.table
+        width = delta.shape[1]
+        self._requested.append((rows, table.requested[rows, :width].copy()))
+        table.requested[rows, :width] += delta
+
+    def restore(self) -> None:
+        cluster = self._cluster
+        table = cluster.table
+        for rows, saved in reversed(self._requested):
+            table.requested[rows, : saved.shape[1]] = saved
+        self._requested.clear()
+        for pod in self._added.values():
+            cluster._unplace(pod)
+        self._added.clear()
+        for pod, row in self._removed.values():
+            if pod.uid not in cluster.placement:
+                cluster._place(pod, row)
+        self._removed.clear()
+        for row, order in self._orders.items():
+            on_node = cluster.pods_on.get(row)
+            if on_node is not None:
+                on_node.clear()
+                on_node.update(order)
+        self._orders.clear()
 
 
 def object_key(obj: dict[str, Any]) -> str:

@@ -6,9 +6,10 @@ exactly once; plugins never see the Kubernetes client's generated model classes.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Any
+from typing import Any, Generic, TypeVar
 
 from .quantity import QuantityError, resource_value
 
@@ -49,6 +50,26 @@ class HostPort:
     port: int
 
 
+T = TypeVar("T")
+_MISSING: Any = object()
+
+
+class MemoKey(Generic[T]):
+    """A typed key into a pod's cache (`PodInfo.cached`); compare by identity, so define it once:
+
+        TERMS: MemoKey[tuple[Term, ...]] = MemoKey("MyPlugin.terms")
+        terms = pod.cached(TERMS, parse_terms)
+    """
+
+    __slots__ = ("name",)
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+
+    def __repr__(self) -> str:
+        return f"MemoKey({self.name!r})"
+
+
 @dataclass(slots=True, eq=False)
 class PodInfo:
     """Everything the framework needs from a pod, parsed once from its JSON."""
@@ -77,7 +98,18 @@ class PodInfo:
     phase: str
     deleting: bool
     raw: dict[str, Any]
-    memo: dict[str, Any] = field(default_factory=dict)
+    memo: dict[Any, Any] = field(default_factory=dict)  # PodInfo.cached(MemoKey, ...) is the typed way in
+
+    def cached(self, key: MemoKey[T], compute: Callable[[PodInfo], T]) -> T:
+        """What `compute(pod)` returns, computed once per pod object (a pod update is a new object).
+
+        The per-pod cache plugins use for anything they derive from the pod alone (parsed terms,
+        selectors); `key` is a module-level MemoKey, typed by what it stores.
+        """
+        found = self.memo.get(key, _MISSING)
+        if found is _MISSING:
+            found = self.memo[key] = compute(self)
+        return found  # type: ignore[no-any-return]
 
     @property
     def key(self) -> str:

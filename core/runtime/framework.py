@@ -8,12 +8,13 @@ from __future__ import annotations
 
 import logging
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
+from ..api.capabilities import Capabilities, capabilities_of
 from ..api.status import (
     Code,
     FilterResult,
@@ -124,6 +125,7 @@ class Framework:
         plugins: dict[str, Any],
         percentage_of_nodes_to_score: int | None,
         generation_id: str = "",
+        capabilities: dict[str, Capabilities] | None = None,
     ) -> None:
         self.profile = profile
         self.points = points
@@ -135,6 +137,31 @@ class Framework:
         self.score_weight_map: dict[str, int] = {h.plugin: h.weight for h in points.get("score", ())}
         queue_sort = points.get("queue_sort") or []
         self._queue_sort = queue_sort[0] if queue_sort else None
+        self.capabilities = capabilities if capabilities is not None else {n: capabilities_of(p) for n, p in plugins.items()}
+        self._subsets: dict[tuple[str, tuple[str, ...]], Framework] = {}
+
+    def capabilities_of(self, plugin: str) -> Capabilities:
+        found = self.capabilities.get(plugin)
+        return found if found is not None else Capabilities()
+
+    def interested(self, plugin: str, event: str) -> bool:
+        """Can `event` make a pod `plugin` rejected schedulable (its declared `requeue_on`)?"""
+        found = self.capabilities.get(plugin)
+        return found is None or found.interested_in(event)
+
+    def only(self, point: str, plugins: Sequence[str]) -> Framework:
+        """This framework restricted to `plugins` at one extension point (cached; what preemption runs)."""
+        key = (point, tuple(plugins))
+        found = self._subsets.get(key)
+        if found is None:
+            wanted = set(plugins)
+            hooks = [h for h in self.points.get(point, ()) if h.plugin in wanted]
+            found = Framework(
+                self.profile, {point: hooks}, {}, [], self.plugins, self.percentage_of_nodes_to_score,
+                self.generation_id, self.capabilities,
+            )
+            self._subsets[key] = found
+        return found
 
     def enabled(self, point: str) -> list[str]:
         return [h.plugin for h in self.points.get(point, ())]

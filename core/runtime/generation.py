@@ -18,6 +18,7 @@ from typing import Any
 import pluggy
 
 from ..api import hookspecs
+from ..api.capabilities import capabilities_of
 from ..errors import ConfigError, PluginLoadError
 from .config import (
     DEFAULT_MULTIPOINT,
@@ -255,6 +256,12 @@ def _build_framework(
     percentage = profile.percentageOfNodesToScore
     if percentage is None:
         percentage = config.percentageOfNodesToScore
+    capabilities = {}
+    for name, instance in instances.items():
+        try:
+            capabilities[name] = capabilities_of(instance)
+        except TypeError as exc:
+            raise PluginLoadError(f"{where}: plugin {name!r}: {exc}") from None
     return Framework(
-        profile.schedulerName, points, normalizers, unreservers, instances, percentage, gen_id
+        profile.schedulerName, points, normalizers, unreservers, instances, percentage, gen_id, capabilities
     )

@@ -40,12 +40,10 @@ class EventHandlers:
             except queue_mod.Empty:
                 return handled
 
-    def _interested(self, plugin: str, event: str) -> bool:
-        instance = self.generation.default_profile.plugins.get(plugin)
-        wanted = getattr(instance, "requeue_on", None)
-        if wanted is None:
-            return True
-        return event in wanted or event.split("/", 1)[0] in wanted
+    def _interested(self, pod: PodInfo, plugin: str, event: str) -> bool:
+        """The plugin's declared `requeue_on`, in the profile of the pod it rejected."""
+        fw = self.framework_for(pod) or self.generation.default_profile
+        return fw.interested(plugin, event)
 
     def _apply(self, event: Any) -> None:
         if isinstance(event, ClusterEvent):

@@ -1,56 +1,115 @@
-"""The services a running framework gives its plugins."""
+"""The runtime's Handle: the services a running framework gives its plugins (see kubeberth.api.handle).
+
+It holds the injected services it needs — backend, cache, clock, waiting pods, framework — and
+nothing else, so a plugin cannot reach the loop, the queue or the scheduler object through it.
+"""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
 
+import numpy as np
+
+from ..api.capabilities import Capabilities
 from ..api.status import Status
+from ..api.types import CycleState
 from ..backends.base import Backend
 from ..cache.cluster import ClusterState
+from ..cache.nodetable import NodeView
 from ..cache.podinfo import PodInfo
 from ..runtime.framework import Framework
+from ..runtime.records import Diagnosis
 from .waiting_pods import WaitingPod
-
-if TYPE_CHECKING:
-    from .scheduler import Scheduler
 
 
 class FrameworkHandle:
-    """What plugins may do beyond their own state: backend writes, waiting pods, re-running filters."""
+    """Implements kubeberth.api.Handle for one profile's framework."""
 
-    def __init__(self, scheduler: Scheduler, framework: Framework) -> None:
-        self._scheduler = scheduler
+    __slots__ = ("framework", "_backend", "_cluster", "_now", "_waiting")
+
+    def __init__(
+        self,
+        framework: Framework,
+        backend: Backend,
+        cluster: ClusterState,
+        now: Callable[[], float],
+        waiting_pods: Mapping[str, WaitingPod],
+    ) -> None:
         self.framework = framework
+        self._backend = backend
+        self._cluster = cluster
+        self._now = now
+        self._waiting = waiting_pods
 
-    @property
-    def backend(self) -> Backend:
-        return self._scheduler.backend
-
+    # ---- reads ---------------------------------------------------------------------------
     @property
     def cluster(self) -> ClusterState:
-        return self._scheduler.cluster
+        return self._cluster
+
+    @property
+    def profile(self) -> str:
+        return self.framework.profile
 
     @property
     def generation_id(self) -> str:
         return self.framework.generation_id
 
     def now(self) -> float:
-        return self._scheduler.clock.now()
+        return self._now()
 
+    def get_object(self, kind: str, key: str) -> dict[str, Any] | None:
+        return self._backend.get_object(kind, key)
+
+    # ---- writes --------------------------------------------------------------------------
     def nominate(self, pod: PodInfo, node_name: str | None) -> None:
-        self._scheduler.cluster.nominate(pod, node_name)
-        self.backend.set_nominated_node(pod, node_name)
+        self._cluster.nominate(pod, node_name)
+        self._backend.set_nominated_node(pod, node_name)
 
     def delete_victim(self, victim: PodInfo, preemptor: PodInfo, node_name: str = "") -> Status:
-        status = self.backend.delete_pod(victim, f"preempted by {preemptor.key}")
+        status = self._backend.delete_pod(victim, f"preempted by {preemptor.key}")
         if status.ok:
-            self.backend.record_event(
+            self._backend.record_event(
                 victim, "Normal", "Preempted", f"Preempted by pod {preemptor.uid} on node {node_name or victim.node_name}"
             )
         return status
 
+    def bind(self, pod: PodInfo, node_name: str) -> Status:
+        return self._backend.bind(pod, node_name)
+
+    def update_object(self, kind: str, obj: dict[str, Any]) -> Status:
+        return self._backend.update_object(kind, obj)
+
+    def patch_object(self, kind: str, key: str, patch: Mapping[str, Any]) -> Status:
+        return self._backend.patch_object(kind, key, dict(patch))
+
+    # ---- Permit --------------------------------------------------------------------------
     def get_waiting_pod(self, uid: str) -> WaitingPod | None:
-        return self._scheduler.waiting_pods.get(uid)
+        return self._waiting.get(uid)
 
     def waiting_pods(self) -> list[WaitingPod]:
-        return list(self._scheduler.waiting_pods.values())
+        return list(self._waiting.values())
+
+    # ---- the profile's plugins -----------------------------------------------------------
+    def plugins_at(self, point: str) -> list[str]:
+        return self.framework.enabled(point)
+
+    def capabilities(self, plugin: str) -> Capabilities:
+        return self.framework.capabilities_of(plugin)
+
+    def run_pre_filter(
+        self, state: CycleState, pod: PodInfo, nodes: NodeView, plugins: Sequence[str] | None = None
+    ) -> tuple[Status, frozenset[str] | None]:
+        fw = self.framework if plugins is None else self.framework.only("pre_filter", plugins)
+        return fw.run_pre_filter(state, pod, nodes, self._cluster, self, None)
+
+    def run_filters(
+        self,
+        state: CycleState,
+        pod: PodInfo,
+        nodes: NodeView,
+        diagnosis: Diagnosis | None = None,
+        plugins: Sequence[str] | None = None,
+    ) -> np.ndarray:
+        fw = self.framework if plugins is None else self.framework.only("filter", plugins)
+        return fw.run_filters(state, pod, nodes, self._cluster, self, diagnosis)

@@ -196,8 +196,10 @@ class SchedulingQueue:
         self.entries.pop(uid, None)
 
     # ---- cluster events ----------------------------------------------------------------
-    def move_for_event(self, event: str, interested: Callable[[str, str], bool]) -> int:
-        """Move unschedulable pods that a plugin that rejected them registered for `event`."""
+    def move_for_event(self, event: str, interested: Callable[[PodInfo, str, str], bool]) -> int:
+        """Move unschedulable pods that a plugin that rejected them registered for `event`.
+
+        `interested(pod, plugin, event)`: the plugin's declared interest in its pod's profile."""
         self.move_seq += 1
         moved = 0
         self._event = event.replace("/", "", 1)  # Node/Add -> NodeAdd (kube-scheduler's ClusterEvent label)
@@ -205,7 +207,7 @@ class SchedulingQueue:
             if entry.where != "unschedulable":
                 continue
             plugins = entry.unschedulable_plugins
-            if not plugins or any(interested(p, event) for p in plugins):
+            if not plugins or any(interested(entry.pod, p, event) for p in plugins):
                 self._move(entry)
                 moved += 1
         return moved

@@ -6,7 +6,6 @@ from __future__ import annotations
 import contextlib
 import logging
 import time
-from collections.abc import Iterator
 
 import numpy as np
 
@@ -31,21 +30,13 @@ log = logging.getLogger(__name__)
 class ScheduleOne:
     """The scheduling cycle's steps, run by the scheduling thread one pod at a time."""
 
-    @contextlib.contextmanager
-    def _nominated_pods_placed(self, pod: PodInfo) -> Iterator[None]:
+    def _nominated_pods_placed(self, pod: PodInfo) -> contextlib.AbstractContextManager[object]:
         """Account pods nominated by preemption with priority >= this pod's on their nodes."""
-        placed: list[PodInfo] = []
         cluster = self.cluster
-        if cluster.nominated:
-            for row, ghosts in cluster.nominated_ghosts(pod).items():
-                for other in ghosts:
-                    cluster._place(other, row)
-                    placed.append(other)
-        try:
-            yield
-        finally:
-            for other in placed:
-                cluster._unplace(other)
+        if not cluster.nominated:
+            return contextlib.nullcontext()
+        ghosts = [(other, row) for row, pods in cluster.nominated_ghosts(pod).items() for other in pods]
+        return cluster.hypothetical(add=ghosts)
 
     def find_node(self, fw: Framework, state: CycleState, pod: PodInfo, record: CycleRecord | None) -> ScheduleResult:
         """Filter and score (kube-scheduler's schedulePod); no state is changed."""

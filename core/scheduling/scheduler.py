@@ -114,7 +114,9 @@ class Scheduler(EventHandlers, ScheduleOne, BindingCycle):
     def handle_for(self, framework: Framework) -> FrameworkHandle:
         h = self._handles.get(id(framework))
         if h is None or h.framework is not framework:
-            h = self._handles[id(framework)] = FrameworkHandle(self, framework)
+            h = self._handles[id(framework)] = FrameworkHandle(
+                framework, self.backend, self.cluster, self.clock.now, self.waiting_pods
+            )
         return h
 
     def framework_for(self, pod: PodInfo) -> Framework | None:

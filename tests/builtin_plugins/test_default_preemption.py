@@ -2,11 +2,22 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
 import numpy as np
 import pytest
-from kubeberth import ClusterState, Code, CycleState, Diagnosis, PodInfo, PostFilterResult, Status
+from kubeberth import (
+    ClusterState,
+    Code,
+    CycleState,
+    Diagnosis,
+    FilterScope,
+    PodInfo,
+    PostFilterResult,
+    Status,
+)
+from kubeberth.backends.embedded import EmbeddedCluster
 from kubeberth.builtin_plugins.default_preemption import (
     PDB,
     Candidate,
@@ -16,6 +27,7 @@ from kubeberth.builtin_plugins.default_preemption import (
 )
 from kubeberth.runtime.config import parse_configuration
 from kubeberth.runtime.generation import build_generation
+from kubeberth.scheduling.handle import FrameworkHandle
 from kubeberth.testing import make_node, make_pod
 
 PLUGINS = ["PrioritySort", "NodeResourcesFit", "VolumeRestrictions", "VolumeBinding", "DefaultPreemption", "DefaultBinder"]
@@ -32,15 +44,13 @@ def framework(args: dict[str, Any] | None = None, plugins: list[str] = PLUGINS):
     return build_generation(config=config).default_profile
 
 
-class FakeHandle:
-    """The slice of FrameworkHandle preemption uses, recording its writes."""
+class FakeHandle(FrameworkHandle):
+    """The runtime's Handle over a real framework and cache, recording preemption's writes."""
 
     def __init__(self, fw: Any, cluster: ClusterState) -> None:
-        self.framework = fw
-        self.cluster = cluster
+        super().__init__(fw, EmbeddedCluster(), cluster, lambda: 0.0, {})
         self.nominations: list[tuple[str, str | None]] = []
         self.deleted: list[str] = []
-        self.backend = None
 
     def nominate(self, pod: PodInfo, node_name: str | None) -> None:
         self.cluster.nominate(pod, node_name)
@@ -49,12 +59,6 @@ class FakeHandle:
     def delete_victim(self, victim: PodInfo, preemptor: PodInfo, node_name: str = "") -> Status:
         self.deleted.append(victim.name)
         return Status.success()
-
-    def get_waiting_pod(self, uid: str) -> None:
-        return None
-
-    def now(self) -> float:
-        return 0.0
 
 
 def pod(name: str, cpu: str, priority: int = 0, node: str = "", start: str | None = None, **kw: Any) -> PodInfo:
@@ -331,8 +335,6 @@ def test_topology_spread_sees_victims_gone_and_back() -> None:
 def test_batch_and_node_by_node_paths_agree(seed: int, monkeypatch: pytest.MonkeyPatch) -> None:
     import random
 
-    import kubeberth.builtin_plugins.default_preemption as dp
-
     def build() -> tuple[ClusterState, PodInfo]:
         rng = random.Random(seed)
         nodes, pods = [], []
@@ -353,10 +355,11 @@ def test_batch_and_node_by_node_paths_agree(seed: int, monkeypatch: pytest.Monke
         return cluster, pod("high", rng.choice(["1", "2", "3"]), 5)
 
     outcomes = []
-    for node_local in (dp.NODE_LOCAL_FILTERS, frozenset()):  # batch, then forced node by node
-        monkeypatch.setattr(dp, "NODE_LOCAL_FILTERS", node_local)
+    for node_by_node in (False, True):  # batch, then forced node by node
         cluster, preemptor = build()
         fw = framework({"minCandidateNodesPercentage": 0, "minCandidateNodesAbsolute": 7})
+        if node_by_node:  # as if every filter could read any pod: no batch evaluation
+            fw.capabilities.update({n: replace(c, filter_scope=FilterScope.CLUSTER) for n, c in fw.capabilities.items()})
         plugin = fw.plugins["DefaultPreemption"]
         plugin.offset_rand = lambda n: n // 3
         before = snapshot(cluster)

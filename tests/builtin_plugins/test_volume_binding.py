@@ -5,7 +5,8 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from kubeberth import ClusterState, Code, CycleState, PodInfo, Status
+from kubeberth import ClusterState, Code, CycleState, PodInfo
+from kubeberth.backends.embedded import EmbeddedCluster
 from kubeberth.builtin_plugins.volume_binding import (
     ERR_REASON_BIND_CONFLICT,
     ERR_REASON_NODE_CONFLICT,
@@ -15,6 +16,9 @@ from kubeberth.builtin_plugins.volume_binding import (
     node_selector_terms_match,
     topology_terms_match,
 )
+from kubeberth.runtime.config import parse_configuration
+from kubeberth.runtime.generation import build_generation
+from kubeberth.scheduling.handle import FrameworkHandle
 from kubeberth.testing import make_node, make_pod
 
 ZONE = "topology.kubernetes.io/zone"
@@ -302,33 +306,54 @@ def test_assumption_survives_new_plugin_instance_and_drops_when_bound() -> None:
     assert out == {"node-a-0": (ERR_REASON_BIND_CONFLICT,)}  # now really bound to c1
 
 
-class _Handle:
-    def __init__(self, backend: Any) -> None:
-        self.backend = backend
+def volume_handle(cluster: ClusterState) -> tuple[FrameworkHandle, EmbeddedCluster]:
+    """The runtime's Handle over an embedded cluster holding the cache's volume objects."""
+    backend = EmbeddedCluster()
+    for kind in ("PersistentVolume", "PersistentVolumeClaim", "StorageClass"):
+        for obj in cluster.list_objects(kind):
+            backend.apply({"kind": kind, **obj})
+    fw = build_generation(config=parse_configuration({"profiles": [{"schedulerName": "kubeberth"}]})).default_profile
+    return FrameworkHandle(fw, backend, cluster, lambda: 0.0, {}), backend
 
 
-class _VolumeBackend:
-    def __init__(self, result: Status | None = None) -> None:
-        self.calls: list[tuple[str, list[dict[str, Any]]]] = []
-        self.result = result or Status.success()
-
-    def bind_volumes(self, pod: PodInfo, assignments: list[dict[str, Any]]) -> Status:
-        self.calls.append((pod.name, assignments))
-        return self.result
-
-
-def test_pre_bind_hands_assignments_to_backend() -> None:
+def test_pre_bind_sets_claim_ref_on_the_chosen_pv() -> None:
     cluster = make_cluster(storage_class("local"), make_pvc("c"), make_pv("pv"), zones=("a",))
     plugin = VolumeBinding()
     pod = claim_pod("c")
     _, state, _ = run_filter(plugin, cluster, pod)
     plugin.reserve(state, pod, "node-a-0", cluster)
-    backend = _VolumeBackend()
-    assert plugin.pre_bind(state, pod, _Handle(backend)) is None
-    assert backend.calls == [("p", [{"claim": "default/c", "pv": "pv", "node": "node-a-0"}])]
-    failing = _VolumeBackend(Status.error("api down"))
-    assert plugin.pre_bind(state, pod, _Handle(failing)).code == Code.ERROR
-    assert plugin.pre_bind(state, pod, _Handle(_VolumeBackend(Status.skip()))) is None  # backend can't: no-op
+    handle, backend = volume_handle(cluster)
+    assert plugin.pre_bind(state, pod, handle) is None
+    pv = backend.get("PersistentVolume", "pv")
+    assert pv["spec"]["claimRef"]["name"] == "c" and pv["spec"]["claimRef"]["namespace"] == "default"
+    assert pv["metadata"]["annotations"]["pv.kubernetes.io/bound-by-controller"] == "yes"
+    assert pv["status"]["phase"] == "Bound"  # the embedded cluster is its own PV controller
+    assert backend.get("PersistentVolumeClaim", "default/c")["spec"]["volumeName"] == "pv"
+
+
+def test_pre_bind_fails_when_the_pv_was_claimed_meanwhile() -> None:
+    cluster = make_cluster(storage_class("local"), make_pvc("c"), make_pv("pv"), zones=("a",))
+    plugin = VolumeBinding()
+    pod = claim_pod("c")
+    _, state, _ = run_filter(plugin, cluster, pod)
+    plugin.reserve(state, pod, "node-a-0", cluster)
+    handle, backend = volume_handle(cluster)
+    backend.apply({"kind": "PersistentVolume", **make_pv("pv", claim_ref="other")})
+    status = plugin.pre_bind(state, pod, handle)
+    assert status.code == Code.ERROR
+    assert status.message == 'binding volumes of default/p: persistentvolume "pv" is already claimed by default/other'
+
+
+def test_pre_bind_marks_claims_to_provision_with_the_selected_node() -> None:
+    cluster = make_cluster(storage_class("csi", provisioner="csi.example.com"), make_pvc("c", storage_class="csi"), zones=("a",))
+    plugin = VolumeBinding()
+    pod = claim_pod("c")
+    _, state, _ = run_filter(plugin, cluster, pod)
+    plugin.reserve(state, pod, "node-a-0", cluster)
+    handle, backend = volume_handle(cluster)
+    assert plugin.pre_bind(state, pod, handle) is None
+    pvc = backend.get("PersistentVolumeClaim", "default/c")
+    assert pvc["metadata"]["annotations"]["volume.kubernetes.io/selected-node"] == "node-a-0"
 
 
 def test_pre_bind_skips_when_all_bound() -> None:
@@ -337,9 +362,10 @@ def test_pre_bind_skips_when_all_bound() -> None:
     pod = claim_pod("c")
     _, state, _ = run_filter(plugin, cluster, pod)
     plugin.reserve(state, pod, "node-a-0", cluster)
-    backend = _VolumeBackend()
-    plugin.pre_bind(state, pod, _Handle(backend))
-    assert backend.calls == []
+    handle, backend = volume_handle(cluster)
+    before = backend.get("PersistentVolume", "pv")
+    assert plugin.pre_bind(state, pod, handle) is None
+    assert backend.get("PersistentVolume", "pv") is before  # nothing written
 
 
 def test_evaluated_once_per_label_set() -> None:

@@ -29,7 +29,7 @@ from ...cache.podinfo import PodInfo
 from ..base import WATCHED_KINDS, Backend, ClusterEvent, EventSink
 from .client import ApiError, RawClient, TokenBucket, WriteStats
 from .events import EventRecorder
-from .informer import LIST_ORDER, RESOURCES, Informer
+from .informer import LIST_ORDER, RESOURCES, Informer, object_path
 from .status import StatusWriter
 
 log = logging.getLogger(__name__)
@@ -148,43 +148,34 @@ class KubernetesBackend(Backend):
         log.info("bound %s (%s) to %s", pod.key, pod.uid, node_name)
         return Status.success()
 
-    def bind_volumes(self, pod: PodInfo, assignments: list[dict[str, Any]]) -> Status:
-        """kube-scheduler's BindPodVolumes: claimRef on a chosen static PV (optimistic update), or
-        the selected-node annotation on a claim to be provisioned; the PV controller does the rest."""
+    def get_object(self, kind: str, key: str) -> dict[str, Any] | None:
+        try:
+            return self.raw.request("GET", object_path(kind, key))
+        except ApiError as exc:
+            if exc.status == 404:
+                return None
+            raise
+
+    def update_object(self, kind: str, obj: dict[str, Any]) -> Status:
         if not self.writes_allowed.is_set():
-            return Status.error("not the leader: volume binding refused")
-        for item in assignments:
-            namespace, claim = item["claim"].split("/", 1)
-            claim_path = f"/api/v1/namespaces/{namespace}/persistentvolumeclaims/{claim}"
-            try:
-                if item.get("pv"):
-                    pv_path = f"/api/v1/persistentvolumes/{item['pv']}"
-                    pv = self.raw.request("GET", pv_path)
-                    ref = (pv.get("spec") or {}).get("claimRef") or {}
-                    if ref and (ref.get("namespace"), ref.get("name")) != (namespace, claim):
-                        return Status.error(
-                            f'persistentvolume "{item["pv"]}" is already claimed by {ref.get("namespace")}/{ref.get("name")}'
-                        )
-                    if not ref:
-                        pvc = self.raw.request("GET", claim_path)
-                        pv.setdefault("metadata", {}).setdefault("annotations", {})[
-                            "pv.kubernetes.io/bound-by-controller"
-                        ] = "yes"
-                        pv["spec"]["claimRef"] = {
-                            "kind": "PersistentVolumeClaim",
-                            "apiVersion": "v1",
-                            "namespace": namespace,
-                            "name": claim,
-                            "uid": pvc["metadata"]["uid"],
-                            "resourceVersion": pvc["metadata"]["resourceVersion"],
-                        }
-                        self.raw.request("PUT", pv_path, body=pv)  # metadata.resourceVersion guards races
-                else:
-                    body = {"metadata": {"annotations": {"volume.kubernetes.io/selected-node": item["node"]}}}
-                    self.raw.request("PATCH", claim_path, body=body, content_type="application/merge-patch+json")
-            except ApiError as exc:
-                return Status.error(f"binding volumes of {pod.key}: {exc.message}")
-        log.info("bound volumes of %s: %s", pod.key, assignments)
+            return Status.error(f"not the leader: {kind} update refused")
+        meta = obj.get("metadata") or {}
+        key = f"{meta['namespace']}/{meta['name']}" if meta.get("namespace") else str(meta.get("name"))
+        try:
+            self.raw.request("PUT", object_path(kind, key), body=obj)  # metadata.resourceVersion guards races
+        except ApiError as exc:
+            return Status.error(f"updating {kind} {key}: {exc.message}")
+        log.info("updated %s %s", kind, key)
+        return Status.success()
+
+    def patch_object(self, kind: str, key: str, patch: dict[str, Any]) -> Status:
+        if not self.writes_allowed.is_set():
+            return Status.error(f"not the leader: {kind} patch refused")
+        try:
+            self.raw.request("PATCH", object_path(kind, key), body=patch, content_type="application/merge-patch+json")
+        except ApiError as exc:
+            return Status.error(f"patching {kind} {key}: {exc.message}")
+        log.info("patched %s %s", kind, key)
         return Status.success()
 
     def delete_pod(self, pod: PodInfo, reason: str) -> Status:

@@ -47,6 +47,18 @@ RESOURCES: dict[str, Resource] = {
         Resource("Pod", "/api/v1/pods", "status.phase!=Succeeded,status.phase!=Failed"),
     )
 }
+
+
+def object_path(kind: str, key: str) -> str:
+    """The REST path of one object of a watched kind ('ns/name' for namespaced kinds, else 'name')."""
+    collection = RESOURCES[kind].path
+    if "/" in key:
+        namespace, name = key.split("/", 1)
+        prefix, plural = collection.rsplit("/", 1)
+        return f"{prefix}/namespaces/{namespace}/{plural}/{name}"
+    return f"{collection}/{key}"
+
+
 # Nodes before pods, so placed pods find their node and pending pods are not tried on no nodes.
 LIST_ORDER = ("Namespace", "Node", "PersistentVolume", "PersistentVolumeClaim", "StorageClass", "CSINode",
               "PodDisruptionBudget", "Pod")

@@ -1,0 +1,369 @@
+"""The dry run (kube-scheduler's Evaluator): which candidate nodes could fit the pod, and with the
+fewest victims.
+
+For each candidate node (one rejected by a resolvable filter), all lower-priority pods are taken
+off the node hypothetically, the filters re-run on that node, and victims are then reprieved one
+by one (PDB-violating first, most important first) while the pod still fits. Every what-if goes
+through `cluster.hypothetical(...)`, which restores the cache exactly.
+
+PreFilter runs once per attempt and its state is cloned per check (kube-scheduler clones the
+cycle's state). Plugins' declared capabilities decide the rest:
+- a PreFilter whose state is `PreFilterState.RERUN` is re-run for every check (the others keep
+  no placed-pod data, or notice changes themselves);
+- when every active filter is node-local (`FilterScope.NODE` or `NODE_RESOURCES`), a chunk of
+  candidate nodes is evaluated in one batch call on hypothetical requested totals; otherwise each
+  node is checked alone, after a batch screen by the resource filters.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass
+
+import numpy as np
+from kubeberth import (
+    ClusterState,
+    CycleState,
+    Diagnosis,
+    FilterScope,
+    Handle,
+    PodInfo,
+    PreFilterState,
+    Status,
+)
+
+from .candidates import Candidate, importance_key
+from .pdb import PDB, filter_pods_with_pdb_violation
+
+NO_VICTIMS = "No preemption victims found for incoming pod"
+PRE_FILTER_RESULT_REASON = "node(s) didn't satisfy plugin(s) PreFilter result"
+_MIN_CHUNK = 32  # candidate nodes evaluated together once few more candidates are wanted
+
+Outcome = tuple[int, "list[PodInfo] | None", int, tuple[str, ...]]
+"""(row, victims or None, PDB violations, reasons when None)."""
+
+
+@dataclass(slots=True)
+class PreFilterSnapshot:
+    """The cycle's PreFilter state, computed once per preemption attempt and cloned per check,
+    with the plugin lists the capabilities allow (kube-scheduler clones CycleState and keeps it
+    current through PreFilterExtensions)."""
+
+    state: CycleState | None  # None: the cycle's pre_filter failed; every check re-runs all of it
+    narrowed: frozenset[str] | None
+    refresh: list[str] | None  # pre-filters re-run per check (PreFilterState.RERUN)
+    screen: list[str] | None  # active filters up to the last resource filter (or the resource filters)
+    screen_exact: bool  # the screen's filters are node-local: its reasons are the chain's
+    resources: list[str] | None  # the NODE_RESOURCES filters: necessary for the whole chain to pass
+    fast: bool  # every active filter is node-local and nothing needs a re-run: batch evaluation
+
+    @classmethod
+    def build(cls, pod: PodInfo, cluster: ClusterState, handle: Handle, all_rows: np.ndarray) -> PreFilterSnapshot:
+        state = CycleState()
+        status, narrowed = handle.run_pre_filter(state, pod, cluster.table.view(all_rows))
+        if not status.ok:
+            return cls(None, None, None, None, False, None, False)
+        caps = handle.capabilities
+        active = [p for p in handle.plugins_at("filter") if p not in state.skip_filter]
+        refresh = [
+            p for p in handle.plugins_at("pre_filter")
+            if caps(p).pre_filter_state is PreFilterState.RERUN and p not in state.skip_filter
+        ]
+        resource = [p for p in active if caps(p).filter_scope is FilterScope.NODE_RESOURCES]
+        screen, exact = None, False
+        if resource:
+            prefix = active[: active.index(resource[-1]) + 1]
+            exact = all(caps(p).filter_scope.node_local for p in prefix)
+            screen = prefix if exact else resource
+        return cls(
+            state,
+            narrowed,
+            refresh or None,
+            screen,
+            exact,
+            resource or None,
+            not refresh and all(caps(p).filter_scope.node_local for p in active),
+        )
+
+    def clone(self) -> CycleState:
+        assert self.state is not None
+        state = CycleState()
+        state.update(self.state)
+        state.skip_filter = set(self.state.skip_filter)
+        state.skip_score = set(self.state.skip_score)
+        return state
+
+
+class Evaluator:
+    """One preemption attempt for one pod: the inputs every step shares, and the dry run."""
+
+    def __init__(
+        self, plugin: str, pod: PodInfo, cluster: ClusterState, handle: Handle, all_rows: np.ndarray, pdbs: list[PDB]
+    ) -> None:
+        self.plugin = plugin
+        self.pod = pod
+        self.cluster = cluster
+        self.handle = handle
+        self.all_rows = all_rows
+        self.pdbs = pdbs
+        self.base = PreFilterSnapshot.build(pod, cluster, handle, all_rows)
+        self.nominated = cluster.nominated_ghosts(pod)
+
+    def dry_run(
+        self, potential: list[int], offset: int, wanted: int, statuses: dict[str, tuple[str, ...]]
+    ) -> list[Candidate]:
+        """Evaluate candidate nodes from `offset` until `wanted` candidates are found.
+
+        Nodes are taken in chunks in kube-scheduler's order; a chunk is evaluated in batch where the
+        active filters allow it (`PreFilterSnapshot.fast`), else node by node after a batch screen.
+        """
+        n = len(potential)
+        order = potential[offset:] + potential[:offset]
+        non_violating: list[Candidate] = []
+        violating: list[Candidate] = []
+        deferred: list[tuple[int, list[PodInfo]]] = []  # screened out: reasons only needed without candidates
+        cluster, pod = self.cluster, self.pod
+        names = cluster.table.names
+        pos = 0
+        done = False
+        while pos < n and not done:
+            size = max(wanted - len(non_violating) - len(violating), _MIN_CHUNK)
+            chunk = order[pos : pos + size]
+            pos += len(chunk)
+            items: list[tuple[int, list[PodInfo]]] = []
+            for row in chunk:
+                lower = [p for p in cluster.node_pods(row).values() if p.priority < pod.priority]
+                if lower:
+                    items.append((row, lower))
+                else:
+                    statuses[names[row] or ""] = (NO_VICTIMS,)
+            outcomes: Iterator[Outcome] = (
+                iter(self.evaluate_batch(items)) if self.base.fast else self.evaluate_each(items, deferred)
+            )
+            for row, victims, num_violations, reasons in outcomes:
+                name = names[row] or ""
+                if victims is None:
+                    statuses[name] = reasons
+                    continue
+                bucket = violating if num_violations else non_violating
+                if len(bucket) < wanted:
+                    bucket.append(Candidate(name, victims, num_violations))
+                if non_violating and len(non_violating) + len(violating) >= wanted:
+                    done = True
+                    break
+        if not non_violating and not violating:
+            for row, lower in deferred:  # only now do their exact reasons matter (the FitError text)
+                statuses[names[row] or ""] = self.select_victims_on_node(row, lower)[2]
+        return non_violating + violating
+
+    # ---- batch evaluation (every active filter is node-local) ------------------------------
+    def evaluate_batch(self, items: list[tuple[int, list[PodInfo]]]) -> list[Outcome]:
+        """kube-scheduler's per-node victim selection for many nodes at once.
+
+        Valid because every active filter is node-local (NODE_RESOURCES filters read only the
+        node's requested totals, NODE filters no pods at all): the hypothetical states of
+        different nodes are independent, so they are applied to the table together. With
+        nominated pods counted the node only gets fuller, so the pass without them cannot fail
+        where the pass with them succeeded; one pass per check suffices.
+        """
+        outcomes: dict[int, Outcome] = {}
+        rest = items
+        if self.base.narrowed is not None:
+            names = self.cluster.table.names
+            rest = []
+            for row, lower in items:
+                if names[row] in self.base.narrowed:
+                    rest.append((row, lower))
+                else:
+                    outcomes[row] = (row, None, 0, (PRE_FILTER_RESULT_REASON,))
+        if rest:
+            outcomes.update(self._batch_victims(rest))
+        return [outcomes[row] for row, _lower in items]
+
+    def _deltas(self, items: list[tuple[int, list[PodInfo]]]) -> tuple[np.ndarray, np.ndarray]:
+        """Rows and requested-resource deltas: every lower-priority pod gone, nominated pods in."""
+        table = self.cluster.table
+        for row, lower in items:  # vectors first: they may add resource columns
+            for p in (*lower, *self.nominated.get(row, ())):
+                table.request_vector(p)
+        width = len(table.resources)
+        rows = np.fromiter((row for row, _ in items), dtype=np.int64, count=len(items))
+        delta = np.zeros((len(items), width), dtype=np.int64)
+        for i, (row, lower) in enumerate(items):
+            for p in lower:
+                delta[i] -= table.request_vector(p)
+            for p in self.nominated.get(row, ()):
+                delta[i] += table.request_vector(p)
+        return rows, delta
+
+    def _batch_victims(self, items: list[tuple[int, list[PodInfo]]]) -> dict[int, Outcome]:
+        cluster, handle, pod, base = self.cluster, self.handle, self.pod, self.base
+        table = cluster.table
+        rows, delta = self._deltas(items)
+        out: dict[int, Outcome] = {}
+        with cluster.hypothetical() as what_if:
+            what_if.add_requests(rows, delta)
+            diagnosis = Diagnosis(num_all_nodes=len(items))
+            feasible = handle.run_filters(base.clone(), pod, table.view(rows), diagnosis)
+            if not feasible.all():
+                reasons_of = _reasons_by_row(diagnosis)
+                for i in np.flatnonzero(~feasible).tolist():
+                    row = int(rows[i])
+                    out[row] = (row, None, 0, reasons_of.get(row) or (f"node(s) were rejected by {self.plugin}",))
+            fit = np.flatnonzero(feasible)
+            # Reprieve: PDB-violating victims first, each group most important first; the k-th victim
+            # of every node is tried at once, kept back where the pod still fits.
+            ordered: list[list[PodInfo]] = []
+            split: list[int] = []
+            for i in fit.tolist():
+                lower = sorted(items[i][1], key=importance_key)
+                bad, good = filter_pods_with_pdb_violation(lower, self.pdbs)
+                ordered.append(bad + good)
+                split.append(len(bad))
+            counts = np.asarray([len(o) for o in ordered], dtype=np.int64)
+            depth = int(counts.max()) if len(ordered) else 0
+            is_victim = np.zeros((len(ordered), depth), dtype=bool)
+            fit_rows = rows[fit]
+            for k in range(depth):
+                active = np.flatnonzero(counts > k)
+                vecs = np.stack([table.request_vector(ordered[j][k]) for j in active.tolist()])
+                arows = fit_rows[active]
+                what_if.add_requests(arows, vecs)
+                ok = handle.run_filters(base.clone(), pod, table.view(arows))
+                if not ok.all():
+                    what_if.add_requests(arows[~ok], -vecs[~ok])
+                    is_victim[active[~ok], k] = True
+        for j, i in enumerate(fit.tolist()):
+            row = int(rows[i])
+            victims = [ordered[j][k] for k in np.flatnonzero(is_victim[j]).tolist()]
+            num_violations = int(is_victim[j, : split[j]].sum())
+            if 0 < split[j] < len(ordered[j]):
+                victims.sort(key=importance_key)
+            out[row] = _outcome(row, table.names[row] or "", victims, num_violations)
+        return out
+
+    # ---- node-by-node evaluation (some active filter reads other nodes' pods) ---------------
+    def evaluate_each(
+        self, items: list[tuple[int, list[PodInfo]]], deferred: list[tuple[int, list[PodInfo]]]
+    ) -> Iterator[Outcome]:
+        """Lazily, in order, after a batch screen of the resource filters (and those before them).
+
+        A node failing the screen cannot fit after removing all its lower-priority pods. When the
+        screened filters are all node-local its reasons are exact; otherwise they are computed only
+        if they end up in the FitError text (no candidate at all).
+        """
+        could_fit, reasons_of = self._screen(items)
+        for (row, lower), ok in zip(items, could_fit.tolist(), strict=True):
+            if not ok:
+                if reasons_of is None:
+                    deferred.append((row, lower))
+                else:
+                    yield row, None, 0, reasons_of.get(row) or (f"node(s) were rejected by {self.plugin}",)
+                continue
+            victims, num_violations, reasons = self.select_victims_on_node(row, lower)
+            if victims is None:
+                yield row, None, 0, reasons
+            else:
+                yield _outcome(row, self.cluster.table.names[row] or "", victims, num_violations)
+
+    def _screen(self, items: list[tuple[int, list[PodInfo]]]) -> tuple[np.ndarray, dict[int, tuple[str, ...]] | None]:
+        """The screen over all the nodes with every lower-priority pod gone and nominated pods in.
+
+        Returns the could-fit mask and, when the screen is exact, the reasons of the rows failing it.
+        """
+        base = self.base
+        if base.screen is None or base.state is None or not items:
+            return np.ones(len(items), dtype=bool), None
+        rows, delta = self._deltas(items)
+        diagnosis = Diagnosis(num_all_nodes=len(items))
+        with self.cluster.hypothetical() as what_if:
+            what_if.add_requests(rows, delta)
+            mask = self.handle.run_filters(base.clone(), self.pod, self.cluster.table.view(rows), diagnosis, base.screen)
+        if not base.screen_exact:
+            return mask, None
+        return mask, _reasons_by_row(diagnosis)
+
+    def select_victims_on_node(self, row: int, lower: list[PodInfo]) -> tuple[list[PodInfo] | None, int, tuple[str, ...]]:
+        """Fewest victims on one node: (victims or None, PDB violations, reasons when None)."""
+        potential = list(lower)
+        with self.cluster.hypothetical(remove=potential) as what_if:
+            fits, reasons = self._fits(row)
+            if not fits:
+                return None, 0, reasons
+            potential.sort(key=importance_key)
+            violating, non_violating = filter_pods_with_pdb_violation(potential, self.pdbs)
+            victims: list[PodInfo] = []
+            num_violations = 0
+            for group, counts in ((violating, True), (non_violating, False)):
+                for victim in group:
+                    what_if.add(victim, row)
+                    if not self._fits(row, reprieve=True)[0]:
+                        what_if.remove(victim)
+                        victims.append(victim)
+                        num_violations += int(counts)
+            if violating and non_violating:
+                victims.sort(key=importance_key)
+            return victims, num_violations, ()
+
+    def _fits(self, row: int, reprieve: bool = False) -> tuple[bool, tuple[str, ...]]:
+        """RunFilterPluginsWithNominatedPods on one node: with this node's nominated pods, then without.
+
+        `reprieve`: only the verdict matters, so the resource filters alone (cheap, and necessary
+        for the whole chain to pass) are tried first with the nominated pods in.
+        """
+        nominated_here = self.nominated.get(row, [])
+        if nominated_here:
+            with self.cluster.hypothetical(add=[(other, row) for other in nominated_here]):
+                if reprieve and not self._resources_fit(row):
+                    return False, ()
+                fits, reasons = self._run_filters_on(row)
+            if not fits:
+                return fits, reasons
+        elif reprieve and not self._resources_fit(row):
+            return False, ()
+        return self._run_filters_on(row)
+
+    def _resources_fit(self, row: int) -> bool:
+        base = self.base
+        if base.resources is None or base.state is None:
+            return True
+        one = self.cluster.table.view(np.asarray([row], dtype=np.int64))
+        return bool(self.handle.run_filters(base.clone(), self.pod, one, None, base.resources)[0])
+
+    def _run_filters_on(self, row: int) -> tuple[bool, tuple[str, ...]]:
+        base, handle, pod = self.base, self.handle, self.pod
+        table = self.cluster.table
+        if base.state is None:
+            state = CycleState()
+            status, narrowed = handle.run_pre_filter(state, pod, table.view(self.all_rows))
+        else:
+            state = base.clone()
+            status, narrowed = Status.success(), base.narrowed
+            if base.refresh is not None:
+                status, refreshed = handle.run_pre_filter(state, pod, table.view(self.all_rows), base.refresh)
+                if refreshed is not None:
+                    narrowed = refreshed if narrowed is None else narrowed & refreshed
+        if not status.ok:
+            return False, status.reasons or (status.message,)
+        if narrowed is not None and table.names[row] not in narrowed:
+            return False, (PRE_FILTER_RESULT_REASON,)
+        diagnosis = Diagnosis(num_all_nodes=1)
+        feasible = handle.run_filters(state, pod, table.view(np.asarray([row], dtype=np.int64)), diagnosis)
+        if feasible[0]:
+            return True, ()
+        return False, tuple(dict.fromkeys(reason for _p, reason, _rows, _c in diagnosis.rejections))
+
+
+def _outcome(row: int, name: str, victims: list[PodInfo], num_violations: int) -> Outcome:
+    if not victims:  # kube-scheduler reports this as an error for the node, never a candidate
+        return row, None, 0, (f'expected at least one victim pod on node "{name}"',)
+    return row, victims, num_violations, ()
+
+
+def _reasons_by_row(diagnosis: Diagnosis) -> dict[int, tuple[str, ...]]:
+    """Per rejected row, its reasons in order (one plugin per row: filters stop at the first failure)."""
+    out: dict[int, dict[str, None]] = {}
+    for _plugin, reason, rejected_rows, _code in diagnosis.rejections:
+        for r in rejected_rows.tolist():
+            out.setdefault(r, {})[reason] = None
+    return {r: tuple(reasons) for r, reasons in out.items()}

@@ -1,0 +1,129 @@
+"""The DefaultPreemption plugin: eligibility, the PostFilter hook, and preparing the chosen candidate."""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Callable
+from typing import Any
+
+from kubeberth import ClusterState, Code, Diagnosis, Handle, PodInfo, PostFilterResult, Status, hookimpl
+from pydantic import BaseModel, ConfigDict, Field, model_validator
+
+from .candidates import Candidate, fit_error_message, pick_one_node_for_preemption
+from .evaluator import Evaluator
+from .pdb import PDB
+
+NOT_ELIGIBLE_NEVER = "not eligible due to preemptionPolicy=Never."
+NOT_ELIGIBLE_TERMINATING = "not eligible due to a terminating pod on the nominated node."
+
+
+class DefaultPreemption:
+    """PostFilter: nominates a node for the pod and evicts the victims that make it fit there."""
+
+    name = "DefaultPreemption"
+
+    class Args(BaseModel):
+        """DefaultPreemptionArgs (kubescheduler.config.k8s.io/v1)."""
+
+        model_config = ConfigDict(extra="forbid")
+        minCandidateNodesPercentage: int = Field(10, ge=0, le=100)
+        minCandidateNodesAbsolute: int = Field(100, ge=0)
+
+        @model_validator(mode="after")
+        def _not_both_zero(self) -> DefaultPreemption.Args:
+            if self.minCandidateNodesPercentage == 0 and self.minCandidateNodesAbsolute == 0:
+                raise ValueError("minCandidateNodesPercentage and minCandidateNodesAbsolute cannot both be zero")
+            return self
+
+    def __init__(self, args: Args | None = None) -> None:
+        self.args = args or self.Args()
+        # Where the dry run starts among the candidates (kube-scheduler: random); tests may replace it.
+        self.offset_rand: Callable[[int], int] = random.Random(0x5EED).randrange
+        self._preempted: set[str] = set()  # victims this plugin deleted (terminating by preemption)
+
+    def calculate_num_candidates(self, num_nodes: int) -> int:
+        n = num_nodes * self.args.minCandidateNodesPercentage // 100
+        n = max(n, self.args.minCandidateNodesAbsolute)
+        return min(n, num_nodes)
+
+    # ---- eligibility -------------------------------------------------------------------
+    def _terminating_by_preemption(self, pod: PodInfo) -> bool:
+        if not pod.deleting:
+            return False
+        if pod.uid in self._preempted:
+            return True
+        for cond in (pod.raw.get("status") or {}).get("conditions") or ():
+            if cond.get("type") == "DisruptionTarget":
+                return cond.get("status") == "True" and cond.get("reason") == "PreemptionByScheduler"
+        return False
+
+    def eligible(self, pod: PodInfo, cluster: ClusterState, diagnosis: Diagnosis) -> tuple[bool, str]:
+        if pod.preemption_policy == "Never":
+            return False, NOT_ELIGIBLE_NEVER
+        nominated = pod.nominated_node_name
+        row = cluster.table.row_of.get(nominated) if nominated else None
+        if row is not None and row not in diagnosis.unresolvable_rows():
+            for other in cluster.node_pods(row).values():
+                if other.priority < pod.priority and self._terminating_by_preemption(other):
+                    return False, NOT_ELIGIBLE_TERMINATING
+        return True, ""
+
+    # ---- post_filter -------------------------------------------------------------------
+    @hookimpl
+    def post_filter(
+        self, state: dict[str, Any], pod: PodInfo, cluster: ClusterState, handle: Handle, diagnosis: Diagnosis
+    ) -> PostFilterResult | Status:
+        ok, why = self.eligible(pod, cluster, diagnosis)
+        if not ok:
+            return Status(Code.UNSCHEDULABLE, (f"preemption: {why}",))
+        all_rows = cluster.table.ordered_rows()
+        rejected: set[int] = set()
+        for _plugin, _reason, rows, _code in diagnosis.rejections:
+            rejected.update(rows.tolist())
+        unresolvable = diagnosis.unresolvable_rows()
+        potential = [r for r in all_rows.tolist() if r in rejected and r not in unresolvable]
+        statuses: dict[str, tuple[str, ...]] = {}
+        candidates: list[Candidate] = []
+        if potential:
+            pdbs = [PDB.from_dict(o) for o in cluster.list_objects("PodDisruptionBudget")]
+            evaluator = Evaluator(self.name, pod, cluster, handle, all_rows, pdbs)
+            n = len(potential)
+            offset = self.offset_rand(n) if n > 1 else 0
+            candidates = evaluator.dry_run(potential, offset, self.calculate_num_candidates(n), statuses)
+        if not candidates:
+            if pod.nominated_node_name:
+                handle.nominate(pod, None)  # preemption cannot help: clear a stale nomination
+            message = fit_error_message(len(all_rows), statuses)
+            return Status(Code.UNSCHEDULABLE, (f"preemption: {message}",))
+        best = pick_one_node_for_preemption(candidates)
+        assert best is not None
+        failure = self.prepare_candidate(best, pod, cluster, handle)
+        if failure is not None:
+            return failure
+        handle.nominate(pod, best.node)
+        return PostFilterResult(
+            nominated_node=best.node, victims=tuple(v.key for v in best.victims), candidates=len(candidates)
+        )
+
+    def prepare_candidate(self, best: Candidate, pod: PodInfo, cluster: ClusterState, handle: Handle) -> Status | None:
+        """Evict the victims (reject waiting ones) and clear lower-priority nominations on the node."""
+        for victim in best.victims:
+            if victim.deleting:
+                continue  # graceful deletion already under way
+            waiting = handle.get_waiting_pod(victim.uid)
+            if waiting is not None:
+                waiting.reject(self.name, "preempted")
+                continue
+            status = handle.delete_victim(victim, pod, best.node)
+            if status is not None and not status.ok:
+                return Status(Code.ERROR, status.reasons, self.name)
+            self._remember(victim.uid, cluster)
+        for other in list(cluster.nominated.get(best.node, {}).values()):
+            if other.uid != pod.uid and other.priority < pod.priority:
+                handle.nominate(other, None)
+        return None
+
+    def _remember(self, uid: str, cluster: ClusterState) -> None:
+        self._preempted.add(uid)
+        if len(self._preempted) > 4096:
+            self._preempted = {u for u in self._preempted if u in cluster.pods}

@@ -1,0 +1,129 @@
+"""What a plugin declares about itself, instead of the framework guessing from its name.
+
+kube-scheduler asks plugins: `EventsToRegister` (which cluster events can make a pod this plugin
+rejected schedulable again) and `PreFilterExtensions` (how to keep PreFilter state current when
+preemption adds or removes pods hypothetically). Here a plugin declares the same with class
+attributes, all optional, read once when a generation is built:
+
+    class GpuFit:
+        name = "GpuFit"
+        requeue_on = {"Node/Add", "Node/Update", "Pod/Delete"}   # EventsToRegister
+        filter_scope = FilterScope.NODE_RESOURCES                  # reads its node's requests only
+        pre_filter_state = PreFilterState.NO_POD_DATA              # nothing to redo on what-ifs
+
+The defaults are the safe ones: any event may help (requeue on everything), the filter may read
+any pod anywhere, and PreFilter is re-run for every hypothetical check preemption makes.
+"""
+
+from __future__ import annotations
+
+import enum
+import re
+from collections.abc import Collection
+from dataclasses import dataclass
+from typing import Any
+
+_EVENT = re.compile(r"^[A-Z][A-Za-z0-9]*(/(Add|Update|Delete))?$")
+
+__all__ = ["CLUSTER_EVENTS", "Capabilities", "FilterScope", "PreFilterState", "capabilities_of"]
+
+CLUSTER_EVENTS = (
+    "Node/Add",
+    "Node/Update",
+    "Node/Delete",
+    "Pod/Add",
+    "Pod/Update",
+    "Pod/Delete",
+    "PersistentVolume/Add",
+    "PersistentVolume/Update",
+    "PersistentVolume/Delete",
+    "PersistentVolumeClaim/Add",
+    "PersistentVolumeClaim/Update",
+    "PersistentVolumeClaim/Delete",
+    "StorageClass/Add",
+    "StorageClass/Update",
+    "StorageClass/Delete",
+    "PodDisruptionBudget/Add",
+    "PodDisruptionBudget/Update",
+    "PodDisruptionBudget/Delete",
+    "Namespace/Add",
+    "Namespace/Update",
+    "Namespace/Delete",
+    "CSINode/Add",
+    "CSINode/Update",
+    "CSINode/Delete",
+)
+"""The events `requeue_on` may name: `Kind/Action`, or just `Kind` for every action on it.
+
+`Pod/Add` is a pod newly placed on a node (bound or assumed), `Pod/Delete` a placed pod gone.
+"""
+
+
+class FilterScope(enum.Enum):
+    """What a filter's verdict on one node may depend on (preemption's dry run relies on it).
+
+    NODE            only the node itself (labels, taints, name, images, volumes it can attach):
+                    removing pods never changes the verdict.
+    NODE_RESOURCES  the node and its requested resource totals (`nodes.requested(...)`), nothing
+                    else about pods: preemption may evaluate many nodes in one batch call with
+                    hypothetical requests.
+    CLUSTER         anything, including pods on other nodes (the default).
+    """
+
+    NODE = "node"
+    NODE_RESOURCES = "node-resources"
+    CLUSTER = "cluster"
+
+    @property
+    def node_local(self) -> bool:
+        return self is not FilterScope.CLUSTER
+
+
+class PreFilterState(enum.Enum):
+    """How a plugin's PreFilter state relates to placed pods (kube-scheduler's PreFilterExtensions).
+
+    NO_POD_DATA    the state holds nothing derived from placed pods: preemption reuses it as is.
+    SELF_UPDATING  the filter notices placed-pod changes (see `helpers.pod_state_version`) and
+                   recomputes what it needs: preemption reuses it as is.
+    RERUN          anything else (the default): preemption re-runs this PreFilter for every
+                   hypothetical check, the way AddPod/RemovePod would update it.
+    """
+
+    NO_POD_DATA = "no-pod-data"
+    SELF_UPDATING = "self-updating"
+    RERUN = "rerun"
+
+
+@dataclass(frozen=True, slots=True)
+class Capabilities:
+    """One plugin's declarations, normalized; `requeue_on` None means every event."""
+
+    requeue_on: frozenset[str] | None = None
+    filter_scope: FilterScope = FilterScope.CLUSTER
+    pre_filter_state: PreFilterState = PreFilterState.RERUN
+
+    def interested_in(self, event: str) -> bool:
+        """Can `event` ("Kind/Action") make a pod this plugin rejected schedulable?"""
+        wanted = self.requeue_on
+        if wanted is None:
+            return True
+        return event in wanted or event.split("/", 1)[0] in wanted
+
+
+def capabilities_of(plugin: Any) -> Capabilities:
+    """Read a plugin's declarations; a value of the wrong type raises TypeError naming it."""
+    requeue_on = getattr(plugin, "requeue_on", None)
+    if requeue_on is not None:
+        if isinstance(requeue_on, str) or not isinstance(requeue_on, Collection):
+            raise TypeError(f"requeue_on must be a collection of event names like 'Node/Add', got {requeue_on!r}")
+        bad = sorted(str(e) for e in requeue_on if not isinstance(e, str) or not _EVENT.match(e))
+        if bad:
+            raise TypeError(f"requeue_on: {bad} are not events; write Kind or Kind/Add|Update|Delete, e.g. 'Node/Add'")
+        requeue_on = frozenset(requeue_on)
+    scope = getattr(plugin, "filter_scope", FilterScope.CLUSTER)
+    if not isinstance(scope, FilterScope):
+        raise TypeError(f"filter_scope must be a FilterScope, got {scope!r}")
+    state = getattr(plugin, "pre_filter_state", PreFilterState.RERUN)
+    if not isinstance(state, PreFilterState):
+        raise TypeError(f"pre_filter_state must be a PreFilterState, got {state!r}")
+    return Capabilities(requeue_on, scope, state)

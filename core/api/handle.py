@@ -1,0 +1,138 @@
+"""The Handle: the services a running framework gives its plugins (kube-scheduler's framework.Handle).
+
+Every hook may ask for `handle`. It is the only way a plugin reaches beyond its arguments: cluster
+reads, the few writes a plugin may make, pods waiting at Permit, the clock, the generation, and
+running the profile's other plugins (what preemption needs). It is a Protocol, so a test can hand a
+plugin any object with these members; the runtime's implementation holds injected services only
+(backend, cache, clock, waiting pods, framework), never the scheduler itself.
+
+Threading: scheduling-cycle hooks (pre_filter .. permit, post_filter) run on the scheduling thread
+and may read `cluster`; binding-cycle hooks (pre_bind, bind, post_bind) run on worker threads and
+must use only the write methods and `get_object`, which are thread-safe.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
+
+if TYPE_CHECKING:
+    import numpy as np
+
+    from ..cache.cluster import ClusterState
+    from ..cache.nodetable import NodeView
+    from ..cache.podinfo import PodInfo
+    from ..runtime.records import Diagnosis
+    from .capabilities import Capabilities
+    from .status import Status
+    from .types import CycleState
+
+__all__ = ["Handle", "WaitingPodHandle"]
+
+
+@runtime_checkable
+class WaitingPodHandle(Protocol):
+    """A pod held at Permit: release it with `allow` from every plugin that asked it to wait."""
+
+    @property
+    def pod(self) -> PodInfo: ...
+
+    @property
+    def pending_plugins(self) -> list[str]: ...
+
+    def allow(self, plugin: str) -> None: ...
+
+    def reject(self, plugin: str, message: str) -> None: ...
+
+
+@runtime_checkable
+class Handle(Protocol):
+    """What a plugin may do beyond its own state. All members are documented; nothing else exists."""
+
+    # ---- reads -----------------------------------------------------------------------------
+    @property
+    def cluster(self) -> ClusterState:
+        """The scheduler's cache: nodes (`cluster.table`), placed pods, PVs/PVCs/... by kind.
+
+        Read-only for plugins, except through `cluster.hypothetical(...)` (what-if placements,
+        undone on exit). Scheduling thread only.
+        """
+        ...
+
+    @property
+    def profile(self) -> str:
+        """The schedulerName of the profile this plugin instance runs in."""
+        ...
+
+    @property
+    def generation_id(self) -> str:
+        """The id of the generation (plugins + configuration) this cycle runs on, e.g. 'g3-1a2b3c4d'."""
+        ...
+
+    def now(self) -> float:
+        """The scheduler's clock in seconds (virtual in `simulate`, wall time in `run`)."""
+        ...
+
+    def get_object(self, kind: str, key: str) -> dict[str, Any] | None:
+        """A fresh read from the cluster (not the cache) of `kind` at `key` ('ns/name' or 'name');
+        None when it does not exist. For read-modify-write in PreBind (thread-safe)."""
+        ...
+
+    # ---- writes ----------------------------------------------------------------------------
+    def nominate(self, pod: PodInfo, node_name: str | None) -> None:
+        """Set (or clear, with None) the pod's nominated node, in the cache and in its status."""
+        ...
+
+    def delete_victim(self, victim: PodInfo, preemptor: PodInfo, node_name: str = "") -> Status:
+        """Delete a preemption victim and record a Preempted event on it; NotFound counts as success."""
+        ...
+
+    def bind(self, pod: PodInfo, node_name: str) -> Status:
+        """Bind the pod through the Binding subresource (for bind plugins)."""
+        ...
+
+    def update_object(self, kind: str, obj: dict[str, Any]) -> Status:
+        """Replace an object the plugin owns the change to (e.g. a PV's claimRef). The object's
+        metadata.resourceVersion guards the write: a concurrent change is an Error status."""
+        ...
+
+    def patch_object(self, kind: str, key: str, patch: Mapping[str, Any]) -> Status:
+        """JSON merge-patch an object the plugin owns the change to (e.g. an annotation)."""
+        ...
+
+    # ---- Permit ----------------------------------------------------------------------------
+    def get_waiting_pod(self, uid: str) -> WaitingPodHandle | None:
+        """The pod waiting at Permit with this uid, if any."""
+        ...
+
+    def waiting_pods(self) -> list[WaitingPodHandle]:
+        """Every pod waiting at Permit (a snapshot)."""
+        ...
+
+    # ---- the profile's other plugins (preemption, what-ifs) ---------------------------------
+    def plugins_at(self, point: str) -> list[str]:
+        """The plugins enabled at an extension point, in order (e.g. 'filter')."""
+        ...
+
+    def capabilities(self, plugin: str) -> Capabilities:
+        """A plugin's declared capabilities (see kubeberth.api.capabilities)."""
+        ...
+
+    def run_pre_filter(
+        self, state: CycleState, pod: PodInfo, nodes: NodeView, plugins: Sequence[str] | None = None
+    ) -> tuple[Status, frozenset[str] | None]:
+        """Run PreFilter (all plugins, or just `plugins`) into `state`; returns the status and the
+        narrowed node names (None: not narrowed)."""
+        ...
+
+    def run_filters(
+        self,
+        state: CycleState,
+        pod: PodInfo,
+        nodes: NodeView,
+        diagnosis: Diagnosis | None = None,
+        plugins: Sequence[str] | None = None,
+    ) -> np.ndarray:
+        """Run the Filter chain (or just `plugins`) over `nodes` with `state`; returns the feasible
+        mask aligned with `nodes`, and fills `diagnosis` with per-plugin reasons when given."""
+        ...

@@ -1,0 +1,92 @@
+"""Declared capabilities: requeue interest per profile, filter scope and PreFilter state, validation."""
+
+from __future__ import annotations
+
+import pytest
+from kubeberth import Capabilities, FilterScope, PreFilterState, hookimpl
+from kubeberth.api.capabilities import capabilities_of
+from kubeberth.errors import PluginLoadError
+from kubeberth.runtime.config import parse_configuration
+from kubeberth.runtime.generation import build_generation
+
+
+class Picky:
+    name = "Picky"
+    requeue_on = {"Node/Update", "PersistentVolume"}
+    filter_scope = FilterScope.NODE
+    pre_filter_state = PreFilterState.NO_POD_DATA
+
+    @hookimpl
+    def filter(self, nodes):  # noqa: ANN001, ANN201
+        return None
+
+
+class Plain:
+    name = "Plain"
+
+    @hookimpl
+    def filter(self, nodes):  # noqa: ANN001, ANN201
+        return None
+
+
+def test_declarations_are_read_and_defaults_are_safe() -> None:
+    caps = capabilities_of(Picky())
+    assert caps == Capabilities(frozenset({"Node/Update", "PersistentVolume"}), FilterScope.NODE, PreFilterState.NO_POD_DATA)
+    assert caps.interested_in("Node/Update") and caps.interested_in("PersistentVolume/Add")
+    assert not caps.interested_in("Node/Add") and not caps.interested_in("Pod/Delete")
+    plain = capabilities_of(Plain())
+    assert plain == Capabilities(None, FilterScope.CLUSTER, PreFilterState.RERUN)
+    assert plain.interested_in("Pod/Delete") and not plain.filter_scope.node_local
+
+
+@pytest.mark.parametrize(
+    ("attr", "value", "message"),
+    [
+        ("requeue_on", "Node/Add", "requeue_on must be a collection of event names"),
+        ("requeue_on", {"Node/Added"}, "requeue_on: ['Node/Added'] are not events"),
+        ("filter_scope", "node", "filter_scope must be a FilterScope, got 'node'"),
+        ("pre_filter_state", True, "pre_filter_state must be a PreFilterState, got True"),
+    ],
+)
+def test_a_bad_declaration_fails_the_generation_naming_the_plugin(attr: str, value: object, message: str) -> None:
+    bad = Plain()
+    setattr(bad, attr, value)
+    config = parse_configuration(
+        {"profiles": [{"schedulerName": "s", "plugins": {"filter": {"enabled": [{"name": "Plain"}]}}}]}
+    )
+    with pytest.raises(PluginLoadError, match="plugin 'Plain'") as err:
+        build_generation(config=config, extra_plugins=[bad])
+    assert message in str(err.value)
+
+
+def test_requeue_interest_is_per_profile() -> None:
+    """Two profiles enable same-named plugins declared differently: each pod's own profile decides."""
+
+    class Strict(Plain):
+        requeue_on = ("Node/Update",)
+
+    config = parse_configuration(
+        {
+            "profiles": [
+                {"schedulerName": "a", "plugins": {"filter": {"enabled": [{"name": "Plain"}]}}},
+                {"schedulerName": "b", "plugins": {"filter": {"enabled": [{"name": "Plain"}]}}},
+            ]
+        }
+    )
+    gen = build_generation(config=config, extra_plugins=[Plain()])
+    a, b = gen.profiles["a"], gen.profiles["b"]
+    b.capabilities["Plain"] = capabilities_of(Strict())
+    assert a.interested("Plain", "Node/Add") and not b.interested("Plain", "Node/Add")
+    assert b.interested("Plain", "Node/Update")
+
+
+def test_builtins_declare_what_preemption_needs() -> None:
+    gen = build_generation()
+    fw = gen.default_profile
+    scopes = {name: fw.capabilities_of(name).filter_scope for name in fw.enabled("filter")}
+    assert scopes["NodeResourcesFit"] is FilterScope.NODE_RESOURCES
+    assert {n for n, s in scopes.items() if s is FilterScope.NODE} == {
+        "NodeUnschedulable", "NodeName", "TaintToleration", "NodeAffinity", "VolumeBinding", "VolumeZone",
+    }
+    rerun = [n for n in fw.enabled("pre_filter") if fw.capabilities_of(n).pre_filter_state is PreFilterState.RERUN]
+    assert rerun == ["VolumeRestrictions"]
