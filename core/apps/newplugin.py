@@ -107,7 +107,7 @@ candidate nodes, and return arrays aligned with it.
 from __future__ import annotations
 
 import numpy as np
-from kubeberth import MAX_NODE_SCORE, FilterResult, NodeView, PodInfo, StrictArgs, hookimpl
+from kubeberth import MAX_NODE_SCORE, Code, FilterResult, NodeView, PodInfo, StrictArgs, hookimpl
 from pydantic import Field
 
 
@@ -131,7 +131,10 @@ class $plugin:
             return None  # no team: every node passes
         ids, values = nodes.label_values(self.label)  # ids index `values`; -1: label missing
         wanted = values.index(team) if team in values else -2
-        return FilterResult.reject_where(ids != wanted, f"node(s) are not for {self.label} {team}")
+        # Unresolvable: preemption skips these nodes, since evicting pods cannot make them fit.
+        return FilterResult.reject_where(
+            ids != wanted, f"node(s) are not for {self.label} {team}", Code.UNSCHEDULABLE_AND_UNRESOLVABLE
+        )
 
     @hookimpl
     def score(self, pod: PodInfo, nodes: NodeView) -> np.ndarray:
