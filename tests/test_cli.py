@@ -191,3 +191,81 @@ def test_simulate_explain_one_pod() -> None:
     assert record["message"].startswith("0/3 nodes are available: 3 Insufficient cpu.")
     proc = kubeberth_cli("simulate", "--cluster", str(FIXTURES / "cluster.yaml"), "--explain", "default/ghost")
     assert_one_line_error(proc, "default/ghost")
+
+
+# ---- simulate exit codes: 0 ok, 1 pods ended in Error, 2 bad input, 3 unschedulable (opt-in) --
+FLAKY_PLUGINS = {
+    "boom.py": """\
+        from kubeberth import hookimpl
+
+
+        class Boom:
+            \"\"\"Raises for pods in namespace prod, every attempt.\"\"\"
+
+            name = "Boom"
+
+            @hookimpl
+            def filter(self, pod, nodes):
+                if pod.namespace == "prod":
+                    raise RuntimeError("kaboom")
+        """,
+    "once.py": """\
+        from kubeberth import hookimpl
+
+
+        class Once:
+            \"\"\"Raises on each pod's first attempt only: the retry schedules it.\"\"\"
+
+            name = "Once"
+            seen = set()
+
+            @hookimpl
+            def filter(self, pod, nodes):
+                if pod.uid not in self.seen:
+                    self.seen.add(pod.uid)
+                    raise RuntimeError("first time")
+        """,
+}
+
+
+def _plugin_setup(tmp_path: Path, plugin: str) -> list[str]:
+    folder = tmp_path / "plugins"
+    folder.mkdir(exist_ok=True)
+    for name, body in FLAKY_PLUGINS.items():
+        (folder / name).write_text(textwrap.dedent(body))
+    (tmp_path / "config.yaml").write_text(
+        f"profiles:\n- plugins:\n    filter:\n      enabled: [{{name: {plugin}}}]\n"
+    )
+    return ["--config", str(tmp_path / "config.yaml"), "--plugins-dir", str(folder)]
+
+
+@pytest.mark.parametrize("output", [(), ("--json",), ("--explain", "prod/api-1")])
+def test_simulate_exits_1_when_a_pod_ended_in_error(tmp_path: Path, output: tuple[str, ...]) -> None:
+    proc = kubeberth_cli("simulate", "--cluster", str(FIXTURES / "cluster.yaml"), *_plugin_setup(tmp_path, "Boom"), *output)
+    assert proc.returncode == 1, proc.stderr
+    assert proc.stdout  # the summary (or explanation) is still printed
+    last = proc.stderr.splitlines()[-1]
+    assert last == "error: 1 pod(s) ended in Error (a plugin raised or returned Error; see the summary): prod/api-1"
+    if output == ("--json",):
+        out = json.loads(proc.stdout)
+        assert out["errored"] == 1 and out["error_reasons"] == {"plugin Boom raised RuntimeError: kaboom": 1}
+
+
+def test_simulate_retried_errors_exit_0_and_are_counted(tmp_path: Path) -> None:
+    proc = kubeberth_cli("simulate", "--cluster", str(FIXTURES / "cluster.yaml"), *_plugin_setup(tmp_path, "Once"), "--json")
+    assert proc.returncode == 0, proc.stderr
+    out = json.loads(proc.stdout)
+    assert out["errored"] == 0
+    assert out["error_attempts"] == 4  # first attempts of the pods that reach Once (not huge: fits nowhere)
+    assert out["scheduled"] == 4 and out["unschedulable"] == 1
+    proc = kubeberth_cli("simulate", "--cluster", str(FIXTURES / "cluster.yaml"), *_plugin_setup(tmp_path, "Once"))
+    assert "errored: 0 (4 failed attempts)" in proc.stdout
+
+
+def test_simulate_unschedulable_pods_exit_0_unless_asked(tmp_path: Path) -> None:
+    cluster = str(FIXTURES / "cluster.yaml")  # default/huge fits nowhere
+    assert kubeberth_cli("simulate", "--cluster", cluster).returncode == 0
+    proc = kubeberth_cli("simulate", "--cluster", cluster, "--fail-on-unschedulable", "--json")
+    assert proc.returncode == 3, proc.stderr
+    assert json.loads(proc.stdout)["unschedulable"] == 1
+    assert proc.stderr.splitlines()[-1] == "error: 1 pod(s) unschedulable (--fail-on-unschedulable): default/huge"

@@ -67,6 +67,11 @@ def build_parser() -> argparse.ArgumentParser:
     sim.add_argument("--json", action="store_true", help="print one JSON object")
     sim.add_argument("--placements", action="store_true", help="include every pod's node in --json output")
     sim.add_argument("--explain", metavar="NAMESPACE/POD", help="tell why one pod landed where it did, or is Pending")
+    sim.add_argument(
+        "--fail-on-unschedulable",
+        action="store_true",
+        help="exit 3 if any pod is unschedulable (exit codes: 0 ok, 1 a pod ended in Error, 2 bad input)",
+    )
 
     bench = sub.add_parser("bench", help="measure throughput on generated clusters")
     _common(bench)
@@ -163,15 +168,18 @@ def cmd_simulate(args: argparse.Namespace, settings: Settings) -> int:
         if record is None:
             raise KubeberthError(f"--explain: no scheduling cycle recorded for pod {args.explain!r} (use namespace/name)")
         print(json.dumps(record.as_dict(), indent=2) if args.json else render(record.as_dict()))
-        return 0
-    if args.json:
+    elif args.json:
         out = dict(result.summary)
         if args.placements:
             out["placements"] = result.placements
         print(json.dumps(out))
     else:
         print(format_summary(result.summary))
-    return 0
+    code, reason = result.exit_status(args.fail_on_unschedulable)
+    if code:
+        sys.stdout.flush()
+        print(f"error: {reason}", file=sys.stderr)
+    return code
 
 
 def cmd_bench(args: argparse.Namespace, settings: Settings) -> int:

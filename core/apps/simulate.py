@@ -159,12 +159,46 @@ def load_manifests(path: str | Path) -> list[dict[str, Any]]:
 
 
 # ---- running --------------------------------------------------------------------------------
+# `kubeberth simulate` exit codes (README "Simulate"): CI runs simulate on a config and must see
+# a plugin that raised, not a green run with a footnote.
+EXIT_OK = 0
+EXIT_PODS_ERRORED = 1  # some pod ended in Error: a plugin raised or returned Error on every attempt
+EXIT_BAD_INPUT = 2  # config, manifest or plugin file (KubeberthError)
+EXIT_UNSCHEDULABLE = 3  # only with --fail-on-unschedulable
+
+
 @dataclass
 class SimulationResult:
     summary: dict[str, Any]
     scheduler: Scheduler
     backend: EmbeddedCluster
     placements: dict[str, str] = field(default_factory=dict)
+
+    def errored_pods(self) -> list[str]:
+        """Pods that ended in Error (gave up after SIMULATE_MAX_ERRORS_PER_POD attempts)."""
+        return sorted(e.pod.key for e in self.scheduler.failed.values())
+
+    def unschedulable_pods(self) -> list[str]:
+        return sorted(e.pod.key for e in self.scheduler.queue.entries.values() if e.where == "unschedulable")
+
+    def exit_status(self, fail_on_unschedulable: bool = False) -> tuple[int, str]:
+        """The process exit code for this run, and a one-line reason when it is not 0."""
+        errored = self.errored_pods()
+        if errored:
+            return EXIT_PODS_ERRORED, (
+                f"{len(errored)} pod(s) ended in Error (a plugin raised or returned Error; see the summary): "
+                f"{_first(errored)}"
+            )
+        unschedulable = self.unschedulable_pods()
+        if fail_on_unschedulable and unschedulable:
+            return EXIT_UNSCHEDULABLE, (
+                f"{len(unschedulable)} pod(s) unschedulable (--fail-on-unschedulable): {_first(unschedulable)}"
+            )
+        return EXIT_OK, ""
+
+
+def _first(names: list[str], limit: int = 5) -> str:
+    return ", ".join(names[:limit]) + (f", ... ({len(names) - limit} more)" if len(names) > limit else "")
 
 
 def simulate(
@@ -188,6 +222,16 @@ def simulate(
         max_errors_per_pod=SIMULATE_MAX_ERRORS_PER_POD,
     )
     scheduler.observers.extend(observers or ())
+    # Attempts that ended in Error, retried or not: a plugin that raised once must show up even
+    # when its retry succeeded.
+    error_attempts = [0]
+
+    def count_errors(record: Any) -> None:
+        if record.result == "Error" or (record.binding or {}).get("result") == "Error":
+            error_attempts[0] += 1
+
+    scheduler.observers.append(count_errors)
+    scheduler.binding_observers.append(count_errors)
     if attach is not None:
         attach(scheduler)
     input_pods = [o for o in objects if o.get("kind") == "Pod"]
@@ -209,6 +253,7 @@ def simulate(
     if progress is not None:
         progress(scheduler.stats.scheduled, to_schedule)
     summary = _summarize(generation, scheduler, backend, len(input_pods), already_bound, elapsed)
+    summary["error_attempts"] = error_attempts[0]
     placements = {
         f"{p['metadata']['namespace']}/{p['metadata']['name']}": p["spec"]["nodeName"]
         for p in backend.pods()
@@ -281,7 +326,7 @@ def format_summary(summary: dict[str, Any]) -> str:
         f"kubeberth simulate — generation {summary['generation']}, profile {summary['profile']}",
         f"  nodes: {summary['nodes']}   pods: {summary['pods']} ({summary['already_bound']} already bound)",
         f"  scheduled: {summary['scheduled']}   unschedulable: {summary['unschedulable']}   gated: {summary['gated']}"
-        f"   errored: {summary['errored']}   preempted: {summary['preempted']}",
+        f"   errored: {summary['errored']}{_retried(summary)}   preempted: {summary['preempted']}",
         f"  throughput: {summary['pods_per_second']} pods/s ({summary['attempts']} attempts in {summary['seconds']} s)",
         f"  pods per node: min {summary['pods_per_node']['min']}, mean {summary['pods_per_node']['mean']},"
         f" max {summary['pods_per_node']['max']}",
@@ -300,6 +345,11 @@ def format_summary(summary: dict[str, Any]) -> str:
         for message, count in summary["error_reasons"].items():
             lines.append(f"    {count:6d} × {message}")
     return "\n".join(lines)
+
+
+def _retried(summary: dict[str, Any]) -> str:
+    attempts = summary.get("error_attempts", 0)
+    return f" ({attempts} failed attempts)" if attempts else ""
 
 
 def progress_printer(stream: Any = sys.stderr) -> Callable[[int, int], None]:
