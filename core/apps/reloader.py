@@ -228,7 +228,9 @@ class Reloader:
             self.rejected[fingerprint] = f"failed: {error}"
         log.error("reload (%s) failed; still running generation %s: %s", req.trigger, self.current.id, error)
         self._metric("failed")
-        self._span("GenerationReloadFailed", {"kubeberth.reload.error": error, "kubeberth.generation": self.current.id})
+        self._span(
+            "GenerationReloadFailed", {"kubeberth.reload.error": error, "kubeberth.generation": self.current.id}, error
+        )
         return self._note(ReloadOutcome("failed", req.trigger, error, self.current.id, event_at=req.event_at))
 
     def _note(self, outcome: ReloadOutcome, record: bool = True) -> ReloadOutcome:
@@ -242,10 +244,10 @@ class Reloader:
         if self.observability is not None:
             self.observability.reloaded(result)
 
-    def _span(self, name: str, attributes: dict[str, Any]) -> None:
-        tracer = getattr(getattr(self.observability, "tracer", None), "tracer", None)
+    def _span(self, name: str, attributes: dict[str, Any], error: str) -> None:
+        tracer = getattr(self.observability, "tracer", None)
         if tracer is not None:
-            tracer.start_span(name, attributes=attributes).end()
+            tracer.event_span(name, attributes, error)
 
     # ---- the scheduling thread's side ----------------------------------------------------
     def _swapped(self, old: Generation, new: Generation, rolling_back: bool = False) -> None:
@@ -284,6 +286,7 @@ class Reloader:
         self._span(
             "GenerationRollback",
             {"kubeberth.generation": previous.id, "kubeberth.rollback.from": bad.id, "kubeberth.rollback.reason": reason},
+            message,
         )
         self._note(ReloadOutcome("rolled_back", "rollback", message, previous.id))
         if self.announce is not None:

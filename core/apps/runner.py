@@ -24,6 +24,7 @@ from ..backends.kubernetes.leader import LeaderElector, parse_duration
 from ..errors import ConfigError
 from ..observability import Observability
 from ..runtime.config import Settings
+from ..runtime.generation import Generation
 from ..runtime.reload import GenerationBuilder
 from ..scheduling.rollback import RollbackPolicy
 from ..scheduling.scheduler import Scheduler
@@ -57,8 +58,8 @@ class Runner:
             plugins_dir or self.settings.plugins_dir,
             allow_insecure_plugins_dir=self.settings.allow_insecure_plugins_dir,
         )
-        self.generation = self.builder.build()
-        cfg = self.generation.config
+        generation = self.builder.build()
+        cfg = generation.config
         self.backend: Any
         if backend is not None:
             self.api_client = None
@@ -69,12 +70,12 @@ class Runner:
             self.api_client = load_api_client(kubeconfig, pool_size=self.settings.binding_workers + 16)
             self.backend = KubernetesBackend(
                 self.api_client,
-                scheduler_names=list(self.generation.profiles),
+                scheduler_names=list(generation.profiles),
                 qps=cfg.clientConnection.qps,
                 burst=cfg.clientConnection.burst,
             )
         self.scheduler = Scheduler(
-            self.generation, self.backend, seed=self.settings.seed, binding_workers=self.settings.binding_workers
+            generation, self.backend, seed=self.settings.seed, binding_workers=self.settings.binding_workers
         )
         le = cfg.leaderElection
         self.leader_elect = le.leaderElect if leader_elect is None else leader_elect
@@ -135,6 +136,11 @@ class Runner:
                     log.warning("annotating Lease %s with the rollback failed: %s", path, exc)
 
             threading.Thread(target=write, name="kubeberth-announce", daemon=True).start()
+
+    @property
+    def generation(self) -> Generation:
+        """The generation scheduling now (a reference kept elsewhere would pin an old one)."""
+        return self.scheduler.generation
 
     # ---- leadership ------------------------------------------------------------------
     def _started_leading(self) -> None:

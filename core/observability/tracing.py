@@ -24,6 +24,7 @@ the standard span processor (batching, OTLP encoding in its own thread).
 
 from __future__ import annotations
 
+import time
 from typing import Any
 
 from opentelemetry.sdk.resources import Resource
@@ -87,6 +88,12 @@ class DecisionTracer:
         )
         self.processor.on_end(span)
         return ctx
+
+    def event_span(self, name: str, attributes: dict[str, Any], error: str | None = None) -> None:
+        """A root span for a scheduler-wide event (a failed reload, a rollback), not tied to a pod."""
+        now = time.time_ns()
+        status = Status(StatusCode.ERROR, error) if error else _UNSET
+        self._emit(name, self._ids.generate_trace_id(), None, now, now, attributes, status)
 
     # ---- the scheduling cycle --------------------------------------------------------
     def __call__(self, record: CycleRecord) -> None:
