@@ -7,6 +7,7 @@ from typing import Any
 import numpy as np
 from kubeberth import ClusterState, CycleState, PodInfo
 from kubeberth.builtin_plugins.image_locality import ImageLocality, normalized_image_name
+from kubeberth.testing import all_nodes
 
 MB = 1024 * 1024
 
@@ -28,7 +29,7 @@ def scores(nodes: list[dict[str, Any]], p: PodInfo, plugin: ImageLocality | None
         cluster = ClusterState()
         for n in nodes:
             cluster.upsert_node(n)
-    view = cluster.table.view(np.asarray(sorted(cluster.table.row_of.values()), dtype=np.int64))
+    view = all_nodes(cluster)
     return (plugin or ImageLocality()).score(state=CycleState(), pod=p, nodes=view).tolist()
 
 

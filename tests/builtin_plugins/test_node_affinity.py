@@ -13,7 +13,7 @@ from kubeberth.builtin_plugins.node_affinity import (
     NodeAffinity,
     NodeAffinityArgs,
 )
-from kubeberth.testing import make_node, make_pod
+from kubeberth.testing import all_nodes, make_node, make_pod
 
 REASON = ERR_REASON_POD
 
@@ -25,13 +25,8 @@ def cluster_of(*nodes: tuple[str, dict[str, str]]) -> ClusterState:
     return cluster
 
 
-def view(cluster: ClusterState):
-    table = cluster.table
-    return table.view(np.asarray(sorted(table.row_of.values()), dtype=np.int64))
-
-
 def filter_outcome(plugin: NodeAffinity, pod: PodInfo, cluster: ClusterState) -> dict[str, str | None]:
-    nodes = view(cluster)
+    nodes = all_nodes(cluster)
     result = plugin.filter(pod=pod, nodes=nodes)
     out: dict[str, str | None] = {name: None for name in nodes.names}
     for rej in result.rejections:
@@ -174,7 +169,7 @@ def preferred(*terms: tuple[int, list[dict[str, Any]]]) -> dict[str, Any]:
 
 
 def scores(plugin: NodeAffinity, pod: PodInfo, cluster: ClusterState) -> dict[str, int]:
-    nodes = view(cluster)
+    nodes = all_nodes(cluster)
     state = CycleState()
     assert plugin.pre_score(state=state, pod=pod) is None
     raw = plugin.score(pod=pod, nodes=nodes)

@@ -5,13 +5,14 @@ from __future__ import annotations
 import numpy as np
 from kubeberth import ClusterState, Code, PodInfo
 from kubeberth.builtin_plugins.node_name import NodeName
+from kubeberth.testing import all_nodes
 
 
 def setup(*names: str):
     cluster = ClusterState()
     for n in names:
         cluster.upsert_node({"metadata": {"name": n}})
-    view = cluster.table.view(np.asarray(sorted(cluster.table.row_of.values()), dtype=np.int64))
+    view = all_nodes(cluster)
     return cluster, view
 
 

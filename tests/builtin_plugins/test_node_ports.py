@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from typing import Any
 
-import numpy as np
 import pytest
 from kubeberth import ClusterState, Code, CycleState, PodInfo
 from kubeberth.builtin_plugins.node_ports import NodePorts, pod_host_ports
+from kubeberth.testing import all_nodes
 
 _uid = iter(range(10**6))
 
@@ -37,7 +37,7 @@ def pod(*ports: str, node: str = "", init_ports: tuple[str, ...] = (), sidecar: 
 def run(cluster: ClusterState, incoming: PodInfo):
     plugin = NodePorts()
     state = CycleState()
-    view = cluster.table.view(np.asarray(sorted(cluster.table.row_of.values()), dtype=np.int64))
+    view = all_nodes(cluster)
     status = plugin.pre_filter(state=state, pod=incoming, cluster=cluster)
     if status is not None and status.code == Code.SKIP:
         return "skip"

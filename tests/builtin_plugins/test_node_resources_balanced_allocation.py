@@ -12,6 +12,7 @@ from kubeberth.builtin_plugins.node_resources_balanced_allocation import (
     NodeResourcesBalancedAllocation,
     NodeResourcesBalancedAllocationArgs,
 )
+from kubeberth.testing import all_nodes
 from pydantic import ValidationError
 
 EXT = "example.com/gpu"
@@ -34,7 +35,7 @@ def scores(plugin, nodes, placed, incoming) -> list[int] | None:
         cluster.upsert_node(n)
     for p in placed:
         cluster.upsert_pod(p)
-    view = cluster.table.view(np.asarray(sorted(cluster.table.row_of.values()), dtype=np.int64))
+    view = all_nodes(cluster)
     state = CycleState()
     status = plugin.pre_score(state=state, pod=incoming)
     if status is not None and status.code == Code.SKIP:

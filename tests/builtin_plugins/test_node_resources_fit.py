@@ -15,6 +15,7 @@ from kubeberth.builtin_plugins.node_resources_fit import (
 )
 from kubeberth.errors import ConfigError
 from kubeberth.runtime.generation import build_generation
+from kubeberth.testing import all_nodes
 from pydantic import ValidationError
 
 EXT = "example.com/aaa"
@@ -43,21 +44,16 @@ def make_cluster(nodes: list[dict[str, Any]], pods: list[PodInfo] = ()) -> Clust
     return cluster
 
 
-def view(cluster: ClusterState):
-    table = cluster.table
-    return table.view(np.asarray(sorted(table.row_of.values()), dtype=np.int64))
-
-
 def run_filter(plugin: NodeResourcesFit, cluster: ClusterState, pod: PodInfo):
     state = CycleState()
-    nodes = view(cluster)
+    nodes = all_nodes(cluster)
     plugin.pre_filter(state=state, pod=pod, nodes=nodes)
     return plugin.filter(state=state, pod=pod, nodes=nodes)
 
 
 def run_score(plugin: NodeResourcesFit, cluster: ClusterState, pod: PodInfo) -> list[int]:
     state = CycleState()
-    nodes = view(cluster)
+    nodes = all_nodes(cluster)
     plugin.pre_score(state=state, pod=pod)
     return plugin.score(state=state, pod=pod, nodes=nodes).tolist()
 

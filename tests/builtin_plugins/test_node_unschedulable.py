@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from typing import Any
 
-import numpy as np
 import pytest
 from kubeberth import ClusterState, Code, PodInfo
 from kubeberth.builtin_plugins.node_unschedulable import NodeUnschedulable
+from kubeberth.testing import all_nodes
 
 
 def cluster_of(*unschedulable: bool) -> ClusterState:
@@ -22,7 +22,7 @@ def pod(tolerations: list[dict[str, Any]] | None = None) -> PodInfo:
 
 
 def run(cluster: ClusterState, p: PodInfo):
-    view = cluster.table.view(np.asarray(sorted(cluster.table.row_of.values()), dtype=np.int64))
+    view = all_nodes(cluster)
     return NodeUnschedulable().filter(pod=p, nodes=view)
 
 

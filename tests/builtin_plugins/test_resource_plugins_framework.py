@@ -7,23 +7,16 @@ from typing import Any
 
 import numpy as np
 from kubeberth import ClusterState, CycleState, PodInfo
-from kubeberth.apps.simulate import simulate
 from kubeberth.builtin_plugins.image_locality import ImageLocality
 from kubeberth.builtin_plugins.node_name import NodeName
 from kubeberth.builtin_plugins.node_ports import NodePorts
 from kubeberth.builtin_plugins.node_resources_balanced_allocation import NodeResourcesBalancedAllocation
 from kubeberth.builtin_plugins.node_resources_fit import NodeResourcesFit
 from kubeberth.builtin_plugins.node_unschedulable import NodeUnschedulable
-from kubeberth.runtime.config import parse_configuration
-from kubeberth.runtime.generation import build_generation
+from kubeberth.testing import make_node
 
 MINE = ["PrioritySort", "NodeUnschedulable", "NodeName", "NodePorts", "NodeResourcesFit",
         "NodeResourcesBalancedAllocation", "ImageLocality", "DefaultBinder"]
-
-
-def node(name: str, cpu: str, memory: str = "16Gi", unschedulable: bool = False) -> dict[str, Any]:
-    return {"kind": "Node", "metadata": {"name": name}, "spec": {"unschedulable": unschedulable},
-            "status": {"allocatable": {"cpu": cpu, "memory": memory, "pods": "110"}}}
 
 
 def pod(name: str, cpu: str, host_port: int | None = None) -> dict[str, Any]:
@@ -33,25 +26,19 @@ def pod(name: str, cpu: str, host_port: int | None = None) -> dict[str, Any]:
     return {"kind": "Pod", "metadata": {"name": name, "namespace": "default"}, "spec": {"containers": [container]}}
 
 
-def generation():
-    config = parse_configuration({"profiles": [{"schedulerName": "default-scheduler", "plugins": {
-        "multiPoint": {"disabled": [{"name": "*"}], "enabled": [{"name": n} for n in MINE]}}}]})
-    return build_generation(config=config)
-
-
-def test_pods_land_where_kube_scheduler_would_put_them():
+def test_pods_land_where_kube_scheduler_would_put_them(scheduler_tester):
     objects = [
-        node("cordoned", "16", unschedulable=True),
-        node("small", "1"),
-        node("big", "8"),
-        node("big2", "8"),
+        make_node("cordoned", "16", unschedulable=True),
+        make_node("small", "1"),
+        make_node("big", "8"),
+        make_node("big2", "8"),
         pod("web", "2"),
         pod("huge", "100"),
         pod("hp1", "100m", host_port=8080),
         pod("hp2", "100m", host_port=8080),
         pod("hp3", "100m", host_port=8080),
     ]
-    result = simulate(generation(), objects)
+    result = scheduler_tester(MINE, base=()).simulate(objects)
     placed = result.placements
     assert placed["default/web"] in ("big", "big2")
     assert "default/huge" not in placed
@@ -63,9 +50,9 @@ def test_pods_land_where_kube_scheduler_would_put_them():
     ), notes
 
 
-def test_host_port_exhaustion_message():
-    objects = [node("a", "4"), node("b", "4")] + [pod(f"hp{i}", "100m", host_port=80) for i in range(3)]
-    result = simulate(generation(), objects)
+def test_host_port_exhaustion_message(scheduler_tester):
+    objects = [make_node("a", "4"), make_node("b", "4")] + [pod(f"hp{i}", "100m", host_port=80) for i in range(3)]
+    result = scheduler_tester(MINE, base=()).simulate(objects)
     assert sum(1 for k in result.placements if k.startswith("default/hp")) == 2
     notes = [e["note"] for e in result.backend.events if e["reason"] == "FailedScheduling"]
     assert any("2 node(s) didn't have free ports for the requested pod ports" in n for n in notes), notes

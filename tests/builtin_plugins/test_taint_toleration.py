@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 from kubeberth import ClusterState, Code, PodInfo
 from kubeberth.builtin_plugins.taint_toleration import TaintToleration
-from kubeberth.testing import make_node, make_pod
+from kubeberth.testing import all_nodes, make_node, make_pod
 
 
 def taint(key: str, value: str, effect: str) -> dict[str, str]:
@@ -24,10 +24,6 @@ def cluster_of(*nodes: tuple[str, list[dict[str, str]]]) -> ClusterState:
     for name, taints in nodes:
         cluster.upsert_node(make_node(name, taints=taints))
     return cluster
-
-
-def view(cluster: ClusterState):
-    return cluster.table.view(np.asarray(sorted(cluster.table.row_of.values()), dtype=np.int64))
 
 
 FILTER_CASES: list[tuple[str, list[dict[str, Any]], list[dict[str, str]], str | None]] = [
@@ -56,7 +52,7 @@ FILTER_CASES: list[tuple[str, list[dict[str, Any]], list[dict[str, str]], str | 
 def test_filter(name: str, tolerations: list[dict[str, Any]], taints: list[dict[str, str]], reason: str | None) -> None:
     cluster = cluster_of(("nodeA", taints), ("clean", []))
     pod = PodInfo.from_dict(make_pod("p", tolerations=tolerations))
-    nodes = view(cluster)
+    nodes = all_nodes(cluster)
     result = TaintToleration().filter(pod=pod, nodes=nodes)
     got = {name: None for name in nodes.names}
     for rej in result.rejections:
@@ -71,7 +67,7 @@ def test_filter_groups_nodes_by_reason() -> None:
     cluster = cluster_of(
         ("a", [taint("x", "1", "NoSchedule")]), ("b", [taint("x", "1", "NoSchedule")]), ("c", [taint("y", "2", "NoExecute")])
     )
-    result = TaintToleration().filter(pod=PodInfo.from_dict(make_pod("p")), nodes=view(cluster))
+    result = TaintToleration().filter(pod=PodInfo.from_dict(make_pod("p")), nodes=all_nodes(cluster))
     assert sorted((r.reason, int(r.nodes.sum())) for r in result.rejections) == [
         ("node(s) had untolerated taint {x: 1}", 2),
         ("node(s) had untolerated taint {y: 2}", 1),
@@ -80,7 +76,7 @@ def test_filter_groups_nodes_by_reason() -> None:
 
 def scores(pod: PodInfo, cluster: ClusterState) -> dict[str, int]:
     plugin = TaintToleration()
-    nodes = view(cluster)
+    nodes = all_nodes(cluster)
     raw = plugin.score(pod=pod, nodes=nodes)
     return dict(zip(nodes.names, plugin.normalize_score(scores=raw).tolist(), strict=True))
 

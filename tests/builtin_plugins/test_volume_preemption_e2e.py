@@ -4,60 +4,42 @@ from __future__ import annotations
 
 from typing import Any
 
-from kubeberth.backends.embedded import EmbeddedCluster
-from kubeberth.runtime.config import parse_configuration
-from kubeberth.runtime.generation import build_generation
-from kubeberth.scheduling.scheduler import Scheduler, VirtualClock
-from kubeberth.testing import make_node, make_pod
+import pytest
+from kubeberth.testing import SchedulerTester, make_node, make_pod, make_pv, make_pvc
 
-PLUGINS = ["PrioritySort", "NodeResourcesFit", "VolumeRestrictions", "VolumeBinding", "VolumeZone", "DefaultPreemption", "DefaultBinder"]
+PLUGINS = ["NodeResourcesFit", "VolumeRestrictions", "VolumeBinding", "VolumeZone", "DefaultPreemption"]
 ZONE = "topology.kubernetes.io/zone"
 
 
-def generation():
-    profile = {
-        "schedulerName": "default-scheduler",
-        "plugins": {"multiPoint": {"enabled": [{"name": n} for n in PLUGINS], "disabled": [{"name": "*"}]}},
-    }
-    return build_generation(config=parse_configuration({"profiles": [profile]}))
+@pytest.fixture
+def run(scheduler_tester):
+    """Schedule `objects` until settled, then add `later` and settle again (one binding worker)."""
+
+    def start(objects: list[dict[str, Any]], later: list[dict[str, Any]] = ()) -> SchedulerTester:
+        t = scheduler_tester(PLUGINS, objects=objects, seed=0, binding_workers=1)
+        t.settle()
+        t.schedule(*later)
+        return t
+
+    return start
 
 
-def run(objects: list[dict[str, Any]], later: list[dict[str, Any]] = ()) -> tuple[EmbeddedCluster, Scheduler]:
-    backend = EmbeddedCluster(objects)
-    scheduler = Scheduler(generation(), backend, clock=VirtualClock(), seed=0, binding_workers=1)
-    try:
-        scheduler.start_backend()
-        scheduler.run_until_settled(timeout=30)
-        for obj in later:
-            backend.apply(obj)
-        scheduler.run_until_settled(timeout=30)
-    finally:
-        scheduler.shutdown()
-    return backend, scheduler
-
-
-def placed(backend: EmbeddedCluster) -> dict[str, str]:
-    return {p["metadata"]["name"]: (p.get("spec") or {}).get("nodeName", "") for p in backend.pods()}
-
-
-def test_high_priority_pod_preempts_and_lands_on_nominated_node() -> None:
+def test_high_priority_pod_preempts_and_lands_on_nominated_node(run) -> None:
     nodes = [make_node("n1", cpu="4"), make_node("n2", cpu="4")]
     lows = [make_pod("low1", "3", priority=0, nodeName="n1"), make_pod("low2", "3", priority=5, nodeName="n2")]
     high = make_pod("high", "2", priority=100)
-    backend, scheduler = run([*nodes, *lows], [high])
-    where = placed(backend)
-    assert where.get("high") == "n1"  # the node whose victim has the lowest priority
-    assert "low1" not in where and where["low2"] == "n2"
-    assert any(e["reason"] == "Preempted" and e["regarding"] == "default/low1" for e in backend.events)
+    t = run([*nodes, *lows], [high])
+    assert t.placements() == {"default/high": "n1", "default/low2": "n2"}  # low1, the lowest priority victim, is gone
+    assert t.events("low1", "Preempted")
 
 
-def test_preemption_policy_never_stays_pending_with_kube_message() -> None:
+def test_preemption_policy_never_stays_pending_with_kube_message(run) -> None:
     nodes = [make_node("n1", cpu="4")]
     low = make_pod("low", "3", priority=0, nodeName="n1")
     never = make_pod("never", "2", priority=100, preemptionPolicy="Never")
-    backend, _ = run([*nodes, low], [never])
-    assert placed(backend) == {"low": "n1", "never": ""}
-    messages = [e["note"] for e in backend.events if e["regarding"] == "default/never" and e["reason"] == "FailedScheduling"]
+    t = run([*nodes, low], [never])
+    assert t.placements() == {"default/low": "n1", "default/never": None}
+    messages = t.events("never", "FailedScheduling")
     # kube-scheduler appends the PostFilter message with " %v." (so it ends in ".."); the trailing
     # punctuation is the framework's business, the text is this plugin's.
     assert messages and messages[-1].startswith(
@@ -65,40 +47,24 @@ def test_preemption_policy_never_stays_pending_with_kube_message() -> None:
     )
 
 
-def test_wait_for_first_consumer_pods_take_distinct_pvs() -> None:
+def test_wait_for_first_consumer_pods_take_distinct_pvs(run) -> None:
     sc = {"kind": "StorageClass", "metadata": {"name": "local"}, "provisioner": "kubernetes.io/no-provisioner",
           "volumeBindingMode": "WaitForFirstConsumer"}
-
-    def pv(name: str, zone: str) -> dict[str, Any]:
-        return {
-            "kind": "PersistentVolume",
-            "metadata": {"name": name},
-            "spec": {
-                "capacity": {"storage": "10Gi"}, "accessModes": ["ReadWriteOnce"], "storageClassName": "local",
-                "nodeAffinity": {"required": {"nodeSelectorTerms": [{"matchExpressions": [
-                    {"key": ZONE, "operator": "In", "values": [zone]}]}]}},
-            },
-            "status": {"phase": "Available"},
-        }
-
-    def pvc(name: str) -> dict[str, Any]:
-        return {"kind": "PersistentVolumeClaim", "metadata": {"name": name, "namespace": "default"},
-                "spec": {"accessModes": ["ReadWriteOnce"], "storageClassName": "local",
-                         "resources": {"requests": {"storage": "1Gi"}}}}
 
     def claim_pod(name: str, claim: str) -> dict[str, Any]:
         return make_pod(name, "100m", volumes=[{"name": "data", "persistentVolumeClaim": {"claimName": claim}}])
 
     nodes = [make_node("na", labels={ZONE: "a"}), make_node("nb", labels={ZONE: "b"})]
-    objects = [*nodes, sc, pv("pv-a", "a"), pv("pv-b", "b"), pvc("c1"), pvc("c2"), pvc("c3"),
+    pvs = [make_pv("pv-a", "10Gi", "local", zones=["a"]), make_pv("pv-b", "10Gi", "local", zones=["b"])]
+    objects = [*nodes, sc, *pvs, *(make_pvc(c, "1Gi", "local") for c in ("c1", "c2", "c3")),
                claim_pod("p1", "c1"), claim_pod("p2", "c2"), claim_pod("p3", "c3")]
-    backend, _ = run(objects)
-    where = placed(backend)
+    t = run(objects)
+    where = t.placements()
     bound = sorted(n for n in where.values() if n)
     assert bound == ["na", "nb"]  # two PVs, one per zone: two pods land, one in each zone
     pending = [p for p, n in where.items() if not n]
     assert len(pending) == 1
-    notes = [e["note"] for e in backend.events if e["regarding"] == f"default/{pending[0]}" and e["reason"] == "FailedScheduling"]
+    notes = t.events(pending[0], "FailedScheduling")
     assert notes and notes[-1].startswith(
         "0/2 nodes are available: 2 node(s) didn't find available persistent volumes to bind."
     )
