@@ -125,3 +125,32 @@ def test_plugin_errors_and_reloads_are_counted() -> None:
     assert _value(families, "scheduler_schedule_attempts", "scheduler_schedule_attempts_total", result="error") == 1
     assert _value(families, "kubeberth_reloads", "kubeberth_reloads_total", result="failed") == 1
     assert [s.labels["id"] for s in families["kubeberth_generation_info"].samples] == ["g2"]
+
+
+def test_grafana_dashboard_queries_only_exposed_series(scraped: dict[str, Any]) -> None:
+    """Every series the dashboard queries exists after a workload, with the labels it groups by."""
+    import json
+    import re
+    from pathlib import Path
+
+    dashboard = json.loads((Path(__file__).resolve().parents[1] / "config" / "grafana" / "kubeberth-scheduler.json").read_text())
+    exprs = [t["expr"] for p in dashboard["panels"] for t in p.get("targets", ())]
+    exprs += [v["query"]["query"] for v in dashboard["templating"]["list"] if isinstance(v.get("query"), dict)]
+    assert len(exprs) > 15
+    samples: dict[str, set[str]] = {}
+    for family in scraped.values():
+        for s in getattr(family, "samples", ()):
+            samples.setdefault(s.name, set()).update(s.labels)
+    added_by_prometheus = {"job", "instance", "le"}
+    for expr in exprs:
+        names = set(re.findall(r"\b((?:scheduler|kubeberth)_[a-z_]+)", expr))
+        assert names, expr
+        for name in names:
+            family = re.sub(r"_(total|bucket|count|sum)$", "", name)
+            assert name in samples or family in scraped, f"{name} (in {expr!r}) is not exposed"
+        names = {n for n in names if n in samples}  # counters of rare events have no series yet
+        used = set(re.findall(r"by \(([^)]*)\)", expr))
+        used = {label.strip() for group in used for label in group.split(",")}
+        used |= set(re.findall(r"[{,]\s*([a-z_]+)\s*(?:=~|!=|=)", expr))
+        for label in used - added_by_prometheus:
+            assert not names or any(label in samples[n] for n in names), f"label {label} (in {expr!r}) is not on {names}"
