@@ -100,3 +100,92 @@ def append_results(path: Path, markdown: str) -> None:
     existing = path.read_text() if path.exists() else header
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(existing.rstrip() + "\n\n" + markdown + "\n")
+
+
+# ---- the cost of observability -----------------------------------------------------------------
+OVERHEAD_CONFIGS = ("off", "tracing 0%", "tracing 10%", "metrics")
+
+
+def run_overhead(
+    generation: Generation,
+    sizes: tuple[tuple[int, int], ...] = DEFAULT_SIZES,
+    seed: int = 1,
+    rounds: int = 5,
+    otlp_endpoint: str | None = None,
+) -> list[dict[str, Any]]:
+    """Interleaved runs of the same workload with observability off, tracing with nothing sampled,
+    tracing at 10% (to a real OTLP endpoint), and metrics + decision records.
+
+    A shared machine adds noise in one direction only, so each configuration is reported by its
+    fastest run: minimum CPU time per pod (all threads, exporter included) and best pods/s.
+    """
+    from ..errors import KubeberthError
+    from ..observability import Observability
+
+    base = dict(os.environ)
+    if otlp_endpoint:
+        base["OTEL_EXPORTER_OTLP_ENDPOINT"] = otlp_endpoint
+    if not (base.get("OTEL_EXPORTER_OTLP_ENDPOINT") or base.get("OTEL_EXPORTER_OTLP_TRACES_ENDPOINT")):
+        raise KubeberthError(
+            "bench --observability: tracing needs somewhere to send spans; set OTEL_EXPORTER_OTLP_ENDPOINT "
+            "(or --otlp-endpoint) to a running collector, e.g. Jaeger's http://127.0.0.1:4318"
+        )
+    base.pop("OTEL_SDK_DISABLED", None)
+    results = []
+    for nodes, pods in sizes:
+        runs: dict[str, list[tuple[float, float]]] = {name: [] for name in OVERHEAD_CONFIGS}
+        for _ in range(rounds):
+            for name in OVERHEAD_CONFIGS:
+                objects = generate_cluster(nodes, pods, seed)
+                if name.startswith("tracing"):
+                    ratio = "0.1" if name.endswith("10%") else "0"
+                    env = {**base, "OTEL_TRACES_SAMPLER": "parentbased_traceidratio", "OTEL_TRACES_SAMPLER_ARG": ratio}
+                    obs = Observability.from_env(env=env, metrics=False, decision_records=0)
+                elif name == "metrics":
+                    obs = Observability.from_env(env={}, metrics=True, decision_records=1000)
+                else:
+                    obs = Observability.from_env(env={}, metrics=False, decision_records=0)
+                try:
+                    sim = simulate(generation, objects, seed=seed, attach=obs.attach)
+                finally:
+                    flush0 = time.process_time()
+                    obs.shutdown()
+                    flush = time.process_time() - flush0
+                s = sim.summary
+                cpu_ms = (s["cpu_seconds"] + flush) * 1000 / max(s["scheduled"], 1)
+                runs[name].append((cpu_ms, s["pods_per_second"]))
+        off_cpu = min(c for c, _ in runs["off"])
+        off_rate = max(r for _, r in runs["off"])
+        for name in OVERHEAD_CONFIGS:
+            cpu = min(c for c, _ in runs[name])
+            rate = max(r for _, r in runs[name])
+            results.append({
+                "nodes": nodes,
+                "pods": pods,
+                "config": name,
+                "rounds": rounds,
+                "cpu_ms_per_pod": round(cpu, 3),
+                "cpu_cost": round((cpu - off_cpu) / off_cpu * 100, 1),
+                "pods_per_second": round(rate, 1),
+                "throughput_cost": round((off_rate - rate) / off_rate * 100, 1),
+            })
+    return results
+
+
+def render_overhead(results: list[dict[str, Any]]) -> str:
+    today = dt.date.today().isoformat()
+    lines = [
+        f"### {today} — {machine()} — cost of observability",
+        "",
+        f"Best of {results[0]['rounds'] if results else 0} interleaved runs per configuration "
+        "(`kubeberth bench --observability`, spans exported over OTLP to a local Jaeger).",
+        "",
+        "| nodes | pods | configuration | CPU ms/pod | CPU vs off | pods/s | throughput vs off |",
+        "|---:|---:|---|---:|---:|---:|---:|",
+    ]
+    for r in results:
+        lines.append(
+            f"| {r['nodes']} | {r['pods']} | {r['config']} | {r['cpu_ms_per_pod']} | {r['cpu_cost']:+.1f}% "
+            f"| {r['pods_per_second']} | {-r['throughput_cost']:+.1f}% |"
+        )
+    return "\n".join(lines) + "\n"

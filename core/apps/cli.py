@@ -82,6 +82,12 @@ def build_parser() -> argparse.ArgumentParser:
         "--metrics", action="store_true", help="record kube-scheduler's metrics while measuring (tracing: OTEL_* variables)"
     )
     bench.add_argument("--label", default="", help="a note for the results table, e.g. 'tracing 10%%'")
+    bench.add_argument(
+        "--observability",
+        action="store_true",
+        help="measure the cost of tracing (10%% sampled, to OTEL_EXPORTER_OTLP_ENDPOINT) and metrics against off",
+    )
+    bench.add_argument("--rounds", type=int, default=5, help="--observability: interleaved runs per configuration")
 
     plugins = sub.add_parser("plugins", help="inspect plugins")
     psub = plugins.add_subparsers(dest="plugins_command", required=True)
@@ -193,6 +199,14 @@ def cmd_bench(args: argparse.Namespace, settings: Settings) -> int:
         except ValueError:
             raise KubeberthError(f"--size: expected NODESxPODS like 5000x10000, got {args.size}") from None
     generation = build_generation(settings.config, settings.plugins_dir)
+    if args.observability:
+        from .bench import render_overhead, run_overhead
+
+        markdown = render_overhead(run_overhead(generation, sizes, args.seed, args.rounds, settings.otlp_endpoint))
+        print(markdown)
+        if args.write:
+            append_results(args.write, markdown)
+        return 0
     markdown = render_markdown(
         run_bench(generation, sizes, args.seed, metrics=args.metrics, otlp_endpoint=settings.otlp_endpoint), args.label
     )
