@@ -3,17 +3,14 @@
 from __future__ import annotations
 
 import numpy as np
-from kubeberth import ClusterState, Code, PodInfo
+from kubeberth import Code, PodInfo
 from kubeberth.builtin_plugins.node_name import NodeName
-from kubeberth.testing import all_nodes
+from kubeberth.testing import Verdict, all_nodes, cluster_of, make_node
 
 
 def setup(*names: str):
-    cluster = ClusterState()
-    for n in names:
-        cluster.upsert_node({"metadata": {"name": n}})
-    view = all_nodes(cluster)
-    return cluster, view
+    cluster = cluster_of([make_node(n) for n in names])
+    return cluster, all_nodes(cluster)
 
 
 def pending(node_name: str | None) -> PodInfo:
@@ -37,6 +34,16 @@ def test_host_matches_one_node():
     [rej] = result.rejections
     assert rej.reason == "node(s) didn't match the requested node name"
     assert rej.code == Code.UNSCHEDULABLE_AND_UNRESOLVABLE
+
+
+def test_through_the_framework(scheduler_tester):
+    t = scheduler_tester(["NodeName"], objects=[make_node(n) for n in ("foo", "bar", "baz")])
+    mismatch = Verdict("NodeName", "node(s) didn't match the requested node name", Code.UNSCHEDULABLE_AND_UNRESOLVABLE)
+    assert t.evaluate(pending("bar")).verdicts == {"foo": mismatch, "bar": None, "baz": mismatch}
+    ev = t.evaluate(pending("qux"))
+    assert ev.feasible == []
+    assert ev.message == "0/3 nodes are available: 3 node(s) didn't match the requested node name."
+    assert t.evaluate(pending(None)).feasible == ["foo", "bar", "baz"]
 
 
 def test_host_not_in_cluster_rejects_all():

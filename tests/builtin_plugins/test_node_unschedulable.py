@@ -7,14 +7,16 @@ from typing import Any
 import pytest
 from kubeberth import ClusterState, Code, PodInfo
 from kubeberth.builtin_plugins.node_unschedulable import NodeUnschedulable
-from kubeberth.testing import all_nodes
+from kubeberth.testing import Verdict, all_nodes, make_node, make_pod
+from kubeberth.testing import cluster_of as kit_cluster_of
+
+
+def nodes_of(*unschedulable: bool) -> list[dict[str, Any]]:
+    return [make_node(f"n{i}", unschedulable=flag) for i, flag in enumerate(unschedulable)]
 
 
 def cluster_of(*unschedulable: bool) -> ClusterState:
-    cluster = ClusterState()
-    for i, flag in enumerate(unschedulable):
-        cluster.upsert_node({"metadata": {"name": f"n{i}"}, "spec": {"unschedulable": flag}})
-    return cluster
+    return kit_cluster_of(nodes_of(*unschedulable))
 
 
 def pod(tolerations: list[dict[str, Any]] | None = None) -> PodInfo:
@@ -40,8 +42,11 @@ UNSCHEDULABLE_TOLERATION = {"key": "node.kubernetes.io/unschedulable", "operator
         ([{"key": "node.kubernetes.io/unschedulable", "effect": "NoSchedule"}], False),  # Equal "" == ""
     ],
 )
-def test_tolerations(tolerations, rejected):
+def test_tolerations(scheduler_tester, tolerations, rejected):
     result = run(cluster_of(False, True, False), pod(tolerations))
+    ev = scheduler_tester(["NodeUnschedulable"], objects=nodes_of(False, True, False)).evaluate(pod(tolerations))
+    cordoned = Verdict("NodeUnschedulable", "node(s) were unschedulable", Code.UNSCHEDULABLE_AND_UNRESOLVABLE)
+    assert ev.verdicts == {"n0": None, "n1": cordoned if rejected else None, "n2": None}
     if not rejected:
         assert result is None
         return
@@ -56,8 +61,14 @@ def test_schedulable_nodes_pass():
     assert run(cluster_of(False, False), pod()) is None
 
 
-def test_uncordon_is_seen():
+def test_uncordon_is_seen(scheduler_tester):
     cluster = cluster_of(True)
     assert run(cluster, pod()) is not None
     cluster.upsert_node({"metadata": {"name": "n0"}, "spec": {}})
     assert run(cluster, pod()) is None
+    # through the scheduler: the cordoned node is an update event, and the pending pod lands after it
+    t = scheduler_tester(["NodeUnschedulable"], objects=nodes_of(True))
+    assert t.schedule(make_pod("p")) == {"p": None}
+    t.add(make_node("n0"))
+    t.settle()
+    assert t.node_of("p") == "n0"

@@ -9,6 +9,7 @@ import pytest
 from kubeberth import ClusterState, Code, PodInfo
 from kubeberth.builtin_plugins.taint_toleration import TaintToleration
 from kubeberth.testing import all_nodes, make_node, make_pod
+from kubeberth.testing import cluster_of as kit_cluster_of
 
 
 def taint(key: str, value: str, effect: str) -> dict[str, str]:
@@ -19,11 +20,12 @@ def tol(key: str, op: str, value: str, effect: str) -> dict[str, str]:
     return {"key": key, "operator": op, "value": value, "effect": effect}
 
 
+def nodes_of(*nodes: tuple[str, list[dict[str, str]]]) -> list[dict[str, Any]]:
+    return [make_node(name, taints=taints) for name, taints in nodes]
+
+
 def cluster_of(*nodes: tuple[str, list[dict[str, str]]]) -> ClusterState:
-    cluster = ClusterState()
-    for name, taints in nodes:
-        cluster.upsert_node(make_node(name, taints=taints))
-    return cluster
+    return kit_cluster_of(nodes_of(*nodes))
 
 
 FILTER_CASES: list[tuple[str, list[dict[str, Any]], list[dict[str, str]], str | None]] = [
@@ -49,7 +51,9 @@ FILTER_CASES: list[tuple[str, list[dict[str, Any]], list[dict[str, str]], str | 
 
 
 @pytest.mark.parametrize(("name", "tolerations", "taints", "reason"), FILTER_CASES, ids=[c[0] for c in FILTER_CASES])
-def test_filter(name: str, tolerations: list[dict[str, Any]], taints: list[dict[str, str]], reason: str | None) -> None:
+def test_filter(
+    scheduler_tester, name: str, tolerations: list[dict[str, Any]], taints: list[dict[str, str]], reason: str | None
+) -> None:
     cluster = cluster_of(("nodeA", taints), ("clean", []))
     pod = PodInfo.from_dict(make_pod("p", tolerations=tolerations))
     nodes = all_nodes(cluster)
@@ -61,6 +65,10 @@ def test_filter(name: str, tolerations: list[dict[str, Any]], taints: list[dict[
             got[nodes.names[i]] = rej.reason
     assert got == {"nodeA": reason, "clean": None}
     assert result.feasible.tolist() == [got[n] is None for n in nodes.names]
+    # The same verdicts through the framework, as a profile runs the plugin.
+    ev = scheduler_tester(["TaintToleration"], objects=nodes_of(("nodeA", taints), ("clean", []))).evaluate(pod)
+    assert ev.reasons == got
+    assert {v.code for v in ev.verdicts.values() if v} <= {Code.UNSCHEDULABLE_AND_UNRESOLVABLE}
 
 
 def test_filter_groups_nodes_by_reason() -> None:
@@ -74,46 +82,51 @@ def test_filter_groups_nodes_by_reason() -> None:
     ]
 
 
-def scores(pod: PodInfo, cluster: ClusterState) -> dict[str, int]:
-    plugin = TaintToleration()
-    nodes = all_nodes(cluster)
-    raw = plugin.score(pod=pod, nodes=nodes)
-    return dict(zip(nodes.names, plugin.normalize_score(scores=raw).tolist(), strict=True))
+@pytest.fixture
+def scores(scheduler_tester):
+    """Normalized TaintToleration scores per node, from a cycle of a profile running only it."""
+
+    def run(pod: PodInfo, nodes: list[dict[str, Any]]) -> dict[str, int]:
+        ev = scheduler_tester(["TaintToleration"], objects=nodes).evaluate(pod)
+        assert ev.feasible == [n["metadata"]["name"] for n in nodes]  # every node scored
+        return ev.scores["TaintToleration"]
+
+    return run
 
 
-def test_score_tolerated_prefer_no_schedule() -> None:
-    cluster = cluster_of(("nodeA", [taint("foo", "bar", "PreferNoSchedule")]), ("nodeB", [taint("foo", "blah", "PreferNoSchedule")]))
+def test_score_tolerated_prefer_no_schedule(scores) -> None:
+    nodes = nodes_of(("nodeA", [taint("foo", "bar", "PreferNoSchedule")]), ("nodeB", [taint("foo", "blah", "PreferNoSchedule")]))
     pod = PodInfo.from_dict(make_pod("p", tolerations=[tol("foo", "Equal", "bar", "PreferNoSchedule")]))
-    assert scores(pod, cluster) == {"nodeA": 100, "nodeB": 0}
+    assert scores(pod, nodes) == {"nodeA": 100, "nodeB": 0}
 
 
-def test_score_more_intolerable_taints_lower_score() -> None:
-    cluster = cluster_of(
+def test_score_more_intolerable_taints_lower_score(scores) -> None:
+    nodes = nodes_of(
         ("nodeA", []),
         ("nodeB", [taint("cpu-type", "arm64", "PreferNoSchedule")]),
         ("nodeC", [taint("cpu-type", "arm64", "PreferNoSchedule"), taint("disk-type", "ssd", "PreferNoSchedule")]),
     )
     pod = PodInfo.from_dict(make_pod("p", tolerations=[tol("cpu-type", "Equal", "arm64", "PreferNoSchedule")]))
-    assert scores(pod, cluster) == {"nodeA": 100, "nodeB": 100, "nodeC": 0}
+    assert scores(pod, nodes) == {"nodeA": 100, "nodeB": 100, "nodeC": 0}
 
 
-def test_score_only_prefer_no_schedule_counts() -> None:
-    cluster = cluster_of(
+def test_score_only_prefer_no_schedule_counts(scores) -> None:
+    nodes = nodes_of(
         ("nodeA", []),
         ("nodeB", [taint("cpu-type", "arm64", "NoSchedule")]),
         ("nodeC", [taint("cpu-type", "arm64", "PreferNoSchedule"), taint("disk-type", "ssd", "PreferNoSchedule")]),
     )
     pod = PodInfo.from_dict(make_pod("p", tolerations=[
         tol("cpu-type", "Equal", "arm64", "NoSchedule"), tol("disk-type", "Equal", "ssd", "NoSchedule")]))
-    assert scores(pod, cluster) == {"nodeA": 100, "nodeB": 100, "nodeC": 0}
+    assert scores(pod, nodes) == {"nodeA": 100, "nodeB": 100, "nodeC": 0}
 
 
-def test_score_no_taints_all_max() -> None:
-    cluster = cluster_of(("nodeA", []), ("nodeB", []))
-    assert scores(PodInfo.from_dict(make_pod("p")), cluster) == {"nodeA": 100, "nodeB": 100}
+def test_score_no_taints_all_max(scores) -> None:
+    nodes = nodes_of(("nodeA", []), ("nodeB", []))
+    assert scores(PodInfo.from_dict(make_pod("p")), nodes) == {"nodeA": 100, "nodeB": 100}
 
 
-def test_score_three_levels() -> None:
+def test_score_three_levels(scores) -> None:
     pns = [taint(k, "v", "PreferNoSchedule") for k in ("a", "b", "c")]
-    cluster = cluster_of(("n0", []), ("n1", pns[:1]), ("n2", pns[:2]), ("n3", pns))
-    assert scores(PodInfo.from_dict(make_pod("p")), cluster) == {"n0": 100, "n1": 67, "n2": 34, "n3": 0}
+    nodes = nodes_of(("n0", []), ("n1", pns[:1]), ("n2", pns[:2]), ("n3", pns))
+    assert scores(PodInfo.from_dict(make_pod("p")), nodes) == {"n0": 100, "n1": 67, "n2": 34, "n3": 0}
