@@ -27,14 +27,17 @@ class Status:
     code: Code = Code.SUCCESS
     reasons: tuple[str, ...] = ()
     plugin: str = ""
+    # kube-scheduler's Status.err: the exception behind an Error, for callers that must tell
+    # kinds of failure apart (a bind answered NotFound means the pod is gone, not "retry").
+    err: BaseException | None = field(default=None, compare=False, repr=False)
 
     @classmethod
     def success(cls) -> Status:
         return cls(Code.SUCCESS)
 
     @classmethod
-    def error(cls, reason: str, plugin: str = "") -> Status:
-        return cls(Code.ERROR, (reason,), plugin)
+    def error(cls, reason: str, plugin: str = "", err: BaseException | None = None) -> Status:
+        return cls(Code.ERROR, (reason,), plugin, err)
 
     @classmethod
     def unschedulable(cls, *reasons: str, unresolvable: bool = False) -> Status:

@@ -41,6 +41,14 @@ class ClusterEvent:
 EventSink = Callable[[ClusterEvent], None]
 
 
+class PodGone(LookupError):
+    """The pod a write was about no longer exists (the API answered NotFound).
+
+    Backends return it as the `err` of the Error status of a bind, so the scheduler drops the
+    pod instead of retrying it: its deletion event may still be on the way.
+    """
+
+
 class Backend(abc.ABC):
     """A cluster the scheduler reads from and writes bindings to."""
 
@@ -54,7 +62,8 @@ class Backend(abc.ABC):
 
     @abc.abstractmethod
     def bind(self, pod: PodInfo, node_name: str) -> Status:
-        """Bind through the Binding subresource. Conflict/NotFound -> an Error status saying so."""
+        """Bind through the Binding subresource. Conflict/NotFound -> an Error status saying so;
+        NotFound carries a `PodGone` as the status's `err`."""
 
     @abc.abstractmethod
     def record_event(self, pod: PodInfo, event_type: str, reason: str, message: str) -> None:

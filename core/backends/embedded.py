@@ -7,16 +7,17 @@ the scheduler are never mutated afterwards (writes copy), so the loop may keep r
 
 from __future__ import annotations
 
+import contextlib
 import copy
 import threading
 import uuid
 from collections import Counter
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
 from ..api.status import Status
 from ..cache.podinfo import PodInfo
-from .base import WATCHED_KINDS, Backend, ClusterEvent, EventSink
+from .base import WATCHED_KINDS, Backend, ClusterEvent, EventSink, PodGone
 
 _UID_NAMESPACE = uuid.UUID("6b8f3c1e-1d1a-4c9e-9a57-0c5e1f6b2a10")
 
@@ -35,6 +36,7 @@ class EmbeddedCluster(Backend):
         self._lock = threading.RLock()
         self.store: dict[str, dict[str, dict[str, Any]]] = {}
         self._sink: EventSink | None = None
+        self._lagging: list[ClusterEvent] | None = None
         self.events: list[dict[str, Any]] = []
         self.event_counts: Counter[tuple[str, str, str]] = Counter()
         self.bind_count = 0
@@ -77,8 +79,24 @@ class EmbeddedCluster(Backend):
             return list(self.store.get(kind, {}).values())
 
     def _emit(self, kind: str, typ: str, obj: dict[str, Any]) -> None:
-        if self._sink is not None:
+        if self._lagging is not None:
+            self._lagging.append(ClusterEvent(kind, typ, obj))
+        elif self._sink is not None:
             self._sink(ClusterEvent(kind, typ, obj))
+
+    @contextlib.contextmanager
+    def watch_lag(self) -> Iterator[None]:
+        """Hold watch events back until the block ends, as a slow informer would: writes take
+        effect in the store at once while the scheduler still sees the old state (fault tests)."""
+        with self._lock:
+            self._lagging = []
+        try:
+            yield
+        finally:
+            with self._lock:
+                held, self._lagging = self._lagging, None
+                for event in held:
+                    self._emit(event.kind, event.type, event.obj)
 
     # ---- Backend -----------------------------------------------------------------------
     def start(self, sink: EventSink) -> None:
@@ -130,7 +148,7 @@ class EmbeddedCluster(Backend):
                 return Status.error(f'Operation cannot be fulfilled on pods/binding "{pod.name}": pod {pod.name} is already assigned to node "{current["spec"]["nodeName"]}"')
             new, err = self._replace_pod(pod, {"spec": {"nodeName": node_name}})
             if new is None:
-                return Status.error(err)
+                return Status.error(err, err=PodGone(pod.key))
             status = dict(new.get("status") or {})
             conditions = [c for c in status.get("conditions") or () if c.get("type") != "PodScheduled"]
             conditions.append({"type": "PodScheduled", "status": "True"})

@@ -174,10 +174,13 @@ class ClusterState:
         if pod is None:
             return None
         self._unplace(pod)
-        self.assumed.discard(uid)
         for noms in self.nominated.values():
             noms.pop(uid, None)
-        self._orphans.get(pod.node_name, {}).pop(uid, None)
+        if uid in self.assumed:
+            self.assumed.discard(uid)
+            self._drop_orphan(uid)
+        else:
+            self._orphans.get(pod.node_name, {}).pop(uid, None)
         return pod
 
     def assume(self, pod: PodInfo, node_name: str) -> None:
@@ -195,6 +198,13 @@ class ClusterState:
         if pod.uid in self.assumed:
             self.assumed.discard(pod.uid)
             self._unplace(pod)
+            self._drop_orphan(pod.uid)
+
+    def _drop_orphan(self, uid: str) -> None:
+        """An assumed pod whose node was removed waits among the orphans under the node's name
+        (an assumed pod has no nodeName of its own): it must not come back with the node."""
+        for orphans in self._orphans.values():
+            orphans.pop(uid, None)
 
     def nominate(self, pod: PodInfo, node_name: str | None) -> None:
         for noms in self.nominated.values():

@@ -13,6 +13,7 @@ from typing import Any
 
 from ..api.status import Code, Status
 from ..api.types import CycleState
+from ..backends.base import PodGone
 from ..runtime.framework import Framework
 from ..runtime.records import CycleRecord
 from .handle import FrameworkHandle
@@ -145,8 +146,13 @@ class BindingCycle:
         self.stats.bind_failures += 1
         done.framework.run_unreserve(done.state, pod, done.node, self.cluster, done.handle)
         self.cluster.forget(pod)
-        if pod.uid not in self.queue.entries:
-            return  # deleted meanwhile
+        if isinstance(done.status.err, PodGone):
+            # The API has no such pod: its deletion event is on the way. Nothing to retry and no
+            # one to tell (an event or status write about it would only fail with 404 too).
+            self.queue.delete(pod.uid)
+            return
+        if self.queue.entries.get(pod.uid) is not done.entry:
+            return  # deleted or bound elsewhere while binding (see EventHandlers._no_longer_pending)
         message = done.status.message
         if done.status.is_rejected:
             self.backend.record_event(pod, "Warning", "FailedScheduling", message)

@@ -88,10 +88,7 @@ class EventHandlers:
         if typ == "DELETED":
             uid = (obj.get("metadata") or {}).get("uid") or _fallback_uid(obj)
             removed = self.cluster.remove_pod(uid)
-            entry = self.queue.entries.get(uid)
-            if entry is not None and entry.where != "inflight":
-                self.queue.delete(uid)
-            self.waiting_pods.pop(uid, None)
+            self._no_longer_pending(uid, "pod deleted")
             if removed is not None and removed.node_name:
                 self.queue.move_for_event("Pod/Delete", self._interested)
             return
@@ -105,13 +102,14 @@ class EventHandlers:
         if pod.node_name or pod.is_terminal:
             was_placed = pod.uid in self.cluster.placement
             self.cluster.upsert_pod(pod)
-            entry = self.queue.entries.get(pod.uid)
-            if entry is not None and entry.where != "inflight":
-                self.queue.done(pod.uid)
+            self._no_longer_pending(pod.uid, "pod bound elsewhere" if pod.node_name else "pod finished")
             if not was_placed and pod.node_name and not pod.is_terminal:
                 self.queue.move_for_event("Pod/Add", self._interested)
             return
-        if pod.deleting or self.framework_for(pod) is None:
+        if pod.deleting:
+            self._no_longer_pending(pod.uid, "pod being deleted")
+            return
+        if self.framework_for(pod) is None:
             return
         if pod.uid in self.cluster.assumed:
             return  # binding in flight: an unbound update (e.g. our own condition patch) must not drop the reservation
@@ -143,10 +141,22 @@ class EventHandlers:
         cluster.assumed.discard(uid)
         pod.node_name = node
         pod.raw = obj
-        entry = self.queue.entries.get(uid)
-        if entry is not None and entry.where != "inflight":
-            self.queue.done(uid)
+        self.queue.done(uid)  # even before its binding reports: a failure then has nothing to retry
         return True
+
+    def _no_longer_pending(self, uid: str, why: str) -> None:
+        """The pod needs no scheduling any more (deleted, being deleted, bound, finished).
+
+        Its queue entry goes at once, even while its binding is in flight: the binding cycle,
+        when it reports, finds the entry gone and neither retries nor reports the pod
+        (kube-scheduler checks its informer cache the same way before requeueing). A pod held
+        at Permit is rejected now rather than at its timeout (kube-scheduler's RejectWaitingPod).
+        """
+        self.queue.delete(uid)
+        self.failed.pop(uid, None)
+        waiting = self.waiting_pods.pop(uid, None)
+        if waiting is not None:
+            waiting.reject("", why)
 
 
 def _scheduling_relevant_change(old: PodInfo, new: PodInfo) -> bool:

@@ -130,6 +130,18 @@ class Scheduler(EventHandlers, ScheduleOne, BindingCycle):
         return fw.run_pre_enqueue(pod, self.handle_for(fw))
 
     # ---- loops -------------------------------------------------------------------------
+    def held_pods(self) -> dict[str, list[str]]:
+        """Every pod the scheduler holds, by where it is: queue places, waiting at Permit, assumed
+        (binding in flight) and given up after errors. Call on the loop thread (the runner's
+        SIGUSR2 dump does, like kube-scheduler's cache debugger)."""
+        held: dict[str, list[str]] = {}
+        for entry in self.queue.entries.values():
+            held.setdefault(entry.where or "active", []).append(entry.pod.key)
+        held["waiting"] = [w.pod.key for w in self.waiting_pods.values()]
+        held["assumed"] = [self.cluster.pods[uid].key for uid in self.cluster.assumed if uid in self.cluster.pods]
+        held["failed"] = [e.pod.key for e in self.failed.values()]
+        return {where: sorted(keys) for where, keys in held.items()}
+
     def step(self) -> bool:
         """Drain events, then run one cycle if a pod is ready. Returns whether a cycle ran."""
         self.drain_events()

@@ -26,7 +26,7 @@ from typing import Any
 
 from ...api.status import Status
 from ...cache.podinfo import PodInfo
-from ..base import WATCHED_KINDS, Backend, ClusterEvent, EventSink
+from ..base import WATCHED_KINDS, Backend, ClusterEvent, EventSink, PodGone
 from .client import ApiError, RawClient, TokenBucket, WriteStats
 from .events import EventRecorder
 from .informer import LIST_ORDER, RESOURCES, Informer, object_path
@@ -54,7 +54,7 @@ class KubernetesBackend(Backend):
         self.raw = RawClient(api_client, TokenBucket(qps, burst))
         self.scheduler_names = frozenset(scheduler_names)
         self.resync_period = resync_period
-        self.watch_timeout = watch_timeout
+        self.watch_timeout = max(1.0, watch_timeout)
         self.backoff_initial = backoff_initial
         self.backoff_max = backoff_max
         self.host = reporting_instance or socket.gethostname()
@@ -117,11 +117,23 @@ class KubernetesBackend(Backend):
             time.sleep(0.05)
         return self.ready()
 
+    def flush(self, timeout: float, events: bool = True) -> bool:
+        """Wait up to `timeout` seconds for queued status writes (and events) to be sent."""
+        deadline = time.monotonic() + timeout
+        while not (self.status.pending.empty() and (not events or self.events.pending.empty())):
+            if time.monotonic() >= deadline:
+                return False
+            time.sleep(0.02)
+        return True
+
+    def discard_status_writes(self) -> int:
+        """Drop queued condition and nomination writes: they speak for the leader, and whoever
+        leads next writes its own. Events, records of what happened, are still sent."""
+        return self.status.discard()
+
     def stop(self, flush_timeout: float = 5.0) -> None:
         """Stop informers; give the writers up to `flush_timeout` to send what is queued."""
-        deadline = time.monotonic() + flush_timeout
-        while (not self.events.pending.empty() or not self.status.pending.empty()) and time.monotonic() < deadline:
-            time.sleep(0.05)
+        self.flush(flush_timeout)
         self.stopping.set()
         self._sink = None
         for inf in self.informers.values():
@@ -142,6 +154,9 @@ class KubernetesBackend(Backend):
         except ApiError as exc:
             if exc.status in (404, 409):
                 self.write_stats.add("bind_conflicts")
+            if exc.status == 404:
+                log.info("binding %s to %s: the pod no longer exists", pod.key, node_name)
+                return Status.error(f"binding rejected: {exc.message}", err=PodGone(pod.key))
             log.info("binding %s to %s failed: %s", pod.key, node_name, exc)
             return Status.error(f"binding rejected: {exc.message}" if exc.status else f"binding failed: {exc.message}")
         self.write_stats.add("binds")
