@@ -110,7 +110,10 @@ class HTTPServer:
         host, port = parse_bind_address(self.bind_address)
         self._server = ThreadingHTTPServer((host, port), _Handler)
         self._server.daemon_threads = True
-        self._thread = threading.Thread(target=self._server.serve_forever, name="kubeberth-http", daemon=True)
+        # serve_forever checks for shutdown between polls: a short poll keeps SIGTERM-to-exit short.
+        self._thread = threading.Thread(
+            target=self._server.serve_forever, kwargs={"poll_interval": 0.05}, name="kubeberth-http", daemon=True
+        )
         self._thread.start()
         log.info("serving %s on %s:%d", ", ".join(sorted([*routes, *prefix_routes, *(f"POST {p}" for p in post_routes)])), host, self.port)
 

@@ -4,13 +4,14 @@ Wires the generation, the Kubernetes backend, leader election, hot reload and th
 (probes, metrics, decisions, admin API) around the scheduling loop, which runs on the main
 thread. `run --embedded` passes an EmbeddedCluster as the backend: same runner, no Lease. While not leading, the loop keeps draining
 informer events (a warm standby) but schedules nothing and the backend refuses binds.
-SIGTERM/SIGINT: stop taking pods, let in-flight binding cycles finish, flush queued writes,
-release the Lease so a standby takes over at once.
+SIGTERM/SIGINT: stop taking pods, let in-flight binding cycles finish, release the Lease so a
+standby takes over at once, then flush queued events. SIGUSR2: log what the scheduler holds.
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import logging
 import os
 import signal
@@ -19,7 +20,7 @@ import time
 from typing import Any
 
 from ..backends.base import Backend
-from ..backends.kubernetes import KubernetesBackend, load_api_client
+from ..backends.kubernetes import KubernetesBackend, RawClient, load_api_client
 from ..backends.kubernetes.leader import LeaderElector, parse_duration
 from ..errors import ConfigError
 from ..observability import Observability
@@ -35,6 +36,8 @@ from .reloader import Reloader, Watcher
 log = logging.getLogger(__name__)
 
 HEARTBEAT_SECONDS = 5.0
+STATUS_FLUSH_SECONDS = 1.0  # on shutdown, before the Lease is released
+EVENT_FLUSH_SECONDS = 5.0  # on shutdown, after it
 LOOP_STALL_SECONDS = 60.0
 
 
@@ -73,6 +76,7 @@ class Runner:
                 scheduler_names=list(generation.profiles),
                 qps=cfg.clientConnection.qps,
                 burst=cfg.clientConnection.burst,
+                watch_timeout=self.settings.watch_timeout,
             )
         self.scheduler = Scheduler(
             generation, self.backend, seed=self.settings.seed, binding_workers=self.settings.binding_workers
@@ -85,8 +89,11 @@ class Runner:
                 raise ConfigError(f"leaderElection.resourceLock: only 'leases' is supported, got {le.resourceLock!r}")
             try:
                 durations = [parse_duration(x) for x in (le.leaseDuration, le.renewDeadline, le.retryPeriod)]
+                # Its own client: renewals never wait behind binds for a connection or a qps
+                # token, and no automatic retry stretches a request past the renew deadline.
+                lease_client = RawClient(load_api_client(kubeconfig, pool_size=2, retries=False))
                 self.elector = LeaderElector(
-                    self.backend.raw,
+                    lease_client,
                     le.resourceNamespace,
                     le.resourceName,
                     identity=identity,
@@ -150,6 +157,9 @@ class Runner:
     def _stopped_leading(self) -> None:
         self.scheduler.paused = True
         self.backend.writes_allowed.clear()
+        dropped = self.backend.discard_status_writes()
+        if dropped:
+            log.info("dropped %d queued status writes on losing leadership", dropped)
 
     # ---- probes ----------------------------------------------------------------------
     def healthz(self) -> tuple[bool, str]:
@@ -200,8 +210,32 @@ class Runner:
     def serve(self) -> None:
         self.scheduler.run(self.stop_event)
 
+    def request_stop(self) -> None:
+        """Ask the loop to stop now (safe from a signal handler): set the flag, then wake the loop,
+        which may be blocked on its event queue for up to a second when idle."""
+        self.stop_event.set()
+        self.scheduler.submit(_wake)
+
+    def dump_state(self) -> None:
+        """Log what the scheduler holds, one JSON line (kube-scheduler's SIGUSR2 cache dump):
+        pods per queue place, waiting, assumed, failed, and those the informer no longer knows."""
+        self.scheduler.submit(self._log_held_pods)
+
+    def _log_held_pods(self) -> None:
+        held = self.scheduler.held_pods()
+        informer = getattr(self.backend, "informers", {}).get("Pod")
+        if informer is not None:
+            known = {_key(obj) for obj in informer.store.copy().values()}
+            held["gone"] = sorted({k for keys in held.values() for k in keys} - known)
+        log.info("held pods: %s", json.dumps(held, sort_keys=True))
+
     def shutdown(self) -> None:
-        """Stop taking pods, finish in-flight binds, flush writes, release the Lease."""
+        """Stop taking pods, finish in-flight binds, release the Lease, then flush events.
+
+        The Lease goes as soon as no binding of ours can still land, so a standby takes over at
+        once; status writes get a second to go out first (they are the leader's word on pending
+        pods), the event backlog (records, written at the client's qps) after the release.
+        """
         self.stop_event.set()
         if self.watcher is not None:
             self.watcher.stop()
@@ -209,13 +243,23 @@ class Runner:
         self.scheduler.paused = True
         self.scheduler.pool.shutdown(wait=True)
         self.scheduler.drain_events()
-        self.backend.stop(flush_timeout=5.0)
         if self.elector is not None:
+            self.backend.flush(STATUS_FLUSH_SECONDS, events=False)
             self.elector.stop(release=True)
+        self.backend.stop(flush_timeout=EVENT_FLUSH_SECONDS)
         if self.http is not None:
             self.http.stop()
         self.observability.shutdown()
         log.info("kubeberth stopped: %s", getattr(self.backend, "stats", ""))
+
+
+def _wake() -> None:
+    """A no-op loop event: wakes a loop blocked on its event queue."""
+
+
+def _key(obj: dict[str, Any]) -> str:
+    meta = obj.get("metadata") or {}
+    return f"{meta.get('namespace') or 'default'}/{meta.get('name')}"
 
 
 def run_main(args: argparse.Namespace | Any) -> int:
@@ -244,7 +288,7 @@ def run_main(args: argparse.Namespace | Any) -> int:
 
     def on_signal(signum: int, _frame: Any) -> None:
         log.info("received %s: shutting down", signal.Signals(signum).name)
-        runner.stop_event.set()
+        runner.request_stop()
 
     def on_hangup(_signum: int, _frame: Any) -> None:
         log.info("received SIGHUP: rescanning entry points and reloading")
@@ -253,6 +297,7 @@ def run_main(args: argparse.Namespace | Any) -> int:
     signal.signal(signal.SIGTERM, on_signal)
     signal.signal(signal.SIGINT, on_signal)
     signal.signal(signal.SIGHUP, on_hangup)
+    signal.signal(signal.SIGUSR2, lambda _signum, _frame: runner.dump_state())
     runner.start()
     if load is not None:
         load.start(runner.generation.default_profile.profile)

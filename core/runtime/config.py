@@ -229,3 +229,6 @@ class Settings(BaseSettings):
     rollback_min_attempts: int = 20
     rollback_max_error_rate: float = 0.1
     rollback_unschedulable_margin: float = 0.5
+    # Server-side watch timeout in seconds (client-go: 5-10 min); a watch silent for longer than
+    # this plus a grace period is dropped and resumed, so it also bounds how long one can go unnoticed.
+    watch_timeout: float = 300.0

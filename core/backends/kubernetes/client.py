@@ -133,11 +133,12 @@ class RawClient:
         return orjson.loads(data) if data else None
 
 
-def load_api_client(kubeconfig: str | None = None, pool_size: int = 32) -> Any:
+def load_api_client(kubeconfig: str | None = None, pool_size: int = 32, retries: bool = True) -> Any:
     """An ApiClient from a kubeconfig file, else in-cluster config, else ~/.kube/config.
 
     The connection pool is sized for the informers, binding workers and writers that share it
-    (urllib3's default of 10 would open and discard connections under load).
+    (urllib3's default of 10 would open and discard connections under load). `retries=False`
+    turns off urllib3's automatic retries, for callers whose timeouts must hold as given.
     """
     from kubernetes import client, config
 
@@ -150,6 +151,9 @@ def load_api_client(kubeconfig: str | None = None, pool_size: int = 32) -> Any:
         except config.ConfigException:
             config.load_kube_config(client_configuration=cfg)
     cfg.connection_pool_maxsize = max(pool_size, cfg.connection_pool_maxsize or 0)
+    cfg.keep_alive = True  # client-go's TCP keepalive: a watch over a dead network path is dropped
+    if not retries:
+        cfg.retries = False
     return client.ApiClient(cfg)
 
 

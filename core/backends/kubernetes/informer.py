@@ -9,6 +9,7 @@ from __future__ import annotations
 import contextlib
 import logging
 import random
+import socket
 import threading
 import time
 from collections.abc import Callable
@@ -85,6 +86,7 @@ class Informer(threading.Thread):
         self.listed = threading.Event()  # first list done (watching may start)
         self.relists = 0
         self.watches = 0
+        self.silences = 0  # watches given up for silence past their timeout
         self._response: Any = None
         self._hold = threading.Event()
         self._hold.set()
@@ -187,7 +189,12 @@ class Informer(threading.Thread):
         ]
         if self.resource.field_selector:
             query.append(("fieldSelector", self.resource.field_selector))
-        resp = b.raw.open("GET", self.resource.path, query, timeout=(10, timeout + 30))
+        # The server ends the watch after timeoutSeconds, even a quiet one (bookmarks only come when
+        # the resource changes), so a stream still silent after that plus a grace period is a dead
+        # connection nobody closed: the read timeout gives it up and we resume from our resourceVersion.
+        # (TCP keepalive, from load_api_client, catches a dead network path sooner.)
+        silent = timeout + min(30, timeout)
+        resp = b.raw.open("GET", self.resource.path, query, timeout=(10, silent))
         self._response = resp
         self.watches += 1
         kind = self.resource.kind
@@ -208,8 +215,14 @@ class Informer(threading.Thread):
                     return
         except Gone:
             raise
-        except Exception as exc:  # the stream broke: reconnect from the last resourceVersion
-            if not b.stopping.is_set():
+        except Exception as exc:  # the stream broke or went silent: reconnect from the last resourceVersion
+            if b.stopping.is_set():
+                return
+            if _is_timeout(exc):
+                self.silences += 1
+                log.warning("%s: watch silent for %ds, past its %ds timeout; resuming from resourceVersion %s",
+                            kind, silent, timeout, self.resource_version)
+            else:
                 log.info("%s: watch ended (%s: %s); reconnecting", kind, type(exc).__name__, exc)
         finally:
             self._response = None
@@ -274,3 +287,15 @@ def _uid(obj: dict[str, Any]) -> str:
 
 def _rv(obj: dict[str, Any]) -> str:
     return (obj.get("metadata") or {}).get("resourceVersion") or ""
+
+
+def _is_timeout(exc: BaseException | None) -> bool:
+    """A read timeout, however urllib3 wraps it (ReadTimeoutError, or ProtocolError around one)."""
+    seen: set[int] = set()
+    while exc is not None and id(exc) not in seen:
+        seen.add(id(exc))
+        if isinstance(exc, TimeoutError | socket.timeout) or type(exc).__name__ == "ReadTimeoutError":
+            return True
+        nested = exc.args[1] if len(exc.args) > 1 and isinstance(exc.args[1], BaseException) else None
+        exc = nested or exc.__cause__ or exc.__context__
+    return False

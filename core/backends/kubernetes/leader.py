@@ -165,10 +165,18 @@ class LeaderElector:
             "leaseTransitions": transitions,
         }
 
+    def _timeout(self) -> float:
+        """Total seconds one Lease request may take. A leader's must end by its renew deadline, so
+        it steps down on time however the API server stalls (client-go bounds the whole renewal by
+        renewDeadline); a candidate's by half of it. Needs a client without automatic retries."""
+        limit = max(1.0, self.renew_deadline / 2)
+        if self.is_leader:
+            limit = min(self.renew_deadline, self.last_renew + self.renew_deadline - time.monotonic())
+        return max(0.1, limit)
+
     def _try_acquire_or_renew(self) -> bool:
-        timeout = (min(5.0, self.renew_deadline), max(1.0, self.renew_deadline / 2))
         try:
-            lease = self.raw.request("GET", self.path, timeout=timeout)
+            lease = self.raw.request("GET", self.path, timeout=self._timeout())
         except ApiError as exc:
             if exc.status != 404:
                 raise
@@ -181,7 +189,7 @@ class LeaderElector:
             }
             try:
                 self.raw.request("POST", f"/apis/coordination.k8s.io/v1/namespaces/{self.namespace}/leases",
-                                 body=body, timeout=timeout)
+                                 body=body, timeout=self._timeout())
             except ApiError as create_exc:
                 if create_exc.status == 409:
                     return False
@@ -203,7 +211,7 @@ class LeaderElector:
             record = self._record(None, transitions + 1)
         lease["spec"] = record
         try:
-            self.raw.request("PUT", self.path, body=lease, timeout=timeout)
+            self.raw.request("PUT", self.path, body=lease, timeout=self._timeout())
         except ApiError as exc:
             if exc.status == 409:  # someone else updated it first
                 return False

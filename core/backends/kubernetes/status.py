@@ -30,6 +30,17 @@ class StatusWriter:
         except queue_mod.Full:
             log.warning("status write queue full; dropped %s for %s", what, pod.key)
 
+    def discard(self) -> int:
+        """Drop every queued write; returns how many."""
+        dropped = 0
+        while True:
+            try:
+                self.pending.get_nowait()
+            except queue_mod.Empty:
+                return dropped
+            self.pending.task_done()
+            dropped += 1
+
     def run(self) -> None:
         """The writer thread's body: until the backend stops and nothing is left to write."""
         while True:
