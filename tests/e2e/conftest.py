@@ -15,8 +15,9 @@ from __future__ import annotations
 import os
 import sys
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -26,6 +27,7 @@ if str(_HERE) not in sys.path:  # works with any --import-mode
 
 from cluster import LocalControlPlane, ManagedProcess, find_binaries  # noqa: E402
 from jaeger import LocalJaeger, find_jaeger  # noqa: E402
+from kubeberth_harness import CONFIG_DIR, Api, Kubeberth, suffix, write_config  # noqa: E402
 
 
 def pytest_configure(config: pytest.Config) -> None:
@@ -99,3 +101,57 @@ def kube_scheduler(control_plane: LocalControlPlane) -> Iterator[ManagedProcess]
         proc.stop()
         if proc in control_plane.schedulers:
             control_plane.schedulers.remove(proc)
+
+
+# ---- kubeberth processes and the admin API (tests/e2e/kubeberth_harness.py) ----
+
+
+@pytest.fixture(scope="module")
+def api(control_plane: LocalControlPlane) -> Api:
+    return Api(control_plane)
+
+
+@pytest.fixture(scope="module")
+def sa_kubeconfig(control_plane: LocalControlPlane) -> str:
+    """The scheduler's own service account, with exactly config/rbac.yaml's permissions."""
+    control_plane.kubectl("apply", "-f", str(CONFIG_DIR / "rbac.yaml"))
+    return control_plane.kubeconfig_for_service_account("kube-system", "kubeberth")
+
+
+@pytest.fixture
+def namespace(api: Api) -> Iterator[str]:
+    name = f"kb-{suffix()}"
+    api.call("POST", "/api/v1/namespaces", {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": name}})
+    yield name
+    # One deletecollection, not a DELETE per pod: fault tests leave a hundred pods or more.
+    api.call("DELETE", f"/api/v1/namespaces/{name}/pods", {"gracePeriodSeconds": 0}, ok=(200, 404))
+    api.call("DELETE", f"/api/v1/namespaces/{name}", ok=(200, 202, 404))
+
+
+@pytest.fixture
+def nodes(api: Api) -> Iterator[list[str]]:
+    """Names appended here are deleted after the test."""
+    created: list[str] = []
+    yield created
+    for name in created:
+        api.delete_node(name)
+
+
+@pytest.fixture
+def start_kubeberth(control_plane: LocalControlPlane, sa_kubeconfig: str, tmp_path: Path
+                    ) -> Iterator[Callable[..., Kubeberth]]:
+    procs: list[Kubeberth] = []
+
+    def start(leader_elect: bool = False, wait: bool = True, plugins_dir: Path | None = None,
+              env: dict[str, str] | None = None, kubeconfig: str | None = None, **cfg: Any) -> Kubeberth:
+        config = write_config(tmp_path / f"config-{len(procs)}.yaml", leader_elect, **cfg)
+        kb = Kubeberth(control_plane, kubeconfig or sa_kubeconfig, config, leader_elect, f"kubeberth-{suffix()}",
+                       plugins_dir=plugins_dir, env=env)
+        procs.append(kb)
+        if wait:
+            kb.wait_ready()
+        return kb
+
+    yield start
+    for kb in procs:
+        kb.stop()

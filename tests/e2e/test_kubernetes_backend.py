@@ -8,219 +8,17 @@ its own kubeberth, so tests do not see each other's nodes.
 
 from __future__ import annotations
 
-import json
 import os
-import signal
-import subprocess
 import sys
 import threading
 import time
-import urllib.request
-import uuid
 from collections import Counter
-from collections.abc import Callable, Iterator
-from pathlib import Path
 from typing import Any
 
-import pytest
-import yaml
-from cluster import LocalControlPlane, free_port, wait_for
+from cluster import LocalControlPlane, wait_for
+from kubeberth_harness import CONFIG_DIR, PROFILE, Api, Kubeberth, suffix
 
-REPO = Path(__file__).resolve().parents[2]
-CONFIG_DIR = REPO / "config"
 DEPLOY_FILES = [CONFIG_DIR / f for f in ("rbac.yaml", "scheduler-config.yaml", "deployment.yaml")]
-PROFILE = "kubeberth"
-
-
-# ---------------------------------------------------------------------------- helpers
-
-
-def _suffix() -> str:
-    return uuid.uuid4().hex[:6]
-
-
-
-
-class Api:
-    """Admin JSON calls through the control plane's minimal REST helper."""
-
-    def __init__(self, cp: LocalControlPlane) -> None:
-        self.cp = cp
-
-    def call(self, method: str, path: str, body: Any = None, ok: tuple[int, ...] = (200, 201)) -> Any:
-        status, data = self.cp.request(method, path, body)
-        if status not in ok:
-            raise AssertionError(f"{method} {path}: {status} {data}")
-        return data
-
-    def create_node(self, name: str, cpu: str, memory: str, labels: dict[str, str] | None = None) -> None:
-        labels = {"kubernetes.io/hostname": name, **(labels or {})}
-        self.call("POST", "/api/v1/nodes", {"apiVersion": "v1", "kind": "Node",
-                                             "metadata": {"name": name, "labels": labels}})
-        now = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
-        res = {"cpu": cpu, "memory": memory, "pods": "110"}
-        status = {"status": {"capacity": res, "allocatable": res, "conditions": [
-            {"type": "Ready", "status": "True", "reason": "KubeletReady", "message": "e2e",
-             "lastHeartbeatTime": now, "lastTransitionTime": now}]}}
-        self._patch(f"/api/v1/nodes/{name}/status", status)
-
-    def _patch(self, path: str, body: Any) -> Any:
-        req = urllib.request.Request(self.cp.server + path, data=json.dumps(body).encode(), method="PATCH")
-        req.add_header("Authorization", f"Bearer {self.cp.admin_token}")
-        req.add_header("Content-Type", "application/strategic-merge-patch+json")
-        with urllib.request.urlopen(req, timeout=10, context=self.cp._ssl) as resp:
-            return json.loads(resp.read())
-
-    def delete_node(self, name: str) -> None:
-        self.call("DELETE", f"/api/v1/nodes/{name}", ok=(200, 404))
-
-    def create_pod(self, ns: str, name: str, scheduler: str = PROFILE, cpu: str = "100m", memory: str = "64Mi",
-                   node_name: str = "") -> dict[str, Any]:
-        spec: dict[str, Any] = {
-            "schedulerName": scheduler,
-            "containers": [{"name": "c", "image": "registry.k8s.io/pause:3.10",
-                            "resources": {"requests": {"cpu": cpu, "memory": memory}}}],
-        }
-        if node_name:
-            spec["nodeName"] = node_name
-        return self.call("POST", f"/api/v1/namespaces/{ns}/pods",
-                         {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": name}, "spec": spec})
-
-    def pod(self, ns: str, name: str) -> dict[str, Any] | None:
-        status, data = self.cp.request("GET", f"/api/v1/namespaces/{ns}/pods/{name}")
-        return data if status == 200 else None
-
-    def pods(self, ns: str) -> list[dict[str, Any]]:
-        return self.call("GET", f"/api/v1/namespaces/{ns}/pods")["items"]
-
-    def delete_pod(self, ns: str, name: str) -> None:
-        self.call("DELETE", f"/api/v1/namespaces/{ns}/pods/{name}", {"gracePeriodSeconds": 0}, ok=(200, 404))
-
-    def events(self, ns: str) -> list[dict[str, Any]]:
-        return self.call("GET", f"/apis/events.k8s.io/v1/namespaces/{ns}/events")["items"]
-
-    def bound(self, ns: str) -> dict[str, str]:
-        return {p["metadata"]["name"]: p["spec"]["nodeName"] for p in self.pods(ns) if p["spec"].get("nodeName")}
-
-
-class Kubeberth:
-    """A `kubeberth run` child process."""
-
-    def __init__(self, cp: LocalControlPlane, kubeconfig: str, config: Path, leader_elect: bool, name: str) -> None:
-        self.port = free_port(avoid={cp.apiserver_port})
-        self.log_path = cp.log_dir / f"{name}.log"
-        argv = [sys.executable, "-m", "kubeberth", "run", f"--kubeconfig={kubeconfig}", f"--config={config}",
-                f"--healthz-bind-address=127.0.0.1:{self.port}", "--log-level=INFO",
-                "--leader-elect" if leader_elect else "--no-leader-elect"]
-        self.log = open(self.log_path, "ab")  # noqa: SIM115 - closed in stop()
-        self.proc = subprocess.Popen(argv, stdout=self.log, stderr=subprocess.STDOUT, start_new_session=True)
-
-    def probe(self, path: str) -> int:
-        try:
-            with urllib.request.urlopen(f"http://127.0.0.1:{self.port}{path}", timeout=2) as resp:
-                return resp.status
-        except urllib.error.HTTPError as err:
-            return err.code
-        except OSError:
-            return 0
-
-    def wait_ready(self, timeout: float = 60) -> None:
-        def ready() -> bool:
-            assert self.proc.poll() is None, f"kubeberth exited:\n{self.log_tail()}"
-            return self.probe("/readyz") == 200
-
-        wait_for(ready, timeout, "kubeberth /readyz")
-
-    def log_tail(self, n: int = 60) -> str:
-        return "\n".join(self.log_path.read_text(errors="replace").splitlines()[-n:])
-
-    def log_text(self) -> str:
-        return self.log_path.read_text(errors="replace")
-
-    def bind_lines(self) -> list[str]:
-        return [line for line in self.log_text().splitlines() if " bound " in line]
-
-    def kill(self) -> None:
-        if self.proc.poll() is None:
-            os.killpg(self.proc.pid, signal.SIGKILL)
-            self.proc.wait(10)
-
-    def stop(self, timeout: float = 30) -> int:
-        if self.proc.poll() is None:
-            self.proc.send_signal(signal.SIGTERM)
-            try:
-                self.proc.wait(timeout)
-            except subprocess.TimeoutExpired:
-                self.kill()
-        self.log.close()
-        return self.proc.returncode
-
-
-def write_config(path: Path, leader_elect: bool = False, lease: tuple[str, str, str] = ("15s", "10s", "2s"),
-                 backoff: float = 1) -> Path:
-    cfg = {
-        "apiVersion": "kubescheduler.config.k8s.io/v1",
-        "kind": "KubeSchedulerConfiguration",
-        "podInitialBackoffSeconds": backoff,
-        "podMaxBackoffSeconds": max(backoff, 2),
-        "leaderElection": {"leaderElect": leader_elect, "leaseDuration": lease[0], "renewDeadline": lease[1],
-                           "retryPeriod": lease[2], "resourceName": "kubeberth", "resourceNamespace": "kube-system"},
-        "profiles": [{"schedulerName": PROFILE}],
-    }
-    path.write_text(yaml.safe_dump(cfg))
-    return path
-
-
-# ---------------------------------------------------------------------------- fixtures
-
-
-@pytest.fixture(scope="module")
-def api(control_plane: LocalControlPlane) -> Api:
-    return Api(control_plane)
-
-
-@pytest.fixture(scope="module")
-def sa_kubeconfig(control_plane: LocalControlPlane) -> str:
-    """The scheduler's own service account, with exactly config/rbac.yaml's permissions."""
-    control_plane.kubectl("apply", "-f", str(CONFIG_DIR / "rbac.yaml"))
-    return control_plane.kubeconfig_for_service_account("kube-system", "kubeberth")
-
-
-@pytest.fixture
-def namespace(api: Api) -> Iterator[str]:
-    name = f"kb-{_suffix()}"
-    api.call("POST", "/api/v1/namespaces", {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": name}})
-    yield name
-    for pod in api.pods(name):
-        api.delete_pod(name, pod["metadata"]["name"])
-    api.call("DELETE", f"/api/v1/namespaces/{name}", ok=(200, 202, 404))
-
-
-@pytest.fixture
-def nodes(api: Api) -> Iterator[list[str]]:
-    """Names appended here are deleted after the test."""
-    created: list[str] = []
-    yield created
-    for name in created:
-        api.delete_node(name)
-
-
-@pytest.fixture
-def start_kubeberth(control_plane: LocalControlPlane, sa_kubeconfig: str, tmp_path: Path
-                    ) -> Iterator[Callable[..., Kubeberth]]:
-    procs: list[Kubeberth] = []
-
-    def start(leader_elect: bool = False, wait: bool = True, **cfg: Any) -> Kubeberth:
-        config = write_config(tmp_path / f"config-{len(procs)}.yaml", leader_elect, **cfg)
-        kb = Kubeberth(control_plane, sa_kubeconfig, config, leader_elect, f"kubeberth-{_suffix()}")
-        procs.append(kb)
-        if wait:
-            kb.wait_ready()
-        return kb
-
-    yield start
-    for kb in procs:
-        kb.stop()
 
 
 # ---------------------------------------------------------------------------- tests
@@ -238,7 +36,7 @@ def test_manifests_apply_with_server_dry_run(control_plane: LocalControlPlane) -
 
 
 def test_binds_own_pods_and_leaves_others(api: Api, namespace: str, nodes: list[str], start_kubeberth: Any) -> None:
-    node = f"kb-n-{_suffix()}"
+    node = f"kb-n-{suffix()}"
     api.create_node(node, "4", "8Gi")
     nodes.append(node)
     kb = start_kubeberth()
@@ -266,7 +64,7 @@ def test_binds_own_pods_and_leaves_others(api: Api, namespace: str, nodes: list[
 
 def test_unschedulable_then_node_added(control_plane: LocalControlPlane, api: Api, namespace: str,
                                        nodes: list[str], start_kubeberth: Any) -> None:
-    small = f"kb-small-{_suffix()}"
+    small = f"kb-small-{suffix()}"
     api.create_node(small, "1", "1Gi")
     nodes.append(small)
     start_kubeberth()
@@ -293,7 +91,7 @@ def test_unschedulable_then_node_added(control_plane: LocalControlPlane, api: Ap
                                "jsonpath={.status.conditions[?(@.type=='PodScheduled')].reason}")
     assert jp.stdout == "Unschedulable"
 
-    big = f"kb-big-{_suffix()}"
+    big = f"kb-big-{suffix()}"
     api.create_node(big, "8", "16Gi")
     nodes.append(big)
     wait_for(lambda: api.bound(namespace).get("big") == big, 30, "the pod to land on the new node")
@@ -314,7 +112,7 @@ def _double_bound(procs: list[Kubeberth]) -> list[str]:
 
 def test_leader_election_failover(api: Api, namespace: str, nodes: list[str], start_kubeberth: Any,
                                   record_property: Any) -> None:
-    node = f"kb-le-{_suffix()}"
+    node = f"kb-le-{suffix()}"
     api.create_node(node, "64", "128Gi")
     nodes.append(node)
     lease_cfg = ("4s", "3s", "1s")
@@ -352,7 +150,7 @@ def test_leader_election_failover(api: Api, namespace: str, nodes: list[str], st
 
 def test_apiserver_restart_loses_nothing(control_plane: LocalControlPlane, api: Api, namespace: str,
                                          nodes: list[str], start_kubeberth: Any) -> None:
-    node = f"kb-rs-{_suffix()}"
+    node = f"kb-rs-{suffix()}"
     api.create_node(node, "64", "128Gi")
     nodes.append(node)
     kb = start_kubeberth()
@@ -431,7 +229,7 @@ def test_side_by_side_with_kube_scheduler(control_plane: LocalControlPlane, kube
     sizes = [(3, 5), (5, 11), (7, 9), (11, 19), (13, 29)]  # (cpu cores, memory GiB)
     names = []
     for i, (cpu, mem) in enumerate(sizes):
-        name = f"sbs-{i}-{_suffix()}"
+        name = f"sbs-{i}-{suffix()}"
         api.create_node(name, str(cpu), f"{mem}Gi")
         nodes.append(name)
         names.append(name)
@@ -461,7 +259,7 @@ def test_side_by_side_with_kube_scheduler(control_plane: LocalControlPlane, kube
 def test_volume_binding_sets_claim_ref_on_the_chosen_pv(api: Api, namespace: str, nodes: list[str],
                                                       start_kubeberth: Any) -> None:
     """WaitForFirstConsumer: kubeberth picks the node whose local PV fits and binds that PV to the claim."""
-    sfx = _suffix()
+    sfx = suffix()
     small, big = f"kb-vs-{sfx}", f"kb-vb-{sfx}"
     for node in (small, big):
         api.create_node(node, "4", "8Gi")
