@@ -128,21 +128,41 @@ class Runner:
             add_admin_routes(self.http, self.reloader)
 
     def _announce(self, reason: str, message: str) -> None:
-        """A rollback, where operators look: an annotation on our Lease, or the embedded cluster's events."""
+        """A rollback, where operators look: a Kubernetes Event on the scheduler's Lease (or the
+        embedded cluster's event list)."""
         events = getattr(self.backend, "events", None)
         if isinstance(events, list):
             events.append({"type": "Warning", "reason": reason, "regarding": "scheduler", "note": message})
-        if self.elector is not None:
-            body = {"metadata": {"annotations": {"kubeberth.io/last-rollback": message[:1024]}}}
-            raw, path = self.backend.raw, self.elector.path
+            return
+        raw = getattr(self.backend, "raw", None)
+        if raw is None:
+            return
+        from ..backends.kubernetes.client import micro_time
 
-            def write() -> None:
-                try:
-                    raw.request("PATCH", path, body=body, content_type="application/merge-patch+json")
-                except Exception as exc:  # noqa: BLE001 - best effort, already logged and counted
-                    log.warning("annotating Lease %s with the rollback failed: %s", path, exc)
+        le = self.generation.config.leaderElection
+        host = os.uname().nodename
+        body = {
+            "apiVersion": "events.k8s.io/v1",
+            "kind": "Event",
+            "metadata": {"generateName": f"{le.resourceName}-", "namespace": le.resourceNamespace},
+            "eventTime": micro_time(),
+            "reportingController": "kubeberth",
+            "reportingInstance": f"kubeberth-{host}"[:128],
+            "action": "Reload",
+            "reason": reason,
+            "regarding": {"apiVersion": "coordination.k8s.io/v1", "kind": "Lease",
+                          "namespace": le.resourceNamespace, "name": le.resourceName},
+            "note": message[:1024],
+            "type": "Warning",
+        }
 
-            threading.Thread(target=write, name="kubeberth-announce", daemon=True).start()
+        def write() -> None:
+            try:
+                raw.request("POST", f"/apis/events.k8s.io/v1/namespaces/{le.resourceNamespace}/events", body=body)
+            except Exception as exc:  # noqa: BLE001 - best effort; the rollback is logged and counted already
+                log.warning("recording the rollback as an Event failed: %s", exc)
+
+        threading.Thread(target=write, name="kubeberth-announce", daemon=True).start()
 
     @property
     def generation(self) -> Generation:

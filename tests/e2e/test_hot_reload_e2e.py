@@ -1,0 +1,93 @@
+"""Hot reload against a real kube-apiserver: the configuration of a running `kubeberth run`
+changes (a score weight, then a new profile) while pods keep arriving; every pod is bound."""
+
+from __future__ import annotations
+
+import json
+import os
+import threading
+import time
+import urllib.request
+from pathlib import Path
+from typing import Any
+
+import test_kubernetes_backend as backend_e2e
+import yaml
+from cluster import wait_for
+from test_kubernetes_backend import PROFILE, Api, _suffix
+
+# The Kubernetes backend tests' fixtures: admin API, a namespace, nodes, `kubeberth run` processes.
+api = backend_e2e.api
+namespace = backend_e2e.namespace
+nodes = backend_e2e.nodes
+sa_kubeconfig = backend_e2e.sa_kubeconfig
+start_kubeberth = backend_e2e.start_kubeberth
+
+
+def _generation(port: int) -> dict[str, Any]:
+    with urllib.request.urlopen(f"http://127.0.0.1:{port}/debug/generation", timeout=5) as resp:
+        return json.loads(resp.read())
+
+
+def _rewrite(path: Path, change: Any) -> None:
+    """An atomic-rename save, as editors and config management do."""
+    cfg = yaml.safe_load(path.read_text())
+    change(cfg)
+    tmp = path.with_name(f".{path.name}.tmp")
+    tmp.write_text(yaml.safe_dump(cfg))
+    os.replace(tmp, path)
+
+
+def test_config_change_on_a_running_scheduler_keeps_pods_binding(
+    api: Api, namespace: str, nodes: list[str], start_kubeberth: Any, tmp_path: Path
+) -> None:
+    for _ in range(2):
+        node = f"kb-n-{_suffix()}"
+        api.create_node(node, "8", "16Gi")
+        nodes.append(node)
+    kb = start_kubeberth()
+    config = tmp_path / "config-0.yaml"
+    first = _generation(kb.port)
+    created: list[str] = []
+    stop = threading.Event()
+
+    def create_pods() -> None:
+        i = 0
+        while not stop.is_set():
+            api.create_pod(namespace, f"steady-{i}")
+            created.append(f"steady-{i}")
+            i += 1
+            time.sleep(0.1)
+
+    creator = threading.Thread(target=create_pods, daemon=True)
+    creator.start()
+    try:
+        wait_for(lambda: len(api.bound(namespace)) >= 5, 30, "pods binding before the change")
+
+        def weight(cfg: dict[str, Any]) -> None:
+            cfg["profiles"][0]["plugins"] = {"score": {"enabled": [{"name": "ImageLocality", "weight": 5}]}}
+
+        _rewrite(config, weight)
+        second = wait_for(lambda: (g := _generation(kb.port))["id"] != first["id"] and g, 30, "the new generation")
+        assert second["previous"] == first["id"]
+        assert second["last_reload"]["result"] == "success"
+
+        def new_profile(cfg: dict[str, Any]) -> None:
+            cfg["profiles"].append({"schedulerName": "kubeberth-batch"})
+
+        _rewrite(config, new_profile)
+        third = wait_for(
+            lambda: (g := _generation(kb.port))["profiles"] == [PROFILE, "kubeberth-batch"] and g, 30, "the new profile"
+        )
+        assert third["previous"] == second["id"]
+        api.create_pod(namespace, "batch-0", scheduler="kubeberth-batch")
+        time.sleep(1.0)
+    finally:
+        stop.set()
+        creator.join(10)
+    expected = {*created, "batch-0"}
+    wait_for(lambda: set(api.bound(namespace)) == expected, 60, f"all {len(expected)} pods bound")
+    log = kb.log_text()
+    assert f"generation {second['id']} now schedules, replacing {first['id']}" in log
+    assert "reload (watch) failed" not in log
+    assert kb.probe("/healthz") == 200
