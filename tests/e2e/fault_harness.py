@@ -120,10 +120,10 @@ class PodWatch(threading.Thread):
                 for pod in data["items"]:
                     self._see(pod)
                 rv = data["metadata"]["resourceVersion"]
-                url = f"{self.cp.server}{path}?watch=1&resourceVersion={rv}&timeoutSeconds=5"
+                url = f"{self.cp.server}{path}?watch=1&resourceVersion={rv}&timeoutSeconds=2"
                 req = urllib.request.Request(url)
                 req.add_header("Authorization", f"Bearer {self.cp.admin_token}")
-                with urllib.request.urlopen(req, timeout=10, context=self.cp._ssl) as resp:
+                with urllib.request.urlopen(req, timeout=5, context=self.cp._ssl) as resp:
                     for line in resp:
                         event = json.loads(line)
                         if event.get("type") in ("ADDED", "MODIFIED", "DELETED"):
