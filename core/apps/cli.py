@@ -168,12 +168,15 @@ def cmd_simulate(args: argparse.Namespace, settings: Settings) -> int:
     finally:
         obs.shutdown()
     if args.explain:
+        from ..observability.decisions import EARLIER_ATTEMPTS_KEPT, attempt_summary
         from ..observability.explain import render
 
-        record = next((r for r in reversed(result.scheduler.records) if r.pod == args.explain), None)
-        if record is None:
+        attempts = [r for r in result.scheduler.records if r.pod == args.explain]
+        if not attempts:
             raise KubeberthError(f"--explain: no scheduling cycle recorded for pod {args.explain!r} (use namespace/name)")
-        print(json.dumps(record.as_dict(), indent=2) if args.json else render(record.as_dict()))
+        record = attempts[-1].as_dict()
+        record["earlier_attempts"] = [attempt_summary(r) for r in attempts[:-1]][-EARLIER_ATTEMPTS_KEPT:]
+        print(json.dumps(record, indent=2) if args.json else render(record))
     elif args.json:
         out = dict(result.summary)
         if args.placements:

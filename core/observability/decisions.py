@@ -20,6 +20,7 @@ from urllib.parse import unquote
 from ..runtime.records import CycleRecord
 
 DEFAULT_DECISION_RECORDS = 1000
+EARLIER_ATTEMPTS_KEPT = 5  # one-line summaries of a pod's previous attempts (a preemption, then the bind)
 REPEAT_UNSCHEDULABLE_SECONDS = 60.0
 _LOG_MEMORY = 10000  # pods whose last unschedulable line is remembered for rate limiting
 
@@ -27,14 +28,28 @@ JSON = "application/json"
 TEXT = "text/plain; charset=utf-8"
 
 
+def attempt_summary(record: CycleRecord) -> dict[str, Any]:
+    """What an earlier attempt decided, in a line: kept when the pod is attempted again."""
+    out: dict[str, Any] = {"attempt": record.attempt, "result": record.result, "trace_id": record.trace_id}
+    if record.node:
+        out["node"] = record.node
+    if record.message:
+        out["message"] = record.message
+    if record.preemption:
+        out["preemption"] = record.preemption
+    return out
+
+
 class DecisionStore:
-    """The last CycleRecord of the `size` most recently attempted pods."""
+    """The last CycleRecord of the `size` most recently attempted pods, with a summary of each
+    pod's few attempts before it (so a pod that preempted and then bound still tells both)."""
 
     def __init__(self, size: int = DEFAULT_DECISION_RECORDS) -> None:
         if size < 1:
             raise ValueError("decision store size must be >= 1")
         self.size = size
         self._records: OrderedDict[str, CycleRecord] = OrderedDict()
+        self._earlier: dict[str, list[dict[str, Any]]] = {}
         self._uid_of: dict[str, str] = {}
         self._lock = threading.Lock()
 
@@ -44,11 +59,17 @@ class DecisionStore:
     def add(self, record: CycleRecord) -> None:
         with self._lock:
             records = self._records
+            previous = records.get(record.uid)
+            if previous is not None and previous is not record:
+                earlier = self._earlier.setdefault(record.uid, [])
+                earlier.append(attempt_summary(previous))
+                del earlier[:-EARLIER_ATTEMPTS_KEPT]
             records[record.uid] = record
             records.move_to_end(record.uid)
             self._uid_of[record.pod] = record.uid
             while len(records) > self.size:
                 _uid, old = records.popitem(last=False)
+                self._earlier.pop(old.uid, None)
                 if self._uid_of.get(old.pod) == old.uid:
                     del self._uid_of[old.pod]
 
@@ -58,16 +79,28 @@ class DecisionStore:
             uid = self._uid_of.get(key, key)
             return self._records.get(uid)
 
+    def decision(self, key: str) -> dict[str, Any] | None:
+        """The record as JSON-ready data, with `earlier_attempts`."""
+        with self._lock:
+            uid = self._uid_of.get(key, key)
+            record = self._records.get(uid)
+            earlier = list(self._earlier.get(uid, ()))
+        if record is None:
+            return None
+        out = record.as_dict()
+        out["earlier_attempts"] = earlier
+        return out
+
     def route(self, rest: str) -> tuple[int, str, bytes]:
         """GET /debug/decisions/<namespace>/<pod>: the pod's last decision record as JSON."""
         key = unquote(rest.strip("/"))
         if key.count("/") != 1:
             return 400, TEXT, b"expected /debug/decisions/<namespace>/<pod>\n"
-        record = self.get(key)
-        if record is None:
+        decision = self.decision(key)
+        if decision is None:
             msg = f"no decision recorded for pod {key} (the scheduler keeps the last {self.size} pods it attempted)\n"
             return 404, TEXT, msg.encode()
-        return 200, JSON, json.dumps(record.as_dict()).encode()
+        return 200, JSON, json.dumps(decision).encode()
 
 
 class DecisionLog:

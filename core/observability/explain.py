@@ -71,6 +71,19 @@ def render(d: dict[str, Any]) -> str:
         lines.append(f"  Trace:       {d['trace_id']}  (Jaeger: search k8s.pod.name={d['pod'].partition('/')[2]})")
     else:
         lines.append("  Trace:       not sampled (or tracing off)")
+    for earlier in d.get("earlier_attempts") or ():
+        line = f"  Earlier:     attempt {earlier['attempt']} {earlier['result']}"
+        if earlier.get("node"):
+            line += f" on {earlier['node']}"
+        if earlier.get("message"):
+            line += f": {earlier['message']}"
+        pre = earlier.get("preemption")
+        if pre:
+            victims = ", ".join(pre.get("victims") or ()) or "no pods"
+            line += f"; preempted {victims} to make room on {pre.get('nominated_node') or '?'}"
+        if earlier.get("trace_id"):
+            line += f" (trace {earlier['trace_id']})"
+        lines.append(line)
     queue = d.get("queue_seconds") or {}
     if queue:
         lines.append("  Queued:      " + ", ".join(f"{q} {s:.3f}s" for q, s in queue.items()))
