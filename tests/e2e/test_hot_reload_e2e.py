@@ -11,17 +11,11 @@ import urllib.request
 from pathlib import Path
 from typing import Any
 
-import test_kubernetes_backend as backend_e2e
 import yaml
 from cluster import wait_for
-from test_kubernetes_backend import PROFILE, Api, _suffix
+from kubeberth_harness import PROFILE, Api, suffix
 
-# The Kubernetes backend tests' fixtures: admin API, a namespace, nodes, `kubeberth run` processes.
-api = backend_e2e.api
-namespace = backend_e2e.namespace
-nodes = backend_e2e.nodes
-sa_kubeconfig = backend_e2e.sa_kubeconfig
-start_kubeberth = backend_e2e.start_kubeberth
+# Fixtures from conftest.py: admin API, a namespace, nodes, `kubeberth run` processes.
 
 
 def _generation(port: int) -> dict[str, Any]:
@@ -42,7 +36,7 @@ def test_config_change_on_a_running_scheduler_keeps_pods_binding(
     api: Api, namespace: str, nodes: list[str], start_kubeberth: Any, tmp_path: Path
 ) -> None:
     for _ in range(2):
-        node = f"kb-n-{_suffix()}"
+        node = f"kb-n-{suffix()}"
         api.create_node(node, "8", "16Gi")
         nodes.append(node)
     kb = start_kubeberth()
