@@ -251,3 +251,46 @@ def test_jaeger_manifest_applies_with_server_dry_run(control_plane: LocalControl
     assert out.returncode == 0, out.stderr
     for kind in ("deployment.apps/jaeger", "service/jaeger"):
         assert kind in out.stdout, out.stdout
+
+
+def test_run_embedded_traces_and_explain_point_at_the_same_trace(jaeger: LocalJaeger, tmp_path: Path) -> None:
+    """`run --embedded` honours the OTEL_* environment like `run`; explain names the trace Jaeger has."""
+    objects = [make_node("n1", cpu="1"), make_pod("fits", "500m", schedulerName="kubeberth"),
+               make_pod("huge", "64", schedulerName="kubeberth")]
+    cluster = tmp_path / "cluster.yaml"
+    cluster.write_text("\n---\n".join(json.dumps(o) for o in objects))
+    service = _service()
+    port = free_port()
+    env = {**os.environ, **FAST_EXPORT, "OTEL_EXPORTER_OTLP_ENDPOINT": jaeger.otlp_http_endpoint,
+           "OTEL_SERVICE_NAME": service, "OTEL_TRACES_SAMPLER": "parentbased_traceidratio",
+           "OTEL_TRACES_SAMPLER_ARG": "0"}  # nothing sampled by ratio: only the failed attempt is traced
+    url = f"http://127.0.0.1:{port}"
+    with open(tmp_path / "kubeberth.log", "wb") as log:
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "kubeberth", "run", "--embedded", f"--cluster={cluster}",
+             f"--healthz-bind-address=127.0.0.1:{port}"],
+            stdout=log, stderr=subprocess.STDOUT, env=env,
+        )
+    try:
+        def explained(pod: str) -> dict[str, Any] | None:
+            assert proc.poll() is None, (tmp_path / "kubeberth.log").read_text()[-3000:]
+            out = subprocess.run([sys.executable, "-m", "kubeberth", "explain", pod, "--server", url, "--json"],
+                                 capture_output=True, text=True, timeout=30)
+            return json.loads(out.stdout) if out.returncode == 0 else None
+
+        huge = wait_for(lambda: explained("default/huge"), 60, "huge's decision record")
+        fits = wait_for(lambda: explained("default/fits"), 30, "fits' decision record")
+        assert fits["result"] == "Scheduled" and fits["trace_id"] == ""  # ratio 0: not sampled
+        assert huge["result"] == "Unschedulable" and huge["trace_id"]  # failures always are
+        trace = jaeger.trace(huge["trace_id"])
+        root = _root(trace)
+        assert trace["processes"][root["processID"]]["serviceName"] == service
+        assert tags_of(root)["k8s.pod.name"] == "huge"
+        assert tags_of(root)["kubeberth.message"] == huge["message"]
+        assert jaeger.find_traces(service, {"k8s.pod.name": "fits"}) == []
+    finally:
+        proc.terminate()
+        try:
+            proc.wait(30)
+        except subprocess.TimeoutExpired:
+            proc.kill()
