@@ -131,6 +131,10 @@ def test_cluster_of_places_pods_with_node_name_and_keeps_other_objects() -> None
     cluster = cluster_of([make_node("n1"), make_node("n2")], make_pod("p", "1", nodeName="n2"),
                          make_pvc("claim"), make_pv("vol", nodes=["n1"]))
     assert all_nodes(cluster).requested("cpu").tolist() == [0, 1000]
+    # without a kind: a spec with containers is a pod, anything else a node
+    bare = cluster_of({"metadata": {"name": "n"}}, {"metadata": {"name": "q", "uid": "q"},
+                                                     "spec": {"nodeName": "n", "containers": []}})
+    assert all_nodes(bare).names == ["n"] and list(bare.pods) == ["q"]
     assert cluster.get_object("PersistentVolumeClaim", "default/claim")["spec"]["resources"] == {
         "requests": {"storage": "1Gi"}}
     affinity = cluster.get_object("PersistentVolume", "vol")["spec"]["nodeAffinity"]

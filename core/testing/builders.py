@@ -208,23 +208,30 @@ def load_objects(source: str | Path) -> list[dict[str, Any]]:
 def cluster_of(*objects: dict[str, Any] | Iterable[dict[str, Any]]) -> ClusterState:
     """A ClusterState (the scheduler's cache) holding nodes, placed pods (those with nodeName) and other objects.
 
-    Objects without a `kind` are taken as nodes. Nodes are added first, in the order given. For
-    calling a plugin's hooks directly; `SchedulerTester` runs them through the framework.
+    An object without a `kind` is a Pod if its spec has containers, else a Node. Nodes are added
+    first, in the order given. For calling a plugin's hooks directly; `SchedulerTester` runs them
+    through the framework.
     """
     cluster = ClusterState()
     flat: list[dict[str, Any]] = []
     for obj in objects:
         flat.extend([obj] if isinstance(obj, dict) else obj)
     for obj in flat:
-        if obj.get("kind", "Node") == "Node":
+        if _kind(obj) == "Node":
             cluster.upsert_node(obj)
     for obj in flat:
-        kind = obj.get("kind", "Node")
+        kind = _kind(obj)
         if kind == "Pod":
             cluster.upsert_pod(PodInfo.from_dict(obj))
         elif kind != "Node":
             cluster.upsert_object(kind, obj)
     return cluster
+
+
+def _kind(obj: dict[str, Any]) -> str:
+    if obj.get("kind"):
+        return str(obj["kind"])
+    return "Pod" if "containers" in (obj.get("spec") or {}) else "Node"
 
 
 def all_nodes(cluster: ClusterState) -> NodeView:

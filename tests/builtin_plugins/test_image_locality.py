@@ -7,7 +7,7 @@ from typing import Any
 import numpy as np
 from kubeberth import ClusterState, CycleState, PodInfo
 from kubeberth.builtin_plugins.image_locality import ImageLocality, normalized_image_name
-from kubeberth.testing import all_nodes
+from kubeberth.testing import SchedulerTester, all_nodes, cluster_of
 
 MB = 1024 * 1024
 
@@ -25,12 +25,16 @@ def pod(*images: str, init: tuple[str, ...] = ()) -> PodInfo:
 
 
 def scores(nodes: list[dict[str, Any]], p: PodInfo, plugin: ImageLocality | None = None, cluster: ClusterState | None = None) -> list[int]:
+    """The plugin's scores called directly; for a fresh cluster, checked against a cycle of a profile running it."""
+    fresh = cluster is None
     if cluster is None:
-        cluster = ClusterState()
-        for n in nodes:
-            cluster.upsert_node(n)
-    view = all_nodes(cluster)
-    return (plugin or ImageLocality()).score(state=CycleState(), pod=p, nodes=view).tolist()
+        cluster = cluster_of(nodes)
+    direct = (plugin or ImageLocality()).score(state=CycleState(), pod=p, nodes=all_nodes(cluster)).tolist()
+    if fresh:
+        with SchedulerTester(["ImageLocality"], objects=[{"kind": "Node", **n} for n in nodes]) as t:
+            names = [n["metadata"]["name"] for n in nodes]
+            assert t.evaluate(p).scores["ImageLocality"] == dict(zip(names, direct, strict=True))
+    return direct
 
 
 NODE_40_300_2000 = node("node1", {"gcr.io/40:latest": 40 * MB, "gcr.io/300:latest": 300 * MB, "gcr.io/2000:latest": 2000 * MB})

@@ -13,7 +13,7 @@ from kubeberth.builtin_plugins.node_affinity import (
     NodeAffinity,
     NodeAffinityArgs,
 )
-from kubeberth.testing import all_nodes, make_node, make_pod
+from kubeberth.testing import SchedulerTester, Verdict, all_nodes, make_node, make_pod
 
 REASON = ERR_REASON_POD
 
@@ -100,11 +100,14 @@ CASES = [
 
 
 @pytest.mark.parametrize(("name", "spec", "labels", "fits"), CASES, ids=[c[0] for c in CASES])
-def test_filter(name: str, spec: dict[str, Any], labels: dict[str, str], fits: bool) -> None:
+def test_filter(scheduler_tester, name: str, spec: dict[str, Any], labels: dict[str, str], fits: bool) -> None:
     cluster = cluster_of(("node1", labels))
     pod = PodInfo.from_dict(make_pod("p", **spec))
     out = filter_outcome(NodeAffinity(), pod, cluster)
     assert out["node1"] == (None if fits else REASON)
+    # through the framework (PreFilter, then Filter), as a profile runs it
+    ev = scheduler_tester(["NodeAffinity"], objects=[make_node("node1", labels=labels)]).evaluate(pod)
+    assert ev.verdicts["node1"] == (None if fits else Verdict("NodeAffinity", REASON, Code.UNSCHEDULABLE_AND_UNRESOLVABLE))
 
 
 def test_match_fields_and_prefilter_narrowing() -> None:
@@ -168,12 +171,17 @@ def preferred(*terms: tuple[int, list[dict[str, Any]]]) -> dict[str, Any]:
     ]}}
 
 
-def scores(plugin: NodeAffinity, pod: PodInfo, cluster: ClusterState) -> dict[str, int]:
+def scores(plugin: NodeAffinity, pod: PodInfo, cluster: ClusterState, args: dict[str, Any] | None = None) -> dict[str, int]:
+    """The plugin's normalized scores called directly; checked against a cycle of a profile running it with `args`."""
     nodes = all_nodes(cluster)
     state = CycleState()
     assert plugin.pre_score(state=state, pod=pod) is None
     raw = plugin.score(pod=pod, nodes=nodes)
-    return dict(zip(nodes.names, plugin.normalize_score(scores=raw).tolist(), strict=True))
+    direct = dict(zip(nodes.names, plugin.normalize_score(scores=raw).tolist(), strict=True))
+    objects = [cluster.table.raw[int(r)] for r in nodes.rows]
+    with SchedulerTester(["NodeAffinity"], args={"NodeAffinity": args} if args else None, objects=objects) as t:
+        assert t.evaluate(pod).scores["NodeAffinity"] == direct
+    return direct
 
 
 AFFINITY1 = preferred((2, [expr("foo", "In", "bar")]))
@@ -198,12 +206,15 @@ def test_score_different_priorities() -> None:
     assert scores(NodeAffinity(), pod, cluster) == {"m1": 18, "m5": 100, "m2": 36}
 
 
+ADDED = {"addedAffinity": {"preferredDuringSchedulingIgnoredDuringExecution": [
+    {"weight": 5, "preference": {"matchExpressions": [{"key": "key", "operator": "In", "values": ["value"]}]}}]}}
+
+
 def test_score_added_preferred_and_skip() -> None:
-    args = NodeAffinityArgs.model_validate({"addedAffinity": {"preferredDuringSchedulingIgnoredDuringExecution": [
-        {"weight": 5, "preference": {"matchExpressions": [expr("key", "In", "value")]}}]}})
+    args = NodeAffinityArgs.model_validate(ADDED)
     cluster = cluster_of(("m1", {"foo": "bar"}), ("m2", {"key": "value"}), ("m3", {}))
     pod = PodInfo.from_dict(make_pod("p", affinity=AFFINITY1))
-    assert scores(NodeAffinity(args), pod, cluster) == {"m1": 40, "m2": 100, "m3": 0}
+    assert scores(NodeAffinity(args), pod, cluster, ADDED) == {"m1": 40, "m2": 100, "m3": 0}
     plain = PodInfo.from_dict(make_pod("q"))
     assert NodeAffinity().pre_score(state=CycleState(), pod=plain).code == Code.SKIP
-    assert scores(NodeAffinity(args), plain, cluster) == {"m1": 0, "m2": 100, "m3": 0}
+    assert scores(NodeAffinity(args), plain, cluster, ADDED) == {"m1": 0, "m2": 100, "m3": 0}

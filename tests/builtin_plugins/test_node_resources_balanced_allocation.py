@@ -12,7 +12,7 @@ from kubeberth.builtin_plugins.node_resources_balanced_allocation import (
     NodeResourcesBalancedAllocation,
     NodeResourcesBalancedAllocationArgs,
 )
-from kubeberth.testing import all_nodes
+from kubeberth.testing import SchedulerTester, all_nodes, cluster_of
 from pydantic import ValidationError
 
 EXT = "example.com/gpu"
@@ -30,17 +30,20 @@ def pod(name: str, *requests: dict[str, str], node_name: str = "") -> PodInfo:
 
 
 def scores(plugin, nodes, placed, incoming) -> list[int] | None:
-    cluster = ClusterState()
-    for n in nodes:
-        cluster.upsert_node(n)
-    for p in placed:
-        cluster.upsert_pod(p)
+    """The plugin's scores called directly (None: pre_score skipped); checked against a cycle of a profile running it."""
+    cluster = cluster_of(nodes, [p.raw for p in placed])
     view = all_nodes(cluster)
     state = CycleState()
     status = plugin.pre_score(state=state, pod=incoming)
-    if status is not None and status.code == Code.SKIP:
-        return None
-    return plugin.score(state=state, pod=incoming, nodes=view).tolist()
+    direct = None
+    if status is None or status.code != Code.SKIP:
+        direct = plugin.score(state=state, pod=incoming, nodes=view).tolist()
+    args = {"NodeResourcesBalancedAllocation": plugin.args.model_dump()}
+    objects = [{"kind": "Node", **n} for n in nodes] + [{"kind": "Pod", **p.raw} for p in placed]
+    with SchedulerTester(["NodeResourcesBalancedAllocation"], args=args, objects=objects) as t:
+        framework = t.evaluate(incoming).scores.get("NodeResourcesBalancedAllocation")
+    assert framework == (None if direct is None else dict(zip(view.names, direct, strict=True)))
+    return direct
 
 
 CPU_AND_MEMORY = ({"cpu": "1000m", "memory": "2000"}, {"cpu": "2000m", "memory": "3000"})
