@@ -20,7 +20,7 @@ FIXTURES = Path(__file__).parent / "fixtures"
 CLUSTER = FIXTURES / "cluster.yaml"
 CLUSTER_LIST = FIXTURES / "cluster-list.yaml"
 PENDING = {"default/web-1", "default/web-2", "default/web-3", "prod/api-1"}
-OUTCOMES = ("already_bound", "scheduled", "unschedulable", "gated", "errored", "preempted", "pending_other")
+OUTCOMES = ("already_bound", "scheduled", "unschedulable", "gated", "errored", "skipped", "preempted", "pending_other")
 
 
 def run_cli(*args: str) -> dict[str, Any]:

@@ -21,6 +21,7 @@ import yaml
 from ..backends.embedded import EmbeddedCluster
 from ..cache.nodetable import NodeSpecError, NodeTable
 from ..cache.podinfo import PodInfo, PodSpecError
+from ..cache.shapes import SHAPES, malformed, section
 from ..errors import ManifestError
 from ..runtime.generation import Generation
 from ..scheduling.scheduler import Scheduler, VirtualClock
@@ -134,14 +135,30 @@ def load_manifests(path: str | Path) -> list[dict[str, Any]]:
         kind = doc.get("kind")
         if not kind:
             raise ManifestError(f"{path}: {where}: missing `kind`")
+        if not isinstance(kind, str):
+            raise ManifestError(f"{path}: {where}: kind: expected a string, got {type(kind).__name__}")
         if kind.endswith("List"):
-            for i, item in enumerate(doc.get("items") or ()):
+            items = doc.get("items") or ()
+            if not isinstance(items, list):
+                raise ManifestError(f"{path}: {where} ({kind}): items: expected a list, got {type(items).__name__}")
+            for i, item in enumerate(items):
                 visit(item, f"{where}.items[{i}]")
             return
-        name = (doc.get("metadata") or {}).get("name")
+        meta = doc.get("metadata") or {}
+        if not isinstance(meta, dict):
+            raise ManifestError(f"{path}: {where} ({kind}): metadata: expected a mapping, got {type(meta).__name__}")
+        name = meta.get("name")
         if not name:
             raise ManifestError(f"{path}: {where} ({kind}): missing metadata.name")
+        if not isinstance(name, str):
+            raise ManifestError(f"{path}: {where} ({kind}): metadata.name: expected a string, got {type(name).__name__}")
         label = f"{where} ({kind} {name})"
+        # Every field the scheduler reads must have its shape (spec a mapping, containers a list,
+        # ...): one line naming the field, never a traceback from deep inside a plugin.
+        shape = SHAPES.get(kind)
+        problem = malformed(doc, shape) if shape is not None else None
+        if problem:
+            raise ManifestError(f"{path}: {label}: {problem}; fix the manifest and retry")
         try:
             if kind == "Pod":
                 PodInfo.from_dict(doc)
@@ -183,6 +200,9 @@ class SimulationResult:
 
     def exit_status(self, fail_on_unschedulable: bool = False) -> tuple[int, str]:
         """The process exit code for this run, and a one-line reason when it is not 0."""
+        skipped = self.scheduler.skipped_pods
+        if skipped:
+            return EXIT_BAD_INPUT, f"{len(skipped)} malformed pod(s) skipped: {_first(sorted(skipped.values()), 1)}"
         errored = self.errored_pods()
         if errored:
             return EXIT_PODS_ERRORED, (
@@ -235,7 +255,7 @@ def simulate(
     if attach is not None:
         attach(scheduler)
     input_pods = [o for o in objects if o.get("kind") == "Pod"]
-    already_bound = sum(1 for p in input_pods if (p.get("spec") or {}).get("nodeName"))
+    already_bound = sum(1 for p in input_pods if section(p, "spec").get("nodeName"))
     to_schedule = len(input_pods) - already_bound
     scheduler.start_backend()
     scheduler.drain_events()
@@ -260,7 +280,7 @@ def simulate(
     placements = {
         f"{p['metadata']['namespace']}/{p['metadata']['name']}": p["spec"]["nodeName"]
         for p in backend.pods()
-        if (p.get("spec") or {}).get("nodeName")
+        if section(p, "spec").get("nodeName")
     }
     return SimulationResult(summary, scheduler, backend, placements)
 
@@ -303,6 +323,7 @@ def _summarize(
         "unschedulable": sum(reasons.values()),
         "gated": len(gated),
         "errored": sum(errors.values()),
+        "skipped": len(scheduler.skipped_pods),  # malformed: cannot be parsed (one warning each)
         "preempted": preempted,
         "pending_other": counts.get("active", 0) + counts.get("backoff", 0) + counts.get("inflight", 0),
         "attempts": scheduler.stats.attempts,
@@ -329,7 +350,8 @@ def format_summary(summary: dict[str, Any]) -> str:
         f"kubeberth simulate — generation {summary['generation']}, profile {summary['profile']}",
         f"  nodes: {summary['nodes']}   pods: {summary['pods']} ({summary['already_bound']} already bound)",
         f"  scheduled: {summary['scheduled']}   unschedulable: {summary['unschedulable']}   gated: {summary['gated']}"
-        f"   errored: {summary['errored']}{_retried(summary)}   preempted: {summary['preempted']}",
+        f"   errored: {summary['errored']}{_retried(summary)}   preempted: {summary['preempted']}"
+        + (f"   skipped (malformed): {summary['skipped']}" if summary.get("skipped") else ""),
         f"  throughput: {summary['pods_per_second']} pods/s ({summary['attempts']} attempts in {summary['seconds']} s)",
         f"  pods per node: min {summary['pods_per_node']['min']}, mean {summary['pods_per_node']['mean']},"
         f" max {summary['pods_per_node']['max']}",

@@ -17,6 +17,7 @@ from typing import Any
 
 from ..api.status import Status
 from ..cache.podinfo import PodInfo
+from ..cache.shapes import section
 from .base import WATCHED_KINDS, Backend, ClusterEvent, EventSink, PodGone
 
 _UID_NAMESPACE = uuid.UUID("6b8f3c1e-1d1a-4c9e-9a57-0c5e1f6b2a10")
@@ -51,6 +52,8 @@ class EmbeddedCluster(Backend):
         kind = obj.get("kind") or ""
         obj = copy.deepcopy(obj)
         meta = obj.setdefault("metadata", {})
+        if not isinstance(meta, dict):  # an API server refuses it too: there is no name to store it under
+            raise ValueError(f"{kind or 'object'}: metadata: expected a mapping, got {type(meta).__name__}")
         if kind == "Pod":
             meta.setdefault("namespace", "default")
         if not meta.get("uid"):
@@ -109,7 +112,7 @@ class EmbeddedCluster(Backend):
                     sink(ClusterEvent(kind, "ADDED", obj))
                 sink(ClusterEvent(kind, "SYNCED", {}))
             pods = list(self.store.get("Pod", {}).values())
-            pods.sort(key=lambda p: not (p.get("spec") or {}).get("nodeName"))  # placed pods first
+            pods.sort(key=lambda p: not section(p, "spec").get("nodeName"))  # placed pods first
             for obj in pods:
                 sink(ClusterEvent("Pod", "ADDED", obj))
             sink(ClusterEvent("Pod", "SYNCED", {}))
@@ -122,7 +125,7 @@ class EmbeddedCluster(Backend):
         """Deliver every unbound pod again (a new profile may now want pods it used to ignore)."""
         with self._lock:
             for obj in self.store.get("Pod", {}).values():
-                if not (obj.get("spec") or {}).get("nodeName"):
+                if not section(obj, "spec").get("nodeName"):
                     self._emit("Pod", "MODIFIED", obj)
 
     def _replace_pod(self, pod: PodInfo, change: dict[str, Any]) -> tuple[dict[str, Any] | None, str]:
@@ -131,10 +134,10 @@ class EmbeddedCluster(Backend):
         if current is None or (current.get("metadata") or {}).get("uid") != pod.uid:
             return None, f'pods "{pod.name}" not found'
         new = dict(current)
-        for section, values in change.items():
-            merged = dict(new.get(section) or {})
+        for part, values in change.items():
+            merged = dict(new.get(part) or {})
             merged.update(values)
-            new[section] = merged
+            new[part] = merged
         return new, ""
 
     def bind(self, pod: PodInfo, node_name: str) -> Status:
@@ -143,7 +146,7 @@ class EmbeddedCluster(Backend):
                 return Status.error(f'nodes "{node_name}" not found')
             key = f"{pod.namespace}/{pod.name}"
             current = self.store.get("Pod", {}).get(key)
-            if current is not None and (current.get("spec") or {}).get("nodeName"):
+            if current is not None and section(current, "spec").get("nodeName"):
                 self.bind_conflicts += 1
                 return Status.error(f'Operation cannot be fulfilled on pods/binding "{pod.name}": pod {pod.name} is already assigned to node "{current["spec"]["nodeName"]}"')
             new, err = self._replace_pod(pod, {"spec": {"nodeName": node_name}})

@@ -16,6 +16,7 @@ import numpy as np
 
 from .podinfo import CPU, EPHEMERAL_STORAGE, MEMORY, PODS, PodInfo
 from .quantity import QuantityError, resource_value
+from .shapes import NODE, describe_object, malformed
 
 BASE_RESOURCES = (CPU, MEMORY, EPHEMERAL_STORAGE, PODS)
 ZONE_LABEL = "topology.kubernetes.io/zone"
@@ -134,18 +135,19 @@ class NodeTable:
 
     # ---- nodes ---------------------------------------------------------------------
     def upsert_node(self, node: dict[str, Any]) -> int:
-        """Add or update a node from its JSON; returns its row. Requested totals are kept."""
-        meta = node.get("metadata") or {}
-        name = meta.get("name")
-        if not name:
-            raise NodeSpecError("node without metadata.name")
-        spec = node.get("spec") or {}
-        status = node.get("status") or {}
-        allocatable = status.get("allocatable") or status.get("capacity") or {}
+        """Add or update a node from its JSON; returns its row. Requested totals are kept.
+
+        Everything is read before the table changes, so a malformed node (NodeSpecError naming the
+        field) leaves the table exactly as it was.
+        """
         try:
-            values = {r: resource_value(r, q) for r, q in allocatable.items()}
-        except QuantityError as exc:
-            raise NodeSpecError(f"node {name}: status.allocatable: {exc}") from None
+            parsed = _parse_node(node)
+        except NodeSpecError:
+            raise
+        except (AttributeError, TypeError, ValueError, KeyError) as exc:
+            problem = malformed(node, NODE) or f"cannot be read ({type(exc).__name__}: {exc})"
+            raise NodeSpecError(f"{describe_object('Node', node)}: {problem}") from None
+        name, values, unschedulable, labels, taints, images = parsed
         row = self.row_of.get(name)
         if row is None:
             if self._free_rows:
@@ -170,19 +172,9 @@ class NodeTable:
         self.allocatable[row] = 0
         for r, v in values.items():
             self.allocatable[row, self.resource_index[r]] = v
-        self.unschedulable[row] = bool(spec.get("unschedulable"))
-        labels = dict(meta.get("labels") or {})
-        labels.setdefault("kubernetes.io/hostname", name)
+        self.unschedulable[row] = unschedulable
         label_id = self.label_sets.intern(frozenset(labels.items()), labels)
-        taints = tuple(
-            Taint(t.get("key", ""), t.get("value") or "", t.get("effect", ""))
-            for t in spec.get("taints") or ()
-        )
         taint_id = self.taint_sets.intern(taints, taints)
-        images: dict[str, int] = {}
-        for image in status.get("images") or ():
-            for image_name in image.get("names") or ():
-                images[_normalized_image(image_name)] = int(image.get("sizeBytes") or 0)
         image_id = self.image_sets.intern(frozenset(images.items()), images)
         if label_id != self.label_set[row] or taint_id != self.taint_set[row]:
             self.version += 1
@@ -284,6 +276,36 @@ class NodeTable:
 
     def view(self, rows: np.ndarray) -> NodeView:
         return NodeView(self, rows)
+
+
+def _parse_node(
+    node: dict[str, Any],
+) -> tuple[str, dict[str, int], bool, dict[str, str], tuple[Taint, ...], dict[str, int]]:
+    """(name, allocatable, unschedulable, labels, taints, images) of a node's JSON."""
+    meta = node.get("metadata") or {}
+    name = meta.get("name")
+    if not name or not isinstance(name, str):
+        raise NodeSpecError("node without metadata.name")
+    spec = node.get("spec") or {}
+    status = node.get("status") or {}
+    allocatable = status.get("allocatable") or status.get("capacity") or {}
+    try:
+        values = {r: resource_value(r, q) for r, q in allocatable.items()}
+    except QuantityError as exc:
+        raise NodeSpecError(f"node {name}: status.allocatable: {exc}") from None
+    labels = meta.get("labels") or {}
+    if not isinstance(labels, dict):
+        raise TypeError("labels are not a mapping")
+    labels = dict(labels)
+    labels.setdefault("kubernetes.io/hostname", name)
+    taints = tuple(
+        Taint(t.get("key", ""), t.get("value") or "", t.get("effect", "")) for t in spec.get("taints") or ()
+    )
+    images: dict[str, int] = {}
+    for image in status.get("images") or ():
+        for image_name in image.get("names") or ():
+            images[_normalized_image(image_name)] = int(image.get("sizeBytes") or 0)
+    return name, values, bool(spec.get("unschedulable")), labels, taints, images
 
 
 def _normalized_image(name: str) -> str:

@@ -12,6 +12,7 @@ from datetime import datetime
 from typing import Any, Generic, TypeVar
 
 from .quantity import QuantityError, resource_value
+from .shapes import POD, describe_object, malformed
 
 DEFAULT_MILLI_CPU_REQUEST = 100  # kube-scheduler's non-zero default for scoring (100m)
 DEFAULT_MEMORY_REQUEST = 200 * 1024 * 1024  # 200Mi
@@ -122,6 +123,39 @@ class PodInfo:
     @classmethod
     def from_dict(cls, obj: dict[str, Any]) -> PodInfo:
         """Parse a pod manifest; raises PodSpecError naming the pod and field on bad input."""
+        try:
+            return cls._parse(obj)
+        except PodSpecError:
+            raise
+        except (AttributeError, TypeError, ValueError, KeyError) as exc:
+            # A field of the wrong shape (spec as a string, containers as a mapping): name it. The
+            # shape walk runs only here, off the good path.
+            problem = malformed(obj, POD) or f"cannot be read ({type(exc).__name__}: {exc})"
+            raise PodSpecError(f"{describe_object('Pod', obj)}: {problem}") from None
+
+    @classmethod
+    def unparsed(cls, obj: Any) -> PodInfo:
+        """Only the identity of a pod that cannot be parsed: enough to record an event about it."""
+        meta = obj.get("metadata") if isinstance(obj, dict) else None
+        meta = meta if isinstance(meta, dict) else {}
+        spec = obj.get("spec") if isinstance(obj, dict) else None
+        spec = spec if isinstance(spec, dict) else {}
+
+        def text(value: Any, default: str = "") -> str:
+            return value if isinstance(value, str) and value else default
+
+        namespace, name = text(meta.get("namespace"), "default"), text(meta.get("name"))
+        return cls(
+            uid=text(meta.get("uid"), f"{namespace}/{name}"), namespace=namespace, name=name, labels={},
+            scheduler_name=text(spec.get("schedulerName"), "default-scheduler"), node_name=text(spec.get("nodeName")),
+            priority=0, preemption_policy="", requests={}, nonzero_cpu=0, nonzero_memory=0, tolerations=(),
+            node_selector={}, affinity={}, topology_spread_constraints=(), host_ports=(), scheduling_gates=(),
+            pvc_names=(), images=(), creation_timestamp=0.0, nominated_node_name="", phase="", deleting=False,
+            raw=obj if isinstance(obj, dict) else {},
+        )
+
+    @classmethod
+    def _parse(cls, obj: dict[str, Any]) -> PodInfo:
         meta = obj.get("metadata") or {}
         spec = obj.get("spec") or {}
         status = obj.get("status") or {}
@@ -131,6 +165,18 @@ class PodInfo:
             requests, nonzero_cpu, nonzero_memory = _effective_requests(spec)
         except QuantityError as exc:
             raise PodSpecError(f"pod {namespace}/{name}: {exc}") from None
+        # Fields kept as given must have their shape now, or a plugin trips over them later.
+        labels = meta.get("labels") or {}
+        node_selector = spec.get("nodeSelector") or {}
+        affinity = spec.get("affinity") or {}
+        spread = spec.get("topologySpreadConstraints") or ()
+        if not (
+            isinstance(labels, dict)
+            and isinstance(node_selector, dict)
+            and isinstance(affinity, dict)
+            and isinstance(spread, list | tuple)
+        ):
+            raise TypeError("a field kept as given has the wrong shape")
         ports = []
         for container in (*(spec.get("initContainers") or ()), *(spec.get("containers") or ())):
             for port in container.get("ports") or ():
@@ -144,6 +190,8 @@ class PodInfo:
                     )
         pvcs = []
         for volume in spec.get("volumes") or ():
+            if not isinstance(volume, dict):
+                raise TypeError("volume is not a mapping")
             if "persistentVolumeClaim" in volume:
                 pvcs.append(volume["persistentVolumeClaim"].get("claimName", ""))
             elif "ephemeral" in volume:
@@ -162,7 +210,7 @@ class PodInfo:
             uid=meta.get("uid") or f"{namespace}/{name}",
             namespace=namespace,
             name=name,
-            labels=dict(meta.get("labels") or {}),
+            labels=dict(labels),
             scheduler_name=spec.get("schedulerName") or "default-scheduler",
             node_name=spec.get("nodeName") or "",
             priority=int(spec.get("priority") or 0),
@@ -171,9 +219,9 @@ class PodInfo:
             nonzero_cpu=nonzero_cpu,
             nonzero_memory=nonzero_memory,
             tolerations=tolerations,
-            node_selector=dict(spec.get("nodeSelector") or {}),
-            affinity=spec.get("affinity") or {},
-            topology_spread_constraints=tuple(spec.get("topologySpreadConstraints") or ()),
+            node_selector=dict(node_selector),
+            affinity=affinity,
+            topology_spread_constraints=tuple(spread),
             host_ports=tuple(ports),
             scheduling_gates=tuple(g.get("name", "") for g in spec.get("schedulingGates") or ()),
             pvc_names=tuple(pvcs),

@@ -9,7 +9,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..backends.base import ClusterEvent
+from ..cache.nodetable import NodeSpecError
 from ..cache.podinfo import PodInfo, PodSpecError
+from ..cache.shapes import describe_object
 from ..runtime.generation import Generation
 from .binding import BindingDone
 
@@ -33,7 +35,10 @@ class EventHandlers:
         except queue_mod.Empty:
             return 0
         while True:
-            self._apply(event)
+            try:
+                self._apply(event)
+            except Exception:  # noqa: BLE001 - one bad event must never stop the scheduling loop
+                log.exception("could not apply %s; event dropped, scheduling continues", _describe_event(event))
             handled += 1
             try:
                 event = self.events.get_nowait()
@@ -64,29 +69,39 @@ class EventHandlers:
             self.synced_kinds.add(kind)
             return
         verb = {"ADDED": "Add", "MODIFIED": "Update", "DELETED": "Delete"}.get(typ, typ)
+        problem = _unreadable_identity(obj)
+        if problem:
+            log.warning("%s: %s; %s event skipped", describe_object(kind, obj), problem, typ)
+            return
         if kind == "Node":
             if typ == "DELETED":
-                self.cluster.remove_node((obj.get("metadata") or {}).get("name", ""))
+                self.cluster.remove_node(_meta(obj).get("name") or "")
             else:
                 try:
                     self.cluster.upsert_node(obj)
-                except ValueError as exc:
-                    log.error("%s; node ignored until fixed", exc)
+                except NodeSpecError as exc:  # the table keeps the node's last good state
+                    log.warning("%s; node skipped until it is fixed", exc)
                     return
             self.queue.move_for_event(f"Node/{verb}", self._interested)
             return
         if kind == "Pod":
             self._apply_pod_event(typ, obj)
             return
-        if typ == "DELETED":
-            self.cluster.remove_object(kind, obj)
-        else:
-            self.cluster.upsert_object(kind, obj)
+        try:
+            if typ == "DELETED":
+                self.cluster.remove_object(kind, obj)
+            else:
+                self.cluster.upsert_object(kind, obj)
+        except (AttributeError, TypeError, ValueError, KeyError) as exc:
+            log.warning("%s cannot be read (%s: %s); skipped until it is fixed", describe_object(kind, obj),
+                        type(exc).__name__, exc)
+            return
         self.queue.move_for_event(f"{kind}/{verb}", self._interested)
 
     def _apply_pod_event(self, typ: str, obj: dict[str, Any]) -> None:
         if typ == "DELETED":
-            uid = (obj.get("metadata") or {}).get("uid") or _fallback_uid(obj)
+            uid = _meta(obj).get("uid") or _fallback_uid(obj)
+            self.skipped_pods.pop(uid, None)
             removed = self.cluster.remove_pod(uid)
             self._no_longer_pending(uid, "pod deleted")
             if removed is not None and removed.node_name:
@@ -97,8 +112,10 @@ class EventHandlers:
         try:
             pod = PodInfo.from_dict(obj)
         except PodSpecError as exc:
-            log.error("%s; pod ignored until fixed", exc)
+            self._skip_malformed_pod(obj, exc)
             return
+        if self.skipped_pods:
+            self.skipped_pods.pop(pod.uid, None)
         if pod.node_name or pod.is_terminal:
             was_placed = pod.uid in self.cluster.placement
             self.cluster.upsert_pod(pod)
@@ -124,19 +141,36 @@ class EventHandlers:
         else:
             self.queue.update(pod)
 
+    def _skip_malformed_pod(self, obj: dict[str, Any], exc: PodSpecError) -> None:
+        """A pod that cannot be parsed is left alone until an update fixes it: a warning, no
+        scheduling of its last readable version, and a FailedScheduling event when it is ours."""
+        ref = PodInfo.unparsed(obj)
+        log.warning("%s; pod skipped until it is fixed", exc)
+        self.skipped_pods[ref.uid] = str(exc)
+        entry = self.queue.entries.get(ref.uid)
+        if entry is not None and entry.where != "inflight":
+            self.queue.delete(ref.uid)
+        if ref.uid not in self.cluster.placement and ref.uid not in self.cluster.assumed:
+            self.cluster.remove_pod(ref.uid)  # a pending pod's old version must not be nominated or counted
+        if ref.name and not ref.node_name and self.framework_for(ref) is not None:
+            self.backend.record_event(ref, "Warning", "FailedScheduling", f"pod cannot be scheduled as written: {exc}")
+
     def _confirm_assumed(self, obj: dict[str, Any]) -> bool:
         """Fast path for the informer echo of our own binding: the assumed pod is now bound where
         we put it, so its accounting stays as is (no re-parse, no re-index)."""
-        uid = (obj.get("metadata") or {}).get("uid")
+        uid = _meta(obj).get("uid")
         cluster = self.cluster
         if uid not in cluster.assumed:
             return False
-        node = (obj.get("spec") or {}).get("nodeName")
+        spec, status = obj.get("spec") or {}, obj.get("status") or {}
+        if not isinstance(spec, dict) or not isinstance(status, dict):
+            return False  # malformed: the full parse names the field
+        node = spec.get("nodeName")
         row = cluster.placement.get(uid)
         pod = cluster.pods.get(uid)
         if not node or row is None or pod is None or cluster.table.names[row] != node:
             return False
-        if (obj.get("status") or {}).get("phase") in ("Succeeded", "Failed") or (obj.get("metadata") or {}).get("deletionTimestamp"):
+        if status.get("phase") in ("Succeeded", "Failed") or _meta(obj).get("deletionTimestamp"):
             return False
         cluster.assumed.discard(uid)
         pod.node_name = node
@@ -169,5 +203,29 @@ def _scheduling_relevant_change(old: PodInfo, new: PodInfo) -> bool:
 
 
 def _fallback_uid(obj: dict[str, Any]) -> str:
-    meta = obj.get("metadata") or {}
+    meta = _meta(obj)
     return f"{meta.get('namespace') or 'default'}/{meta.get('name')}"
+
+
+def _meta(obj: dict[str, Any]) -> Any:
+    return obj.get("metadata") or {}
+
+
+def _unreadable_identity(obj: Any) -> str:
+    """Why an object cannot even be told apart from others (the rest is checked where it is read)."""
+    if not isinstance(obj, dict):
+        return f"expected an object, got {type(obj).__name__}"
+    meta = _meta(obj)
+    if not isinstance(meta, dict):
+        return f"metadata: expected a mapping, got {type(meta).__name__}"
+    for key in ("name", "namespace", "uid"):
+        value = meta.get(key)
+        if value is not None and not isinstance(value, str):
+            return f"metadata.{key}: expected a string, got {type(value).__name__}"
+    return ""
+
+
+def _describe_event(event: Any) -> str:
+    if isinstance(event, ClusterEvent):
+        return f"{event.type} of {describe_object(event.kind, event.obj)}"
+    return type(event).__name__

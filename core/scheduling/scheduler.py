@@ -91,6 +91,7 @@ class Scheduler(EventHandlers, ScheduleOne, BindingCycle):
         self.stats = SchedulerStats()
         self.next_start_index = 0
         self.failed: dict[str, QueuedPod] = {}
+        self.skipped_pods: dict[str, str] = {}  # uid -> why: pods that cannot be parsed, until fixed
         self.paused = False
         # Called on the loop thread after each scheduling cycle, and after each binding cycle
         # (record.binding set): traces, metrics, decision records and logs.

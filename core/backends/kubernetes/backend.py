@@ -81,6 +81,8 @@ class KubernetesBackend(Backend):
     # ---- reading -----------------------------------------------------------------------
     def _accept_pod(self, obj: dict[str, Any]) -> bool:
         spec = obj.get("spec") or {}
+        if not isinstance(spec, dict):
+            return True  # unreadable: the scheduling loop reports it (and skips it)
         return bool(spec.get("nodeName")) or spec.get("schedulerName", "default-scheduler") in self.scheduler_names
 
     def emit(self, event: ClusterEvent) -> None:

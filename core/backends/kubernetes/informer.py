@@ -157,6 +157,9 @@ class Informer(threading.Thread):
         seen: set[str] = set()
         first = not self.synced.is_set()
         for obj in items:
+            if not isinstance(obj, dict):
+                log.warning("%s: list item is not an object (%s); skipped", kind, type(obj).__name__)
+                continue
             obj.setdefault("kind", kind)
             uid = _uid(obj)
             if not self.accept(obj):
@@ -232,12 +235,16 @@ class Informer(threading.Thread):
     def _handle(self, kind: str, ev: dict[str, Any]) -> None:
         typ = ev.get("type")
         obj = ev.get("object") or {}
+        if not isinstance(obj, dict):
+            # Skip it and keep the stream: reconnecting would only replay the same event.
+            log.warning("%s: %s event without an object (%s); skipped", kind, typ, type(obj).__name__)
+            return
         if typ == "ERROR":
             code = obj.get("code")
             if code == 410:
                 raise Gone()
             raise ApiError(int(code or 500), str(obj.get("message") or "watch error"))
-        rv = (obj.get("metadata") or {}).get("resourceVersion")
+        rv = _meta(obj).get("resourceVersion")
         if typ == "BOOKMARK":
             if rv:
                 self.resource_version = rv
@@ -280,13 +287,19 @@ class Informer(threading.Thread):
         self._hold.set()
 
 
+def _meta(obj: dict[str, Any]) -> dict[str, Any]:
+    """An object's metadata, or {} when it is not a mapping (the scheduling loop reports that)."""
+    meta = obj.get("metadata")
+    return meta if isinstance(meta, dict) else {}
+
+
 def _uid(obj: dict[str, Any]) -> str:
-    meta = obj.get("metadata") or {}
-    return meta.get("uid") or f"{meta.get('namespace', '')}/{meta.get('name', '')}"
+    meta = _meta(obj)
+    return str(meta.get("uid") or f"{meta.get('namespace', '')}/{meta.get('name', '')}")
 
 
 def _rv(obj: dict[str, Any]) -> str:
-    return (obj.get("metadata") or {}).get("resourceVersion") or ""
+    return str(_meta(obj).get("resourceVersion") or "")
 
 
 def _is_timeout(exc: BaseException | None) -> bool:
