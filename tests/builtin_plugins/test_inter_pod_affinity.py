@@ -13,7 +13,7 @@ from kubeberth.builtin_plugins.inter_pod_affinity import (
     InterPodAffinity,
     InterPodAffinityArgs,
 )
-from kubeberth.testing import make_node, make_pod
+from kubeberth.testing import cluster_of, make_node, make_pod
 
 CHINA = {"region": "China"}
 INDIA = {"region": "India"}
@@ -50,14 +50,11 @@ def affinity(required: list[dict[str, Any]] = (), anti: list[dict[str, Any]] = (
 def build(nodes: list[tuple[str, dict[str, str]]], placed: list[tuple[str, dict[str, Any]]],
           namespaces: dict[str, dict[str, str]] | None = None) -> ClusterState:
     """placed: (node, make_pod kwargs)."""
-    cluster = ClusterState()
-    for name, labels in nodes:
-        cluster.upsert_node(make_node(name, labels=labels))
-    for name, labels in (namespaces or {}).items():
-        cluster.upsert_object("Namespace", {"kind": "Namespace", "metadata": {"name": name, "labels": labels}})
-    for i, (node, kwargs) in enumerate(placed):
-        cluster.upsert_pod(PodInfo.from_dict(make_pod(f"existing{i}", nodeName=node, **kwargs)))
-    return cluster
+    return cluster_of(
+        [make_node(name, labels=labels) for name, labels in nodes],
+        [{"kind": "Namespace", "metadata": {"name": name, "labels": labels}} for name, labels in (namespaces or {}).items()],
+        [make_pod(f"existing{i}", nodeName=node, **kwargs) for i, (node, kwargs) in enumerate(placed)],
+    )
 
 
 def view(cluster: ClusterState, names: list[str] | None = None):

@@ -15,7 +15,7 @@ from kubeberth.builtin_plugins.node_resources_fit import (
 )
 from kubeberth.errors import ConfigError
 from kubeberth.runtime.generation import build_generation
-from kubeberth.testing import all_nodes
+from kubeberth.testing import SchedulerTester, all_nodes, cluster_of
 from pydantic import ValidationError
 
 EXT = "example.com/aaa"
@@ -36,12 +36,7 @@ def make_pod(name: str, *requests: dict[str, str], node: str = "", init: tuple[d
 
 
 def make_cluster(nodes: list[dict[str, Any]], pods: list[PodInfo] = ()) -> ClusterState:
-    cluster = ClusterState()
-    for n in nodes:
-        cluster.upsert_node(n)
-    for p in pods:
-        cluster.upsert_pod(p)
-    return cluster
+    return cluster_of(nodes, [p.raw for p in pods])
 
 
 def run_filter(plugin: NodeResourcesFit, cluster: ClusterState, pod: PodInfo):
@@ -52,10 +47,19 @@ def run_filter(plugin: NodeResourcesFit, cluster: ClusterState, pod: PodInfo):
 
 
 def run_score(plugin: NodeResourcesFit, cluster: ClusterState, pod: PodInfo) -> list[int]:
+    """The plugin's scores called directly; checked against a framework cycle (filter, then score the nodes that fit)."""
     state = CycleState()
     nodes = all_nodes(cluster)
     plugin.pre_score(state=state, pod=pod)
-    return plugin.score(state=state, pod=pod, nodes=nodes).tolist()
+    direct = plugin.score(state=state, pod=pod, nodes=nodes).tolist()
+    objects = [{"kind": "Node", **cluster.table.raw[int(r)]} for r in nodes.rows]
+    objects += [{"kind": "Pod", **p.raw} for p, _row in cluster.placed_pods()]
+    args = {"NodeResourcesFit": plugin.args.model_dump(exclude_defaults=True)}
+    with SchedulerTester(["NodeResourcesFit"], args=args, objects=objects) as t:
+        ev = t.evaluate(pod)
+    by_node = dict(zip(nodes.names, direct, strict=True))
+    assert ev.scores.get("NodeResourcesFit", {}) == {n: by_node[n] for n in ev.feasible}
+    return direct
 
 
 def reasons_by_node(result, cluster: ClusterState) -> list[list[tuple[str, Code]]]:

@@ -13,7 +13,7 @@ from kubeberth.builtin_plugins.pod_topology_spread import (
     PodTopologySpread,
     PodTopologySpreadArgs,
 )
-from kubeberth.testing import make_node, make_pod
+from kubeberth.testing import cluster_of, make_node, make_pod
 
 HOST = "kubernetes.io/hostname"
 FOO = {"matchExpressions": [{"key": "foo", "operator": "Exists"}]}
@@ -33,16 +33,12 @@ def spread(skew: int, key: str, when: str, selector: dict[str, Any] | None = FOO
 def build(nodes: list[tuple[str, dict[str, str]]], placed: dict[str, int | list[dict[str, str]]],
           taints: dict[str, list[dict[str, str]]] | None = None) -> ClusterState:
     """placed: node -> number of {foo: ""} pods, or a list of label dicts."""
-    cluster = ClusterState()
-    for name, labels in nodes:
-        cluster.upsert_node(make_node(name, labels=labels, taints=(taints or {}).get(name)))
-    i = 0
-    for node, pods in placed.items():
-        label_sets = [{"foo": ""}] * pods if isinstance(pods, int) else pods
-        for labels in label_sets:
-            i += 1
-            cluster.upsert_pod(PodInfo.from_dict(make_pod(f"p{i}", labels=labels, nodeName=node)))
-    return cluster
+    on_nodes = [(node, labels) for node, pods in placed.items()
+                for labels in ([{"foo": ""}] * pods if isinstance(pods, int) else pods)]
+    return cluster_of(
+        [make_node(name, labels=labels, taints=(taints or {}).get(name)) for name, labels in nodes],
+        [make_pod(f"p{i}", labels=labels, nodeName=node) for i, (node, labels) in enumerate(on_nodes, 1)],
+    )
 
 
 def view(cluster: ClusterState, names: list[str] | None = None):
