@@ -100,6 +100,13 @@ class Handle(Protocol):
         """JSON merge-patch an object the plugin owns the change to (e.g. an annotation)."""
         ...
 
+    def request_requeue(self, event: str) -> None:
+        """Retry the unschedulable pods rejected by plugins whose `requeue_on` names `event`, as a
+        cluster event would — for plugins whose inputs change outside cluster objects (e.g.
+        LoadThreshold's "NodeLoad/Update" when measured load drops). Thread-safe: callable from a
+        plugin's own background thread; the move happens on the scheduling thread between cycles."""
+        ...
+
     # ---- Permit ----------------------------------------------------------------------------
     def get_waiting_pod(self, uid: str) -> WaitingPodHandle | None:
         """The pod waiting at Permit with this uid, if any."""

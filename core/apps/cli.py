@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import json
 import logging
+import os
 import sys
 from pathlib import Path
 from typing import Any
@@ -71,6 +72,13 @@ def build_parser() -> argparse.ArgumentParser:
         "--fail-on-unschedulable",
         action="store_true",
         help="exit 3 if any pod is unschedulable (exit codes: 0 ok, 1 a pod ended in Error, 2 bad input)",
+    )
+    sim.add_argument(
+        "--metrics-snapshot",
+        type=Path,
+        metavar="FILE",
+        help="node metrics for load-aware plugins from FILE (node name -> {cpu: 0.9, memory: 0.5, ...}) "
+        "instead of their configured source (env KUBEBERTH_METRICS_SNAPSHOT)",
     )
 
     bench = sub.add_parser("bench", help="measure throughput on generated clusters")
@@ -149,6 +157,11 @@ def cmd_simulate(args: argparse.Namespace, settings: Settings) -> int:
     from ..runtime.generation import build_generation
     from .simulate import format_summary, generate_cluster, load_manifests, progress_printer, simulate
 
+    if args.metrics_snapshot:
+        if not args.metrics_snapshot.is_file():
+            raise KubeberthError(f"--metrics-snapshot: {args.metrics_snapshot}: no such file")
+        # Read by the node metrics provider of load-aware plugins (kubeberth.contrib).
+        os.environ["KUBEBERTH_METRICS_SNAPSHOT"] = str(args.metrics_snapshot)
     generation = build_generation(
         settings.config, settings.plugins_dir, allow_insecure_plugins_dir=settings.allow_insecure_plugins_dir
     )

@@ -24,6 +24,7 @@ from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily, Histo
 from prometheus_client.registry import Collector
 from prometheus_client.utils import floatToGoString
 
+from ..api.metrics import REGISTRY as PLUGIN_REGISTRY
 from ..runtime.records import CycleRecord
 
 PLUGIN_METRICS_SAMPLE_PERCENT = 10  # kube-scheduler's pluginMetricsSamplePercent
@@ -197,7 +198,7 @@ class SchedulerMetrics(Collector):
 
     def exposition(self) -> tuple[int, str, bytes]:
         """The /metrics route."""
-        return 200, CONTENT_TYPE, generate_latest(self.registry)
+        return 200, CONTENT_TYPE, generate_latest(self.registry) + generate_latest(PLUGIN_REGISTRY)
 
     # ---- observation -----------------------------------------------------------------
     def cycle_done(self, record: CycleRecord) -> None:

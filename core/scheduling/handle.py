@@ -26,7 +26,7 @@ from .waiting_pods import WaitingPod
 class FrameworkHandle:
     """Implements kubeberth.api.Handle for one profile's framework."""
 
-    __slots__ = ("framework", "_backend", "_cluster", "_now", "_waiting")
+    __slots__ = ("framework", "_backend", "_cluster", "_now", "_waiting", "_request_move")
 
     def __init__(
         self,
@@ -35,12 +35,14 @@ class FrameworkHandle:
         cluster: ClusterState,
         now: Callable[[], float],
         waiting_pods: Mapping[str, WaitingPod],
+        request_move: Callable[[str], None] | None = None,
     ) -> None:
         self.framework = framework
         self._backend = backend
         self._cluster = cluster
         self._now = now
         self._waiting = waiting_pods
+        self._request_move = request_move
 
     # ---- reads ---------------------------------------------------------------------------
     @property
@@ -82,6 +84,10 @@ class FrameworkHandle:
 
     def patch_object(self, kind: str, key: str, patch: Mapping[str, Any]) -> Status:
         return self._backend.patch_object(kind, key, dict(patch))
+
+    def request_requeue(self, event: str) -> None:
+        if self._request_move is not None:
+            self._request_move(event)
 
     # ---- Permit --------------------------------------------------------------------------
     def get_waiting_pod(self, uid: str) -> WaitingPod | None:

@@ -112,11 +112,16 @@ class Scheduler(EventHandlers, ScheduleOne, BindingCycle):
         """Ask the loop to switch generations between cycles (in-flight cycles keep theirs)."""
         self.submit(SwapGeneration(generation))
 
+    def request_move(self, event: str) -> None:
+        """Thread-safe: between cycles, retry unschedulable pods whose rejecting plugins declared
+        interest in `event` (a plugin-defined event such as "NodeLoad/Update")."""
+        self.submit(lambda: self.queue.move_for_event(event, self._interested))
+
     def handle_for(self, framework: Framework) -> FrameworkHandle:
         h = self._handles.get(id(framework))
         if h is None or h.framework is not framework:
             h = self._handles[id(framework)] = FrameworkHandle(
-                framework, self.backend, self.cluster, self.clock.now, self.waiting_pods
+                framework, self.backend, self.cluster, self.clock.now, self.waiting_pods, self.request_move
             )
         return h
 

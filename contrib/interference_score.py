@@ -1,0 +1,87 @@
+"""InterferenceScore: prefer nodes where running work is not stalled on shared resources.
+
+The practical kernel signal for noisy neighbours is pressure stall information (PSI), which
+node_exporter exports as node_pressure_{cpu,memory,io}_waiting_seconds_total: its rate is the
+share of time some task waited for that resource. An optional extra metric (e.g. from an eBPF
+exporter measuring run-queue latency or LLC misses, defined in metrics.queries) can be added.
+
+    contention = Σ weight·min(signal / saturation, 1) / Σ weight     over the signals a node has
+    score      = round(100 × (1 − contention))
+
+`saturation` is the signal level that counts as fully contended (default 0.25 = stalled a quarter
+of the time). A node without any fresh signal scores neutral (50).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+from kubeberth import MAX_NODE_SCORE, NodeView, hookimpl
+from pydantic import BaseModel, ConfigDict, Field
+
+from .metrics_sources import MetricsSourceArgs
+from .node_metrics import NodeLoad
+
+NEUTRAL_SCORE = MAX_NODE_SCORE // 2
+
+
+def interference_scores(signals: dict[str, np.ndarray], weights: dict[str, float], saturation: dict[str, float],
+                        count: int) -> np.ndarray:
+    num = np.zeros(count)
+    den = np.zeros(count)
+    for name, values in signals.items():
+        w = weights.get(name, 0.0)
+        if not w:
+            continue
+        ok = ~np.isnan(values)
+        num[ok] += w * np.minimum(np.clip(values[ok], 0.0, None) / saturation[name], 1.0)
+        den[ok] += w
+    out = np.full(count, NEUTRAL_SCORE, dtype=np.int64)
+    has = den > 0
+    out[has] = np.floor(MAX_NODE_SCORE * (1.0 - num[has] / den[has]) + 0.5).astype(np.int64)
+    return out
+
+
+class InterferenceScore:
+    name = "InterferenceScore"
+
+    class Args(BaseModel):
+        model_config = ConfigDict(extra="forbid")
+        metrics: MetricsSourceArgs = Field(default_factory=MetricsSourceArgs)
+        cpuWeight: float = Field(1.0, ge=0)
+        memoryWeight: float = Field(1.0, ge=0)
+        ioWeight: float = Field(1.0, ge=0)
+        saturation: float = Field(0.25, gt=0, le=1)
+        extraMetric: str | None = None  # a metrics.queries name, e.g. an eBPF exporter's
+        extraWeight: float = Field(1.0, ge=0)
+        extraSaturation: float = Field(1.0, gt=0)
+
+    def __init__(self, args: Args | None = None) -> None:
+        self.args = args or self.Args()
+        wanted = {"cpu_psi", "memory_psi", "io_psi"}
+        if self.args.extraMetric:
+            wanted.add(self.args.extraMetric)
+        self.load = NodeLoad(self.args.metrics, wanted, owner=self)
+
+    def close(self) -> None:
+        self.load.close()
+
+    def handoff(self, previous: Any) -> None:
+        """Hot reload: keep the shared refresher (and its values) across generations."""
+        self.load.take_over(previous.load)
+
+    @hookimpl
+    def score(self, nodes: NodeView) -> np.ndarray:
+        a = self.args
+        cols = self.load.columns(nodes)
+        if cols is None:
+            return np.full(len(nodes), NEUTRAL_SCORE, dtype=np.int64)
+        signals = {"cpu_psi": cols["cpu_psi"], "memory_psi": cols["memory_psi"], "io_psi": cols["io_psi"]}
+        weights = {"cpu_psi": a.cpuWeight, "memory_psi": a.memoryWeight, "io_psi": a.ioWeight}
+        saturation = {"cpu_psi": a.saturation, "memory_psi": a.saturation, "io_psi": a.saturation}
+        if a.extraMetric:
+            signals["extra"] = cols[a.extraMetric]
+            weights["extra"] = a.extraWeight
+            saturation["extra"] = a.extraSaturation
+        return interference_scores(signals, weights, saturation, len(nodes))
