@@ -18,6 +18,8 @@ Common arguments:
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import pluggy
 
 PROJECT = "kubeberth"
@@ -134,20 +136,31 @@ def post_bind(state, pod, node_name, handle):
     """PostBind: informational, after a successful bind."""
 
 
-EXTENSION_POINTS = (
-    "queue_sort",
-    "pre_enqueue",
-    "pre_filter",
-    "filter",
-    "post_filter",
-    "pre_score",
-    "score",
-    "reserve",
-    "permit",
-    "pre_bind",
-    "bind",
-    "post_bind",
-)
-"""Extension points a configuration enables plugins at (normalize/unreserve follow score/reserve)."""
+@dataclass(frozen=True, slots=True)
+class ExtensionPoint:
+    """One extension point: the one table hookspecs, configuration and generations all read."""
 
-PER_NODE_FORMS = {"filter_node": "filter", "score_node": "score"}
+    hook: str  # what a plugin implements and the runtime calls, e.g. "pre_filter"
+    config: str  # its field under a profile's `plugins` in the KubeSchedulerConfiguration, e.g. "preFilter"
+    forms: tuple[str, ...]  # hooks that make a plugin usable here (per-node forms count as the batch one)
+    companion: str | None = None  # a hook run for the plugins enabled here (normalize_score, unreserve)
+
+
+EXTENSION_POINTS: tuple[ExtensionPoint, ...] = (
+    ExtensionPoint("queue_sort", "queueSort", ("queue_sort",)),
+    ExtensionPoint("pre_enqueue", "preEnqueue", ("pre_enqueue",)),
+    ExtensionPoint("pre_filter", "preFilter", ("pre_filter",)),
+    ExtensionPoint("filter", "filter", ("filter", "filter_node")),
+    ExtensionPoint("post_filter", "postFilter", ("post_filter",)),
+    ExtensionPoint("pre_score", "preScore", ("pre_score",)),
+    ExtensionPoint("score", "score", ("score", "score_node"), "normalize_score"),
+    ExtensionPoint("reserve", "reserve", ("reserve",), "unreserve"),
+    ExtensionPoint("permit", "permit", ("permit",)),
+    ExtensionPoint("pre_bind", "preBind", ("pre_bind",)),
+    ExtensionPoint("bind", "bind", ("bind",)),
+    ExtensionPoint("post_bind", "postBind", ("post_bind",)),
+)
+"""Extension points in lifecycle order; a configuration enables plugins at these."""
+
+POINTS_BY_HOOK = {p.hook: p for p in EXTENSION_POINTS}
+PER_NODE_FORMS = {form: p.hook for p in EXTENSION_POINTS for form in p.forms if form != p.hook}

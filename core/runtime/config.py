@@ -8,12 +8,13 @@ from __future__ import annotations
 
 import logging
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import yaml
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, create_model
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
+from ..api.hookspecs import EXTENSION_POINTS
 from ..errors import ConfigError
 
 log = logging.getLogger(__name__)
@@ -21,21 +22,8 @@ log = logging.getLogger(__name__)
 API_VERSION = "kubescheduler.config.k8s.io/v1"
 DEFAULT_PROFILE = "kubeberth"
 
-# Extension point names as written in the YAML -> hook names.
-YAML_POINTS = {
-    "queueSort": "queue_sort",
-    "preEnqueue": "pre_enqueue",
-    "preFilter": "pre_filter",
-    "filter": "filter",
-    "postFilter": "post_filter",
-    "preScore": "pre_score",
-    "score": "score",
-    "reserve": "reserve",
-    "permit": "permit",
-    "preBind": "pre_bind",
-    "bind": "bind",
-    "postBind": "post_bind",
-}
+# Extension point names as written in the YAML -> hook names (from the one table in hookspecs).
+YAML_POINTS = {p.config: p.hook for p in EXTENSION_POINTS}
 
 # kube-scheduler v1's default profile, expressed as multiPoint (name, score weight).
 DEFAULT_MULTIPOINT: tuple[tuple[str, int], ...] = (
@@ -75,20 +63,23 @@ class PluginSet(_Lenient):
     disabled: list[PluginRef] = Field(default_factory=list)
 
 
-class Plugins(_Lenient):
+class _PluginsBase(_Lenient):
     multiPoint: PluginSet = Field(default_factory=PluginSet)
-    queueSort: PluginSet = Field(default_factory=PluginSet)
-    preEnqueue: PluginSet = Field(default_factory=PluginSet)
-    preFilter: PluginSet = Field(default_factory=PluginSet)
-    filter: PluginSet = Field(default_factory=PluginSet)
-    postFilter: PluginSet = Field(default_factory=PluginSet)
-    preScore: PluginSet = Field(default_factory=PluginSet)
-    score: PluginSet = Field(default_factory=PluginSet)
-    reserve: PluginSet = Field(default_factory=PluginSet)
-    permit: PluginSet = Field(default_factory=PluginSet)
-    preBind: PluginSet = Field(default_factory=PluginSet)
-    bind: PluginSet = Field(default_factory=PluginSet)
-    postBind: PluginSet = Field(default_factory=PluginSet)
+
+    def point(self, config_name: str) -> PluginSet:
+        """The plugin set of one extension point by its YAML name (e.g. 'preFilter')."""
+        found: PluginSet = getattr(self, config_name)
+        return found
+
+
+if TYPE_CHECKING:
+    Plugins = _PluginsBase
+else:  # one field per extension point, from the table
+    Plugins = create_model(
+        "Plugins",
+        __base__=_PluginsBase,
+        **{p.config: (PluginSet, Field(default_factory=PluginSet)) for p in EXTENSION_POINTS},
+    )
 
 
 class PluginConfig(_Lenient):

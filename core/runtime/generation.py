@@ -34,23 +34,6 @@ from .plugins import PluginSpec, discover
 
 _numbers = itertools.count(1)
 
-# Which hooks make a plugin usable at an extension point (per-node forms count as the batch one).
-_POINT_HOOKS = {
-    "queue_sort": ("queue_sort",),
-    "pre_enqueue": ("pre_enqueue",),
-    "pre_filter": ("pre_filter",),
-    "filter": ("filter", "filter_node"),
-    "post_filter": ("post_filter",),
-    "pre_score": ("pre_score",),
-    "score": ("score", "score_node"),
-    "reserve": ("reserve",),
-    "permit": ("permit",),
-    "pre_bind": ("pre_bind",),
-    "bind": ("bind",),
-    "post_bind": ("post_bind",),
-}
-
-
 @dataclass(frozen=True)
 class Generation:
     """Plugins + parsed configuration; never mutated after build."""
@@ -110,7 +93,7 @@ def _unknown(where: str, name: str, registry: dict[str, PluginSpec]) -> ConfigEr
 
 
 def _implements(spec: PluginSpec, point: str) -> bool:
-    return any(h in spec.hooks for h in _POINT_HOOKS[point])
+    return any(h in spec.hooks for h in hookspecs.POINTS_BY_HOOK[point].forms)
 
 
 def _resolve_points(profile: Profile, where: str, registry: dict[str, PluginSpec]) -> dict[str, list[PluginRef]]:
@@ -135,7 +118,7 @@ def _resolve_points(profile: Profile, where: str, registry: dict[str, PluginSpec
             multi[at] = ref
     resolved: dict[str, list[PluginRef]] = {}
     for yaml_point, point in YAML_POINTS.items():
-        plugin_set = getattr(plugins, yaml_point)
+        plugin_set = plugins.point(yaml_point)
         disabled = {p.name for p in plugin_set.disabled}
         explicit: list[PluginRef] = []
         for j, ref in enumerate(plugin_set.enabled):
