@@ -293,3 +293,14 @@ def test_config_file_and_default_plugins(tmp_path) -> None:
 
 def test_factory_fixtures_are_the_builders(node_factory, pod_factory) -> None:
     assert node_factory is make_node and pod_factory is make_pod
+
+
+def test_pytest_plugin_loads_without_the_scheduler() -> None:
+    """The plugin loads in every pytest run of an environment with kubeberth: it must stay light."""
+    import subprocess
+    import sys
+
+    code = ("import sys, kubeberth.testing.plugin; "
+            "print(sorted(m for m in sys.modules if m.startswith(('kubeberth.scheduling', 'kubeberth.testing.'))))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60, check=True).stdout
+    assert out.strip() == "['kubeberth.testing.plugin']"

@@ -17,28 +17,34 @@ Builders return the raw Kubernetes dicts a backend delivers; `cluster_of` / `all
 ClusterState and NodeView for calling a plugin's hooks directly.
 """
 
-from .builders import (
-    all_nodes,
-    cluster_of,
-    load_objects,
-    make_node,
-    make_pod,
-    make_pv,
-    make_pvc,
-    parse_taint,
-    parse_toleration,
-    pod_info,
-)
-from .tester import (
-    BASE_PLUGINS,
-    PROFILE,
-    Evaluation,
-    PluginError,
-    SchedulerTester,
-    Verdict,
-    plugin_name,
-    profile_config,
-)
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from .builders import (
+        all_nodes,
+        cluster_of,
+        load_objects,
+        make_node,
+        make_pod,
+        make_pv,
+        make_pvc,
+        parse_taint,
+        parse_toleration,
+        pod_info,
+    )
+    from .tester import (
+        BASE_PLUGINS,
+        PROFILE,
+        Evaluation,
+        PluginError,
+        SchedulerTester,
+        Verdict,
+        plugin_name,
+        profile_config,
+    )
 
 __all__ = [
     "BASE_PLUGINS",
@@ -60,3 +66,17 @@ __all__ = [
     "pod_info",
     "profile_config",
 ]
+
+_TESTER = {"BASE_PLUGINS", "PROFILE", "Evaluation", "PluginError", "SchedulerTester", "Verdict", "plugin_name",
+           "profile_config"}
+
+
+def __getattr__(name: str) -> Any:
+    """Import on first use: the pytest plugin loads this package in every pytest run of the environment,
+    so it must not pull in the scheduler until a test asks for it."""
+    if name not in __all__:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    module = importlib.import_module(".tester" if name in _TESTER else ".builders", __name__)
+    value = getattr(module, name)
+    globals()[name] = value
+    return value

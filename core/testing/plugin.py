@@ -6,12 +6,14 @@ Installed with kubeberth, so any project's tests can use the fixtures without a 
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pytest
 
-from .builders import make_node, make_pod
-from .tester import SchedulerTester
+if TYPE_CHECKING:
+    from .tester import SchedulerTester
+
+# The scheduler is imported by the fixtures, not here: this module loads in every pytest run.
 
 
 @pytest.fixture
@@ -20,6 +22,8 @@ def scheduler_tester() -> Iterator[Callable[..., SchedulerTester]]:
 
     e.g. ``t = scheduler_tester([MyPlugin], args={"MyPlugin": {"x": 1}}, objects=[make_node("n1")])``.
     """
+    from .tester import SchedulerTester
+
     made: list[SchedulerTester] = []
 
     def build(*args: Any, **kwargs: Any) -> SchedulerTester:
@@ -35,10 +39,14 @@ def scheduler_tester() -> Iterator[Callable[..., SchedulerTester]]:
 @pytest.fixture
 def node_factory() -> Callable[..., dict[str, Any]]:
     """`kubeberth.testing.make_node`, for tests that prefer fixtures to imports."""
+    from .builders import make_node
+
     return make_node
 
 
 @pytest.fixture
 def pod_factory() -> Callable[..., dict[str, Any]]:
     """`kubeberth.testing.make_pod`, for tests that prefer fixtures to imports."""
+    from .builders import make_pod
+
     return make_pod
