@@ -148,9 +148,10 @@ class EmbeddedRun:
     def __exit__(self, *exc: object) -> None:
         if self.load is not None:
             self.load.stop()
-        self.runner.shutdown()
+        self.runner.stop_event.set()  # as run_main: the loop returns before the runner shuts down
         if self._loop is not None:
             self._loop.join(timeout=10)
+        self.runner.shutdown()
 
     # ---- views -------------------------------------------------------------------------
     @property

@@ -56,6 +56,8 @@ class BindingPool:
                 fn(*args)
             except Exception:  # the binding cycle reports its own failures; never kill a worker
                 log.exception("binding worker task failed")
+            # An idle worker must not pin its last pod's framework (and so an old generation).
+            task = fn = args = None
 
     def shutdown(self, wait: bool = True) -> None:
         if not self._shutdown:
