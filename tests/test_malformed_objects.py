@@ -249,3 +249,17 @@ def test_informer_skips_unreadable_objects_and_keeps_its_stream() -> None:
         informer._handle("Pod", json.loads(json.dumps(event)))
     assert [(e.type, e.obj.get("spec")) for e in seen[-2:]] == [("ADDED", "run me"), ("ADDED", good["spec"])]
     assert informer.resource_version == "12"
+
+
+@pytest.mark.parametrize(("path", "value"), [("spec.containers", {"name": "main"}), ("spec", "running")])
+def test_malformed_update_of_a_running_pod_keeps_its_accounting(running: Any, path: str, value: Any) -> None:
+    s, backend = running([make_node("n1", cpu="2"), make_pod("web", "1500m", uid="uid-web", nodeName="n1")])
+    s.run_until_settled(timeout=10)
+    bad = make_pod("web", "1500m", uid="uid-web", nodeName="n1", schedulerName="kubeberth")
+    _set(path, value)(bad)
+    _feed(s, "Pod", "MODIFIED", bad)
+    backend.apply(make_pod("big", "1", uid="uid-big", schedulerName="kubeberth"))
+    s.run_until_settled(timeout=10)
+    assert s.cluster.pods["uid-web"].node_name == "n1"  # still counted on its node: big does not fit
+    assert not s.cluster.pods["uid-big"].node_name
+    assert not [e for e in backend.events if e["regarding"] == "default/web"]

@@ -150,8 +150,9 @@ class EventHandlers:
         entry = self.queue.entries.get(ref.uid)
         if entry is not None and entry.where != "inflight":
             self.queue.delete(ref.uid)
-        if ref.uid not in self.cluster.placement and ref.uid not in self.cluster.assumed:
-            self.cluster.remove_pod(ref.uid)  # a pending pod's old version must not be nominated or counted
+        if ref.uid in self.cluster.placement or ref.uid in self.cluster.assumed:
+            return  # running (or binding) on a node: its accounting stays, and it is not ours to report
+        self.cluster.remove_pod(ref.uid)  # a pending pod's old version must not be nominated or counted
         if ref.name and not ref.node_name and self.framework_for(ref) is not None:
             self.backend.record_event(ref, "Warning", "FailedScheduling", f"pod cannot be scheduled as written: {exc}")
 
