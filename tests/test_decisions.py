@@ -156,3 +156,35 @@ def test_json_log_lines_carry_the_decision_fields(capsys: pytest.CaptureFixture[
     line = json.loads(_JsonFormatter().format(record))
     assert line == {"level": "INFO", "logger": "kubeberth.decisions", "msg": "Scheduled default/a", "pod": "default/a",
                     "trace_id": "abc", "node": "n1"}
+
+
+def test_decision_annotation_is_written_off_the_loop_and_never_requeues() -> None:
+    """KUBEBERTH_DECISION_ANNOTATION: the last decision on the pod, size-capped, one write per change."""
+    from kubeberth.backends.embedded import EmbeddedCluster
+    from kubeberth.observability.annotations import ANNOTATION, DecisionAnnotator, decision_annotation
+    from kubeberth.scheduling.clock import VirtualClock
+    from kubeberth.scheduling.scheduler import Scheduler
+
+    objects = [make_node("n1", cpu="1"), make_pod("fits", "500m"), make_pod("huge", "16")]
+    backend = EmbeddedCluster(objects)
+    scheduler = Scheduler(build_generation(), backend, clock=VirtualClock(), seed=1, adopt_unknown_profiles=True)
+    obs = Observability(annotator=DecisionAnnotator(backend))
+    obs.attach(scheduler)
+    scheduler.start_backend()
+    scheduler.run_until_settled(timeout=60)
+    obs.annotator.flush()
+    scheduler.run_until_settled(timeout=60)  # the annotation writes come back as pod updates
+    attempts = scheduler.stats.attempts
+    obs.shutdown()
+    pods = {p["metadata"]["name"]: p for p in backend.pods()}
+    fits = json.loads(pods["fits"]["metadata"]["annotations"][ANNOTATION])
+    assert fits == {"result": "Scheduled", "attempt": 1, "generation": fits["generation"], "node": "n1"}
+    huge = json.loads(pods["huge"]["metadata"]["annotations"][ANNOTATION])
+    assert huge["result"] == "Unschedulable" and huge["message"].startswith("0/1 nodes are available: 1 Insufficient cpu.")
+    assert attempts == 2  # writing the annotation did not requeue the unschedulable pod
+    assert obs.annotator.written == 2 and obs.annotator.dropped == 0
+
+    record = CycleRecord("default/p", "u", "kubeberth", "g1")
+    record.result, record.message = "Unschedulable", "x" * 10_000
+    capped = decision_annotation(record, max_bytes=512)
+    assert len(capped.encode()) <= 512 and json.loads(capped)["message"].endswith("...")

@@ -110,7 +110,9 @@ class Runner:
         self.stop_event = threading.Event()
         self._heartbeat = time.monotonic()
         self.observability = Observability.from_env(
-            otlp_endpoint=self.settings.otlp_endpoint, decision_records=self.settings.decision_records
+            otlp_endpoint=self.settings.otlp_endpoint,
+            decision_records=self.settings.decision_records,
+            annotate=self.backend if self.settings.decision_annotation else None,
         )
         self.observability.attach(self.scheduler)
         st = self.settings

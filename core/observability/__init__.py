@@ -18,6 +18,7 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 from ..runtime.records import CycleRecord
+from .annotations import DecisionAnnotator
 from .decisions import DEFAULT_DECISION_RECORDS, DecisionLog, DecisionStore
 from .metrics import SchedulerMetrics
 from .otel import TracingConfig
@@ -50,11 +51,13 @@ class Observability:
         metrics: SchedulerMetrics | None = None,
         store: DecisionStore | None = None,
         decision_log: DecisionLog | None = None,
+        annotator: DecisionAnnotator | None = None,
     ) -> None:
         self.tracer = tracer
         self.metrics = metrics
         self.store = store
         self.decision_log = decision_log
+        self.annotator = annotator
 
     @classmethod
     def from_env(
@@ -65,8 +68,10 @@ class Observability:
         metrics: bool = True,
         decision_records: int = DEFAULT_DECISION_RECORDS,
         exporter: SpanExporter | None = None,
+        annotate: Any = None,
     ) -> Observability:
-        """Tracing from the OTEL_* environment (or `exporter`); metrics and decision records on."""
+        """Tracing from the OTEL_* environment (or `exporter`); metrics and decision records on;
+        the decision annotation written through `annotate` (a backend), when given."""
         config = TracingConfig.from_env(env, otlp_endpoint=otlp_endpoint)
         tracer = None
         if exporter is not None or config.enabled:
@@ -82,6 +87,7 @@ class Observability:
             metrics=SchedulerMetrics() if metrics else None,
             store=DecisionStore(decision_records) if decision_records > 0 else None,
             decision_log=DecisionLog(),
+            annotator=DecisionAnnotator(annotate) if annotate is not None else None,
         )
 
     # ---- wiring ----------------------------------------------------------------------
@@ -110,12 +116,16 @@ class Observability:
             self.store.add(record)
         if self.decision_log is not None:
             self.decision_log(record)
+        if self.annotator is not None:
+            self.annotator.cycle_done(record)
 
     def binding_done(self, record: CycleRecord) -> None:
         if self.tracer is not None:
             self.tracer.binding_done(record)
         if self.metrics is not None:
             self.metrics.binding_done(record)
+        if self.annotator is not None:
+            self.annotator.binding_done(record)
 
     def generation_swapped(self, generation_id: str) -> None:
         """A new generation now schedules (kubeberth_generation_info)."""
@@ -130,6 +140,8 @@ class Observability:
     def shutdown(self) -> None:
         if self.tracer is not None:
             self.tracer.shutdown()
+        if self.annotator is not None:
+            self.annotator.shutdown()
 
     def __repr__(self) -> str:
         parts: list[Any] = [p for p in ("tracer", "metrics", "store") if getattr(self, p) is not None]

@@ -210,6 +210,7 @@ class Settings(BaseSettings):
     seed: int | None = None
     binding_workers: int = 16
     decision_records: int = 1000  # pods whose last decision /debug/decisions keeps (0: off)
+    decision_annotation: bool = False  # write kubeberth.io/last-decision on pods (needs patch on pods)
     # Hot reload (docs/hot-reload.md): watch --config and --plugins-dir, debounce file-event bursts.
     watch: bool = True
     reload_debounce_seconds: float = 0.02

@@ -17,6 +17,10 @@ from .binding import BindingDone
 
 log = logging.getLogger(__name__)
 
+DECISION_ANNOTATION = "kubeberth.io/last-decision"  # written by kubeberth.observability.annotations
+
+DECISION_ANNOTATION = "kubeberth.io/last-decision"  # written by kubeberth.observability.annotations
+
 
 @dataclass
 class SwapGeneration:
@@ -195,12 +199,20 @@ class EventHandlers:
 
 
 def _scheduling_relevant_change(old: PodInfo, new: PodInfo) -> bool:
-    """kube-scheduler ignores updates that only touch status or resourceVersion."""
+    """kube-scheduler ignores updates that only touch status or resourceVersion; kubeberth also
+    ignores its own decision annotation, so writing it never requeues the pod."""
     a, b = old.raw, new.raw
     if a.get("spec") != b.get("spec"):
         return True
     ma, mb = a.get("metadata") or {}, b.get("metadata") or {}
-    return ma.get("labels") != mb.get("labels") or ma.get("annotations") != mb.get("annotations")
+    if ma.get("labels") != mb.get("labels"):
+        return True
+    aa, ab = ma.get("annotations") or {}, mb.get("annotations") or {}
+    if aa == ab:
+        return False
+    return {k: v for k, v in aa.items() if k != DECISION_ANNOTATION} != {
+        k: v for k, v in ab.items() if k != DECISION_ANNOTATION
+    }
 
 
 def _fallback_uid(obj: dict[str, Any]) -> str:

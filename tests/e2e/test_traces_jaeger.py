@@ -12,6 +12,7 @@ import json
 import os
 import subprocess
 import sys
+import time
 import urllib.request
 import uuid
 from collections.abc import Iterator
@@ -294,3 +295,54 @@ def test_run_embedded_traces_and_explain_point_at_the_same_trace(jaeger: LocalJa
             proc.wait(30)
         except subprocess.TimeoutExpired:
             proc.kill()
+
+
+def test_decision_annotation_on_a_real_apiserver(
+    control_plane: LocalControlPlane, cluster_ns: tuple[str, str], tmp_path: Path
+) -> None:
+    """KUBEBERTH_DECISION_ANNOTATION=true with config/rbac-decision-annotation.yaml's patch verb."""
+    ns, node = cluster_ns
+    control_plane.kubectl("apply", "-f", str(REPO / "config" / "rbac.yaml"),
+                          "-f", str(REPO / "config" / "rbac-decision-annotation.yaml"))
+    kubeconfig = control_plane.kubeconfig_for_service_account("kube-system", "kubeberth")
+    config = tmp_path / "config.yaml"
+    config.write_text(json.dumps({
+        "apiVersion": "kubescheduler.config.k8s.io/v1", "kind": "KubeSchedulerConfiguration",
+        "leaderElection": {"leaderElect": False}, "profiles": [{"schedulerName": "kubeberth"}],
+    }))
+    port = free_port(avoid={control_plane.apiserver_port})
+    env = {**os.environ, "KUBEBERTH_DECISION_ANNOTATION": "true"}
+    env.pop("OTEL_EXPORTER_OTLP_ENDPOINT", None)
+    with open(tmp_path / "kubeberth.log", "wb") as log:
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "kubeberth", "run", f"--kubeconfig={kubeconfig}", f"--config={config}",
+             f"--healthz-bind-address=127.0.0.1:{port}"],
+            stdout=log, stderr=subprocess.STDOUT, env=env, start_new_session=True,
+        )
+    try:
+        _api(control_plane, "POST", f"/api/v1/namespaces/{ns}/pods", _pod("fits", "500m"))
+        _api(control_plane, "POST", f"/api/v1/namespaces/{ns}/pods", _pod("huge", "64"))
+
+        def annotation(pod: str) -> dict[str, Any] | None:
+            assert proc.poll() is None, (tmp_path / "kubeberth.log").read_text()[-3000:]
+            meta = _api(control_plane, "GET", f"/api/v1/namespaces/{ns}/pods/{pod}")["metadata"]
+            value = (meta.get("annotations") or {}).get("kubeberth.io/last-decision")
+            return json.loads(value) if value else None
+
+        fits = wait_for(lambda: annotation("fits"), 60, "fits' decision annotation")
+        assert fits["result"] == "Scheduled" and fits["node"] == node and fits["attempt"] == 1
+        huge = wait_for(lambda: annotation("huge"), 30, "huge's decision annotation")
+        assert huge["result"] == "Unschedulable"
+        assert huge["message"].startswith("0/1 nodes are available: 1 Insufficient cpu.")
+        # Our own annotation write came back as a pod update and did not requeue the pod.
+        time.sleep(3)
+        with urllib.request.urlopen(f"http://127.0.0.1:{port}/debug/decisions/{ns}/huge", timeout=10) as resp:
+            assert json.loads(resp.read())["attempt"] == 1
+    finally:
+        proc.terminate()
+        try:
+            proc.wait(30)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+        # Other tests check the scheduler's least-privilege role: take the opt-in grant back.
+        control_plane.kubectl("delete", "-f", str(REPO / "config" / "rbac-decision-annotation.yaml"), check=False)
