@@ -19,6 +19,7 @@ from kubeberth.errors import ConfigError, PluginLoadError
 from kubeberth.runtime.config import parse_configuration
 from kubeberth.runtime.generation import build_generation
 from kubeberth.runtime.plugins import discover, discover_dropins, load_dropin_file
+from kubeberth.testing import PluginSite
 from pydantic import BaseModel, ConfigDict, Field
 
 FIXTURE_PLUGINS = Path(__file__).parent / "fixtures" / "plugins"
@@ -48,21 +49,16 @@ def write(path: Path, text: str) -> Path:
     return path
 
 
-def make_distribution(root: Path, module_source: str = SAMPLE_MODULE, entry: str = "sampleplug:SamplePlugin") -> None:
-    """sampleplug 1.2.3 as pip would leave it in site-packages."""
-    info = root / "sampleplug-1.2.3.dist-info"
-    write(info / "METADATA", "Metadata-Version: 2.1\nName: sampleplug\nVersion: 1.2.3\nSummary: test plugin\n")
-    write(info / "entry_points.txt", f"[kubeberth.plugins]\nSamplePlugin = {entry}\n")
-    write(root / "sampleplug.py", module_source)
+def make_distribution(site: PluginSite, module_source: str = SAMPLE_MODULE) -> None:
+    """sampleplug 1.2.3 as pip would leave it in site-packages (the test kit's plugin_site)."""
+    site.add_distribution("sampleplug", "1.2.3", files={"sampleplug.py": module_source},
+                          plugins={"SamplePlugin": "sampleplug:SamplePlugin"})
 
 
 @pytest.fixture
-def sample_dist(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    site = tmp_path / "site"
-    make_distribution(site)
-    monkeypatch.syspath_prepend(str(site))
-    yield site
-    sys.modules.pop("sampleplug", None)
+def sample_dist(plugin_site: PluginSite) -> Path:
+    make_distribution(plugin_site)
+    return plugin_site.root
 
 
 @pytest.fixture
@@ -125,29 +121,19 @@ def test_entry_point_plugin_is_usable_in_a_profile(sample_dist: Path) -> None:
     assert fw.enabled("score").count("SamplePlugin") == 0  # enabled for filter only
 
 
-def test_entry_point_that_fails_to_import_names_the_distribution(tmp_path, monkeypatch) -> None:
-    site = tmp_path / "site"
-    make_distribution(site, "import does_not_exist_anywhere\n")
-    monkeypatch.syspath_prepend(str(site))
-    try:
-        with pytest.raises(PluginLoadError) as exc:
-            discover()
-    finally:
-        sys.modules.pop("sampleplug", None)
+def test_entry_point_that_fails_to_import_names_the_distribution(plugin_site: PluginSite) -> None:
+    make_distribution(plugin_site, "import does_not_exist_anywhere\n")
+    with pytest.raises(PluginLoadError) as exc:
+        discover()
     msg = str(exc.value)
     assert "\n" not in msg
     assert "SamplePlugin" in msg and "sampleplug" in msg and "ModuleNotFoundError" in msg
 
 
-def test_entry_point_colliding_with_builtin_names_both_sources(tmp_path, monkeypatch) -> None:
-    site = tmp_path / "site"
-    make_distribution(site, SAMPLE_MODULE.replace('name = "SamplePlugin"', 'name = "NodeResourcesFit"'))
-    monkeypatch.syspath_prepend(str(site))
-    try:
-        with pytest.raises(PluginLoadError) as exc:
-            discover()
-    finally:
-        sys.modules.pop("sampleplug", None)
+def test_entry_point_colliding_with_builtin_names_both_sources(plugin_site: PluginSite) -> None:
+    make_distribution(plugin_site, SAMPLE_MODULE.replace('name = "SamplePlugin"', 'name = "NodeResourcesFit"'))
+    with pytest.raises(PluginLoadError) as exc:
+        discover()
     msg = str(exc.value)
     assert "'NodeResourcesFit'" in msg
     assert f"entrypoint:kubeberth=={kubeberth.__version__}" in msg

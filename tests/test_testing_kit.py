@@ -304,3 +304,29 @@ def test_pytest_plugin_loads_without_the_scheduler() -> None:
             "print(sorted(m for m in sys.modules if m.startswith(('kubeberth.scheduling', 'kubeberth.testing.'))))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60, check=True).stdout
     assert out.strip() == "['kubeberth.testing.plugin']"
+
+
+GREETER = '''
+from kubeberth import hookimpl
+
+
+class Greeter:
+    name = "Greeter"
+
+    @hookimpl
+    def filter(self, pod, nodes):
+        return None
+'''
+
+
+def test_plugin_site_installs_a_distribution_discovery_finds(plugin_site, scheduler_tester) -> None:
+    plugin_site.add_distribution("kubeberth-greeter", "2.0", files={"greeter/__init__.py": GREETER},
+                                 plugins={"Greeter": "greeter:Greeter"})
+    t = scheduler_tester(["Greeter"])
+    assert t.generation.registry["Greeter"].source == "entrypoint:kubeberth-greeter==2.0"
+    assert t.framework.enabled("filter") == ["Greeter"]
+    import sys
+
+    assert "greeter" in sys.modules
+    assert plugin_site.forget_modules() == ["greeter"]
+    assert "greeter" not in sys.modules

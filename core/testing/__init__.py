@@ -1,7 +1,7 @@
 """kubeberth.testing: test a scheduling plugin against the real framework in a few lines.
 
 A pytest plugin (registered through the `pytest11` entry point, so the `scheduler_tester`,
-`node_factory` and `pod_factory` fixtures are available in any project that installs kubeberth)
+`plugin_site`, `node_factory` and `pod_factory` fixtures are available in any project that installs kubeberth)
 plus builders::
 
     from kubeberth.testing import make_node, make_pod
@@ -35,6 +35,7 @@ if TYPE_CHECKING:
         parse_toleration,
         pod_info,
     )
+    from .site import PluginSite
     from .tester import (
         BASE_PLUGINS,
         PROFILE,
@@ -51,6 +52,7 @@ __all__ = [
     "PROFILE",
     "Evaluation",
     "PluginError",
+    "PluginSite",
     "SchedulerTester",
     "Verdict",
     "all_nodes",
@@ -76,7 +78,8 @@ def __getattr__(name: str) -> Any:
     so it must not pull in the scheduler until a test asks for it."""
     if name not in __all__:
         raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    module = importlib.import_module(".tester" if name in _TESTER else ".builders", __name__)
+    where = ".tester" if name in _TESTER else ".site" if name == "PluginSite" else ".builders"
+    module = importlib.import_module(where, __name__)
     value = getattr(module, name)
     globals()[name] = value
     return value

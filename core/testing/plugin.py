@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Any
 import pytest
 
 if TYPE_CHECKING:
+    from .site import PluginSite
     from .tester import SchedulerTester
 
 # The scheduler is imported by the fixtures, not here: this module loads in every pytest run.
@@ -34,6 +35,19 @@ def scheduler_tester() -> Iterator[Callable[..., SchedulerTester]]:
     yield build
     for tester in made:
         tester.close()
+
+
+@pytest.fixture
+def plugin_site(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> Iterator[PluginSite]:
+    """A throwaway site-packages on sys.path: `plugin_site.add_distribution("my-plugins", "1.0",
+    files={"my_plugins.py": SOURCE}, plugins={"MyPlugin": "my_plugins:MyPlugin"})` and discovery
+    sees it as pip-installed. Modules imported from it are forgotten when the test ends."""
+    from .site import PluginSite
+
+    site = PluginSite(tmp_path_factory.mktemp("site-packages"))
+    monkeypatch.syspath_prepend(str(site.root))
+    yield site
+    site.forget_modules()
 
 
 @pytest.fixture
