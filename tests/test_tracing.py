@@ -191,6 +191,16 @@ def test_tracing_config_from_the_otel_environment(env: dict[str, str], expected:
     assert TracingConfig.from_env(env) == expected
 
 
+def test_batch_processor_settings_come_from_the_same_environment() -> None:
+    config = TracingConfig.from_env({"OTEL_BSP_MAX_QUEUE_SIZE": "4096", "OTEL_BSP_SCHEDULE_DELAY": "200"})
+    assert config.batch == {"max_queue_size": 4096, "schedule_delay_millis": 200}
+    from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter as Memory
+
+    processor = config.make_processor(Memory())
+    assert processor._batch_processor._max_queue_size == 4096
+    processor.shutdown()
+
+
 def test_flag_is_a_shorthand_for_the_endpoint_variable() -> None:
     config = TracingConfig.from_env({}, otlp_endpoint="http://127.0.0.1:4318")
     assert config.enabled and config.endpoint == "http://127.0.0.1:4318/v1/traces"
@@ -222,6 +232,7 @@ def test_grpc_and_http_exporters() -> None:
         ),
         ({"OTEL_TRACES_EXPORTER": "zipkin"}, "OTEL_TRACES_EXPORTER='zipkin': kubeberth supports otlp, console or none"),
         ({"OTEL_RESOURCE_ATTRIBUTES": "a=1,oops"}, "OTEL_RESOURCE_ATTRIBUTES: 'oops' is not key=value"),
+        ({"OTEL_BSP_MAX_QUEUE_SIZE": "many"}, "OTEL_BSP_MAX_QUEUE_SIZE='many': expected a positive whole number"),
     ],
 )
 def test_bad_otel_settings_are_one_line_errors(env: dict[str, str], message: str) -> None:

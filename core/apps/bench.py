@@ -133,6 +133,9 @@ def run_overhead(
             "(or --otlp-endpoint) to a running collector, e.g. Jaeger's http://127.0.0.1:4318"
         )
     base.pop("OTEL_SDK_DISABLED", None)
+    # Room for every span of a run: the default queue (2048) drops spans when the replay produces
+    # them faster than the exporter thread sends them, which would hide part of the cost.
+    base.setdefault("OTEL_BSP_MAX_QUEUE_SIZE", "262144")
     results = []
     for nodes, pods in sizes:
         runs: dict[str, list[tuple[float, float]]] = {name: [] for name in OVERHEAD_CONFIGS}

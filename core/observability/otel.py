@@ -42,6 +42,12 @@ PROTOCOLS = ("grpc", "http/protobuf")
 DEFAULT_PROTOCOL = "http/protobuf"  # the OTel specification's default for SDKs
 RESULT_ATTRIBUTE = "kubeberth.result"
 ALWAYS_SAMPLED_RESULTS = frozenset({"Unschedulable", "Error"})
+_BSP = {
+    "OTEL_BSP_MAX_QUEUE_SIZE": "max_queue_size",
+    "OTEL_BSP_SCHEDULE_DELAY": "schedule_delay_millis",
+    "OTEL_BSP_MAX_EXPORT_BATCH_SIZE": "max_export_batch_size",
+    "OTEL_BSP_EXPORT_TIMEOUT": "export_timeout_millis",
+}
 _SAMPLERS = (
     "always_on",
     "always_off",
@@ -93,6 +99,7 @@ class TracingConfig:
     sampler_arg: float = 1.0
     service_name: str = DEFAULT_SERVICE_NAME
     resource_attributes: dict[str, str] = field(default_factory=dict)
+    batch: dict[str, int] = field(default_factory=dict)  # OTEL_BSP_* for the batch span processor
 
     @classmethod
     def from_env(cls, env: Mapping[str, str] | None = None, otlp_endpoint: str | None = None) -> TracingConfig:
@@ -124,6 +131,15 @@ class TracingConfig:
                 raise ConfigError(
                     f"OTEL_TRACES_SAMPLER_ARG={get('OTEL_TRACES_SAMPLER_ARG')!r}: expected a ratio between 0 and 1"
                 )
+        batch: dict[str, int] = {}
+        for var, param in _BSP.items():
+            if get(var):
+                try:
+                    batch[param] = int(get(var))
+                except ValueError:
+                    batch[param] = -1
+                if batch[param] < (0 if param == "schedule_delay_millis" else 1):
+                    raise ConfigError(f"{var}={get(var)!r}: expected a positive whole number")
         resource = _parse_resource_attributes(get("OTEL_RESOURCE_ATTRIBUTES"))
         service = get("OTEL_SERVICE_NAME") or resource.get("service.name") or DEFAULT_SERVICE_NAME
         enabled = exporter in ("otlp", "console") or (exporter == "" and endpoint is not None)
@@ -138,6 +154,7 @@ class TracingConfig:
             sampler_arg=arg,
             service_name=service,
             resource_attributes=resource,
+            batch=batch,
         )
 
     def make_sampler(self) -> Sampler:
@@ -171,7 +188,7 @@ class TracingConfig:
 
     def make_processor(self, exporter: SpanExporter | None = None, batch: bool = True) -> SpanProcessor:
         exporter = exporter or self.make_exporter()
-        return BatchSpanProcessor(exporter) if batch else SimpleSpanProcessor(exporter)
+        return BatchSpanProcessor(exporter, **self.batch) if batch else SimpleSpanProcessor(exporter)
 
 
 def _endpoint(traces: str, generic: str, protocol: str) -> str | None:
