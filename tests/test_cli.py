@@ -182,7 +182,8 @@ def test_simulate_human_summary() -> None:
 def test_simulate_explain_one_pod() -> None:
     proc = kubeberth_cli("simulate", "--cluster", str(FIXTURES / "cluster.yaml"), "--explain", "default/huge")
     assert proc.returncode == 0, proc.stderr
-    assert proc.stdout.splitlines()[1] == "  Result:      Unschedulable"
+    assert proc.stdout.splitlines()[0] == "Pod default/huge: Unschedulable"
+    assert "  Result:      Unschedulable" in proc.stdout.splitlines()
     assert "  FailedScheduling: 0/3 nodes are available: 3 Insufficient cpu." in proc.stdout
     proc = kubeberth_cli("simulate", "--cluster", str(FIXTURES / "cluster.yaml"), "--explain", "default/huge", "--json")
     record = json.loads(proc.stdout)

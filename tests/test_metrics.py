@@ -34,7 +34,9 @@ def scraped() -> dict[str, Any]:
     """A known workload: 6 pods fit, 2 never fit, 1 preempts a low-priority pod."""
     nodes = [make_node("a", cpu="4"), make_node("b", cpu="4")]
     bound = [
-        {**make_pod(f"low-{n}", "3", priority=0, nodeName=n), "status": {"phase": "Running"}} for n in ("a", "b")
+        # terminationGracePeriodSeconds 0: the victim goes at once, freeing its node for the small pods too
+        {**make_pod(f"low-{n}", "3", priority=0, nodeName=n, terminationGracePeriodSeconds=0), "status": {"phase": "Running"}}
+        for n in ("a", "b")
     ]
     pods = [make_pod(f"ok-{i}", "100m") for i in range(6)] + [make_pod(f"huge-{i}", "64") for i in range(2)]
     pods.append(make_pod("vip", "2", priority=1000))

@@ -66,7 +66,9 @@ def build_parser() -> argparse.ArgumentParser:
     sim.add_argument("--seed", type=int, help="seed for the generated cluster and tie-breaking")
     sim.add_argument("--cluster", type=Path, help="manifests (YAML stream or List) instead of a generated cluster")
     sim.add_argument("--json", action="store_true", help="print one JSON object")
-    sim.add_argument("--placements", action="store_true", help="include every pod's node in --json output")
+    sim.add_argument(
+        "--placements", action="store_true", help="list every placed pod's node (a table, or `placements` in --json)"
+    )
     sim.add_argument("--explain", metavar="NAMESPACE/POD", help="tell why one pod landed where it did, or is Pending")
     sim.add_argument(
         "--fail-on-unschedulable",
@@ -80,6 +82,22 @@ def build_parser() -> argparse.ArgumentParser:
         help="node metrics for load-aware plugins from FILE (node name -> {cpu: 0.9, memory: 0.5, ...}) "
         "instead of their configured source (env KUBEBERTH_METRICS_SNAPSHOT)",
     )
+    sim.add_argument(
+        "--scheduler-names",
+        metavar="NAME[,NAME...]",
+        help="schedule pods with these schedulerNames (default: the profiles and default-scheduler);"
+        " other pods stay Pending and are reported as pending_other",
+    )
+    sim.add_argument(
+        "--compare",
+        type=Path,
+        metavar="B.yaml",
+        help="also run the same cluster under this configuration and show what changes",
+    )
+    sim.add_argument(
+        "--compare-plugins-dir", type=Path, metavar="DIR", help="the compared run's plugin folder (default: --plugins-dir)"
+    )
+    sim.add_argument("--report", type=Path, metavar="report.html", help="write a self-contained HTML report")
 
     bench = sub.add_parser("bench", help="measure throughput on generated clusters")
     _common(bench)
@@ -154,8 +172,16 @@ def _settings(args: argparse.Namespace) -> Settings:
 
 
 def cmd_simulate(args: argparse.Namespace, settings: Settings) -> int:
+    from ..observability import Observability
     from ..runtime.generation import build_generation
-    from .simulate import format_summary, generate_cluster, load_manifests, progress_printer, simulate
+    from .simulate import (
+        format_placements,
+        format_summary,
+        generate_cluster,
+        load_manifests,
+        progress_printer,
+        simulate,
+    )
 
     if args.metrics_snapshot:
         if not args.metrics_snapshot.is_file():
@@ -165,6 +191,15 @@ def cmd_simulate(args: argparse.Namespace, settings: Settings) -> int:
     generation = build_generation(
         settings.config, settings.plugins_dir, allow_insecure_plugins_dir=settings.allow_insecure_plugins_dir
     )
+    compare_with = None
+    if args.compare is not None or args.compare_plugins_dir is not None:
+        compare_with = build_generation(
+            args.compare or settings.config,
+            args.compare_plugins_dir or settings.plugins_dir,
+            allow_insecure_plugins_dir=settings.allow_insecure_plugins_dir,
+        )
+    if args.explain and compare_with is not None:
+        raise KubeberthError("--explain and --compare: explain one run at a time (drop --compare)")
     seed = settings.seed if settings.seed is not None else 0
     if args.cluster:
         objects = load_manifests(args.cluster)
@@ -172,31 +207,73 @@ def cmd_simulate(args: argparse.Namespace, settings: Settings) -> int:
         if args.nodes < 0 or args.pods < 0:
             raise KubeberthError("--nodes and --pods must be >= 0")
         objects = generate_cluster(args.nodes, args.pods, seed)
+    names = [n.strip() for n in (args.scheduler_names or "").split(",") if n.strip()] or None
     show = progress_printer() if (not args.json and sys.stderr.isatty()) else None
-    from ..observability import Observability
+    keep = bool(args.explain or args.report)
 
-    obs = Observability.from_env(otlp_endpoint=settings.otlp_endpoint, metrics=False, decision_records=0)
-    try:
-        result = simulate(generation, objects, seed=seed, progress=show, attach=obs.attach)
-    finally:
-        obs.shutdown()
+    def run(gen: Any) -> Any:
+        obs = Observability.from_env(otlp_endpoint=settings.otlp_endpoint, metrics=False, decision_records=0)
+        try:
+            return simulate(gen, objects, seed=seed, progress=show, attach=obs.attach, scheduler_names=names, keep_history=keep)
+        finally:
+            obs.shutdown()
+
+    result = run(generation)
     if args.explain:
-        from ..observability.decisions import EARLIER_ATTEMPTS_KEPT, attempt_summary
-        from ..observability.explain import render
+        from ..observability.explain import render_story
+        from .simulate import pod_story
 
-        attempts = [r for r in result.scheduler.records if r.pod == args.explain]
-        if not attempts:
-            raise KubeberthError(f"--explain: no scheduling cycle recorded for pod {args.explain!r} (use namespace/name)")
-        record = attempts[-1].as_dict()
-        record["earlier_attempts"] = [attempt_summary(r) for r in attempts[:-1]][-EARLIER_ATTEMPTS_KEPT:]
-        print(json.dumps(record, indent=2) if args.json else render(record))
-    elif args.json:
-        out = dict(result.summary)
+        story = pod_story(result, args.explain)
+        if args.json:
+            from ..observability.decisions import EARLIER_ATTEMPTS_KEPT, attempt_summary
+
+            records = result.history.get(args.explain, [])
+            last = story["cycles"][-1] if story["cycles"] else {"pod": story["pod"]}
+            earlier = [attempt_summary(r) for r in records[:-1]][-EARLIER_ATTEMPTS_KEPT:]
+            print(json.dumps({**last, "earlier_attempts": earlier, "state": story["state"],
+                              "detail": story.get("detail", ""), "cycles": story["cycles"]}, indent=2))
+        else:
+            print(render_story(story))
+        return _exit(result, args)
+    other = run(compare_with) if compare_with is not None else None
+    diff = None
+    if other is not None:
+        from .whatif import compare, format_comparison
+
+        labels = (str(args.config or "default configuration"), str(args.compare or args.config or "default configuration"))
+        if args.compare_plugins_dir is not None:
+            labels = (f"{labels[0]} + {args.plugins_dir or 'no plugins dir'}", f"{labels[1]} + {args.compare_plugins_dir}")
+        diff = compare(result, other, labels)
+    if args.report:
+        from .report import write_report
+
+        write_report(args.report, result, other, diff, title=str(args.cluster or f"generated {args.nodes} nodes, {args.pods} pods"))
+    if args.json:
+        out: dict[str, Any] = dict(result.summary)
         if args.placements:
             out["placements"] = result.placements
+        if other is not None:
+            after = dict(other.summary)
+            if args.placements:
+                after["placements"] = other.placements
+            out = {"before": out, "after": after, "comparison": diff}
         print(json.dumps(out))
-    else:
-        print(format_summary(result.summary))
+        return _exit(result, args)
+    print(format_summary(result.summary))
+    if other is not None:
+        print(format_comparison(diff))
+    if args.placements:
+        print(format_placements(result.placements))
+        if other is not None:
+            print(f"placements under {args.compare or args.compare_plugins_dir}:")
+            print(format_placements(other.placements))
+    if args.report:
+        print(f"report written to {args.report}")
+    return _exit(result, args)
+
+
+def _exit(result: Any, args: argparse.Namespace) -> int:
+    """simulate's exit code (README "Simulate"), with its one-line reason on stderr."""
     code, reason = result.exit_status(args.fail_on_unschedulable)
     if code:
         sys.stdout.flush()

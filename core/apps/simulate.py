@@ -1,7 +1,12 @@
 """`kubeberth simulate`: the real framework, queue and binding path on the embedded cluster.
 
-A what-if tool (feed it `kubectl get nodes,pods -A -o yaml`), the default main job on a fresh
+A what-if tool (feed it a `kubectl get` dump, see DUMP_COMMAND), the default main job on a fresh
 machine, and the engine behind `kubeberth bench`.
+
+Which pods it schedules is explicit: those whose schedulerName is one of the configuration's
+profiles or `default-scheduler` (the what-if "kubeberth replaces the default scheduler"), or the
+names given; pods for other schedulers are left Pending and reported as `pending_other`, as a real
+cluster would leave them to their own scheduler.
 """
 
 from __future__ import annotations
@@ -24,7 +29,9 @@ from ..cache.podinfo import PodInfo, PodSpecError
 from ..cache.shapes import SHAPES, malformed, section
 from ..errors import ManifestError
 from ..runtime.generation import Generation
+from ..runtime.records import CycleRecord
 from ..scheduling.scheduler import Scheduler, VirtualClock
+from .dump import check_references, warn_missing
 
 SIMULATE_MAX_ERRORS_PER_POD = 5
 
@@ -183,6 +190,8 @@ EXIT_PODS_ERRORED = 1  # some pod ended in Error: a plugin raised or returned Er
 EXIT_BAD_INPUT = 2  # config, manifest or plugin file (KubeberthError)
 EXIT_UNSCHEDULABLE = 3  # only with --fail-on-unschedulable
 
+DEFAULT_SCHEDULER_NAME = "default-scheduler"
+
 
 @dataclass
 class SimulationResult:
@@ -190,6 +199,11 @@ class SimulationResult:
     scheduler: Scheduler
     backend: EmbeddedCluster
     placements: dict[str, str] = field(default_factory=dict)
+    # Every scheduling cycle per pod ("namespace/name"), oldest first, when asked for (keep_history).
+    history: dict[str, list[CycleRecord]] = field(default_factory=dict)
+    # The input pods as admitted (priority resolved), by "namespace/name".
+    inputs: dict[str, dict[str, Any]] = field(default_factory=dict)
+    scheduler_names: frozenset[str] = frozenset()
 
     def errored_pods(self) -> list[str]:
         """Pods that ended in Error (gave up after SIMULATE_MAX_ERRORS_PER_POD attempts)."""
@@ -221,6 +235,13 @@ def _first(names: list[str], limit: int = 5) -> str:
     return ", ".join(names[:limit]) + (f", ... ({len(names) - limit} more)" if len(names) > limit else "")
 
 
+def scheduled_names(generation: Generation, names: list[str] | None = None) -> frozenset[str]:
+    """The schedulerNames simulate schedules: the given ones, else the profiles plus default-scheduler."""
+    if names:
+        return frozenset(names)
+    return frozenset(generation.profiles) | {DEFAULT_SCHEDULER_NAME}
+
+
 def simulate(
     generation: Generation,
     objects: list[dict[str, Any]],
@@ -229,17 +250,29 @@ def simulate(
     binding_workers: int = 4,
     observers: list[Callable[[Any], None]] | None = None,
     attach: Callable[[Scheduler], None] | None = None,
+    scheduler_names: list[str] | None = None,
+    keep_history: bool = False,
+    tie_breaker: Callable[[PodInfo, list[str]], str] | None = None,
 ) -> SimulationResult:
-    """Schedule `objects` until settled. `attach(scheduler)` may add observers before it starts."""
-    backend = EmbeddedCluster(objects)
+    """Schedule `objects` until settled. `attach(scheduler)` may add observers before it starts.
+
+    `scheduler_names`: pods with these schedulerNames are scheduled (with the profile of that
+    name, else the default profile); default: the profiles and `default-scheduler`.
+    `tie_breaker(pod, node names)`: chooses among equally scored best nodes (default: the seed).
+    """
+    warn_missing(check_references(objects))
+    clock = VirtualClock()
+    backend = EmbeddedCluster(objects, clock=clock.now)
+    names = scheduled_names(generation, scheduler_names)
     scheduler = Scheduler(
         generation,
         backend,
-        clock=VirtualClock(),
+        clock=clock,
         seed=seed,
         binding_workers=binding_workers,
-        adopt_unknown_profiles=True,
         max_errors_per_pod=SIMULATE_MAX_ERRORS_PER_POD,
+        adopted_scheduler_names=names,
+        tie_breaker=tie_breaker,
     )
     scheduler.observers.extend(observers or ())
     # Attempts that ended in Error, retried or not: a plugin that raised once must show up even
@@ -252,6 +285,20 @@ def simulate(
 
     scheduler.observers.append(count_errors)
     scheduler.binding_observers.append(count_errors)
+
+    victims: list[dict[str, Any]] = []
+    history: dict[str, list[CycleRecord]] = {}
+
+    def watch(record: CycleRecord) -> None:
+        pre = record.preemption
+        if pre and pre.get("victims"):
+            victims.extend(
+                {"pod": v, "preemptor": record.pod, "node": pre.get("nominated_node") or ""} for v in pre["victims"]
+            )
+        if keep_history:
+            history.setdefault(record.pod, []).append(record)
+
+    scheduler.observers.append(watch)
     if attach is not None:
         attach(scheduler)
     input_pods = [o for o in objects if o.get("kind") == "Pod"]
@@ -277,12 +324,70 @@ def simulate(
     summary = _summarize(generation, scheduler, backend, len(input_pods), already_bound, elapsed)
     summary["error_attempts"] = error_attempts[0]
     summary["cpu_seconds"] = round(cpu, 3)
+    summary["victims"] = victims
+    # Buckets are exclusive: a victim counts as preempted, not where it was before.
+    remaining = {f"{(p.get('metadata') or {}).get('namespace')}/{p['metadata']['name']}" for p in backend.pods()}
+    gone = {v["pod"] for v in victims} - remaining
+    bound_before = {
+        f"{(p.get('metadata') or {}).get('namespace') or 'default'}/{p['metadata']['name']}"
+        for p in input_pods
+        if (p.get("spec") or {}).get("nodeName")
+    }
+    summary["already_bound"] -= len(gone & bound_before)
+    summary["scheduled"] -= len(gone - bound_before)
+    summary["scheduler_names"] = sorted(names)
+    other = _pending_other(backend, scheduler)
+    summary["pending_other"] = len(other)
+    summary["pending_other_pods"] = other
+    if backend.unknown_priority_classes:
+        summary["unknown_priority_classes"] = dict(backend.unknown_priority_classes)
     placements = {
         f"{p['metadata']['namespace']}/{p['metadata']['name']}": p["spec"]["nodeName"]
         for p in backend.pods()
         if section(p, "spec").get("nodeName")
     }
-    return SimulationResult(summary, scheduler, backend, placements)
+    inputs = {
+        f"{(p.get('metadata') or {}).get('namespace') or 'default'}/{p['metadata']['name']}": p for p in input_pods
+    }
+    return SimulationResult(summary, scheduler, backend, placements, history, inputs, names)
+
+
+def _pending_other(backend: EmbeddedCluster, scheduler: Scheduler) -> list[dict[str, str]]:
+    """Unbound pods no profile of ours handles: a real cluster leaves them to their own scheduler."""
+    out = []
+    for p in backend.pods():
+        spec = p.get("spec") or {}
+        if spec.get("nodeName") or (p.get("status") or {}).get("phase") in ("Succeeded", "Failed"):
+            continue
+        if (p.get("metadata") or {}).get("uid") in scheduler.skipped_pods:
+            continue  # malformed: counted as skipped
+        name = spec.get("schedulerName") or DEFAULT_SCHEDULER_NAME
+        if scheduler.generation.framework_for(name) is None and name not in scheduler.adopted_scheduler_names:
+            meta = p.get("metadata") or {}
+            out.append({"pod": f"{meta.get('namespace') or 'default'}/{meta.get('name')}", "scheduler_name": name})
+    return sorted(out, key=lambda o: o["pod"])
+
+
+def node_usage(scheduler: Scheduler) -> list[dict[str, Any]]:
+    """Per node (in name order): zone and requested/allocatable of cpu, memory and pods."""
+    table = scheduler.cluster.table
+    zone_ids, zones = table.label_values("topology.kubernetes.io/zone") if len(table) else (None, [])
+    cols = {r: table.resource_index[r] for r in ("cpu", "memory", "pods")}
+    out = []
+    for row in table.ordered_rows().tolist():
+        entry: dict[str, Any] = {"node": table.names[row]}
+        zid = int(zone_ids[row]) if zone_ids is not None else -1
+        entry["zone"] = zones[zid] if 0 <= zid < len(zones) else ""
+        entry["requested"], entry["allocatable"] = {}, {}
+        for resource, col in cols.items():
+            alloc = float(table.allocatable[row, col])
+            used = float(table.requested[row, col])
+            entry[resource] = round(used / alloc, 4) if alloc > 0 else 0.0
+            entry["requested"][resource] = used
+            entry["allocatable"][resource] = alloc
+        entry["pod_count"] = int(table.requested[row, cols["pods"]])
+        out.append(entry)
+    return sorted(out, key=lambda e: e["node"])
 
 
 def _summarize(
@@ -291,9 +396,11 @@ def _summarize(
     queue = scheduler.queue
     counts = queue.counts()
     reasons: Counter[str] = Counter()
+    unschedulable_pods = []
     for entry in queue.entries.values():
         if entry.where == "unschedulable":
             reasons[entry.last_message] += 1
+            unschedulable_pods.append({"pod": entry.pod.key, "message": entry.last_message, "attempts": entry.attempts})
     errors: Counter[str] = Counter(e.last_message for e in scheduler.failed.values())
     gated = [e for e in queue.entries.values() if e.where == "gated"]
     table = scheduler.cluster.table
@@ -325,12 +432,19 @@ def _summarize(
         "errored": sum(errors.values()),
         "skipped": len(scheduler.skipped_pods),  # malformed: cannot be parsed (one warning each)
         "preempted": preempted,
-        "pending_other": counts.get("active", 0) + counts.get("backoff", 0) + counts.get("inflight", 0),
+        "still_queued": counts.get("active", 0) + counts.get("backoff", 0) + counts.get("inflight", 0),
         "attempts": scheduler.stats.attempts,
         "preemptions": scheduler.stats.preemptions,
         "seconds": round(elapsed, 3),
         "pods_per_second": round(scheduled / elapsed, 1) if elapsed > 0 else 0.0,
         "unschedulable_reasons": dict(reasons.most_common()),
+        "unschedulable_pods": sorted(unschedulable_pods, key=lambda u: u["pod"]),
+        "gated_pods": sorted(
+            ({"pod": e.pod.key, "gates": list(e.pod.scheduling_gates)} for e in gated), key=lambda g: g["pod"]
+        ),
+        "errored_pods": sorted(
+            ({"pod": e.pod.key, "message": e.last_message} for e in scheduler.failed.values()), key=lambda g: g["pod"]
+        ),
         "error_reasons": dict(errors.most_common()),
         "generation": generation.id,
         "profile": generation.default_profile.profile,
@@ -351,6 +465,7 @@ def format_summary(summary: dict[str, Any]) -> str:
         f"  nodes: {summary['nodes']}   pods: {summary['pods']} ({summary['already_bound']} already bound)",
         f"  scheduled: {summary['scheduled']}   unschedulable: {summary['unschedulable']}   gated: {summary['gated']}"
         f"   errored: {summary['errored']}{_retried(summary)}   preempted: {summary['preempted']}"
+        f"   pending_other: {summary.get('pending_other', 0)}"
         + (f"   skipped (malformed): {summary['skipped']}" if summary.get("skipped") else ""),
         f"  throughput: {summary['pods_per_second']} pods/s ({summary['attempts']} attempts in {summary['seconds']} s)",
         f"  pods per node: min {summary['pods_per_node']['min']}, mean {summary['pods_per_node']['mean']},"
@@ -369,12 +484,30 @@ def format_summary(summary: dict[str, Any]) -> str:
         lines.append("  pods that failed with plugin errors:")
         for message, count in summary["error_reasons"].items():
             lines.append(f"    {count:6d} × {message}")
+    if summary.get("victims"):
+        lines.append("  preemption victims (victim ← preemptor, node):")
+        for v in summary["victims"]:
+            lines.append(f"    {v['pod']} ← {v['preemptor']} on {v['node']}")
+    other = summary.get("pending_other_pods") or []
+    if other:
+        by_name = Counter(o["scheduler_name"] for o in other)
+        lines.append(
+            "  pending for other schedulers (not simulated; --scheduler-names adds them): "
+            + ", ".join(f"{n} {name}" for name, n in sorted(by_name.items()))
+        )
     return "\n".join(lines)
 
 
 def _retried(summary: dict[str, Any]) -> str:
     attempts = summary.get("error_attempts", 0)
     return f" ({attempts} failed attempts)" if attempts else ""
+
+
+def format_placements(placements: dict[str, str]) -> str:
+    """`--placements` without --json: one `POD NODE` line per placed pod, sorted."""
+    width = max((len(k) for k in placements), default=3)
+    rows = [f"{'POD':<{width}}  NODE"] + [f"{k:<{width}}  {placements[k]}" for k in sorted(placements)]
+    return "\n".join(rows)
 
 
 def progress_printer(stream: Any = sys.stderr) -> Callable[[int, int], None]:
@@ -391,3 +524,57 @@ def progress_printer(stream: Any = sys.stderr) -> Callable[[int, int], None]:
         stream.flush()
 
     return show
+
+
+def pod_story(result: SimulationResult, key: str) -> dict[str, Any]:
+    """What happened to one pod in the simulation (for --explain and the report): its state, a
+    sentence about it, and every scheduling cycle it had. Unknown names raise ManifestError."""
+    pod = result.inputs.get(key)
+    if pod is None:
+        import difflib
+
+        close = difflib.get_close_matches(key, list(result.inputs), n=3, cutoff=0.85)
+        hint = f"; did you mean {', '.join(close)}?" if close else " (use namespace/name)"
+        raise ManifestError(f"--explain: pod {key!r} does not exist in the simulated cluster{hint}")
+    cycles = [r.as_dict() for r in result.history.get(key, ())]
+    spec = pod.get("spec") or {}
+    summary = result.summary
+    story: dict[str, Any] = {"pod": key, "cycles": cycles}
+    victim = next((v for v in summary.get("victims", ()) if v["pod"] == key), None)
+    other = next((o for o in summary.get("pending_other_pods", ()) if o["pod"] == key), None)
+    gated = next((g for g in summary.get("gated_pods", ()) if g["pod"] == key), None)
+    errored = next((e for e in summary.get("errored_pods", ()) if e["pod"] == key), None)
+    if victim is not None:
+        story["state"] = "preempted"
+        story["detail"] = (
+            f"preempted by {victim['preemptor']} on node {victim['node']} (deleted gracefully:"
+            f" terminationGracePeriodSeconds {spec.get('terminationGracePeriodSeconds', 30)})"
+        )
+    elif other is not None:
+        story["state"] = "other-scheduler"
+        story["detail"] = (
+            f"schedulerName {other['scheduler_name']!r} is not simulated (scheduled: "
+            f"{', '.join(summary.get('scheduler_names', ()))}); it stays Pending for its own scheduler."
+            " Add it with --scheduler-names."
+        )
+    elif gated is not None:
+        story["state"] = "gated"
+        story["detail"] = (
+            f"schedulingGates {', '.join(gated['gates'])}: never attempted; it waits in the gated pool"
+            " until every gate is removed"
+        )
+    elif errored is not None:
+        story["state"] = "errored"
+        story["detail"] = errored["message"]
+    elif spec.get("nodeName") and not cycles:
+        story["state"] = "already-bound"
+        story["detail"] = f"bound to node {spec['nodeName']} in the input; the simulation did not move it"
+    elif key in result.placements:
+        story["state"] = "scheduled"
+        story["detail"] = f"on node {result.placements[key]}"
+    elif cycles and cycles[-1].get("result") == "Unschedulable":
+        story["state"] = "unschedulable"
+        story["detail"] = cycles[-1].get("message", "")
+    else:
+        story["state"] = "pending"
+    return story

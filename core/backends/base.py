@@ -94,6 +94,15 @@ class Backend(abc.ABC):
         """JSON merge-patch one object ('ns/name' or 'name')."""
         return Status.error(f"this backend cannot write {kind} objects")
 
+    def next_timer(self) -> float | None:
+        """When (on the scheduler's clock) the backend next changes by itself, e.g. a terminating
+        pod's grace period ends; None if never. The embedded cluster models such timers."""
+        return None
+
+    def fire_timers(self, now: float) -> int:
+        """Apply the changes due by `now`; returns how many there were."""
+        return 0
+
     def ready(self) -> bool:
         """True once every initial list has been delivered."""
         return True

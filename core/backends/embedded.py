@@ -3,13 +3,23 @@
 Behaves like an API server as far as the scheduler can tell: objects are listed then watched,
 bindings set spec.nodeName (Conflict if already bound), deletes emit DELETED. Objects handed to
 the scheduler are never mutated afterwards (writes copy), so the loop may keep references.
+
+Two things a real cluster does around the scheduler are modelled because they change where pods
+land: the Priority admission plugin (spec.priority from priorityClassName or the globalDefault
+class) and graceful termination of bound pods (deletionTimestamp now, removal once
+terminationGracePeriodSeconds have passed on the backend's clock, as the kubelet would), so a
+preemptor sees its victims' resources in use until they are gone, as kube-scheduler does.
 """
 
 from __future__ import annotations
 
 import contextlib
 import copy
+import datetime
+import heapq
+import logging
 import threading
+import time
 import uuid
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator
@@ -20,12 +30,17 @@ from ..cache.podinfo import PodInfo
 from ..cache.shapes import section
 from .base import WATCHED_KINDS, Backend, ClusterEvent, EventSink, PodGone
 
+log = logging.getLogger(__name__)
+
 _UID_NAMESPACE = uuid.UUID("6b8f3c1e-1d1a-4c9e-9a57-0c5e1f6b2a10")
+DEFAULT_TERMINATION_GRACE_SECONDS = 30  # the API server's default for spec.terminationGracePeriodSeconds
+# PriorityClasses every cluster has (pkg/apis/scheduling: SystemCriticalPriority and above).
+SYSTEM_PRIORITY_CLASSES = {"system-cluster-critical": 2000000000, "system-node-critical": 2000001000}
 
 
 def _key(kind: str, obj: dict[str, Any]) -> str:
     meta = obj.get("metadata") or {}
-    if kind in ("Node", "PersistentVolume", "StorageClass", "Namespace", "CSINode"):
+    if kind in ("Node", "PersistentVolume", "StorageClass", "Namespace", "CSINode", "PriorityClass"):
         return str(meta.get("name"))
     return f"{meta.get('namespace') or 'default'}/{meta.get('name')}"
 
@@ -33,7 +48,8 @@ def _key(kind: str, obj: dict[str, Any]) -> str:
 class EmbeddedCluster(Backend):
     """A thread-safe in-memory object store with watch semantics."""
 
-    def __init__(self, objects: Iterable[dict[str, Any]] = ()) -> None:
+    def __init__(self, objects: Iterable[dict[str, Any]] = (), clock: Callable[[], float] | None = None) -> None:
+        """`clock` drives graceful termination (the simulator passes its virtual clock's `now`)."""
         self._lock = threading.RLock()
         self.store: dict[str, dict[str, dict[str, Any]]] = {}
         self._sink: EventSink | None = None
@@ -43,7 +59,13 @@ class EmbeddedCluster(Backend):
         self.bind_count = 0
         self.bind_conflicts = 0  # binds of a pod already bound: a pod scheduled twice
         self.bind_listeners: list[Callable[[dict[str, Any]], None]] = []  # called with each bound pod
-        for obj in objects:
+        self.clock = clock or time.monotonic
+        self._epoch = datetime.datetime.now(datetime.UTC) - datetime.timedelta(seconds=self.clock())
+        self._terminating: list[tuple[float, str, str]] = []  # heap of (removal time, pod key, uid)
+        self.unknown_priority_classes: Counter[str] = Counter()
+        objects = list(objects)
+        # PriorityClasses first, as they exist before the pods that admission resolves against.
+        for obj in sorted(objects, key=lambda o: o.get("kind") != "PriorityClass"):
             self.apply(obj)
 
     # ---- object store ------------------------------------------------------------------
@@ -56,6 +78,7 @@ class EmbeddedCluster(Backend):
             raise ValueError(f"{kind or 'object'}: metadata: expected a mapping, got {type(meta).__name__}")
         if kind == "Pod":
             meta.setdefault("namespace", "default")
+            self._admit_priority(obj)
         if not meta.get("uid"):
             meta["uid"] = str(uuid.uuid5(_UID_NAMESPACE, f"{kind}/{_key(kind, obj)}"))
         with self._lock:
@@ -80,6 +103,31 @@ class EmbeddedCluster(Backend):
     def list(self, kind: str) -> list[dict[str, Any]]:
         with self._lock:
             return list(self.store.get(kind, {}).values())
+
+    def _admit_priority(self, pod: dict[str, Any]) -> None:
+        """The Priority admission plugin: spec.priority (and preemptionPolicy) from the pod's
+        priorityClassName, or from the globalDefault class when it names none."""
+        spec = pod.setdefault("spec", {})
+        if spec.get("priority") is not None:
+            return
+        name = spec.get("priorityClassName") or ""
+        classes = self.store.get("PriorityClass", {})
+        if name:
+            pc = classes.get(name)
+            if pc is None:
+                if name in SYSTEM_PRIORITY_CLASSES:
+                    spec["priority"] = SYSTEM_PRIORITY_CLASSES[name]
+                else:
+                    self.unknown_priority_classes[name] += 1  # the API server would refuse the pod
+                return
+        else:
+            pc = next((c for c in classes.values() if c.get("globalDefault")), None)
+            if pc is None:
+                return
+            spec["priorityClassName"] = pc["metadata"]["name"]
+        spec["priority"] = int(pc.get("value") or 0)
+        if pc.get("preemptionPolicy") and not spec.get("preemptionPolicy"):
+            spec["preemptionPolicy"] = pc["preemptionPolicy"]
 
     def _emit(self, kind: str, typ: str, obj: dict[str, Any]) -> None:
         if self._lagging is not None:
@@ -250,8 +298,57 @@ class EmbeddedCluster(Backend):
         self.apply(pvc)
 
     def delete_pod(self, pod: PodInfo, reason: str) -> Status:
-        deleted = self.delete("Pod", f"{pod.namespace}/{pod.name}")
-        return Status.success() if deleted is not None else Status.error(f'pods "{pod.name}" not found')
+        """Graceful deletion: a bound pod gets deletionTimestamp and stays (and keeps its node's
+        resources) until its grace period has passed on the clock; others go at once."""
+        key = f"{pod.namespace}/{pod.name}"
+        with self._lock:
+            current = self.store.get("Pod", {}).get(key)
+            if current is None:
+                return Status.error(f'pods "{pod.name}" not found')
+            meta = current.get("metadata") or {}
+            if meta.get("deletionTimestamp"):
+                return Status.success()  # already terminating
+            spec = current.get("spec") or {}
+            grace = spec.get("terminationGracePeriodSeconds")
+            grace = DEFAULT_TERMINATION_GRACE_SECONDS if grace is None else max(0, int(grace))
+            if not spec.get("nodeName") or grace == 0:
+                self.delete("Pod", key)
+                return Status.success()
+            now = self.clock()
+            new = dict(current)
+            new["metadata"] = {
+                **meta,
+                "deletionTimestamp": self._timestamp(now + grace),
+                "deletionGracePeriodSeconds": grace,
+            }
+            self.store["Pod"][key] = new
+            heapq.heappush(self._terminating, (now + grace, key, str(meta.get("uid"))))
+            self._emit("Pod", "MODIFIED", new)
+        log.debug("terminating %s (%s), removal in %ss", key, reason, grace)
+        return Status.success()
+
+    def _timestamp(self, t: float) -> str:
+        return (self._epoch + datetime.timedelta(seconds=t)).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+    def next_timer(self) -> float | None:
+        with self._lock:
+            return self._terminating[0][0] if self._terminating else None
+
+    def fire_timers(self, now: float) -> int:
+        """Remove terminating pods whose grace period has passed (the kubelet's final delete)."""
+        removed = 0
+        with self._lock:
+            while self._terminating and self._terminating[0][0] <= now:
+                _due, key, uid = heapq.heappop(self._terminating)
+                current = self.store.get("Pod", {}).get(key)
+                if current is not None and str((current.get("metadata") or {}).get("uid")) == uid:
+                    self.delete("Pod", key)
+                    removed += 1
+        return removed
+
+    def terminating(self) -> list[dict[str, Any]]:
+        """Pods with a deletionTimestamp that are still there."""
+        return [p for p in self.pods() if (p.get("metadata") or {}).get("deletionTimestamp")]
 
     def pods(self) -> list[dict[str, Any]]:
         return self.list("Pod")

@@ -2,7 +2,9 @@
 
 One renderer for `kubeberth explain NAMESPACE/POD` (a record fetched from a running scheduler's
 /debug/decisions/<namespace>/<pod>) and `kubeberth simulate --explain` (a record of the
-simulation): both render CycleRecord.as_dict().
+simulation): both render CycleRecord.as_dict(). `render_story` adds what simulate knows beyond
+the cycles: that a pod was gated, preempted, left to another scheduler or already bound, and
+every cycle of a pod (a preemptor's first cycle is the one that evicted).
 """
 
 from __future__ import annotations
@@ -179,3 +181,47 @@ def _plugin_outcomes(steps: list[dict[str, Any]]) -> list[tuple[str, str, float,
         out.append((point, plugin, row["ms"], outcome))
     return out
 
+
+
+# What simulate can say about a pod besides its cycles (PodStory["state"]).
+STATE_TITLES = {
+    "gated": "Gated",
+    "preempted": "Preempted",
+    "other-scheduler": "Left to another scheduler",
+    "already-bound": "Already bound in the input",
+    "errored": "Failed with plugin errors",
+    "scheduled": "Scheduled",
+    "unschedulable": "Unschedulable",
+    "pending": "Pending",
+}
+
+
+def _cycle_line(i: int, d: dict[str, Any]) -> str:
+    result = d.get("result") or "?"
+    what = f"Scheduled on {d.get('node')}" if result == "Scheduled" else f"{result}: {d.get('message', '')}"
+    pre = d.get("preemption") or {}
+    if pre.get("victims"):
+        what += f"  [preempted {', '.join(pre['victims'])} on {pre.get('nominated_node')}]"
+    elif pre.get("nominated_node"):
+        what += f"  [nominated {pre['nominated_node']}]"
+    return f"  {i:>3}. attempt {d.get('attempt', 0)}: {what}"
+
+
+def render_story(story: dict[str, Any]) -> str:
+    """A pod's whole story in a simulation: its state, then every cycle (one line each), the
+    cycles that preempted in full, and the last cycle in full."""
+    cycles: list[dict[str, Any]] = story.get("cycles") or []
+    state = story.get("state", "")
+    lines = [f"Pod {story['pod']}: {STATE_TITLES.get(state, state)}"]
+    if story.get("detail"):
+        lines.append(f"  {story['detail']}")
+    if not cycles:
+        lines.append("  No scheduling cycle ran for it in this simulation.")
+        return "\n".join(lines)
+    lines += ["", f"Cycles ({len(cycles)}):"]
+    lines += [_cycle_line(i + 1, d) for i, d in enumerate(cycles)]
+    for i, d in enumerate(cycles[:-1]):
+        if (d.get("preemption") or {}).get("nominated_node"):
+            lines += ["", f"--- cycle {i + 1} (preemption) ---", render(d)]
+    lines += ["", f"--- cycle {len(cycles)} (last) ---", render(cycles[-1])]
+    return "\n".join(lines)

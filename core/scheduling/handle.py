@@ -69,6 +69,16 @@ class FrameworkHandle:
         self._backend.set_nominated_node(pod, node_name)
 
     def delete_victim(self, victim: PodInfo, preemptor: PodInfo, node_name: str = "") -> Status:
+        """kube-scheduler's PreemptPod: mark the victim DisruptionTarget, then delete it (gracefully)."""
+        self._backend.patch_pod_condition(
+            victim,
+            {
+                "type": "DisruptionTarget",
+                "status": "True",
+                "reason": "PreemptionByScheduler",
+                "message": f"{preemptor.scheduler_name}: preempting to accommodate a higher priority pod",
+            },
+        )
         status = self._backend.delete_pod(victim, f"preempted by {preemptor.key}")
         if status.ok:
             self._backend.record_event(

@@ -78,7 +78,14 @@ class ScheduleOne:
         total, per_plugin = fw.run_scores(state, pod, view, cluster, handle, record)
         best = total.max()
         ties = np.flatnonzero(total == best)
-        pick = int(ties[self.rng.integers(len(ties))]) if len(ties) > 1 else int(ties[0])
+        if len(ties) == 1:
+            pick = int(ties[0])
+        elif self.tie_breaker is not None:
+            names = [table.names[int(view.rows[i])] for i in ties.tolist()]
+            chosen = self.tie_breaker(pod, names)
+            pick = int(ties[names.index(chosen)]) if chosen in names else int(ties[0])
+        else:
+            pick = int(ties[self.rng.integers(len(ties))])
         if record is not None:
             top = _top_indices(total, TOP_SCORES_RECORDED)
             top_rows = view.rows[top].tolist()

@@ -65,7 +65,13 @@ class Scheduler(EventHandlers, ScheduleOne, BindingCycle):
         binding_workers: int = 16,
         adopt_unknown_profiles: bool = False,
         max_errors_per_pod: int | None = None,
+        adopted_scheduler_names: frozenset[str] = frozenset(),
+        tie_breaker: Callable[[PodInfo, list[str]], str] | None = None,
     ) -> None:
+        """`adopted_scheduler_names`: schedulerNames that are not a profile but are scheduled with
+        the default profile anyway (simulate's "kubeberth replaces default-scheduler");
+        `adopt_unknown_profiles` adopts every name. `tie_breaker(pod, tied node names)` picks among
+        best-scoring nodes instead of the seeded RNG (to replay another scheduler's choices)."""
         self.generation = generation
         self.backend = backend
         self.clock = clock or Clock()
@@ -73,7 +79,9 @@ class Scheduler(EventHandlers, ScheduleOne, BindingCycle):
         self.cluster = ClusterState()
         self.events: queue_mod.SimpleQueue[Any] = queue_mod.SimpleQueue()
         self.adopt_unknown_profiles = adopt_unknown_profiles
+        self.adopted_scheduler_names = adopted_scheduler_names
         self.max_errors_per_pod = max_errors_per_pod
+        self.tie_breaker = tie_breaker
         cfg = generation.config
         fw = generation.default_profile
         self._handles: dict[int, FrameworkHandle] = {}
@@ -127,7 +135,7 @@ class Scheduler(EventHandlers, ScheduleOne, BindingCycle):
 
     def framework_for(self, pod: PodInfo) -> Framework | None:
         fw = self.generation.framework_for(pod.scheduler_name)
-        if fw is None and self.adopt_unknown_profiles:
+        if fw is None and (self.adopt_unknown_profiles or pod.scheduler_name in self.adopted_scheduler_names):
             fw = self.generation.default_profile
         return fw
 
@@ -176,7 +184,9 @@ class Scheduler(EventHandlers, ScheduleOne, BindingCycle):
             if self.in_flight or self.waiting_pods:
                 self.drain_events(block_for=0.05)
                 continue
-            nxt = self.queue.next_backoff_expiry()
+            if self.backend.fire_timers(self.clock.now()):
+                continue
+            nxt = _earliest(self.queue.next_backoff_expiry(), self.backend.next_timer())
             if nxt is not None:
                 if isinstance(self.clock, VirtualClock):
                     self.clock.advance_to(nxt)
@@ -191,9 +201,14 @@ class Scheduler(EventHandlers, ScheduleOne, BindingCycle):
         while not stop.is_set():
             if self.step():
                 continue
-            nxt = self.queue.next_backoff_expiry()
+            self.backend.fire_timers(self.clock.now())
+            nxt = _earliest(self.queue.next_backoff_expiry(), self.backend.next_timer())
             wait = 1.0 if nxt is None else max(0.001, min(1.0, nxt - self.clock.now()))
             self.drain_events(block_for=wait)
 
     def shutdown(self, wait: bool = True) -> None:
         self.pool.shutdown(wait=wait)
+
+
+def _earliest(a: float | None, b: float | None) -> float | None:
+    return b if a is None else a if b is None else min(a, b)

@@ -1,0 +1,31 @@
+#!/usr/bin/env bash
+# Provision a headless Chromium (Debian's `chromium` package) for the report rendering tests.
+#
+#   scripts/provision-chromium.sh       # install if missing; prints the binary's path last
+#
+# The tests of `kubeberth simulate --report` open the generated HTML page in this browser and
+# assert that it loads without errors and shows the expected nodes. Nothing else is downloaded:
+# the page is self-contained.
+set -euo pipefail
+
+log() { printf '[provision-chromium] %s\n' "$*" >&2; }
+
+find_chromium() {
+  for name in chromium chromium-browser; do
+    if command -v "$name" >/dev/null 2>&1; then command -v "$name"; return 0; fi
+  done
+  return 1
+}
+
+if ! bin="$(find_chromium)"; then
+  command -v apt-get >/dev/null 2>&1 || { log "error: no chromium on PATH and no apt-get to install it"; exit 1; }
+  SUDO=""
+  if [[ "$(id -u)" != 0 ]]; then SUDO="sudo"; fi
+  log "installing Debian's chromium package"
+  export DEBIAN_FRONTEND=noninteractive
+  $SUDO apt-get update -qq >&2
+  $SUDO apt-get install -y -qq --no-install-recommends chromium fonts-dejavu-core >&2
+  bin="$(find_chromium)"
+fi
+log "$("$bin" --version 2>/dev/null || echo "$bin")"
+echo "$bin"
