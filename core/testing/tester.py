@@ -192,11 +192,12 @@ class SchedulerTester:
         else:
             parsed = parse_configuration(dict(config))
         self.generation: Generation = build_generation(config=parsed, plugins_dir=plugins_dir, extra_plugins=extra)
-        self.backend = EmbeddedCluster()
+        clock = VirtualClock()  # also the embedded cluster's: victims terminate on virtual time
+        self.backend = EmbeddedCluster(clock=clock.now)
         self.scheduler = Scheduler(
             self.generation,
             self.backend,
-            clock=VirtualClock(),
+            clock=clock,
             seed=seed,
             binding_workers=binding_workers,
             adopt_unknown_profiles=True,
