@@ -51,7 +51,8 @@ def _wait(check: Any, timeout: float, what: str) -> Any:
 def running(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     """`kubeberth run --embedded` on a small known cluster; yields its HTTP address."""
     tmp = tmp_path_factory.mktemp("run-embedded")
-    low = make_pod("low", "1500m", priority=0, nodeName="n1")
+    # Preemption victims terminate gracefully in the embedded cluster: a short grace period keeps the test quick.
+    low = make_pod("low", "1500m", priority=0, nodeName="n1", terminationGracePeriodSeconds=1)
     low["status"] = {"phase": "Running"}
     objects = [
         make_node("n1", cpu="2"),
