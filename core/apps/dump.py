@@ -7,6 +7,8 @@ import logging
 from collections import Counter
 from typing import Any
 
+from ..cache.shapes import section
+
 log = logging.getLogger("kubeberth.simulate")
 
 # Every kind the scheduler reads: nodes and pods, volumes (claims, volumes, classes, CSI node
@@ -29,7 +31,7 @@ _BUILTIN_PRIORITY_CLASSES = ("system-cluster-critical", "system-node-critical")
 
 
 def _key(obj: dict[str, Any]) -> str:
-    meta = obj.get("metadata") or {}
+    meta = section(obj, "metadata")
     return f"{meta.get('namespace') or 'default'}/{meta.get('name')}"
 
 
@@ -39,22 +41,23 @@ def check_references(objects: list[dict[str, Any]]) -> dict[str, list[str]]:
     have: dict[str, set[str]] = {}
     for obj in objects:
         kind = obj.get("kind") or ""
-        name = (obj.get("metadata") or {}).get("name") or ""
+        name = section(obj, "metadata").get("name") or ""
         have.setdefault(kind, set()).add(_key(obj) if kind in ("Pod", "PersistentVolumeClaim") else name)
     missing: dict[str, set[str]] = {}
     claims = {_key(o): o for o in objects if o.get("kind") == "PersistentVolumeClaim"}
     for pod in objects:
         if pod.get("kind") != "Pod":
             continue
-        spec = pod.get("spec") or {}
-        namespace = (pod.get("metadata") or {}).get("namespace") or "default"
+        spec = section(pod, "spec")
+        namespace = section(pod, "metadata").get("namespace") or "default"
         pc = spec.get("priorityClassName")
         if pc and spec.get("priority") is None and pc not in have.get("PriorityClass", ()) and pc not in _BUILTIN_PRIORITY_CLASSES:
             missing.setdefault("PriorityClass", set()).add(pc)
         if spec.get("nodeName"):
             continue  # already placed: its volumes do not change where anything lands
-        for volume in spec.get("volumes") or ():
-            claim = (volume.get("persistentVolumeClaim") or {}).get("claimName")
+        volumes = spec.get("volumes")
+        for volume in volumes if isinstance(volumes, list) else ():
+            claim = section(volume, "persistentVolumeClaim").get("claimName") if isinstance(volume, dict) else None
             if not claim:
                 continue
             key = f"{namespace}/{claim}"
@@ -62,7 +65,7 @@ def check_references(objects: list[dict[str, Any]]) -> dict[str, list[str]]:
             if pvc is None:
                 missing.setdefault("PersistentVolumeClaim", set()).add(key)
                 continue
-            pvc_spec = pvc.get("spec") or {}
+            pvc_spec = section(pvc, "spec")
             if pvc_spec.get("volumeName") and pvc_spec["volumeName"] not in have.get("PersistentVolume", ()):
                 missing.setdefault("PersistentVolume", set()).add(pvc_spec["volumeName"])
             sc = pvc_spec.get("storageClassName")

@@ -326,12 +326,13 @@ def simulate(
     summary["cpu_seconds"] = round(cpu, 3)
     summary["victims"] = victims
     # Buckets are exclusive: a victim counts as preempted, not where it was before.
-    remaining = {f"{(p.get('metadata') or {}).get('namespace')}/{p['metadata']['name']}" for p in backend.pods()}
-    gone = {v["pod"] for v in victims} - remaining
+    gone = {v["pod"] for v in victims} - {
+        f"{section(p, 'metadata').get('namespace')}/{section(p, 'metadata').get('name')}" for p in backend.pods()
+    }
     bound_before = {
-        f"{(p.get('metadata') or {}).get('namespace') or 'default'}/{p['metadata']['name']}"
+        f"{section(p, 'metadata').get('namespace') or 'default'}/{section(p, 'metadata').get('name')}"
         for p in input_pods
-        if (p.get("spec") or {}).get("nodeName")
+        if section(p, "spec").get("nodeName")
     }
     summary["already_bound"] -= len(gone & bound_before)
     summary["scheduled"] -= len(gone - bound_before)
@@ -347,7 +348,8 @@ def simulate(
         if section(p, "spec").get("nodeName")
     }
     inputs = {
-        f"{(p.get('metadata') or {}).get('namespace') or 'default'}/{p['metadata']['name']}": p for p in input_pods
+        f"{section(p, 'metadata').get('namespace') or 'default'}/{section(p, 'metadata').get('name')}": p
+        for p in input_pods
     }
     return SimulationResult(summary, scheduler, backend, placements, history, inputs, names)
 
@@ -356,14 +358,13 @@ def _pending_other(backend: EmbeddedCluster, scheduler: Scheduler) -> list[dict[
     """Unbound pods no profile of ours handles: a real cluster leaves them to their own scheduler."""
     out = []
     for p in backend.pods():
-        spec = p.get("spec") or {}
-        if spec.get("nodeName") or (p.get("status") or {}).get("phase") in ("Succeeded", "Failed"):
+        spec, meta = section(p, "spec"), section(p, "metadata")
+        if spec.get("nodeName") or section(p, "status").get("phase") in ("Succeeded", "Failed"):
             continue
-        if (p.get("metadata") or {}).get("uid") in scheduler.skipped_pods:
+        if meta.get("uid") in scheduler.skipped_pods:
             continue  # malformed: counted as skipped
         name = spec.get("schedulerName") or DEFAULT_SCHEDULER_NAME
         if scheduler.generation.framework_for(name) is None and name not in scheduler.adopted_scheduler_names:
-            meta = p.get("metadata") or {}
             out.append({"pod": f"{meta.get('namespace') or 'default'}/{meta.get('name')}", "scheduler_name": name})
     return sorted(out, key=lambda o: o["pod"])
 

@@ -107,9 +107,9 @@ class EmbeddedCluster(Backend):
     def _admit_priority(self, pod: dict[str, Any]) -> None:
         """The Priority admission plugin: spec.priority (and preemptionPolicy) from the pod's
         priorityClassName, or from the globalDefault class when it names none."""
-        spec = pod.setdefault("spec", {})
-        if spec.get("priority") is not None:
-            return
+        spec = pod.get("spec")
+        if not isinstance(spec, dict) or spec.get("priority") is not None:
+            return  # set already, or malformed (the scheduler reports that)
         name = spec.get("priorityClassName") or ""
         classes = self.store.get("PriorityClass", {})
         if name:
@@ -125,7 +125,10 @@ class EmbeddedCluster(Backend):
             if pc is None:
                 return
             spec["priorityClassName"] = pc["metadata"]["name"]
-        spec["priority"] = int(pc.get("value") or 0)
+        try:
+            spec["priority"] = int(pc.get("value") or 0)
+        except (TypeError, ValueError):
+            return  # a malformed PriorityClass: the API server would not have stored it
         if pc.get("preemptionPolicy") and not spec.get("preemptionPolicy"):
             spec["preemptionPolicy"] = pc["preemptionPolicy"]
 
@@ -310,7 +313,7 @@ class EmbeddedCluster(Backend):
                 return Status.success()  # already terminating
             spec = current.get("spec") or {}
             grace = spec.get("terminationGracePeriodSeconds")
-            grace = DEFAULT_TERMINATION_GRACE_SECONDS if grace is None else max(0, int(grace))
+            grace = max(0, int(grace)) if isinstance(grace, int) else DEFAULT_TERMINATION_GRACE_SECONDS
             if not spec.get("nodeName") or grace == 0:
                 self.delete("Pod", key)
                 return Status.success()
