@@ -19,7 +19,7 @@ from kubeberth.builtin_plugins.volume_binding import (
 from kubeberth.runtime.config import parse_configuration
 from kubeberth.runtime.generation import build_generation
 from kubeberth.scheduling.handle import FrameworkHandle
-from kubeberth.testing import make_node, make_pod
+from kubeberth.testing import cluster_of, make_node, make_pod
 
 ZONE = "topology.kubernetes.io/zone"
 
@@ -84,13 +84,8 @@ KINDS = {"PersistentVolume", "PersistentVolumeClaim", "StorageClass"}
 
 
 def make_cluster(*objects: dict[str, Any], zones: tuple[str, ...] = ("a", "b")) -> ClusterState:
-    cluster = ClusterState()
-    for i, zone in enumerate(zones):
-        cluster.upsert_node(make_node(f"node-{zone}-{i}", labels={ZONE: zone}))
-    for obj in objects:
-        assert obj["kind"] in KINDS
-        cluster.upsert_object(obj["kind"], obj)
-    return cluster
+    assert all(obj["kind"] in KINDS for obj in objects)
+    return cluster_of([make_node(f"node-{zone}-{i}", labels={ZONE: zone}) for i, zone in enumerate(zones)], objects)
 
 
 def claim_pod(*claims: str, name: str = "p") -> PodInfo:

@@ -11,7 +11,7 @@ from kubeberth.builtin_plugins.volume_restrictions import (
     ERR_REASON_RWOP_CONFLICT,
     VolumeRestrictions,
 )
-from kubeberth.testing import make_node, make_pod
+from kubeberth.testing import cluster_of, make_node, make_pod
 
 GCE_A = {"name": "d", "gcePersistentDisk": {"pdName": "disk-a"}}
 GCE_A_RO = {"name": "d", "gcePersistentDisk": {"pdName": "disk-a", "readOnly": True}}
@@ -30,14 +30,11 @@ RBD_OTHER_IMAGE = {"name": "d", "rbd": {"monitors": ["a", "b"], "pool": "foo", "
 
 
 def setup(existing: list[tuple[str, list[dict[str, Any]]]], objects: list[tuple[str, dict[str, Any]]] = ()) -> ClusterState:
-    cluster = ClusterState()
-    cluster.upsert_node(make_node("n1"))
-    cluster.upsert_node(make_node("n2"))
-    for kind, obj in objects:
-        cluster.upsert_object(kind, obj)
-    for i, (node, volumes) in enumerate(existing):
-        cluster.upsert_pod(PodInfo.from_dict(make_pod(f"e{i}", uid=f"e{i}", nodeName=node, volumes=volumes)))
-    return cluster
+    return cluster_of(
+        [make_node("n1"), make_node("n2")],
+        [{**obj, "kind": kind} for kind, obj in objects],
+        [make_pod(f"e{i}", uid=f"e{i}", nodeName=node, volumes=volumes) for i, (node, volumes) in enumerate(existing)],
+    )
 
 
 def run(cluster: ClusterState, volumes: list[dict[str, Any]]) -> tuple[Any, dict[str, bool], dict[str, set[str]]]:

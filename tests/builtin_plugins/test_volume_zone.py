@@ -7,7 +7,7 @@ from typing import Any
 import pytest
 from kubeberth import ClusterState, Code, CycleState, PodInfo, Status
 from kubeberth.builtin_plugins.volume_zone import ERR_REASON_CONFLICT, VolumeZone, label_zones_to_set
-from kubeberth.testing import make_node, make_pod
+from kubeberth.testing import cluster_of, make_node, make_pod
 
 ZONE, REGION = "topology.kubernetes.io/zone", "topology.kubernetes.io/region"
 BETA_ZONE, BETA_REGION = "failure-domain.beta.kubernetes.io/zone", "failure-domain.beta.kubernetes.io/region"
@@ -32,12 +32,7 @@ def pod_with_claims(*claims: str) -> PodInfo:
 
 
 def cluster_with(objects: list[tuple[str, dict[str, Any]]], nodes: list[dict[str, Any]]) -> ClusterState:
-    cluster = ClusterState()
-    for n in nodes:
-        cluster.upsert_node(n)
-    for kind, obj in objects:
-        cluster.upsert_object(kind, obj)
-    return cluster
+    return cluster_of(nodes, [{**obj, "kind": kind} for kind, obj in objects])
 
 
 def run(cluster: ClusterState, pod: PodInfo) -> tuple[Status | None, list[bool], list[str]]:
