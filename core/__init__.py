@@ -1,6 +1,6 @@
 """kubeberth: kube-scheduler's Scheduling Framework in Python, as pluggy hooks over a columnar node table."""
 
-from .api import helpers
+from .api import helpers, objects
 from .api.capabilities import CLUSTER_EVENTS, Capabilities, FilterScope, PreFilterState
 from .api.handle import Handle, WaitingPodHandle
 from .api.helpers import LabelSelector, NodeSelector, StrictArgs, label_selector_matches
@@ -43,6 +43,7 @@ __all__ = [
     "Taint",
     "Toleration",
     "helpers",
+    "objects",
     "hookimpl",
     "label_selector_matches",
 ]

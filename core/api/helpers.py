@@ -381,7 +381,8 @@ class NodeSelectorTerm:
                 labels = LabelSelector(tuple(sorted(set(reqs), key=_req_key)))
             fields = []
             for e in field_exprs:
-                op, values = e.get("operator", ""), e.get("values") or ()
+                op = e.get("operator", "")
+                values: Sequence[Any] = e.get("values") or []
                 if op not in ("In", "NotIn"):
                     raise SelectorError(f"field selector operator {op!r} not supported")
                 if len(values) != 1:

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, cast
+
+from ..objects import Node
 
 if TYPE_CHECKING:
     from ..cache.cluster import ClusterState
@@ -22,7 +24,23 @@ class CycleState(dict):
 
 
 class NodeInfo:
-    """One node as the per-node hook forms see it (built on demand; the slow path)."""
+    """One node as the per-node hook forms (`filter_node`, `score_node`) see it; built per call,
+    so the slow path — prefer the batch hooks and NodeView for anything run on many nodes.
+
+    name           the node's name
+    labels         its labels (a missing label is simply absent: `labels.get(key)` is None)
+    taints         its taints, as Taint(key, value, effect)
+    unschedulable  spec.unschedulable
+    allocatable    {resource: amount} in base units: cpu millicores, memory bytes, pods as a count
+    requested      {resource: amount} summed over the pods placed (bound or assumed) on it, same units
+    pods           the PodInfos placed on it
+    raw            the Node JSON as the API server sent it (typed: kubeberth.api.objects.Node)
+    row            its NodeTable row
+
+        def score_node(self, node: NodeInfo) -> int:
+            free = node.allocatable["cpu"] - node.requested["cpu"]   # millicores
+            return min(100, free // 100)
+    """
 
     __slots__ = ("row", "name", "labels", "taints", "unschedulable", "allocatable", "requested", "pods", "raw")
 
@@ -36,4 +54,4 @@ class NodeInfo:
         self.allocatable = dict(zip(table.resources, table.allocatable[row].tolist(), strict=True))
         self.requested = dict(zip(table.resources, table.requested[row].tolist(), strict=True))
         self.pods = list(cluster.node_pods(row).values())
-        self.raw = table.raw[row]
+        self.raw: Node = cast(Node, table.raw[row] or {})

@@ -319,8 +319,20 @@ def _normalized_image(name: str) -> str:
 class NodeView:
     """A set of candidate rows of a NodeTable; what batch hooks receive as `nodes`.
 
-    Arrays a plugin returns (masks, scores) are aligned with `rows`. Column accessors gather only
-    the candidate rows.
+    Arrays a plugin returns (masks, scores) are aligned with `rows`: element i is about node
+    `names[i]`, `len(nodes)` long. Column accessors gather only the candidate rows.
+
+    Units are the resource's base unit as integers: cpu in millicores (`"1.5"` -> 1500), memory
+    and ephemeral-storage in bytes (`"1Gi"` -> 1073741824), pods and extended resources
+    (`nvidia.com/gpu`) as counts. A resource no node has and no pod asked for reads as zeros.
+
+        free_cpu = nodes.allocatable("cpu") - nodes.requested("cpu")     # millicores, per node
+        ids, values = nodes.label_values("topology.kubernetes.io/zone")   # ids[i] == -1: label missing
+        zones = [values[i] if i >= 0 else None for i in ids.tolist()]
+        ok = FilterResult.reject_where(free_cpu < 500, "node(s) had little cpu left")
+
+    `rows` are NodeTable row numbers (stable for a node's lifetime), for per-row tables such as
+    `ClusterState.label_counts` or `helpers.matching_pod_counts(...)[nodes.rows]`.
     """
 
     __slots__ = ("table", "rows", "_names")
@@ -331,21 +343,25 @@ class NodeView:
         self._names: list[str] | None = None
 
     def __len__(self) -> int:
+        """The number of candidate nodes (the length every returned mask or score array must have)."""
         return int(self.rows.shape[0])
 
     @property
     def names(self) -> list[str]:
+        """Node names aligned with `rows` (built once per view)."""
         if self._names is None:
             names = self.table.names
-            self._names = [names[r] for r in self.rows.tolist()]  # type: ignore[misc]
+            self._names = [names[r] for r in self.rows.tolist()]
         return self._names
 
     def allocatable(self, resource: str) -> np.ndarray:
-        """Allocatable `resource` per candidate (base units); zeros for a resource no node has."""
+        """Allocatable `resource` per candidate, int64 in base units (cpu millicores, memory bytes,
+        pods and extended resources as counts); zeros for a resource no node has."""
         return self._column(self.table.allocatable, resource)
 
     def requested(self, resource: str) -> np.ndarray:
-        """Requested `resource` per candidate (base units); zeros for a resource no pod asked for."""
+        """Sum of the requests of the pods placed (bound or assumed) on each candidate, int64 in base
+        units (cpu millicores, memory bytes); zeros for a resource no pod asked for."""
         return self._column(self.table.requested, resource)
 
     def _column(self, matrix: np.ndarray, resource: str) -> np.ndarray:
@@ -357,21 +373,31 @@ class NodeView:
         return matrix[self.rows, col]
 
     def label_values(self, key: str) -> tuple[np.ndarray, list[str]]:
+        """The `key` label per candidate as (ids, values): `values[ids[i]]` is node i's value, and
+        `ids[i] == -1` means node i has no such label (an empty value is a value)."""
         ids, values = self.table.label_values(key)
         return ids[self.rows], values
 
     def broadcast_label_sets(self, per_set: np.ndarray) -> np.ndarray:
-        """Map a per-label-set answer (indexed by label set id) onto the candidate rows."""
+        """Map a per-label-set answer (indexed by label set id) onto the candidate rows.
+
+        Nodes share interned label sets, so a selector is evaluated once per distinct set
+        (`helpers.node_columns(nodes.table).mask(selector)`) and broadcast here.
+        """
         return per_set[self.table.label_set[self.rows]]
 
     def broadcast_taint_sets(self, per_set: np.ndarray) -> np.ndarray:
+        """Map a per-taint-set answer (e.g. `helpers.untolerated_taint_sets`) onto the candidate rows."""
         return per_set[self.table.taint_set[self.rows]]
 
     def distinct_label_sets(self) -> np.ndarray:
+        """The label set ids the candidates use (evaluate only these)."""
         return np.unique(self.table.label_set[self.rows])
 
     def distinct_taint_sets(self) -> np.ndarray:
+        """The taint set ids the candidates use."""
         return np.unique(self.table.taint_set[self.rows])
 
     def subset(self, mask: np.ndarray) -> NodeView:
+        """The candidates where `mask` (aligned with this view) is True."""
         return NodeView(self.table, self.rows[mask])

@@ -9,8 +9,9 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Any, Generic, TypeVar
+from typing import Any, Generic, TypeVar, cast
 
+from ..objects import Pod
 from .quantity import QuantityError, resource_value
 from .shapes import POD, describe_object, malformed
 
@@ -98,7 +99,7 @@ class PodInfo:
     nominated_node_name: str
     phase: str
     deleting: bool
-    raw: dict[str, Any]
+    raw: Pod  # the pod's JSON as the API server sent it (typed: kubeberth.api.objects)
     memo: dict[Any, Any] = field(default_factory=dict)  # PodInfo.cached(MemoKey, ...) is the typed way in
 
     def cached(self, key: MemoKey[T], compute: Callable[[PodInfo], T]) -> T:
@@ -110,7 +111,7 @@ class PodInfo:
         found = self.memo.get(key, _MISSING)
         if found is _MISSING:
             found = self.memo[key] = compute(self)
-        return found  # type: ignore[no-any-return]
+        return found
 
     @property
     def key(self) -> str:
@@ -151,7 +152,7 @@ class PodInfo:
             priority=0, preemption_policy="", requests={}, nonzero_cpu=0, nonzero_memory=0, tolerations=(),
             node_selector={}, affinity={}, topology_spread_constraints=(), host_ports=(), scheduling_gates=(),
             pvc_names=(), images=(), creation_timestamp=0.0, nominated_node_name="", phase="", deleting=False,
-            raw=obj if isinstance(obj, dict) else {},
+            raw=cast(Pod, obj if isinstance(obj, dict) else {}),
         )
 
     @classmethod
@@ -230,7 +231,7 @@ class PodInfo:
             nominated_node_name=status.get("nominatedNodeName") or "",
             phase=status.get("phase") or "Pending",
             deleting=bool(meta.get("deletionTimestamp")),
-            raw=obj,
+            raw=cast(Pod, obj),
         )
 
 
