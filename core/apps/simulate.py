@@ -205,6 +205,15 @@ class SimulationResult:
     inputs: dict[str, dict[str, Any]] = field(default_factory=dict)
     scheduler_names: frozenset[str] = frozenset()
 
+    def pod_index(self) -> dict[str, dict[str, dict[str, Any]]]:
+        """The summary's per-pod lists by pod key (built once: the report asks for every pod)."""
+        cached = self.__dict__.get("_pod_index")
+        if cached is None:
+            lists = ("victims", "pending_other_pods", "gated_pods", "errored_pods")
+            cached = {name: {e["pod"]: e for e in self.summary.get(name, ())} for name in lists}
+            self.__dict__["_pod_index"] = cached
+        return cached
+
     def errored_pods(self) -> list[str]:
         """Pods that ended in Error (gave up after SIMULATE_MAX_ERRORS_PER_POD attempts)."""
         return sorted(e.pod.key for e in self.scheduler.failed.values())
@@ -541,10 +550,11 @@ def pod_story(result: SimulationResult, key: str) -> dict[str, Any]:
     spec = pod.get("spec") or {}
     summary = result.summary
     story: dict[str, Any] = {"pod": key, "cycles": cycles}
-    victim = next((v for v in summary.get("victims", ()) if v["pod"] == key), None)
-    other = next((o for o in summary.get("pending_other_pods", ()) if o["pod"] == key), None)
-    gated = next((g for g in summary.get("gated_pods", ()) if g["pod"] == key), None)
-    errored = next((e for e in summary.get("errored_pods", ()) if e["pod"] == key), None)
+    index = result.pod_index()
+    victim = index["victims"].get(key)
+    other = index["pending_other_pods"].get(key)
+    gated = index["gated_pods"].get(key)
+    errored = index["errored_pods"].get(key)
     if victim is not None:
         story["state"] = "preempted"
         story["detail"] = (
