@@ -286,6 +286,8 @@ def test_config_file_and_default_plugins(tmp_path) -> None:
     with SchedulerTester([TeamNodes], config=path) as t:
         assert t.framework.profile == "mine"
         assert "NodeResourcesFit" in t.framework.enabled("filter") and t.framework.enabled("filter")[-1] == "TeamNodes"
+    with pytest.raises(TypeError, match="either config= or args="):
+        SchedulerTester([TeamNodes], config=path, args={"TeamNodes": {"label": "x"}})
     with SchedulerTester([TeamNodes], default_plugins=True) as t:
         assert t.framework.enabled("filter")[-1] == "TeamNodes"
         assert "TaintToleration" in t.framework.enabled("filter")

@@ -179,6 +179,8 @@ class SchedulerTester:
         start: bool = True,
         **top: Any,
     ) -> None:
+        if config is not None and (args or default_plugins or top):
+            raise TypeError("SchedulerTester: give either config= or args=/default_plugins=/profile fields, not both")
         extra = [e for e in (p[0] if isinstance(p, tuple) else p for p in plugins) if not isinstance(e, str)]
         extra += [r for r in register if r not in extra]
         if config is None:
