@@ -371,6 +371,29 @@ def test_plugin_folder_writable_by_others_is_refused(tmp_path: Path, target: str
     assert "TeamA" in discover(folder)
 
 
+def test_read_only_mount_passes_despite_its_mode_bits(tmp_path: Path) -> None:
+    """A ConfigMap volume shows 0777 directories, but mounted readOnly nobody can change it."""
+    import subprocess
+
+    source, mount = tmp_path / "src", tmp_path / "plugins"
+    source.mkdir()
+    mount.mkdir()
+    (source / "ok.py").write_text((FIXTURE_PLUGINS / "team_a.py").read_text())
+    os.chmod(source, 0o777)
+    if os.geteuid() != 0:
+        pytest.skip("bind mounts need root")
+    binds = subprocess.run(["mount", "--bind", str(source), str(mount)], capture_output=True)
+    if binds.returncode != 0:
+        pytest.skip(f"cannot bind-mount here: {binds.stderr.decode().strip()}")
+    try:
+        with pytest.raises(PluginLoadError, match="is writable by others"):
+            discover(mount)
+        subprocess.run(["mount", "-o", "remount,bind,ro", str(mount)], check=True, capture_output=True)
+        assert "TeamA" in discover(mount)
+    finally:
+        subprocess.run(["umount", str(mount)], capture_output=True)
+
+
 def test_plugin_file_owned_by_another_user_is_refused(tmp_path: Path) -> None:
     folder = tmp_path / "plugins"
     folder.mkdir()

@@ -198,8 +198,8 @@ class Reloader:
             generation = self.builder.build()
         except KubeberthError as exc:
             return self._failed(req, fingerprint, str(exc))
+        self._pending_latency[generation.id] = req.event_at  # before the loop can run its first cycle
         swap = SwapRequest(self.scheduler, generation, check=True, on_swapped=self._swapped).submit()
-        self._pending_latency[generation.id] = req.event_at
         if not swap.wait(SWAP_TIMEOUT_SECONDS):
             self._pending_latency.pop(generation.id, None)
             return self._failed(req, "", f"the scheduling loop did not take generation {generation.id} within "

@@ -249,6 +249,8 @@ class DecisionTracer:
             "k8s.node.name": binding["node"],
             "k8s.pod.name": record.pod.partition("/")[2],
             "kubeberth.binding.result": binding["result"],
+            # The binding cycle runs on the generation its scheduling cycle started with.
+            "kubeberth.generation": binding.get("generation", record.generation),
         }
         status = _UNSET
         if binding["result"] != "Bound":
