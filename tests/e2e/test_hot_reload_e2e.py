@@ -85,3 +85,70 @@ def test_config_change_on_a_running_scheduler_keeps_pods_binding(
     assert f"generation {second['id']} now schedules, replacing {first['id']}" in log
     assert "reload (watch) failed" not in log
     assert kb.probe("/healthz") == 200
+
+
+NOTHING_FITS = '''"""Every pod unschedulable: a policy bug that only shows under real traffic."""
+import numpy as np
+from kubeberth import FilterResult, NodeView, hookimpl
+
+__version__ = "{version}"
+
+
+class Reserved:
+    name = "Reserved"
+
+    @hookimpl
+    def filter(self, nodes: NodeView) -> FilterResult:
+        return FilterResult.reject_where(np.full(len(nodes), {reject}), "node(s) are reserved")
+'''
+
+
+def _save(path: Path, text: str) -> None:
+    tmp = path.with_name(f".{path.name}.tmp")
+    tmp.write_text(text)
+    os.chmod(tmp, 0o644)
+    os.replace(tmp, path)
+
+
+def test_rollback_is_an_event_on_the_lease_and_pods_still_bind(
+    api: Api, namespace: str, nodes: list[str], start_kubeberth: Any, tmp_path: Path
+) -> None:
+    node = f"kb-n-{suffix()}"
+    api.create_node(node, "16", "32Gi")
+    nodes.append(node)
+    plugins = tmp_path / "plugins"
+    plugins.mkdir()
+    _save(plugins / "reserved.py", NOTHING_FITS.format(version="good", reject=False))
+    kb = start_kubeberth(plugins_dir=plugins)
+    config = tmp_path / "config-0.yaml"
+
+    def enable(cfg: dict[str, Any]) -> None:
+        cfg["profiles"][0]["plugins"] = {"multiPoint": {"enabled": [{"name": "Reserved"}]}}
+
+    _rewrite(config, enable)
+    good = wait_for(lambda: (g := _generation(kb.port))["last_reload"] and g, 30, "the plugin enabled")
+    assert good["last_reload"]["result"] == "success", good
+    for i in range(25):
+        api.create_pod(namespace, f"before-{i}")
+    wait_for(lambda: len(api.bound(namespace)) == 25, 60, "pods bound on the good generation")
+    _save(plugins / "reserved.py", NOTHING_FITS.format(version="bad", reject=True))
+    wait_for(lambda: _generation(kb.port)["id"] != good["id"], 30, "the bad generation")
+    for i in range(40):
+        api.create_pod(namespace, f"after-{i}")
+    back = wait_for(
+        lambda: (g := _generation(kb.port))["last_reload"]["result"] == "rolled_back" and g, 60, "the rollback"
+    )
+    assert back["id"] == good["id"]
+    reason = back["last_reload"]["error"]
+    assert reason.startswith("generation ") and f"rolled back to {good['id']}: unschedulable rate" in reason
+    wait_for(lambda: len(api.bound(namespace)) == 65, 90, "every pod bound after the rollback")
+
+    def rollback_events() -> list[dict[str, Any]]:
+        items = api.call("GET", "/apis/events.k8s.io/v1/namespaces/kube-system/events")["items"]
+        return [e for e in items if e["reason"] == "GenerationRolledBack" and e["note"] == reason]
+
+    events = wait_for(rollback_events, 30, "the GenerationRolledBack event")
+    assert events[0]["regarding"] == {
+        "apiVersion": "coordination.k8s.io/v1", "kind": "Lease", "namespace": "kube-system", "name": "kubeberth"
+    }
+    assert events[0]["type"] == "Warning"
