@@ -131,7 +131,10 @@ def test_editor_atomic_rename_save_is_one_reload(tmp_path: Path) -> None:
         (run.plugins_dir / "zoned.py~").unlink()
         run.wait_generation(lambda g: g.registry["Zoned"].version == "zone-c", 10, "the renamed file")
         time.sleep(0.3)
-        assert [o.result for o in list(run.runner.reloader.history)[n:]] == ["success"]
+        # One new generation. (A starved test thread may pause between the two renames for longer
+        # than the debounce: the moment with no zoned.py then fails to build and never runs.)
+        results = [o.result for o in list(run.runner.reloader.history)[n:]]
+        assert results.count("success") == 1 and set(results) <= {"success", "failed"}, results
 
 
 def test_configmap_data_symlink_swap_reloads_config_and_plugins(tmp_path: Path) -> None:
@@ -441,7 +444,7 @@ def test_handoff_hook_passes_state_to_the_new_instance(tmp_path: Path) -> None:
 
 
 # ---- admin API -------------------------------------------------------------------------------------
-SLOW_IMPORT = zoned("zone-b").replace("import numpy as np", "import time\nimport numpy as np\ntime.sleep(1.5)")
+SLOW_IMPORT = zoned("zone-b").replace("import numpy as np", "import time\nimport numpy as np\ntime.sleep(3)")
 
 
 def test_healthz_and_scheduling_continue_while_a_generation_builds(tmp_path: Path) -> None:
@@ -457,9 +460,10 @@ def test_healthz_and_scheduling_continue_while_a_generation_builds(tmp_path: Pat
         bound = run.load.stats.bound
         t0 = time.monotonic()
         assert run.get("/healthz") == (200, "ok")
-        assert time.monotonic() - t0 < 0.5
-        wait_for(lambda: run.load.stats.bound > bound + 20, 1.0, "bindings during the build")
-        worker.join(10)
+        assert time.monotonic() - t0 < 1.0
+        wait_for(lambda: run.load.stats.bound > bound + 20, 2.0, "bindings during the build")
+        assert not result, "the reload finished before the checks: the build was not slow enough"
+        worker.join(15)
         assert result[0][0] == 200
         assert result[0][1]["generation"]["plugins"][-1] == {
             "name": "Zoned", "source": f"dropin:{run.plugins_dir / 'zoned.py'}", "version": "zone-b"
