@@ -6,8 +6,9 @@ query API, and reads traces back through Jaeger's HTTP query API (/api/traces), 
 
 The binary comes from ``$KUBEBERTH_JAEGER_BIN`` (the binary's path), else from the cache filled by
 ``scripts/provision-jaeger.sh``, which is run when the cache is empty. The process lives in its
-own process group with a parent-death signal and a hard time limit (``max_lifetime``), so it never
-outlives the test run.
+own process group with a parent-death signal, and the control plane's watchdog kills that group
+when the test process goes away or ``max_lifetime`` seconds have passed, so it never outlives
+the test run.
 """
 
 from __future__ import annotations
@@ -16,14 +17,16 @@ import json
 import os
 import shutil
 import subprocess
+import sys
 import tempfile
+import time
 import urllib.error
 import urllib.parse
 import urllib.request
 from pathlib import Path
 from typing import Any
 
-from cluster import LOOPBACK, REPO_ROOT, ControlPlaneError, ManagedProcess, free_port, wait_for
+from cluster import _WATCHDOG, LOOPBACK, REPO_ROOT, ControlPlaneError, ManagedProcess, free_port, wait_for
 
 GO_MOD = REPO_ROOT / "tests" / "e2e" / "jaeger" / "go.mod"
 PROVISION_SCRIPT = REPO_ROOT / "scripts" / "provision-jaeger.sh"
@@ -112,6 +115,7 @@ class LocalJaeger:
         self.start_timeout = start_timeout
         self.ports: dict[str, int] = {}
         self.proc: ManagedProcess | None = None
+        self.watchdog: subprocess.Popen[bytes] | None = None
         self.work_dir = Path(tempfile.mkdtemp(prefix="kubeberth-jaeger-"))
 
     # ---- addresses -------------------------------------------------------------------
@@ -135,11 +139,15 @@ class LocalJaeger:
             taken.append(self.ports[name])
         config = self.work_dir / "jaeger.yaml"
         config.write_text(_CONFIG.format(host=LOOPBACK, **self.ports))
-        timeout = shutil.which("timeout")
-        argv = [str(self.binary), "--config", str(config)]
-        if timeout:  # a hard bound on its lifetime, whatever happens to the test process
-            argv = [timeout, "--signal=KILL", f"{int(self.max_lifetime)}s", *argv]
-        self.proc = ManagedProcess("jaeger", argv, self.work_dir / "jaeger.log")
+        self.proc = ManagedProcess("jaeger", [str(self.binary), "--config", str(config)], self.work_dir / "jaeger.log")
+        # The control plane's watchdog: kills the group when this process dies or time runs out.
+        (self.work_dir / "pgids").write_text(f"{self.proc.pgid}\n")
+        (self.work_dir / "cleanup").write_text(f"{self.work_dir}\n" if os.environ.get("KUBEBERTH_E2E_KEEP") != "1" else "")
+        self.watchdog = subprocess.Popen(
+            [sys.executable, "-c", _WATCHDOG, str(os.getpid()), str(time.time() + self.max_lifetime),
+             str(self.work_dir / "pgids"), str(self.work_dir / "cleanup")],
+            stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, close_fds=True,
+        )
         try:
             wait_for(self._ready, self.start_timeout, f"jaeger query API on {self.query_url}", interval=0.2)
         except AssertionError as exc:
@@ -161,6 +169,10 @@ class LocalJaeger:
         if self.proc is not None:
             self.proc.stop(timeout=10)
             self.proc = None
+        if self.watchdog is not None:
+            self.watchdog.kill()
+            self.watchdog.wait(10)
+            self.watchdog = None
         if os.environ.get("KUBEBERTH_E2E_KEEP") != "1":
             shutil.rmtree(self.work_dir, ignore_errors=True)
 
