@@ -79,6 +79,7 @@ def test_victims_terminate_gracefully_and_keep_their_node_busy(whatif: Any) -> N
     assert whatif.summary["preempted"] == 1
     assert "default/low1" not in {f"{p['metadata']['namespace']}/{p['metadata']['name']}" for p in whatif.backend.pods()}
     assert whatif.scheduler.clock.now() >= 30  # removal waited the default grace period on the virtual clock
+    assert whatif.inputs["default/vip"]["spec"]["priority"] == 1000  # as admitted, for explain and the report
 
 
 def test_embedded_graceful_deletion_on_its_clock() -> None:

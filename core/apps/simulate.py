@@ -272,6 +272,7 @@ def simulate(
     warn_missing(check_references(objects))
     clock = VirtualClock()
     backend = EmbeddedCluster(objects, clock=clock.now)
+    admitted = backend.pods()  # the input pods as the API server stored them (priority resolved)
     names = scheduled_names(generation, scheduler_names)
     scheduler = Scheduler(
         generation,
@@ -358,7 +359,7 @@ def simulate(
     }
     inputs = {
         f"{section(p, 'metadata').get('namespace') or 'default'}/{section(p, 'metadata').get('name')}": p
-        for p in input_pods
+        for p in admitted
     }
     return SimulationResult(summary, scheduler, backend, placements, history, inputs, names)
 
