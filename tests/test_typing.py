@@ -1,4 +1,4 @@
-"""mypy is clean on the public plugin API: kubeberth, kubeberth.api and the types it exports.
+"""mypy is clean on the public plugin API: kubeberth, kubeberth.api, the types it exports and the test kit.
 
 The package is mapped from core/ at install time, so mypy is pointed at a folder where the name
 `kubeberth` links to core/ (editable installs use an import hook mypy does not follow).
@@ -14,6 +14,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 PUBLIC = [
     "-p", "kubeberth.api",
+    "-p", "kubeberth.testing",  # the plugin-author test kit is public API too
+    "-m", "kubeberth.apps.newplugin",
     "-m", "kubeberth",
     "-m", "kubeberth.objects",
     "-m", "kubeberth.cache.cluster",

@@ -377,9 +377,10 @@ class SchedulerTester:
 
     def placements(self) -> dict[str, str | None]:
         """Every pod's node (None if pending), keyed namespace/name."""
+        pods: Iterable[dict[str, Any]] = self.backend.list("Pod")
         return {
             f"{p['metadata']['namespace']}/{p['metadata']['name']}": (p.get("spec") or {}).get("nodeName") or None
-            for p in self.backend.pods()
+            for p in pods
         }
 
     def events(self, key: str, reason: str | None = None) -> list[str]:
