@@ -15,12 +15,12 @@ import weakref
 from typing import Any
 
 import numpy as np
-from kubeberth import MAX_NODE_SCORE, NodeTable, NodeView, PodInfo, hookimpl
+from kubeberth import MAX_NODE_SCORE, MemoKey, NodeTable, NodeView, PodInfo, hookimpl
 
 MB = 1024 * 1024
 MIN_THRESHOLD = 23 * MB
 MAX_CONTAINER_THRESHOLD = 1000 * MB
-_MEMO_KEY = "ImageLocality.images"
+_MEMO_KEY: MemoKey[tuple[tuple[str, ...], int]] = MemoKey("ImageLocality.images")
 
 
 def normalized_image_name(name: str) -> str:
@@ -32,12 +32,12 @@ def normalized_image_name(name: str) -> str:
 
 def pod_images(pod: PodInfo) -> tuple[tuple[str, ...], int]:
     """(normalized image of every init and regular container, number of containers); memoised."""
-    found = pod.memo.get(_MEMO_KEY)
+    found = _MEMO_KEY.get(pod)
     if found is None:
         spec = pod.raw.get("spec") or {}
         containers = [*(spec.get("initContainers") or ()), *(spec.get("containers") or ())]
         found = (tuple(normalized_image_name(c.get("image") or "") for c in containers), len(containers))
-        pod.memo[_MEMO_KEY] = found
+        _MEMO_KEY.set(pod, found)
     return found
 
 

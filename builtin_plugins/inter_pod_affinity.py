@@ -20,6 +20,7 @@ from kubeberth import (
     Code,
     CycleState,
     FilterResult,
+    MemoKey,
     NodeTable,
     NodeView,
     PodInfo,
@@ -37,6 +38,10 @@ from kubeberth.api.helpers import (
     pod_state_version,
 )
 from pydantic import BaseModel, ConfigDict, Field
+
+_TERMS: MemoKey[PodTerms] = MemoKey("InterPodAffinity.terms")
+_EXISTING_KEYS: MemoKey[list[tuple[str, AffinityTerm, int]]] = MemoKey("InterPodAffinity.existingKeys")
+_LABELS_KEY: MemoKey[frozenset[tuple[str, str]]] = MemoKey("InterPodAffinity.labelsKey")
 
 ERR_REASON_EXISTING_ANTI_AFFINITY = "node(s) didn't satisfy existing pods anti-affinity rules"
 ERR_REASON_AFFINITY = "node(s) didn't match pod affinity rules"
@@ -94,7 +99,7 @@ def _term(pod: PodInfo, raw: Mapping[str, Any]) -> AffinityTerm:
 
 def pod_terms(pod: PodInfo) -> PodTerms:
     """Parse (once per PodInfo) the pod's inter-pod affinity terms; raises SelectorError."""
-    found = pod.memo.get("InterPodAffinity.terms")
+    found = _TERMS.get(pod)
     if found is None:
         affinity = pod.affinity or {}
         aff = affinity.get("podAffinity") or {}
@@ -111,7 +116,7 @@ def pod_terms(pod: PodInfo) -> PodTerms:
             weighted(aff.get(pref)),
             weighted(anti.get(pref)),
         )
-        pod.memo["InterPodAffinity.terms"] = found
+        _TERMS.set(pod, found)
     return found
 
 
@@ -136,7 +141,7 @@ class ExistingTermIndex:
     def _keys(pod: PodInfo) -> list[tuple[str, AffinityTerm, int]]:
         if not pod.affinity:
             return []
-        found = pod.memo.get("InterPodAffinity.existingKeys")
+        found = _EXISTING_KEYS.get(pod)
         if found is not None:
             return found
         try:
@@ -147,7 +152,7 @@ class ExistingTermIndex:
         keys += [(REQ_AFFINITY, t, 0) for t in terms.required_affinity]
         keys += [(PREF_AFFINITY, t, w) for w, t in terms.preferred_affinity]
         keys += [(PREF_ANTI, t, w) for w, t in terms.preferred_anti]
-        pod.memo["InterPodAffinity.existingKeys"] = keys
+        _EXISTING_KEYS.set(pod, keys)
         return keys
 
     def array(self, key: tuple[str, AffinityTerm, int]) -> np.ndarray:
@@ -426,9 +431,9 @@ def _matching_entries(
 ) -> list[tuple[AffinityTerm, int, tuple[str, AffinityTerm, int]]]:
     """Entries of `kind` whose term matches the pod; cached per (namespace, labels) until the
     set of distinct placed terms changes, since pods of one workload share their labels."""
-    labels_key = pod.memo.get("InterPodAffinity.labelsKey")
+    labels_key = _LABELS_KEY.get(pod)
     if labels_key is None:
-        labels_key = pod.memo["InterPodAffinity.labelsKey"] = frozenset(pod.labels.items())
+        labels_key = _LABELS_KEY.set(pod, frozenset(pod.labels.items()))
     cache = index.match_cache
     key = (kind, pod.namespace, labels_key, frozenset(ns_labels.items()) if ns_labels else None)
     found = cache.get(key)

@@ -14,6 +14,7 @@ from kubeberth import (
     CycleState,
     FilterResult,
     FilterScope,
+    MemoKey,
     NodeView,
     PodInfo,
     PreFilterResult,
@@ -31,6 +32,8 @@ from kubeberth.api.helpers import (
     required_node_affinity,
 )
 from pydantic import BaseModel, ConfigDict, model_validator
+
+_PREFERRED: MemoKey[tuple[PreferredTerm, ...]] = MemoKey("NodeAffinity.preferred")
 
 ERR_REASON_POD = "node(s) didn't match Pod's node affinity/selector"
 ERR_REASON_ENFORCED = "node(s) didn't match scheduler-enforced node affinity"
@@ -63,10 +66,10 @@ def _pod_node_affinity(pod: PodInfo) -> dict[str, Any]:
 
 
 def _pod_preferred(pod: PodInfo) -> tuple[PreferredTerm, ...]:
-    found = pod.memo.get("NodeAffinity.preferred")
+    found = _PREFERRED.get(pod)
     if found is None:
-        found = pod.memo["NodeAffinity.preferred"] = parse_preferred_terms(
-            _pod_node_affinity(pod).get("preferredDuringSchedulingIgnoredDuringExecution")
+        found = _PREFERRED.set(
+            pod, parse_preferred_terms(_pod_node_affinity(pod).get("preferredDuringSchedulingIgnoredDuringExecution"))
         )
     return found
 

@@ -14,11 +14,11 @@ from collections import Counter
 from typing import Any
 
 import numpy as np
-from kubeberth import ClusterState, FilterResult, NodeView, PodInfo, PreFilterState, Status, hookimpl
+from kubeberth import ClusterState, FilterResult, MemoKey, NodeView, PodInfo, PreFilterState, Status, hookimpl
 
 ERR_REASON = "node(s) didn't have free ports for the requested pod ports"
 DEFAULT_BIND_ALL_HOST_IP = "0.0.0.0"
-_MEMO_KEY = "NodePorts.ports"
+_MEMO_KEY: MemoKey[tuple[HostPortKey, ...]] = MemoKey("NodePorts.ports")
 _INDEX_KEY = "NodePorts.used_host_ports"
 _STATE_KEY = "PreFilterNodePorts"
 
@@ -27,7 +27,7 @@ HostPortKey = tuple[str, str, int]  # (ip, protocol, port)
 
 def pod_host_ports(pod: PodInfo) -> tuple[HostPortKey, ...]:
     """The pod's host ports as kube-scheduler counts them (sanitised: '' -> 0.0.0.0 / TCP); memoised."""
-    found = pod.memo.get(_MEMO_KEY)
+    found = _MEMO_KEY.get(pod)
     if found is not None:
         return found
     ports: list[HostPortKey] = []
@@ -42,7 +42,7 @@ def pod_host_ports(pod: PodInfo) -> tuple[HostPortKey, ...]:
                     continue
                 ports.append((port.get("hostIP") or DEFAULT_BIND_ALL_HOST_IP, port.get("protocol") or "TCP", host_port))
     result = tuple(ports)
-    pod.memo[_MEMO_KEY] = result
+    _MEMO_KEY.set(pod, result)
     return result
 
 

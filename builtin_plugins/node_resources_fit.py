@@ -18,6 +18,7 @@ from kubeberth import (
     Code,
     FilterResult,
     FilterScope,
+    MemoKey,
     NodeTable,
     NodeView,
     PodInfo,
@@ -297,6 +298,9 @@ def requested_to_capacity_ratio(alloc: np.ndarray, req: np.ndarray, weights: np.
 
 
 # ---- the plugin ------------------------------------------------------------------------------
+_FitRequest = tuple[np.ndarray, np.ndarray, list[str], np.ndarray]
+
+
 class NodeResourcesFit:
     name = "NodeResourcesFit"
     filter_scope = FilterScope.NODE_RESOURCES
@@ -305,6 +309,7 @@ class NodeResourcesFit:
 
     def __init__(self, args: NodeResourcesFitArgs | None = None) -> None:
         self.args = args if args is not None else NodeResourcesFitArgs()
+        self._request_key: MemoKey[tuple[NodeTable, _FitRequest]] = MemoKey("NodeResourcesFit.request")  # per instance
         strategy = self.args.scoringStrategy
         assert strategy is not None  # defaulted by the args model
         self.ignored = frozenset(self.args.ignoredResources)
@@ -328,8 +333,8 @@ class NodeResourcesFit:
 
     def _fit_request(self, pod: PodInfo, table: NodeTable) -> tuple[np.ndarray, np.ndarray, list[str], np.ndarray]:
         """(columns, requested amounts, reasons, can-be-unresolvable) for the pod's non-zero requests; memoised."""
-        key = ("NodeResourcesFit.request", id(self))
-        cached = pod.memo.get(key)
+        key = self._request_key
+        cached = key.get(pod)
         if cached is not None and cached[0] is table:
             return cached[1]
         # Pods of one workload share their requests: reuse the answer per distinct request set
@@ -340,7 +345,7 @@ class NodeResourcesFit:
         req_key = frozenset(pod.requests.items())
         result = shared.get(req_key)
         if result is not None:
-            pod.memo[key] = (table, result)
+            key.set(pod, (table, result))
             return result
         want = table.request_vector(pod)
         order = {PODS: 0, CPU: 1, MEMORY: 2, EPHEMERAL_STORAGE: 3}
@@ -353,7 +358,7 @@ class NodeResourcesFit:
         if len(shared) >= 4096:
             shared.clear()
         shared[req_key] = result
-        pod.memo[key] = (table, result)
+        key.set(pod, (table, result))
         return result
 
     @hookimpl

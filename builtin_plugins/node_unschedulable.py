@@ -6,18 +6,18 @@ so the filter is a single gather over the candidate rows.
 
 from __future__ import annotations
 
-from kubeberth import Code, FilterResult, FilterScope, NodeView, PodInfo, hookimpl
+from kubeberth import Code, FilterResult, FilterScope, MemoKey, NodeView, PodInfo, hookimpl
 
 ERR_REASON = "node(s) were unschedulable"
 TAINT_NODE_UNSCHEDULABLE = "node.kubernetes.io/unschedulable"
-_MEMO_KEY = "NodeUnschedulable.tolerates"
+_MEMO_KEY: MemoKey[bool] = MemoKey("NodeUnschedulable.tolerates")
 
 
 def tolerates_unschedulable(pod: PodInfo) -> bool:
-    found = pod.memo.get(_MEMO_KEY)
+    found = _MEMO_KEY.get(pod)
     if found is None:
         found = any(t.tolerates(TAINT_NODE_UNSCHEDULABLE, "", "NoSchedule") for t in pod.tolerations)
-        pod.memo[_MEMO_KEY] = found
+        _MEMO_KEY.set(pod, found)
     return found
 
 

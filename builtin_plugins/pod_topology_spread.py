@@ -18,6 +18,7 @@ from kubeberth import (
     Code,
     CycleState,
     FilterResult,
+    MemoKey,
     NodeView,
     PodInfo,
     PreFilterState,
@@ -158,6 +159,11 @@ def default_selector(pod: PodInfo, cluster: ClusterState) -> LabelSelector:
     return selector
 
 
+_CONSTRAINTS: dict[str, MemoKey[list[SpreadConstraint]]] = {
+    a: MemoKey(f"PodTopologySpread.constraints.{a}") for a in (DO_NOT_SCHEDULE, SCHEDULE_ANYWAY)
+}
+
+
 class _Terminating:
     """PodIndex of placed pods being deleted: spreading does not count them (#87621)."""
 
@@ -225,6 +231,9 @@ class PodTopologySpread:
         self.default_constraints = (
             list(SYSTEM_DEFAULT_CONSTRAINTS) if self.system_defaulted else list(args.defaultConstraints)
         )
+        self._default_keys: dict[str, MemoKey[list[SpreadConstraint]]] = {
+            a: MemoKey(f"PodTopologySpread.defaults.{a}") for a in (DO_NOT_SCHEDULE, SCHEDULE_ANYWAY)
+        }  # per instance: defaults are this plugin's configuration
         # Without matchLabelKeys the parsed defaults are the same for every pod: parse them once.
         self._parsed_defaults: dict[str, list[SpreadConstraint]] = {}
         if not any(c.get("matchLabelKeys") for c in self.default_constraints):
@@ -234,17 +243,17 @@ class PodTopologySpread:
     # ---- constraints --------------------------------------------------------------------
     def constraints(self, pod: PodInfo, cluster: ClusterState, action: str) -> list[SpreadConstraint]:
         if pod.topology_spread_constraints:
-            key = f"PodTopologySpread.constraints.{action}"
-            found = pod.memo.get(key)
+            key = _CONSTRAINTS[action]
+            found = key.get(pod)
             if found is None:
-                found = pod.memo[key] = parse_constraints(pod.topology_spread_constraints, pod.labels, action)
+                found = key.set(pod, parse_constraints(pod.topology_spread_constraints, pod.labels, action))
             return found
         constraints = self._parsed_defaults.get(action)
         if constraints is None:  # defaults with matchLabelKeys depend on the pod's labels
-            key = (f"PodTopologySpread.defaults.{action}", id(self))
-            constraints = pod.memo.get(key)
+            key = self._default_keys[action]
+            constraints = key.get(pod)
             if constraints is None:
-                constraints = pod.memo[key] = parse_constraints(self.default_constraints, pod.labels, action)
+                constraints = key.set(pod, parse_constraints(self.default_constraints, pod.labels, action))
         if not constraints:
             return []
         selector = default_selector(pod, cluster)

@@ -11,4 +11,4 @@ class PrioritySort:
     @hookimpl
     def queue_sort(self, pod: PodInfo) -> tuple[int, float]:
         # The queue breaks remaining ties by enqueue order (kube-scheduler's timestamp).
-        return (-pod.priority, pod.memo.get("queue_timestamp", 0.0))
+        return (-pod.priority, pod.queue_timestamp)

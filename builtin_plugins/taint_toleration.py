@@ -9,7 +9,7 @@ from __future__ import annotations
 import weakref
 
 import numpy as np
-from kubeberth import Code, FilterResult, FilterScope, NodeTable, NodeView, PodInfo, hookimpl
+from kubeberth import Code, FilterResult, FilterScope, MemoKey, NodeTable, NodeView, PodInfo, hookimpl
 from kubeberth.api.helpers import default_normalize_score, first_untolerated
 
 _FILTER_KEY = "TaintToleration.filter"
@@ -57,6 +57,9 @@ class TaintToleration:
     filter_scope = FilterScope.NODE
 
     def __init__(self) -> None:
+        # Per instance: a reloaded generation's plugin must not see this one's answers.
+        self._filter_key: MemoKey[tuple[NodeTable, _TaintSetVerdicts]] = MemoKey(_FILTER_KEY)
+        self._score_key: MemoKey[tuple[NodeTable, list[np.ndarray]]] = MemoKey(_SCORE_KEY)
         self._verdicts: weakref.WeakKeyDictionary[NodeTable, dict[tuple, _TaintSetVerdicts]] = (
             weakref.WeakKeyDictionary()
         )
@@ -65,8 +68,7 @@ class TaintToleration:
         )
 
     def _verdicts_for(self, pod: PodInfo, table: NodeTable) -> _TaintSetVerdicts:
-        key = f"{_FILTER_KEY}.{id(self)}"
-        found = pod.memo.get(key)
+        found = self._filter_key.get(pod)
         if found is None or found[0] is not table:
             per_table = self._verdicts.get(table)
             if per_table is None:
@@ -74,7 +76,7 @@ class TaintToleration:
             verdicts = per_table.get(pod.tolerations)
             if verdicts is None:
                 verdicts = per_table[pod.tolerations] = _TaintSetVerdicts(pod.tolerations)
-            found = pod.memo[key] = (table, verdicts)
+            found = self._filter_key.set(pod, (table, verdicts))
         return found[1]
 
     @hookimpl
@@ -95,8 +97,7 @@ class TaintToleration:
     def score(self, pod: PodInfo, nodes: NodeView) -> np.ndarray:
         """Count of PreferNoSchedule taints not tolerated by tolerations with that (or no) effect."""
         table = nodes.table
-        key = f"{_SCORE_KEY}.{id(self)}"
-        found = pod.memo.get(key)
+        found = self._score_key.get(pod)
         if found is None or found[0] is not table:
             per_table = self._score_counts.get(table)
             if per_table is None:
@@ -104,7 +105,7 @@ class TaintToleration:
             counts = per_table.get(pod.tolerations)
             if counts is None:
                 counts = per_table[pod.tolerations] = [np.zeros(0, dtype=np.int64)]
-            found = pod.memo[key] = (table, counts)
+            found = self._score_key.set(pod, (table, counts))
         counts = found[1]  # [per taint set count], shared by pods with the same tolerations
         sets = table.taint_sets.values
         per_set = counts[0]

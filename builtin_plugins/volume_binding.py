@@ -29,6 +29,7 @@ from kubeberth import (
     FilterResult,
     FilterScope,
     Handle,
+    MemoKey,
     NodeView,
     PodInfo,
     PreFilterState,
@@ -38,6 +39,8 @@ from kubeberth import (
 )
 from kubeberth.api.helpers import QuantityError, int_value
 from pydantic import BaseModel, ConfigDict, Field
+
+_CLAIMS: MemoKey[list[tuple[str, bool]]] = MemoKey("volume_binding.claims")
 
 ERR_REASON_BIND_CONFLICT = "node(s) didn't find available persistent volumes to bind"
 ERR_REASON_NODE_CONFLICT = "node(s) had volume node affinity conflict"
@@ -237,7 +240,7 @@ class _State:
 
 def _pod_claims(pod: PodInfo) -> list[tuple[str, bool]]:
     """(claim name, is generic ephemeral) per volume that uses a claim (memoised)."""
-    cached = pod.memo.get("volume_binding.claims")
+    cached = _CLAIMS.get(pod)
     if cached is None:
         cached = []
         for v in ((pod.raw.get("spec") or {}).get("volumes")) or ():
@@ -245,7 +248,7 @@ def _pod_claims(pod: PodInfo) -> list[tuple[str, bool]]:
                 cached.append(((v["persistentVolumeClaim"] or {}).get("claimName", ""), False))
             elif v.get("ephemeral") is not None:
                 cached.append((f"{pod.name}-{v.get('name', '')}", True))
-        pod.memo["volume_binding.claims"] = cached
+        _CLAIMS.set(pod, cached)
     return cached
 
 

@@ -16,12 +16,14 @@ from collections import Counter
 from typing import Any
 
 import numpy as np
-from kubeberth import ClusterState, Code, FilterResult, NodeView, PodInfo, Status, hookimpl
+from kubeberth import ClusterState, Code, FilterResult, MemoKey, NodeView, PodInfo, Status, hookimpl
 
 ERR_REASON_DISK_CONFLICT = "node(s) had no available disk"
 ERR_REASON_RWOP_CONFLICT = (
     "node has pod using PersistentVolumeClaim with the same name and ReadWriteOncePod access mode"
 )
+
+_DISKS: MemoKey[tuple[DiskVolume, ...]] = MemoKey("volume_restrictions.disks")
 _STATE_KEY = "PreFilterVolumeRestrictions"
 _INDEX_KEY = "VolumeRestrictions.usage"
 
@@ -30,7 +32,7 @@ DiskVolume = tuple[Any, ...]
 
 def disk_volumes(pod: PodInfo) -> tuple[DiskVolume, ...]:
     """The pod's GCE PD / AWS EBS / iSCSI / RBD volumes in a comparable form (memoised)."""
-    cached = pod.memo.get("volume_restrictions.disks")
+    cached = _DISKS.get(pod)
     if cached is not None:
         return cached
     out: list[DiskVolume] = []
@@ -49,7 +51,7 @@ def disk_volumes(pod: PodInfo) -> tuple[DiskVolume, ...]:
                 ("rbd", frozenset(d.get("monitors") or ()), d.get("pool") or "rbd", d.get("image", ""), bool(d.get("readOnly")))
             )
     result = tuple(out)
-    pod.memo["volume_restrictions.disks"] = result
+    _DISKS.set(pod, result)
     return result
 
 

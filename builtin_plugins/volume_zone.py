@@ -15,12 +15,15 @@ from kubeberth import (
     Code,
     FilterResult,
     FilterScope,
+    MemoKey,
     NodeView,
     PodInfo,
     PreFilterState,
     Status,
     hookimpl,
 )
+
+_CLAIMS: MemoKey[list[str]] = MemoKey("volume_zone.claims")
 
 ERR_REASON_CONFLICT = "node(s) had no available volume zone"
 _STATE_KEY = "PreFilterVolumeZone"
@@ -35,7 +38,7 @@ _TO_GA = {BETA_ZONE: GA_ZONE, BETA_REGION: GA_REGION}
 
 def claim_names(pod: PodInfo) -> list[str]:
     """Claim names of the pod's persistentVolumeClaim volumes (ephemeral volumes excluded)."""
-    cached = pod.memo.get("volume_zone.claims")
+    cached = _CLAIMS.get(pod)
     if cached is None:
         volumes = ((pod.raw.get("spec") or {}).get("volumes")) or ()
         cached = [
@@ -43,7 +46,7 @@ def claim_names(pod: PodInfo) -> list[str]:
             for v in volumes
             if v.get("persistentVolumeClaim") is not None
         ]
-        pod.memo["volume_zone.claims"] = cached
+        _CLAIMS.set(pod, cached)
     return cached
 
 

@@ -29,4 +29,4 @@ class SLAQueueSort:
 
     @hookimpl
     def queue_sort(self, pod: PodInfo) -> tuple[int, int, float]:
-        return (-self.tier_value(pod), -pod.priority, pod.memo.get("queue_timestamp", 0.0))
+        return (-self.tier_value(pod), -pod.priority, pod.queue_timestamp)

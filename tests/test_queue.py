@@ -18,7 +18,7 @@ class FakeClock:
 
 def priority_sort(pod: PodInfo) -> tuple[int, float]:
     """PrioritySort's key: higher priority first, then earlier queue entry."""
-    return (-pod.priority, pod.memo.get("queue_timestamp", 0.0))
+    return (-pod.priority, pod.queue_timestamp)
 
 
 def gates(pod: PodInfo) -> Status:

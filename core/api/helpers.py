@@ -25,7 +25,7 @@ from pydantic import BaseModel, ConfigDict
 
 from ..cache.cluster import ClusterState
 from ..cache.nodetable import NodeTable, Taint
-from ..cache.podinfo import CPU, EPHEMERAL_STORAGE, MEMORY, PODS, PodInfo, Toleration
+from ..cache.podinfo import CPU, EPHEMERAL_STORAGE, MEMORY, PODS, MemoKey, PodInfo, Toleration
 from ..cache.quantity import QuantityError, int_value, milli_value, parse_quantity
 from .types import MAX_NODE_SCORE
 
@@ -483,13 +483,17 @@ class RequiredNodeAffinity:
         return out
 
 
+_REQUIRED_NODE_AFFINITY: MemoKey[RequiredNodeAffinity] = MemoKey("helpers.required_node_affinity")
+
+
 def required_node_affinity(pod: PodInfo) -> RequiredNodeAffinity:
-    found = pod.memo.get("helpers.required_node_affinity")
+    """The pod's required node affinity (spec.nodeSelector AND required terms), parsed once per pod."""
+    found = _REQUIRED_NODE_AFFINITY.get(pod)
     if found is None:
         selector = LabelSelector.from_set(pod.node_selector) if pod.node_selector else None
         required = ((pod.affinity or {}).get("nodeAffinity") or {}).get("requiredDuringSchedulingIgnoredDuringExecution")
         affinity = NodeSelector.parse(required) if required is not None else None
-        found = pod.memo["helpers.required_node_affinity"] = RequiredNodeAffinity(selector, affinity)
+        found = _REQUIRED_NODE_AFFINITY.set(pod, RequiredNodeAffinity(selector, affinity))
     return found
 
 

@@ -14,7 +14,7 @@ from typing import Any
 
 import numpy as np
 
-from .podinfo import CPU, EPHEMERAL_STORAGE, MEMORY, PODS, PodInfo
+from .podinfo import CPU, EPHEMERAL_STORAGE, MEMORY, PODS, MemoKey, PodInfo
 from .quantity import QuantityError, resource_value
 from .shapes import NODE, describe_object, malformed
 
@@ -62,6 +62,7 @@ class NodeTable:
     """Columnar node cache. Written only by the scheduling thread (see Scheduler)."""
 
     def __init__(self, capacity: int = 64) -> None:
+        self._vector_key: MemoKey[np.ndarray] = MemoKey("NodeTable.request_vector")  # per table: its columns
         self.resources: list[str] = list(BASE_RESOURCES)
         self.resource_index: dict[str, int] = {r: i for i, r in enumerate(self.resources)}
         self.capacity = capacity
@@ -120,8 +121,7 @@ class NodeTable:
 
     def request_vector(self, pod: PodInfo) -> np.ndarray:
         """The pod's requests aligned with the resource columns (pods column = 1); memoised."""
-        key = ("request_vector", id(self))
-        cached = pod.memo.get(key)
+        cached = self._vector_key.get(pod)
         if cached is not None and cached.shape[0] == len(self.resources):
             return cached
         for name in pod.requests:
@@ -130,7 +130,7 @@ class NodeTable:
         for name, value in pod.requests.items():
             vec[self.resource_index[name]] = value
         vec[self.resource_index[PODS]] = 1
-        pod.memo[key] = vec
+        self._vector_key.set(pod, vec)
         return vec
 
     # ---- nodes ---------------------------------------------------------------------

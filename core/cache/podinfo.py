@@ -71,6 +71,16 @@ class MemoKey(Generic[T]):
     def __repr__(self) -> str:
         return f"MemoKey({self.name!r})"
 
+    def get(self, pod: PodInfo) -> T | None:
+        """What was stored for this key on `pod`, or None."""
+        found: T | None = pod.memo.get(self)
+        return found
+
+    def set(self, pod: PodInfo, value: T) -> T:
+        """Store `value` for this key on `pod`; returns it."""
+        pod.memo[self] = value
+        return value
+
 
 @dataclass(slots=True, eq=False)
 class PodInfo:
@@ -100,7 +110,8 @@ class PodInfo:
     phase: str
     deleting: bool
     raw: Pod  # the pod's JSON as the API server sent it (typed: kubeberth.api.objects)
-    memo: dict[Any, Any] = field(default_factory=dict)  # PodInfo.cached(MemoKey, ...) is the typed way in
+    memo: dict[Any, Any] = field(default_factory=dict)  # storage of MemoKey / PodInfo.cached
+    queue_timestamp: float = 0.0  # when the pod (re-)entered the scheduling queue; QueueSort's tie-break
 
     def cached(self, key: MemoKey[T], compute: Callable[[PodInfo], T]) -> T:
         """What `compute(pod)` returns, computed once per pod object (a pod update is a new object).

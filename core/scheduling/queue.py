@@ -104,7 +104,7 @@ class SchedulingQueue:
             entry.pod = pod
             if entry.where in ("active", "backoff", "inflight"):
                 return
-        pod.memo["queue_timestamp"] = entry.timestamp
+        pod.queue_timestamp = entry.timestamp
         self._enqueue_checked(entry)
 
     def _enqueue_checked(self, entry: QueuedPod) -> None:
@@ -120,7 +120,7 @@ class SchedulingQueue:
 
     def _push_active(self, entry: QueuedPod) -> None:
         self._arrive(entry, "active")
-        entry.pod.memo["queue_timestamp"] = entry.timestamp
+        entry.pod.queue_timestamp = entry.timestamp
         heapq.heappush(self._active, (self.sort_key(entry.pod), next(self._seq), entry))
 
     def _push_backoff(self, entry: QueuedPod) -> None:

@@ -9,7 +9,7 @@ from kubeberth.contrib.sla_queue_sort import SLAQueueSort
 def p(name: str, sla: str | None, priority: int = 0, t: float = 0.0) -> PodInfo:
     info = PodInfo.from_dict({"metadata": {"name": name, "labels": {"sla": sla} if sla else {}},
                               "spec": {"containers": [], "priority": priority}})
-    info.memo["queue_timestamp"] = t
+    info.queue_timestamp = t
     return info
 
 
