@@ -161,16 +161,18 @@ def _plugin_outcomes(steps: list[dict[str, Any]]) -> list[tuple[str, str, float,
             row["weight"] = step["weight"]
         if step.get("nominated"):
             row["nominated"] = step["nominated"]
+        if step.get("error"):
+            row["error"] = step["error"]
     out = []
     for (point, plugin), row in acc.items():
         code = row["code"]
         if code == "ERROR":
-            outcome = "error"
-        elif point == "Filter":
+            outcome = f"error: {row['error']}" if row.get("error") else "error"
+        elif point in ("Filter", "ExtenderFilter"):
             verb = "rejected" if row["rejected"] else "passed"
             count = row["rejected"] or row["nodes"]
             outcome = f"{verb} {count} of {row['nodes']} nodes"
-        elif point == "Score":
+        elif point in ("Score", "ExtenderPrioritize"):
             outcome = f"scored, weight {row.get('weight', 1)}"
         elif point == "PreFilter" and code == "SKIP":
             outcome = "Skip (its Filter does not run for this pod)"

@@ -190,17 +190,18 @@ class DecisionTracer:
         """'NodeResourcesFit Unschedulable 0.041 ms, rejected 3/500', and whether it deserves a span."""
         ms = sum(e - s for s, e, _x in steps) / 1e6
         codes = {x.get("code") for _s, _e, x in steps}
-        if point == "Filter":
+        if point in ("Filter", "ExtenderFilter"):
             rejected = sum(int(x.get("rejected", 0)) for _s, _e, x in steps)
             nodes = sum(int(x.get("nodes", 0)) for _s, _e, x in steps)
             status = "Error" if "ERROR" in codes else "Unschedulable" if rejected else "Success"
-            return f"{plugin} {status} {ms:.3f} ms, rejected {rejected}/{nodes}", bool(rejected) or status == "Error"
+            notable = bool(rejected) or status == "Error" or point == "ExtenderFilter"  # every extender call is a span
+            return f"{plugin} {status} {ms:.3f} ms, rejected {rejected}/{nodes}", notable
         last = steps[-1][2]
         status = _STATUS.get(last.get("code") or "SUCCESS", last.get("code") or "Success")
         extra = f", weight {last['weight']}" if "weight" in last else ""
         if last.get("nominated"):
             extra += f", nominated {last['nominated']}"
-        notable = status not in ("Success", "Skip") or point == "PostFilter"
+        notable = status not in ("Success", "Skip") or point in ("PostFilter", "ExtenderPrioritize")
         return f"{plugin} {status} {ms:.3f} ms{extra}", notable
 
     def _plugin_span(self, record: CycleRecord, point: str, plugin: str, steps: Steps, parent: SpanContext) -> None:
@@ -209,7 +210,9 @@ class DecisionTracer:
         code = last.get("code")
         if code:
             attrs["kubeberth.status"] = _STATUS.get(code, code)
-        if point == "Filter":
+        if last.get("error"):
+            attrs["kubeberth.error"] = last["error"]
+        if point in ("Filter", "ExtenderFilter"):
             rejected = sum(int(x.get("rejected", 0)) for _s, _e, x in steps)
             attrs["kubeberth.nodes.rejected"] = rejected
             errored = any(x.get("code") == "ERROR" for _s, _e, x in steps)
@@ -217,7 +220,7 @@ class DecisionTracer:
             reasons = record.rejected.get(plugin)
             if reasons:
                 attrs["kubeberth.reasons"] = tuple(f"{r}: {c}" for r, c in _top(reasons))
-        elif point == "Score":
+        elif point in ("Score", "ExtenderPrioritize"):
             attrs["kubeberth.weight"] = last.get("weight", 1)
         elif point == "PostFilter" and last.get("nominated"):
             attrs["kubeberth.nominated_node"] = last["nominated"]

@@ -7,11 +7,12 @@ accepted and logged once; anything it cannot use is a one-line ConfigError namin
 from __future__ import annotations
 
 import logging
+import re
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import yaml
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, create_model
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, create_model, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 from ..api.hookspecs import EXTENSION_POINTS
@@ -110,6 +111,63 @@ class ClientConnection(_Lenient):
     burst: int = 100
 
 
+_DURATION_PART = re.compile(r"(\d+(?:\.\d*)?|\.\d+)(ns|us|µs|ms|s|m|h)")
+_DURATION_UNITS = {"ns": 1e-9, "us": 1e-6, "µs": 1e-6, "ms": 1e-3, "s": 1.0, "m": 60.0, "h": 3600.0}
+
+
+def parse_go_duration(text: str | float | int) -> float:
+    """A metav1.Duration as written in YAML ("30s", "1m30s", "500ms") in seconds."""
+    if isinstance(text, int | float):
+        return float(text)
+    s = text.strip()
+    if s == "0":
+        return 0.0
+    parts = _DURATION_PART.findall(s)
+    if not parts or "".join(n + u for n, u in parts) != s:
+        raise ValueError(f"invalid duration {text!r} (use e.g. 5s, 500ms, 1m30s)")
+    return sum(float(n) * _DURATION_UNITS[u] for n, u in parts)
+
+
+class ExtenderTLSConfig(_Lenient):
+    """restclient.TLSClientConfig fields of an extender (the *Data fields are base64 in YAML)."""
+
+    insecure: bool = False
+    serverName: str = ""
+    certFile: str = ""
+    keyFile: str = ""
+    caFile: str = ""
+    certData: str = ""
+    keyData: str = ""
+    caData: str = ""
+
+
+class ExtenderManagedResource(_Lenient):
+    name: str
+    ignoredByScheduler: bool = False
+
+
+class Extender(_Lenient):
+    """One entry of `extenders:` (kube-scheduler's config.Extender, v1)."""
+
+    urlPrefix: str
+    filterVerb: str = ""
+    preemptVerb: str = ""
+    prioritizeVerb: str = ""
+    weight: int = 0
+    bindVerb: str = ""
+    enableHTTPS: bool = False
+    tlsConfig: ExtenderTLSConfig | None = None
+    httpTimeout: float = 0.0  # seconds; 0 means kube-scheduler's DefaultExtenderTimeout (5s)
+    nodeCacheCapable: bool = False
+    managedResources: list[ExtenderManagedResource] = Field(default_factory=list)
+    ignorable: bool = False
+
+    @field_validator("httpTimeout", mode="before")
+    @classmethod
+    def _duration(cls, value: Any) -> float:
+        return parse_go_duration(value)
+
+
 class SchedulerConfiguration(_Lenient):
     apiVersion: str = API_VERSION
     kind: str = "KubeSchedulerConfiguration"
@@ -120,6 +178,7 @@ class SchedulerConfiguration(_Lenient):
     profiles: list[Profile] = Field(default_factory=lambda: [Profile()])
     leaderElection: LeaderElection = Field(default_factory=LeaderElection)
     clientConnection: ClientConnection = Field(default_factory=ClientConnection)
+    extenders: list[Extender] = Field(default_factory=list)
 
 
 def _location(loc: tuple[Any, ...]) -> str:
@@ -174,9 +233,38 @@ def parse_configuration(data: Any, source: str = "<config>") -> SchedulerConfigu
             if pc.name in seen:
                 raise ConfigError(f"{source}: profiles[{i}].pluginConfig[{j}]: duplicate entry for {pc.name!r}")
             seen.add(pc.name)
+    _validate_extenders(config, source)
     for field in _unmodelled_fields(config):
         log.info("%s: %s is accepted but not used by kubeberth", source, field)
     return config
+
+
+_QUALIFIED_NAME = re.compile(r"^([a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*/)?[A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?$")
+
+
+def _validate_extenders(config: SchedulerConfiguration, source: str) -> None:
+    """kube-scheduler's validateExtenders: positive weight for prioritizers, one binder, extended resources."""
+    binders = 0
+    managed: set[str] = set()
+    for i, ext in enumerate(config.extenders):
+        where = f"{source}: extenders[{i}]"
+        if not ext.urlPrefix:
+            raise ConfigError(f"{where}.urlPrefix: required: the extender's base URL, e.g. http://127.0.0.1:8888/")
+        if ext.prioritizeVerb and ext.weight <= 0:
+            raise ConfigError(f"{where}.weight: must have a positive weight applied to it (got {ext.weight})")
+        if ext.httpTimeout < 0:
+            raise ConfigError(f"{where}.httpTimeout: must not be negative")
+        binders += bool(ext.bindVerb)
+        for j, res in enumerate(ext.managedResources):
+            name = res.name
+            extended = "/" in name and "kubernetes.io/" not in name and not name.startswith("requests.")
+            if not _QUALIFIED_NAME.match(name) or not extended:
+                raise ConfigError(f"{where}.managedResources[{j}].name: {name!r} is an invalid extended resource name")
+            if name in managed:
+                raise ConfigError(f"{where}.managedResources[{j}].name: {name!r}: duplicate extender managed resource name")
+            managed.add(name)
+    if binders > 1:
+        raise ConfigError(f"{source}: extenders: found {binders} extenders implementing bind; only one extender can implement bind")
 
 
 def load_configuration(path: str | Path | None) -> SchedulerConfiguration:

@@ -29,6 +29,7 @@ from ..api.types import MAX_NODE_SCORE, CycleState, NodeInfo
 from ..cache.cluster import ClusterState
 from ..cache.nodetable import NodeView
 from ..cache.podinfo import PodInfo
+from .extenders import HTTPExtender
 from .records import CycleRecord, Diagnosis
 
 log = logging.getLogger(__name__)
@@ -139,6 +140,7 @@ class Framework:
         self._queue_sort = queue_sort[0] if queue_sort else None
         self.capabilities = capabilities if capabilities is not None else {n: capabilities_of(p) for n, p in plugins.items()}
         self._subsets: dict[tuple[str, tuple[str, ...]], Framework] = {}
+        self.extenders: tuple[HTTPExtender, ...] = ()  # the generation's `extenders:` (kube-scheduler's Extenders())
 
     def capabilities_of(self, plugin: str) -> Capabilities:
         found = self.capabilities.get(plugin)

@@ -21,11 +21,13 @@ from ..errors import ConfigError, PluginLoadError
 from .config import (
     DEFAULT_MULTIPOINT,
     YAML_POINTS,
+    PluginConfig,
     PluginRef,
     Profile,
     SchedulerConfiguration,
     load_configuration,
 )
+from .extenders import HTTPExtender, build_extenders, ignored_resources
 from .framework import BoundHook, Framework, filter_node_adapter, score_node_adapter
 from .plugin_args import validate_args
 from .plugins import PluginSpec, discover
@@ -42,6 +44,7 @@ class Generation:
     config_source: str
     registry: dict[str, PluginSpec]
     profiles: dict[str, Framework]
+    extenders: tuple[HTTPExtender, ...] = ()
     created_at: float = field(default_factory=time.time)
 
     @property
@@ -75,15 +78,40 @@ def build_generation(
         repr((config.model_dump(), sorted((s.name, s.source, s.version) for s in registry.values()))).encode()
     ).hexdigest()[:8]
     gen_id = f"g{number}-{fingerprint}"
+    extenders = _extenders(config, source)
+    ignored = ignored_resources(config.extenders)
     profiles = {}
     for i, profile in enumerate(config.profiles):
-        profiles[profile.schedulerName] = _build_framework(
-            profile, f"{source}: profiles[{i}]", registry, config, gen_id
-        )
+        if ignored:
+            profile = _with_ignored_resources(profile, ignored)
+        fw = _build_framework(profile, f"{source}: profiles[{i}]", registry, config, gen_id)
+        fw.extenders = extenders
+        profiles[profile.schedulerName] = fw
     sorts = {tuple(fw.enabled("queue_sort")) for fw in profiles.values()}
     if len(sorts) > 1:
         raise ConfigError(f"{source}: profiles: all profiles must use the same queueSort plugin, got {sorted(sorts)}")
-    return Generation(number, gen_id, config, source, registry, profiles)
+    return Generation(number, gen_id, config, source, registry, profiles, extenders)
+
+
+def _extenders(config: SchedulerConfiguration, source: str) -> tuple[HTTPExtender, ...]:
+    for i, ext in enumerate(config.extenders):
+        try:
+            HTTPExtender(ext).close()
+        except (OSError, ValueError) as exc:
+            raise ConfigError(f"{source}: extenders[{i}].tlsConfig: {exc}") from None
+    return build_extenders(config.extenders)
+
+
+def _with_ignored_resources(profile: Profile, ignored: list[str]) -> Profile:
+    """kube-scheduler's buildExtenders: extender-managed resources marked ignoredByScheduler replace
+    NodeResourcesFit's ignoredResources in every profile."""
+    profile = profile.model_copy(deep=True)
+    for pc in profile.pluginConfig:
+        if pc.name == "NodeResourcesFit":
+            pc.args = {**pc.args, "ignoredResources": list(ignored)}
+            return profile
+    profile.pluginConfig.append(PluginConfig(name="NodeResourcesFit", args={"ignoredResources": list(ignored)}))
+    return profile
 
 
 def _unknown(where: str, name: str, registry: dict[str, PluginSpec]) -> ConfigError:

@@ -16,6 +16,7 @@ from ..api.types import CycleState
 from ..backends.base import PodGone
 from ..runtime.framework import Framework
 from ..runtime.records import CycleRecord
+from .extenders import bind_with_extenders
 from .handle import FrameworkHandle
 from .queue import QueuedPod
 from .waiting_pods import WaitingPod
@@ -111,8 +112,14 @@ class BindingCycle:
                 status = fw.run_pre_bind(state, pod, node, handle)
                 steps.append(("PreBind", t0, t0 := time.time_ns(), status.code.name))
             if status.ok:
-                status = fw.run_bind(state, pod, node, handle)
-                steps.append(("Bind", t0, t0 := time.time_ns(), status.code.name))
+                # Extenders bind before the framework's Bind plugins (kube-scheduler's extendersBinding).
+                by_extender = bind_with_extenders(fw.extenders, pod, node) if fw.extenders else None
+                if by_extender is not None:
+                    status = by_extender[1]
+                    steps.append(("ExtenderBind", t0, t0 := time.time_ns(), status.code.name))
+                else:
+                    status = fw.run_bind(state, pod, node, handle)
+                    steps.append(("Bind", t0, t0 := time.time_ns(), status.code.name))
             if status.ok:
                 self.backend.record_event(pod, "Normal", "Scheduled", f"Successfully assigned {pod.key} to {node}")
                 t0 = time.time_ns()

@@ -20,6 +20,7 @@ from ..runtime.framework import (
     num_feasible_nodes_to_find,
 )
 from ..runtime.records import CycleRecord, Diagnosis, ScheduleResult
+from .extenders import add_extender_scores, filter_with_extenders, start_prioritize
 from .handle import FrameworkHandle
 from .queue import QueuedPod
 from .waiting_pods import WaitingPod
@@ -59,7 +60,9 @@ class ScheduleOne:
             nominated = pod.nominated_node_name
             if nominated and nominated in table.row_of and (narrowed is None or nominated in narrowed):
                 one = np.asarray([table.row_of[nominated]], dtype=np.int64)
-                if fw.run_filters(state, pod, table.view(one), cluster, handle)[0]:
+                if fw.run_filters(state, pod, table.view(one), cluster, handle)[0] and (
+                    not fw.extenders or len(filter_with_extenders(fw.extenders, pod, table, one, None, record))
+                ):
                     return ScheduleResult(nominated, Status.success(), None, 1, 1)
             rows = all_rows
             if narrowed is not None:
@@ -69,13 +72,18 @@ class ScheduleOne:
                     diagnosis.pre_filter_msg = "node(s) didn't satisfy plugin(s) PreFilter result"
                     return ScheduleResult(None, Status.unschedulable(diagnosis.message()), diagnosis)
             feasible_rows, processed = self._filter_sampled(fw, state, pod, rows, diagnosis, record)
+        if fw.extenders and len(feasible_rows):
+            feasible_rows = filter_with_extenders(fw.extenders, pod, table, feasible_rows, diagnosis, record)
         evaluated = processed
         if len(feasible_rows) == 0:
             return ScheduleResult(None, Status.unschedulable(diagnosis.message()), diagnosis, evaluated, 0)
         if len(feasible_rows) == 1:
             return ScheduleResult(table.names[int(feasible_rows[0])], Status.success(), diagnosis, evaluated, 1)
         view = table.view(feasible_rows)
+        prioritizing = start_prioritize(fw.extenders, pod, table, view.rows) if fw.extenders else None
         total, per_plugin = fw.run_scores(state, pod, view, cluster, handle, record)
+        if prioritizing:
+            add_extender_scores(prioritizing, table, view.rows, total, per_plugin, record)
         best = total.max()
         ties = np.flatnonzero(total == best)
         if len(ties) == 1:
