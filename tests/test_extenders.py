@@ -4,11 +4,13 @@ against a real HTTP extender on loopback (tests/extender_server.py)."""
 
 from __future__ import annotations
 
+import base64
 import time
+from pathlib import Path
 from typing import Any
 
 import pytest
-from extender_server import ExtenderServer, Policy, extender_config
+from extender_server import ExtenderServer, Policy, extender_config, self_signed
 from kubeberth.errors import ConfigError
 from kubeberth.observability.explain import render
 from kubeberth.runtime.config import parse_configuration
@@ -29,9 +31,10 @@ def test_filter_runs_after_plugins_and_its_failed_nodes_feed_the_fit_error() -> 
         # n3 was rejected by NodeResourcesFit, so the extender only saw n1 and n2 (names: not cache capable,
         # so full Node objects).
         (verb, args), = ext.calls
-        assert verb == "filter" and args["nodenames"] is None
-        assert [n["metadata"]["name"] for n in args["nodes"]["items"]] == ["n1", "n2"]
-        assert args["pod"]["metadata"]["name"] == "big"
+        # kube-scheduler's wire names: extender/v1 has no json tags, so Go field names.
+        assert verb == "filter" and args["NodeNames"] is None
+        assert [n["metadata"]["name"] for n in args["Nodes"]["items"]] == ["n1", "n2"]
+        assert args["Pod"]["metadata"]["name"] == "big"
         message = ("0/3 nodes are available: 1 Insufficient cpu, 1 node(s) are on the extender's deny list, "
                    "1 node(s) are retired.")
         assert t.events("big", "FailedScheduling")[-1] == message
@@ -41,7 +44,7 @@ def test_node_cache_capable_gets_names_only() -> None:
     with ExtenderServer(Policy()) as ext, extended(extender_config(ext.url, nodeCacheCapable=True)) as t:
         assert t.schedule(make_pod("p", cpu="2"))["p"] in ("n1", "n2")
         filter_args = dict(ext.calls)["filter"]
-        assert filter_args["nodes"] is None and sorted(filter_args["nodenames"]) == ["n1", "n2"]
+        assert filter_args["Nodes"] is None and sorted(filter_args["NodeNames"]) == ["n1", "n2"]
 
 
 def test_prioritize_is_scaled_by_weight_times_max_node_score_over_max_extender_priority() -> None:
@@ -107,8 +110,8 @@ def test_bind_verb_replaces_the_default_binder() -> None:
 
     with ExtenderServer(Policy(bind=bind)) as ext, extended(extender_config(ext.url, bindVerb="bind")) as t:
         t.schedule(make_pod("p", cpu="1"))
-        assert [(b["podNamespace"], b["podName"], b["node"]) for b in bound] == [("default", "p", "n2")]
-        assert bound[0]["podUID"] == t.pod("p")["metadata"]["uid"]
+        assert [(b["PodNamespace"], b["PodName"], b["Node"]) for b in bound] == [("default", "p", "n2")]
+        assert bound[0]["PodUID"] == t.pod("p")["metadata"]["uid"]
         assert t.records("p")[-1].binding["steps"][-2][0] == "ExtenderBind"
 
 
@@ -144,3 +147,58 @@ def test_only_one_binder() -> None:
 def test_http_timeout_is_a_go_duration() -> None:
     cfg = parse_configuration({"extenders": [{"urlPrefix": "http://a", "httpTimeout": "1m30s"}]})
     assert cfg.extenders[0].httpTimeout == 90.0
+
+
+@pytest.mark.parametrize("cache_capable", [True, False])
+def test_preempt_verb_narrows_the_preemption_candidates(cache_capable: bool) -> None:
+    nodes = [make_node("n1", cpu="2"), make_node("n2", cpu="2")]
+    victims = [make_pod("low", cpu="2", nodeName="n1", priority=1), make_pod("mid", cpu="2", nodeName="n2", priority=5)]
+    plugins = ["NodeResourcesFit", "DefaultPreemption"]
+    # Alone, preemption evicts the lowest-priority victim (low on n1); the extender vetoes n1.
+    with ExtenderServer(Policy(preempt_drop={"n1"})) as ext, SchedulerTester(
+        plugins, objects=[*nodes, *victims], extenders=[extender_config(ext.url, filterVerb="", prioritizeVerb="",
+                                                                         weight=0, preemptVerb="preempt",
+                                                                         nodeCacheCapable=cache_capable)]) as t:
+        assert t.schedule(make_pod("vip", cpu="2", priority=100)) == {"vip": "n2"}
+        (verb, args), = [c for c in ext.calls if c[0] == "preempt"][:1]
+        key = "NodeNameToMetaVictims" if cache_capable else "NodeNameToVictims"
+        assert sorted(args[key]) == ["n1", "n2"]
+        assert t.node_of("default/low") == "n1"
+        with pytest.raises(KeyError):
+            t.pod("default/mid")  # the victim the extender kept was evicted
+
+
+def test_preempt_errors_fail_the_attempt_unless_ignorable() -> None:
+    nodes = [make_node("n1", cpu="2")]
+    victim = make_pod("low", cpu="2", nodeName="n1", priority=1)
+    cfg = extender_config("", filterVerb="", prioritizeVerb="", weight=0, preemptVerb="preempt")
+    with ExtenderServer(mode="broken") as ext:
+        cfg["urlPrefix"] = ext.url
+        with SchedulerTester(["NodeResourcesFit", "DefaultPreemption"], objects=[*nodes, victim], extenders=[cfg],
+                             max_errors_per_pod=1) as t:
+            assert t.schedule(make_pod("vip", cpu="2", priority=100)) == {"vip": None}
+            assert t.node_of("default/low") == "n1"
+        with SchedulerTester(["NodeResourcesFit", "DefaultPreemption"], objects=[*nodes, victim],
+                             extenders=[{**cfg, "ignorable": True}]) as t:
+            assert t.schedule(make_pod("vip", cpu="2", priority=100)) == {"vip": "n1"}
+
+
+def test_https_extender_with_enable_https_and_tls_config(tmp_path: Path) -> None:
+    cert, key, pem = self_signed(tmp_path)
+    with ExtenderServer(Policy(score=lambda pod, node: 10 if node == "n1" else 0), tls=(cert, key)) as ext:
+        assert ext.url.startswith("https://")
+        # enableHTTPS without a CA: kube-scheduler does not verify the server (restclient Insecure).
+        with extended(extender_config(ext.url, enableHTTPS=True)) as t:
+            assert t.schedule(make_pod("a", cpu="1")) == {"a": "n1"}
+        # With the CA: verified.
+        with extended(extender_config(ext.url, tlsConfig={"caData": base64.b64encode(pem).decode()})) as t:
+            assert t.schedule(make_pod("b", cpu="1")) == {"b": "n1"}
+        # Neither: the system roots do not know this certificate, so the call fails.
+        with extended(extender_config(ext.url)) as t:
+            assert t.schedule(make_pod("c", cpu="1")) == {"c": None}
+            assert "certificate verify failed" in t.events("c", "FailedScheduling")[-1]
+
+
+def test_unreadable_tls_files_are_a_configuration_error(tmp_path: Path) -> None:
+    with pytest.raises(ConfigError, match=r"extenders\[0\]\.tlsConfig: "):
+        extended(extender_config("https://127.0.0.1:1", tlsConfig={"caFile": str(tmp_path / "missing.crt")}))

@@ -95,8 +95,12 @@ class DefaultPreemption:
                 handle.nominate(pod, None)  # preemption cannot help: clear a stale nomination
             message = fit_error_message(len(all_rows), statuses)
             return Status(Code.UNSCHEDULABLE, (f"preemption: {message}",))
+        candidates, failure = self._call_extenders(pod, candidates, handle)
+        if failure is not None:
+            return failure
         best = pick_one_node_for_preemption(candidates)
-        assert best is not None
+        if best is None:
+            return Status(Code.UNSCHEDULABLE, ("no candidate node for preemption",))
         failure = self.prepare_candidate(best, pod, cluster, handle)
         if failure is not None:
             return failure
@@ -104,6 +108,15 @@ class DefaultPreemption:
         return PostFilterResult(
             nominated_node=best.node, victims=tuple(v.key for v in best.victims), candidates=len(candidates)
         )
+
+    @staticmethod
+    def _call_extenders(pod: PodInfo, candidates: list[Candidate], handle: Handle) -> tuple[list[Candidate], Status | None]:
+        """Let the configured extenders with a preemptVerb narrow the candidates (kube-scheduler's callExtenders)."""
+        victims = {c.node: (c.victims, c.num_pdb_violations) for c in candidates}
+        kept, failure = handle.preemption_extenders(pod, victims)
+        if failure is not None or kept is victims:
+            return candidates, failure
+        return [Candidate(node, list(vs), n) for node, (vs, n) in kept.items()], None
 
     def prepare_candidate(self, best: Candidate, pod: PodInfo, cluster: ClusterState, handle: Handle) -> Status | None:
         """Evict the victims (reject waiting ones) and clear lower-priority nominations on the node."""

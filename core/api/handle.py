@@ -107,6 +107,14 @@ class Handle(Protocol):
         plugin's own background thread; the move happens on the scheduling thread between cycles."""
         ...
 
+    def preemption_extenders(
+        self, pod: PodInfo, victims: dict[str, tuple[list[PodInfo], int]]
+    ) -> tuple[dict[str, tuple[list[PodInfo], int]], Status | None]:
+        """Offer preemption candidates (node -> (victims, PDB violations)) to the configuration's
+        extenders with a preemptVerb, as kube-scheduler's callExtenders does; returns the nodes and
+        victims they keep, or an Error status. Unchanged when no extender is configured."""
+        ...
+
     # ---- Permit ----------------------------------------------------------------------------
     def get_waiting_pod(self, uid: str) -> WaitingPodHandle | None:
         """The pod waiting at Permit with this uid, if any."""

@@ -1,4 +1,4 @@
-"""The `kubeberth` command: simulate, bench, plugins list, run, explain."""
+"""The `kubeberth` command: simulate, bench, plugins list, run, extender, explain."""
 
 from __future__ import annotations
 
@@ -114,6 +114,11 @@ def build_parser() -> argparse.ArgumentParser:
         help="measure the cost of tracing (10%% sampled, to OTEL_EXPORTER_OTLP_ENDPOINT) and metrics against off",
     )
     bench.add_argument("--rounds", type=int, default=5, help="--observability: interleaved runs per configuration")
+    bench.add_argument(
+        "--extender",
+        action="store_true",
+        help="measure `kubeberth extender`'s filter+prioritize round trip per pod (NODESxPODS: pods = requests)",
+    )
 
     plugins = sub.add_parser("plugins", help="inspect plugins")
     psub = plugins.add_subparsers(dest="plugins_command", required=True)
@@ -135,6 +140,14 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--pods-per-second", type=float, help="--embedded: create pods at this rate")
     run.add_argument("--pod-lifetime", type=float, help="--embedded: seconds a bound pod runs before it completes (30)")
     run.add_argument("--seed", type=int, help="--embedded: seed for the generated cluster, pods and tie-breaking")
+
+    ext = sub.add_parser("extender", help="serve a profile's filter and score plugins as a kube-scheduler extender")
+    _common(ext)
+    ext.add_argument("--kubeconfig", help="kubeconfig path (default: in-cluster, then ~/.kube/config)")
+    ext.add_argument("--bind-address", default=None,
+                     help="address:port of the extender API, /healthz, /readyz and /metrics (default 127.0.0.1:10262)")
+    ext.add_argument("--profile", help="the profile whose plugins answer (default: the first)")
+    ext.add_argument("--bind", action="store_true", help="also serve the bind verb (Binding subresource)")
 
     new = sub.add_parser("new-plugin", help="create a pip-installable plugin package with a passing test")
     new.add_argument("name", metavar="NAME", help="the plugin's name, e.g. TeamNodes or team-nodes")
@@ -292,6 +305,16 @@ def cmd_bench(args: argparse.Namespace, settings: Settings) -> int:
         except ValueError:
             raise KubeberthError(f"--size: expected NODESxPODS like 5000x10000, got {args.size}") from None
     generation = build_generation(settings.config, settings.plugins_dir)
+    if args.extender:
+        from .extender_bench import render_extender_bench, run_extender_bench
+
+        rows = [r for nodes, pods in (sizes if args.size else ((5000, 1000),))
+                for r in run_extender_bench(generation, nodes, pods, args.seed)]
+        markdown = render_extender_bench(rows, generation, args.label)
+        print(markdown)
+        if args.write:
+            append_results(args.write, markdown)
+        return 0
     if args.observability:
         from .bench import render_overhead, run_overhead
 
@@ -374,6 +397,10 @@ def main(argv: list[str] | None = None) -> int:
             from .runner import run_main
 
             return run_main(args)
+        if args.command == "extender":
+            from .extender import extender_main
+
+            return extender_main(args)
     except KubeberthError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2

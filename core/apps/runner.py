@@ -54,7 +54,10 @@ class Runner:
         settings: Settings | None = None,
         identity: str | None = None,
         backend: Backend | None = None,
+        scheduler_names: list[str] | None = None,
     ) -> None:
+        """`scheduler_names` overrides which pending pods are watched (default: the profiles';
+        `kubeberth extender` watches none: it only keeps the cache)."""
         self.settings = settings or Settings()
         self.builder = GenerationBuilder(
             config or self.settings.config,
@@ -73,7 +76,7 @@ class Runner:
             self.api_client = load_api_client(kubeconfig, pool_size=self.settings.binding_workers + 16)
             self.backend = KubernetesBackend(
                 self.api_client,
-                scheduler_names=list(generation.profiles),
+                scheduler_names=list(generation.profiles) if scheduler_names is None else scheduler_names,
                 qps=cfg.clientConnection.qps,
                 burst=cfg.clientConnection.burst,
                 watch_timeout=self.settings.watch_timeout,

@@ -30,6 +30,20 @@ EXTENDER_NAME = "Extender"  # framework.ExtenderName: put in a pod's unschedulab
 _prioritize_pool: ThreadPoolExecutor | None = None
 
 
+def field(obj: Any, name: str) -> Any:
+    """A field of an extender/v1 JSON body: those types have no json tags, so the wire names are
+    the Go field names ("NodeNames"), and Go's decoder matches keys case-insensitively."""
+    if not isinstance(obj, dict):
+        return None
+    if name in obj:
+        return obj[name]
+    lower = name.lower()
+    for key, value in obj.items():
+        if key.lower() == lower:
+            return value
+    return None
+
+
 class ExtenderError(Exception):
     """A failed extender call; its text is what kube-scheduler reports for the same failure."""
 
@@ -129,8 +143,8 @@ class HTTPExtender:
     # ---- the verbs --------------------------------------------------------------------------
     def _args(self, pod_raw: dict[str, Any], names: list[str], nodes: Iterable[dict[str, Any]] | None) -> dict[str, Any]:
         if self.node_cache_capable:
-            return {"pod": pod_raw, "nodes": None, "nodenames": names}
-        return {"pod": pod_raw, "nodes": {"metadata": {}, "items": list(nodes or ())}, "nodenames": None}
+            return {"Pod": pod_raw, "Nodes": None, "NodeNames": names}
+        return {"Pod": pod_raw, "Nodes": {"metadata": {}, "items": list(nodes or ())}, "NodeNames": None}
 
     def filter(
         self, pod_raw: dict[str, Any], names: list[str], nodes: Iterable[dict[str, Any]] | None = None
@@ -141,20 +155,20 @@ class HTTPExtender:
         result = self.send(self.filter_verb, self._args(pod_raw, names, nodes))
         if not isinstance(result, dict):
             raise ExtenderError(f"extender {self.name!r} returned {type(result).__name__} for {self.filter_verb}")
-        if result.get("error"):
-            raise ExtenderError(str(result["error"]))
+        if field(result, "Error"):
+            raise ExtenderError(str(field(result, "Error")))
         wanted = set(names)
         kept: list[str] = []
-        if self.node_cache_capable and result.get("nodenames") is not None:
-            for name in result["nodenames"]:
+        if self.node_cache_capable and field(result, "NodeNames") is not None:
+            for name in field(result, "NodeNames"):
                 if name not in wanted:
                     raise ExtenderError(
                         f"extender {self.name!r} claims a filtered node {name!r} which is not found in the input node list"
                     )
                 kept.append(name)
-        elif result.get("nodes") is not None:
-            kept = [str(((n or {}).get("metadata") or {}).get("name", "")) for n in result["nodes"].get("items") or ()]
-        return kept, dict(result.get("failedNodes") or {}), dict(result.get("failedAndUnresolvableNodes") or {})
+        elif field(result, "Nodes") is not None:
+            kept = [str(((n or {}).get("metadata") or {}).get("name", "")) for n in field(result, "Nodes").get("items") or ()]
+        return kept, dict(field(result, "FailedNodes") or {}), dict(field(result, "FailedAndUnresolvableNodes") or {})
 
     def prioritize(
         self, pod_raw: dict[str, Any], names: list[str], nodes: Iterable[dict[str, Any]] | None = None
@@ -164,39 +178,36 @@ class HTTPExtender:
             return [(n, 0) for n in names]
         result = self.send(self.prioritize_verb, self._args(pod_raw, names, nodes))
         try:
-            return [(str(hp.get("host", "")), int(hp.get("score", 0))) for hp in result or ()]
+            return [(str(field(hp, "Host") or ""), int(field(hp, "Score") or 0)) for hp in result or ()]
         except (AttributeError, TypeError, ValueError):
             raise ExtenderError(
                 f"extender {self.name!r} {self.prioritize_verb}: expected a HostPriorityList, got {str(result)[:200]}"
             ) from None
 
     def bind(self, namespace: str, name: str, uid: str, node: str) -> None:
-        result = self.send(self.bind_verb, {"podName": name, "podNamespace": namespace, "podUID": uid, "node": node})
-        if isinstance(result, dict) and result.get("error"):
-            raise ExtenderError(str(result["error"]))
+        result = self.send(self.bind_verb, {"PodName": name, "PodNamespace": namespace, "PodUID": uid, "Node": node})
+        if field(result, "Error"):
+            raise ExtenderError(str(field(result, "Error")))
 
     def process_preemption(
         self, pod_raw: dict[str, Any], victims: dict[str, tuple[list[dict[str, Any]], int]]
     ) -> dict[str, tuple[list[str], int]]:
         """node -> (victim pods, PDB violations) in; node -> (victim pod UIDs, PDB violations) out."""
+        args: dict[str, Any] = {"Pod": pod_raw, "NodeNameToVictims": None, "NodeNameToMetaVictims": None}
         if self.node_cache_capable:
-            args: dict[str, Any] = {
-                "pod": pod_raw,
-                "nodeNameToMetaVictims": {
-                    node: {"pods": [{"uid": (p.get("metadata") or {}).get("uid", "")} for p in pods], "numPDBViolations": n}
-                    for node, (pods, n) in victims.items()
-                },
+            args["NodeNameToMetaVictims"] = {
+                node: {"Pods": [{"UID": (p.get("metadata") or {}).get("uid", "")} for p in pods], "NumPDBViolations": n}
+                for node, (pods, n) in victims.items()
             }
         else:
-            args = {
-                "pod": pod_raw,
-                "nodeNameToVictims": {node: {"pods": pods, "numPDBViolations": n} for node, (pods, n) in victims.items()},
+            args["NodeNameToVictims"] = {
+                node: {"Pods": pods, "NumPDBViolations": n} for node, (pods, n) in victims.items()
             }
         result = self.send(self.preempt_verb, args)
         out: dict[str, tuple[list[str], int]] = {}
-        for node, meta in ((result or {}).get("nodeNameToMetaVictims") or {}).items():
-            meta = meta or {}
-            out[node] = ([str(p.get("uid", "")) for p in meta.get("pods") or ()], int(meta.get("numPDBViolations", 0)))
+        for node, meta in (field(result, "NodeNameToMetaVictims") or {}).items():
+            pods = field(meta, "Pods") or ()
+            out[node] = ([str(field(p, "UID") or "") for p in pods], int(field(meta, "NumPDBViolations") or 0))
         return out
 
     def send(self, verb: str, args: Any) -> Any:

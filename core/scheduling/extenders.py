@@ -159,3 +159,47 @@ def bind_with_extenders(extenders: tuple[HTTPExtender, ...], pod: PodInfo, node:
             return ext.name, Status.error(str(exc), ext.name)
         return ext.name, Status.success()
     return None
+
+
+def preempt_with_extenders(
+    extenders: tuple[HTTPExtender, ...],
+    pod: PodInfo,
+    victims: dict[str, tuple[list[PodInfo], int]],
+    pods_on: Any,
+) -> tuple[dict[str, tuple[list[PodInfo], int]], Status | None]:
+    """kube-scheduler's Evaluator.callExtenders: each interested extender with a preemptVerb may
+    drop candidate nodes or change their victims; `pods_on(node)` maps a node to {uid: PodInfo}."""
+    for ext in extenders:
+        if not victims:
+            break
+        if not ext.supports_preemption or not ext.is_interested(pod.raw):
+            continue
+        try:
+            answer = ext.process_preemption(pod.raw, {n: ([v.raw for v in vs], k) for n, (vs, k) in victims.items()})
+            result: dict[str, tuple[list[PodInfo], int]] = {}
+            for node, (uids, violations) in answer.items():
+                known = pods_on(node)
+                if known is None:
+                    raise ExtenderError(f"node {node!r} not found")
+                chosen = []
+                for uid in uids:
+                    if uid not in known:
+                        raise ExtenderError(
+                            f"extender: {ext.name} claims to preempt pod (UID: {uid}) on node: {node}, "
+                            "but the pod is not found on that node"
+                        )
+                    chosen.append(known[uid])
+                result[node] = (chosen, violations)
+        except ExtenderError as exc:
+            if ext.ignorable:
+                log.info("skipped extender %s as it returned error and has ignorable flag set: %s", ext.name, exc)
+                continue
+            return {}, Status.error(str(exc), ext.name)
+        for node in list(result):
+            if not result[node][0]:
+                if ext.ignorable:
+                    del result[node]
+                    continue
+                return {}, Status.error(f'expected at least one victim pod on node "{node}"', ext.name)
+        victims = result
+    return victims, None

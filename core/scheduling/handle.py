@@ -20,6 +20,7 @@ from ..cache.nodetable import NodeView
 from ..cache.podinfo import PodInfo
 from ..runtime.framework import Framework
 from ..runtime.records import Diagnosis
+from .extenders import preempt_with_extenders
 from .waiting_pods import WaitingPod
 
 
@@ -98,6 +99,19 @@ class FrameworkHandle:
     def request_requeue(self, event: str) -> None:
         if self._request_move is not None:
             self._request_move(event)
+
+    def preemption_extenders(
+        self, pod: PodInfo, victims: dict[str, tuple[list[PodInfo], int]]
+    ) -> tuple[dict[str, tuple[list[PodInfo], int]], Status | None]:
+        if not self.framework.extenders:
+            return victims, None
+        cluster = self._cluster
+
+        def pods_on(node: str) -> dict[str, PodInfo] | None:
+            row = cluster.table.row_of.get(node)
+            return None if row is None else cluster.node_pods(row)
+
+        return preempt_with_extenders(self.framework.extenders, pod, victims, pods_on)
 
     # ---- Permit --------------------------------------------------------------------------
     def get_waiting_pod(self, uid: str) -> WaitingPod | None:
