@@ -1,6 +1,7 @@
 """`kubeberth bench --extender`: what `kubeberth extender` adds to each pod kube-scheduler
 schedules — one filter and one prioritize round trip over pooled HTTP with keep-alive (as Go's
-transport does), `nodeCacheCapable` (node names only), against a generated cluster.
+transport does), `nodeCacheCapable` (node names only), against a generated cluster. The caller is
+a separate process, as kube-scheduler is.
 
 Two request sizes per cluster: every node (percentageOfNodesToScore: 100) and kube-scheduler's
 default sample (numFeasibleNodesToFind: 500 names at 5,000 nodes).
@@ -8,13 +9,15 @@ default sample (numFeasibleNodesToFind: 500 names at 5,000 nodes).
 
 from __future__ import annotations
 
+import subprocess
+import sys
+import tempfile
 import threading
 import time
 from typing import Any
 
 import numpy as np
 import orjson
-import urllib3
 
 from ..backends.embedded import EmbeddedCluster
 from ..runtime.framework import num_feasible_nodes_to_find
@@ -41,7 +44,6 @@ def run_extender_bench(
     http = HTTPServer("127.0.0.1:0")
     ExtenderService(scheduler).add_routes(http)
     http.start()
-    client = urllib3.PoolManager(maxsize=1, retries=False, timeout=urllib3.Timeout(total=10))
     url = f"http://127.0.0.1:{http.port}"
     names = [o["metadata"]["name"] for o in node_objs]
     sample = num_feasible_nodes_to_find(nodes, generation.config.percentageOfNodesToScore)
@@ -49,18 +51,11 @@ def run_extender_bench(
     try:
         rng = np.random.default_rng(seed)
         for label, count in (("all nodes", nodes), ("default sample", sample)):
-            times = []
-            for i, pod in enumerate(pod_objs):
+            bodies = []
+            for pod in pod_objs:
                 start = int(rng.integers(nodes))
-                sent = (names[start:] + names[:start])[:count]
-                t0 = time.perf_counter()
-                got = _post(client, f"{url}/filter", {"Pod": pod, "Nodes": None, "NodeNames": sent})
-                kept = got.get("NodeNames") or []
-                if len(kept) > 1:
-                    _post(client, f"{url}/prioritize", {"Pod": pod, "Nodes": None, "NodeNames": kept})
-                if i >= warmup:
-                    times.append((time.perf_counter() - t0) * 1e3)
-            ms = np.asarray(times)
+                bodies.append({"Pod": pod, "Nodes": None, "NodeNames": (names[start:] + names[:start])[:count]})
+            ms = np.asarray(_client_process(url, bodies)[warmup:])
             results.append({
                 "nodes": nodes, "names": count, "label": label, "pods": len(ms),
                 "p50_ms": round(float(np.percentile(ms, 50)), 3), "p99_ms": round(float(np.percentile(ms, 99)), 3),
@@ -71,15 +66,39 @@ def run_extender_bench(
         scheduler.submit(lambda: None)
         loop.join(5)
         http.stop()
-        client.clear()
     return results
 
 
-def _post(client: urllib3.PoolManager, url: str, body: dict[str, Any]) -> Any:
-    resp = client.request("POST", url, body=orjson.dumps(body), headers={"Content-Type": "application/json"})
+# The caller runs in its own process, as kube-scheduler does: in this one it would compete with the
+# extender's threads for the GIL and measure that instead of the round trip.
+_CLIENT = """
+import sys, time, orjson, urllib3
+url, path = sys.argv[1], sys.argv[2]
+bodies = orjson.loads(open(path, "rb").read())
+client = urllib3.PoolManager(maxsize=1, retries=False, timeout=urllib3.Timeout(total=10))
+def post(verb, body):
+    resp = client.request("POST", url + "/" + verb, body=orjson.dumps(body), headers={"Content-Type": "application/json"})
     if resp.status != 200:
-        raise RuntimeError(f"{url}: HTTP {resp.status}: {resp.data[:200]!r}")
+        raise SystemExit(f"{verb}: HTTP {resp.status}")
     return orjson.loads(resp.data)
+times = []
+for body in bodies:
+    t0 = time.perf_counter()
+    kept = post("filter", body).get("NodeNames") or []
+    if len(kept) > 1:
+        post("prioritize", {"Pod": body["Pod"], "Nodes": None, "NodeNames": kept})
+    times.append((time.perf_counter() - t0) * 1e3)
+sys.stdout.write(orjson.dumps(times).decode())
+"""
+
+
+def _client_process(url: str, bodies: list[dict[str, Any]]) -> list[float]:
+    with tempfile.NamedTemporaryFile(suffix=".json") as f:
+        f.write(orjson.dumps(bodies))
+        f.flush()
+        out = subprocess.run([sys.executable, "-c", _CLIENT, url, f.name], capture_output=True, check=True)
+    times: list[float] = orjson.loads(out.stdout)
+    return times
 
 
 def render_extender_bench(rows: list[dict[str, Any]], generation: Generation, label: str = "") -> str:
