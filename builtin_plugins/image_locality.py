@@ -1,8 +1,9 @@
 """ImageLocality: favours nodes that already hold the pod's container images.
 
-kube-scheduler's formula: each of the pod's (init and regular) container images present on the
-node adds int(size * nodesWithImage / totalNodes); the sum is clamped to
-[23MiB, 1000MiB * numContainers] and mapped linearly onto 0..100.
+kube-scheduler's formula: each of the pod's image sources (init and regular container images and
+image volumes, `spec.volumes[].image.reference`) present on the node adds
+int(size * nodesWithImage / totalNodes); the sum is clamped to [23MiB, 1000MiB * imageSources]
+and mapped linearly onto 0..100.
 
 Batch form: an inverted index image name -> interned image sets holding it (kept incrementally;
 image sets are interned and never reused), so one score call costs O(pod images x sets holding
@@ -31,12 +32,20 @@ def normalized_image_name(name: str) -> str:
 
 
 def pod_images(pod: PodInfo) -> tuple[tuple[str, ...], int]:
-    """(normalized image of every init and regular container, number of containers); memoised."""
+    """(normalized image of every init and regular container and image volume, their count); memoised.
+
+    Mirrors v1.37 sumImageScores: an image volume counts like a container, present or not.
+    """
     found = _MEMO_KEY.get(pod)
     if found is None:
         spec = pod.raw.get("spec") or {}
         containers = [*(spec.get("initContainers") or ()), *(spec.get("containers") or ())]
-        found = (tuple(normalized_image_name(c.get("image") or "") for c in containers), len(containers))
+        names = [c.get("image") or "" for c in containers]
+        for volume in spec.get("volumes") or ():
+            source = volume.get("image")
+            if isinstance(source, dict):
+                names.append(source.get("reference") or "")
+        found = (tuple(normalized_image_name(name) for name in names), len(names))
         _MEMO_KEY.set(pod, found)
     return found
 

@@ -16,38 +16,31 @@ _FILTER_KEY = "TaintToleration.filter"
 _SCORE_KEY = "TaintToleration.score"
 
 
-def _reason(taint_key: str, taint_value: str) -> str:
-    return f"node(s) had untolerated taint {{{taint_key}: {taint_value}}}"
+# kube-scheduler v1.37 reports every untolerated taint with this one text, so all such nodes
+# fall into one bucket of the `0/N nodes are available` message.
+REASON = "node(s) had untolerated taint(s)"
 
 
 class _TaintSetVerdicts:
-    """Per interned taint set: index of the filter reason for one tolerations tuple (0 = tolerated).
+    """Per interned taint set: 1 if one tolerations tuple leaves a NoSchedule/NoExecute taint untolerated.
 
     Shared by every pod with the same tolerations; extended when new taint sets are interned
     (ids are never reused), so a filter call is one gather over the candidate rows.
     """
 
-    __slots__ = ("tolerations", "reasons", "codes", "_index")
+    __slots__ = ("tolerations", "codes")
 
     def __init__(self, tolerations: tuple) -> None:
         self.tolerations = tolerations
-        self.reasons: list[str] = [""]
-        self.codes = np.zeros(0, dtype=np.int32)
-        self._index: dict[str, int] = {}
+        self.codes = np.zeros(0, dtype=np.bool_)
 
     def update(self, sets: list) -> np.ndarray:
         done = self.codes.shape[0]
         if done < len(sets):
-            extra = np.zeros(len(sets) - done, dtype=np.int32)
-            for i in range(done, len(sets)):
-                taint = first_untolerated(sets[i], self.tolerations)
-                if taint is not None:
-                    reason = _reason(taint.key, taint.value)
-                    idx = self._index.get(reason)
-                    if idx is None:
-                        idx = self._index[reason] = len(self.reasons)
-                        self.reasons.append(reason)
-                    extra[i - done] = idx
+            extra = np.asarray(
+                [first_untolerated(sets[i], self.tolerations) is not None for i in range(done, len(sets))],
+                dtype=np.bool_,
+            )
             self.codes = np.concatenate([self.codes, extra])
         return self.codes
 
@@ -86,12 +79,7 @@ class TaintToleration:
         codes = verdicts.update(table.taint_sets.values)[table.taint_set[nodes.rows]]
         if not codes.any():
             return FilterResult.all_pass(len(nodes))
-        reasons = verdicts.reasons
-        if len(reasons) == 2:  # one distinct reason (the usual case)
-            rejected = {reasons[1]: codes != 0}
-        else:
-            rejected = {reasons[idx]: codes == idx for idx in range(1, len(reasons))}
-        return FilterResult.from_rejections(len(nodes), rejected, Code.UNSCHEDULABLE_AND_UNRESOLVABLE)
+        return FilterResult.from_rejections(len(nodes), {REASON: codes}, Code.UNSCHEDULABLE_AND_UNRESOLVABLE)
 
     @hookimpl
     def score(self, pod: PodInfo, nodes: NodeView) -> np.ndarray:

@@ -107,7 +107,7 @@ class TTaintish:
     @hookimpl
     def filter(self, nodes) -> FilterResult:
         tainted = np.array([nodes.table.labels_of(r).get("taint") == "yes" for r in nodes.rows], dtype=bool)
-        return FilterResult.reject_where(tainted, "node(s) had untolerated taint {a: b}")
+        return FilterResult.reject_where(tainted, "node(s) had untolerated taint(s)")
 
 
 class TShort:
@@ -518,11 +518,11 @@ def test_filter_reasons_aggregated_and_sorted(scheduler_tester) -> None:
     t.settle(timeout=10)
     # n1 is rejected by TTaintish first, so its low cpu is never reported
     assert t.events("p", "FailedScheduling") == [
-        "0/4 nodes are available: 1 Insufficient cpu, 2 Insufficient memory, 2 node(s) had untolerated taint {a: b}."
+        "0/4 nodes are available: 1 Insufficient cpu, 2 Insufficient memory, 2 node(s) had untolerated taint(s)."
     ]
     rec = t.records("p")[-1]
     assert rec.rejected == {
-        "TTaintish": {"node(s) had untolerated taint {a: b}": 2},
+        "TTaintish": {"node(s) had untolerated taint(s)": 2},
         "TShort": {"Insufficient cpu": 1, "Insufficient memory": 2},
     }
     assert s.queue.entries["p"].unschedulable_plugins == frozenset({"TTaintish", "TShort"})

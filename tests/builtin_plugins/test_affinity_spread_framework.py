@@ -46,6 +46,6 @@ def test_taints_and_node_affinity_end_to_end(scheduler_tester) -> None:
     assert "default/plain" not in result.placements
     note = next(e["note"] for e in result.backend.events if e["regarding"] == "default/plain")
     assert note.startswith(
-        "0/6 nodes are available: 1 node(s) had untolerated taint {dedicated: gpu}, "
+        "0/6 nodes are available: 1 node(s) had untolerated taint(s), "
         "5 node(s) didn't match Pod's node affinity/selector."
     )

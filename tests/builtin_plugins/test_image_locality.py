@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
+import pytest
 from kubeberth import ClusterState, CycleState, PodInfo
 from kubeberth.builtin_plugins.image_locality import ImageLocality, normalized_image_name
 from kubeberth.testing import SchedulerTester, all_nodes, cluster_of
@@ -112,3 +113,68 @@ def test_matches_reference_on_random_nodes():
         total = sum(int(float(sizes[img]) * (float(counts[img]) / 50.0)) for img in ("repo/img1:latest", "repo/img3:latest", "repo/img5:latest") if img in held)
         want.append(priority(total, 3))
     assert scores(nodes, p) == want
+
+
+# TestImageLocalityPriority, v1.37.2, verbatim: fixtures (image names, sizes) and expected scores.
+def image_node(name: str, images: list[tuple[list[str], int]]) -> dict[str, Any]:
+    return {"metadata": {"name": name}, "status": {"images": [{"names": n, "sizeBytes": s} for n, s in images]}}
+
+
+def spec_pod(containers: list[str], init: list[str] = (), volumes: list[str] = ()) -> PodInfo:  # type: ignore[assignment]
+    spec: dict[str, Any] = {"containers": [{"image": img} for img in containers]}
+    if init:
+        spec["initContainers"] = [{"image": img} for img in init]
+    if volumes:
+        spec["volumes"] = [{"name": "imageVolume", "image": {"reference": ref}} for ref in volumes]
+    return PodInfo.from_dict({"metadata": {"name": "p"}, "spec": spec})
+
+
+TEST_40_250 = (["gcr.io/40", "gcr.io/250"],)
+TEST_40_300 = (["gcr.io/40", "gcr.io/300"],)
+TEST_MIN_MAX = (["gcr.io/10", "gcr.io/4000"],)
+TEST_300_600_900 = (["gcr.io/300", "gcr.io/600", "gcr.io/900"],)
+TEST_30_40 = (["gcr.io/30", "gcr.io/40"],)
+TEST_IMAGE_VOLUME = (["gcr.io/30"], (), ["gcr.io/300"])
+TEST_30_300_AS_CONTAINERS = (["gcr.io/30", "gcr.io/300"],)
+TEST_30_INIT_300 = (["gcr.io/30"], ["gcr.io/300"])
+
+S_403002000 = [(["gcr.io/40:latest", "gcr.io/40:v1", "gcr.io/40:v1"], 40 * MB),
+               (["gcr.io/300:latest", "gcr.io/300:v1"], 300 * MB), (["gcr.io/2000:latest"], 2000 * MB)]
+S_25010 = [(["gcr.io/250:latest"], 250 * MB), (["gcr.io/10:latest", "gcr.io/10:v1"], 10 * MB)]
+S_60040900 = [(["gcr.io/600:latest"], 600 * MB), (["gcr.io/40:latest"], 40 * MB), (["gcr.io/900:latest"], 900 * MB)]
+S_300600900 = [(["gcr.io/300:latest"], 300 * MB), (["gcr.io/600:latest"], 600 * MB), (["gcr.io/900:latest"], 900 * MB)]
+S_400030 = [(["gcr.io/4000:latest"], 4000 * MB), (["gcr.io/30:latest"], 30 * MB)]
+S_203040 = [(["gcr.io/20:latest"], 20 * MB), (["gcr.io/30:latest"], 30 * MB), (["gcr.io/40:latest"], 40 * MB)]
+S_NONE: list[tuple[list[str], int]] = []
+
+UPSTREAM_PRIORITY = [
+    ("two images spread on two nodes, prefer the larger image one", TEST_40_250,
+     [("node1", S_403002000), ("node2", S_25010)], [0, 5]),
+    ("two images on one node, prefer this node", TEST_40_300, [("node1", S_403002000), ("node2", S_25010)], [7, 0]),
+    ("if exceed limit, use limit", TEST_MIN_MAX, [("node1", S_400030), ("node2", S_25010)], [100, 0]),
+    ("if exceed limit, use limit (with node which has no images present)", TEST_MIN_MAX,
+     [("node1", S_400030), ("node2", S_25010), ("node3", S_NONE)], [66, 0, 0]),
+    ("pod with multiple large images, node2 is preferred", TEST_300_600_900,
+     [("node1", S_60040900), ("node2", S_300600900), ("node3", S_NONE)], [32, 36, 0]),
+    ("pod with multiple small images", TEST_30_40, [("node1", S_203040), ("node2", S_400030)], [1, 0]),
+    ("pod with ImageVolume", TEST_IMAGE_VOLUME, [("node1", S_300600900), ("node2", S_400030)], [6, 0]),
+    ("same images as ImageVolume pod but as regular container images", TEST_30_300_AS_CONTAINERS,
+     [("node1", S_300600900), ("node2", S_400030)], [6, 0]),
+    ("include InitContainers: two images spread on two nodes, prefer the larger image one", TEST_30_INIT_300,
+     [("node1", S_403002000), ("node2", S_203040)], [6, 0]),
+]
+
+
+@pytest.mark.parametrize(
+    ("spec", "nodes", "expected"), [c[1:] for c in UPSTREAM_PRIORITY],
+    ids=[f"TestImageLocalityPriority/{c[0]}" for c in UPSTREAM_PRIORITY],
+)
+def test_upstream_image_locality_priority(spec: tuple, nodes: list, expected: list[int]) -> None:
+    assert scores([image_node(n, s) for n, s in nodes], spec_pod(*spec)) == expected
+
+
+def test_image_volume_counts_even_when_absent() -> None:
+    """An image volume raises the threshold like a container, whether or not the node holds it."""
+    n = [image_node("node1", [(["gcr.io/300:latest"], 300 * MB)])]
+    assert scores(n, spec_pod(["gcr.io/300"])) == [priority(300 * MB, 1)]
+    assert scores(n, spec_pod(["gcr.io/300"], (), ["gcr.io/missing"])) == [priority(300 * MB, 2)]

@@ -28,25 +28,54 @@ def cluster_of(*nodes: tuple[str, list[dict[str, str]]]) -> ClusterState:
     return kit_cluster_of(nodes_of(*nodes))
 
 
+UNTOLERATED = "node(s) had untolerated taint(s)"
+
+# TestTaintTolerationFilter and TestTaintTolerationFilterWithFeatureGate, v1.37.2, verbatim (the
+# TaintTolerationComparisonOperators cases with the gate on are listed in tests/upstream_unported.py).
 FILTER_CASES: list[tuple[str, list[dict[str, Any]], list[dict[str, str]], str | None]] = [
-    ("no tolerations, tainted node", [], [taint("dedicated", "user1", "NoSchedule")],
-     "node(s) had untolerated taint {dedicated: user1}"),
-    ("toleration matches", [tol("dedicated", "Equal", "user1", "NoSchedule")], [taint("dedicated", "user1", "NoSchedule")], None),
-    ("toleration value differs", [tol("dedicated", "Equal", "user2", "NoSchedule")], [taint("dedicated", "user1", "NoSchedule")],
-     "node(s) had untolerated taint {dedicated: user1}"),
-    ("Exists tolerates any value", [tol("foo", "Exists", "", "NoSchedule")], [taint("foo", "bar", "NoSchedule")], None),
-    ("several tolerations and taints",
+    ("TestTaintTolerationFilter/A pod having no tolerations can't be scheduled onto a node with nonempty taints",
+     [], [taint("dedicated", "user1", "NoSchedule")], UNTOLERATED),
+    ("TestTaintTolerationFilter/A pod which can be scheduled on a dedicated node assigned to user1 with effect NoSchedule",
+     [tol("dedicated", "", "user1", "NoSchedule")], [taint("dedicated", "user1", "NoSchedule")], None),
+    ("TestTaintTolerationFilter/A pod which can't be scheduled on a dedicated node assigned to user2 with effect NoSchedule",
+     [tol("dedicated", "Equal", "user2", "NoSchedule")], [taint("dedicated", "user1", "NoSchedule")], UNTOLERATED),
+    ("TestTaintTolerationFilter/A pod can be scheduled onto the node, with a toleration uses operator Exists that "
+     "tolerates the taints on the node",
+     [tol("foo", "Exists", "", "NoSchedule")], [taint("foo", "bar", "NoSchedule")], None),
+    ("TestTaintTolerationFilter/A pod has multiple tolerations, node has multiple taints, all the taints are tolerated, "
+     "pod can be scheduled onto the node",
      [tol("dedicated", "Equal", "user2", "NoSchedule"), tol("foo", "Exists", "", "NoSchedule")],
      [taint("dedicated", "user2", "NoSchedule"), taint("foo", "bar", "NoSchedule")], None),
-    ("effect mismatch", [tol("foo", "Equal", "bar", "PreferNoSchedule")], [taint("foo", "bar", "NoSchedule")],
-     "node(s) had untolerated taint {foo: bar}"),
-    ("empty effect tolerates all effects", [tol("foo", "Equal", "bar", "")], [taint("foo", "bar", "NoSchedule")], None),
-    ("PreferNoSchedule does not filter", [], [taint("foo", "bar", "PreferNoSchedule")], None),
-    ("NoExecute filters", [], [taint("foo", "bar", "NoExecute")], "node(s) had untolerated taint {foo: bar}"),
-    ("empty key Exists tolerates everything", [{"operator": "Exists"}], [taint("a", "b", "NoSchedule"), taint("c", "", "NoExecute")], None),
-    ("first untolerated taint is reported", [tol("a", "Exists", "", "")],
-     [taint("a", "1", "NoSchedule"), taint("b", "2", "NoSchedule"), taint("c", "3", "NoSchedule")],
-     "node(s) had untolerated taint {b: 2}"),
+    ("TestTaintTolerationFilter/A pod has a toleration that keys and values match the taint on the node, but (non-empty) "
+     "effect doesn't match, can't be scheduled onto the node",
+     [tol("foo", "Equal", "bar", "PreferNoSchedule")], [taint("foo", "bar", "NoSchedule")], UNTOLERATED),
+    ("TestTaintTolerationFilter/The pod has a toleration that keys and values match the taint on the node, the effect of "
+     "toleration is empty, and the effect of taint is NoSchedule. Pod can be scheduled onto the node",
+     [tol("foo", "Equal", "bar", "")], [taint("foo", "bar", "NoSchedule")], None),
+    ("TestTaintTolerationFilter/The pod has a toleration that key and value don't match the taint on the node, but the "
+     "effect of taint on node is PreferNoSchedule. Pod can be scheduled onto the node",
+     [tol("dedicated", "Equal", "user2", "NoSchedule")], [taint("dedicated", "user1", "PreferNoSchedule")], None),
+    ("TestTaintTolerationFilter/The pod has no toleration, but the effect of taint on node is PreferNoSchedule. Pod can "
+     "be scheduled onto the node",
+     [], [taint("dedicated", "user1", "PreferNoSchedule")], None),
+    ("TestTaintTolerationFilterWithFeatureGate/Pod with Gt toleration cannot be scheduled when feature gate is disabled",
+     [tol("node.kubernetes.io/sla", "Gt", "750", "NoSchedule")], [taint("node.kubernetes.io/sla", "950", "NoSchedule")],
+     UNTOLERATED),
+    ("TestTaintTolerationFilterWithFeatureGate/Pod with Lt toleration cannot be scheduled when feature gate is disabled",
+     [tol("node.kubernetes.io/sla", "Lt", "950", "NoSchedule")], [taint("node.kubernetes.io/sla", "800", "NoSchedule")],
+     UNTOLERATED),
+    ("TestTaintTolerationFilterWithFeatureGate/Pod with mixed tolerations (Equal and Gt) when feature gate is disabled "
+     "- only Equal is honored",
+     [tol("dedicated", "Equal", "user1", "NoSchedule"), tol("node.kubernetes.io/sla", "Gt", "750", "NoSchedule")],
+     [taint("dedicated", "user1", "NoSchedule")], None),
+    ("TestTaintTolerationFilterWithFeatureGate/Pod with mixed tolerations, Gt toleration needed but filtered out when "
+     "feature gate is disabled",
+     [tol("dedicated", "Equal", "user1", "NoSchedule"), tol("node.kubernetes.io/sla", "Gt", "750", "NoSchedule")],
+     [taint("dedicated", "user1", "NoSchedule"), taint("node.kubernetes.io/sla", "950", "NoSchedule")], UNTOLERATED),
+    # kubeberth's own cases.
+    ("NoExecute filters", [], [taint("foo", "bar", "NoExecute")], UNTOLERATED),
+    ("empty key Exists tolerates everything", [{"operator": "Exists"}],
+     [taint("a", "b", "NoSchedule"), taint("c", "", "NoExecute")], None),
 ]
 
 
@@ -71,15 +100,13 @@ def test_filter(
     assert {v.code for v in ev.verdicts.values() if v} <= {Code.UNSCHEDULABLE_AND_UNRESOLVABLE}
 
 
-def test_filter_groups_nodes_by_reason() -> None:
+def test_filter_counts_all_untolerated_taints_in_one_bucket() -> None:
+    """v1.37: nodes rejected for different taints share one reason, so the message has one count."""
     cluster = cluster_of(
         ("a", [taint("x", "1", "NoSchedule")]), ("b", [taint("x", "1", "NoSchedule")]), ("c", [taint("y", "2", "NoExecute")])
     )
     result = TaintToleration().filter(pod=PodInfo.from_dict(make_pod("p")), nodes=all_nodes(cluster))
-    assert sorted((r.reason, int(r.nodes.sum())) for r in result.rejections) == [
-        ("node(s) had untolerated taint {x: 1}", 2),
-        ("node(s) had untolerated taint {y: 2}", 1),
-    ]
+    assert [(r.reason, int(r.nodes.sum())) for r in result.rejections] == [(UNTOLERATED, 3)]
 
 
 @pytest.fixture
