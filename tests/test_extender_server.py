@@ -122,3 +122,14 @@ def test_a_kubeberth_scheduler_calls_kubeberth_as_its_extender(served: tuple[str
         assert client.events("huge", "FailedScheduling")[-1] == (
             "0/3 nodes are available: 1 node(s) are red, 2 Insufficient cpu."  # sorted as strings, as Go does
         )
+
+
+def test_bench_extender_measures_a_round_trip_per_pod() -> None:
+    from kubeberth.apps.extender_bench import render_extender_bench, run_extender_bench
+    from kubeberth.runtime.generation import build_generation
+
+    generation = build_generation()
+    rows = run_extender_bench(generation, nodes=200, pods=20, warmup=5)
+    assert [(r["names"], r["label"], r["pods"]) for r in rows] == [(200, "all nodes", 20), (100, "default sample", 20)]
+    assert all(0 < r["p50_ms"] <= r["p99_ms"] <= r["max_ms"] for r in rows)
+    assert "| 200 | 100 (default sample) | 20 |" in render_extender_bench(rows, generation)
