@@ -133,3 +133,15 @@ def test_bench_extender_measures_a_round_trip_per_pod() -> None:
     assert [(r["names"], r["label"], r["pods"]) for r in rows] == [(200, "all nodes", 20), (100, "default sample", 20)]
     assert all(0 < r["p50_ms"] <= r["p99_ms"] <= r["max_ms"] for r in rows)
     assert "| 200 | 100 (default sample) | 20 |" in render_extender_bench(rows, generation)
+
+
+@pytest.mark.parametrize(("argv", "error"), [
+    (["--profile", "nope"], "error: --profile: no profile 'nope' in the configuration; it has kubeberth"),
+    (["--kubeconfig", "/nonexistent/kubeconfig"], "error: /nonexistent/kubeconfig: "),
+])
+def test_bad_input_is_one_line_and_exit_2(argv: list[str], error: str, capsys: pytest.CaptureFixture[str]) -> None:
+    from kubeberth.apps.cli import main
+
+    assert main(["extender", *argv]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith(error) and err.count("\n") == 1, err

@@ -37,7 +37,7 @@ from ..api.types import MAX_NODE_SCORE, CycleState
 from ..cache.podinfo import PodInfo
 from ..errors import ConfigError
 from ..observability.metrics import _Histogram
-from ..runtime.config import Settings
+from ..runtime.config import Settings, load_configuration
 from ..runtime.extenders import MAX_EXTENDER_PRIORITY, field
 from ..runtime.framework import Framework, PluginFailure
 from ..runtime.records import CycleRecord, Diagnosis
@@ -323,6 +323,11 @@ def extender_main(args: argparse.Namespace | Any) -> int:
         for k in ("config", "plugins_dir", "log_level", "otlp_endpoint", "allow_insecure_plugins_dir")
     }
     settings = settings.model_copy(update={k: v for k, v in overrides.items() if v is not None})
+    wanted = getattr(args, "profile", None)
+    if wanted:
+        profiles = [p.schedulerName for p in load_configuration(settings.config).profiles]
+        if wanted not in profiles:
+            raise ConfigError(f"--profile: no profile {wanted!r} in the configuration; it has {', '.join(profiles)}")
     runner = Runner(
         kubeconfig=getattr(args, "kubeconfig", None),
         config=settings.config,
@@ -348,8 +353,6 @@ def extender_main(args: argparse.Namespace | Any) -> int:
         runner.scheduler, getattr(args, "profile", None), getattr(args, "bind", False), observe, metrics
     )
     profile = service.profile or runner.generation.default_profile.profile
-    if profile not in runner.generation.profiles:
-        raise ConfigError(f"--profile: no profile {profile!r} in the configuration; it has {', '.join(runner.generation.profiles)}")
     assert runner.http is not None
     service.add_routes(runner.http)
 

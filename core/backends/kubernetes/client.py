@@ -142,14 +142,20 @@ def load_api_client(kubeconfig: str | None = None, pool_size: int = 32, retries:
     """
     from kubernetes import client, config
 
+    from ...errors import ConfigError
+
     cfg = client.Configuration()
-    if kubeconfig:
-        config.load_kube_config(config_file=kubeconfig, client_configuration=cfg)
-    else:
-        try:
-            config.load_incluster_config(client_configuration=cfg)
-        except config.ConfigException:
-            config.load_kube_config(client_configuration=cfg)
+    try:
+        if kubeconfig:
+            config.load_kube_config(config_file=kubeconfig, client_configuration=cfg)
+        else:
+            try:
+                config.load_incluster_config(client_configuration=cfg)
+            except config.ConfigException:
+                config.load_kube_config(client_configuration=cfg)
+    except (config.ConfigException, OSError) as exc:
+        where = kubeconfig or "kubeconfig (in-cluster, then ~/.kube/config)"
+        raise ConfigError(f"{where}: {exc}; pass --kubeconfig or run in a cluster") from None
     cfg.connection_pool_maxsize = max(pool_size, cfg.connection_pool_maxsize or 0)
     cfg.keep_alive = True  # client-go's TCP keepalive: a watch over a dead network path is dropped
     if not retries:
