@@ -202,3 +202,21 @@ def test_https_extender_with_enable_https_and_tls_config(tmp_path: Path) -> None
 def test_unreadable_tls_files_are_a_configuration_error(tmp_path: Path) -> None:
     with pytest.raises(ConfigError, match=r"extenders\[0\]\.tlsConfig: "):
         extended(extender_config("https://127.0.0.1:1", tlsConfig={"caFile": str(tmp_path / "missing.crt")}))
+
+
+def test_every_extender_call_is_a_span_of_the_decision_trace() -> None:
+    from kubeberth.observability import Observability
+    from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
+
+    exporter = InMemorySpanExporter()
+    obs = Observability.from_env(env={}, exporter=exporter, metrics=False, decision_records=0)
+    policy = Policy(reject=lambda pod, node: "too far" if node == "n1" else None)
+    with ExtenderServer(policy) as ext, extended(extender_config(ext.url)) as t:
+        t.scheduler.observers.append(obs.cycle_done)
+        t.schedule(make_pod("p", cpu="1"))
+    obs.shutdown()
+    spans = {s.name: s for s in exporter.get_finished_spans()}
+    flt, prio = spans[f"ExtenderFilter/{ext.url}"], spans[f"ExtenderPrioritize/{ext.url}"]
+    assert flt.attributes["kubeberth.nodes.rejected"] == 1 and flt.attributes["kubeberth.reasons"] == ("too far: 1",)
+    assert prio.attributes["kubeberth.weight"] == 1
+    assert flt.parent.span_id == spans["ExtenderFilter"].context.span_id
