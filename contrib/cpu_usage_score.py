@@ -53,7 +53,11 @@ class CPUUsageScore:
 
     @hookimpl
     def score(self, nodes: NodeView) -> np.ndarray:
-        cols = self.load.columns(nodes)
-        if cols is None:
+        scores = self.load.derived(nodes.table, _all_scores)  # once per refresh, not per pod
+        if scores is None:
             return np.full(len(nodes), NEUTRAL_SCORE, dtype=np.int64)
-        return cpu_usage_scores(cols["cpu"])
+        return scores[nodes.rows]
+
+
+def _all_scores(cols: dict[str, np.ndarray]) -> np.ndarray:
+    return cpu_usage_scores(cols["cpu"])

@@ -71,12 +71,8 @@ class InterferenceScore:
         """Hot reload: keep the shared refresher (and its values) across generations."""
         self.load.take_over(previous.load)
 
-    @hookimpl
-    def score(self, nodes: NodeView) -> np.ndarray:
+    def _all_scores(self, cols: dict[str, np.ndarray]) -> np.ndarray:
         a = self.args
-        cols = self.load.columns(nodes)
-        if cols is None:
-            return np.full(len(nodes), NEUTRAL_SCORE, dtype=np.int64)
         signals = {"cpu_psi": cols["cpu_psi"], "memory_psi": cols["memory_psi"], "io_psi": cols["io_psi"]}
         weights = {"cpu_psi": a.cpuWeight, "memory_psi": a.memoryWeight, "io_psi": a.ioWeight}
         saturation = {"cpu_psi": a.saturation, "memory_psi": a.saturation, "io_psi": a.saturation}
@@ -84,4 +80,11 @@ class InterferenceScore:
             signals["extra"] = cols[a.extraMetric]
             weights["extra"] = a.extraWeight
             saturation["extra"] = a.extraSaturation
-        return interference_scores(signals, weights, saturation, len(nodes))
+        return interference_scores(signals, weights, saturation, len(cols["cpu_psi"]))
+
+    @hookimpl
+    def score(self, nodes: NodeView) -> np.ndarray:
+        scores = self.load.derived(nodes.table, self._all_scores)  # once per refresh, not per pod
+        if scores is None:
+            return np.full(len(nodes), NEUTRAL_SCORE, dtype=np.int64)
+        return scores[nodes.rows]

@@ -16,7 +16,7 @@ import threading
 from typing import Any, Literal
 
 import numpy as np
-from kubeberth import Code, FilterResult, NodeView, PodInfo, hookimpl
+from kubeberth import Code, FilterResult, Handle, NodeView, PodInfo, hookimpl
 from pydantic import BaseModel, ConfigDict, Field
 
 from .metrics_sources import MetricsSourceArgs
@@ -54,7 +54,7 @@ class LoadThreshold:
         self.load = NodeLoad(self.args.metrics, {"cpu", "memory"}, owner=self)
         self.ratios: dict[str, float] = {}
         self.seq = 0
-        self._aligned: tuple[Any, np.ndarray] = ((), np.zeros(0))
+        self._aligned: tuple[Any, tuple[np.ndarray, np.ndarray]] = ((), (np.zeros(0, bool), np.zeros(0, bool)))
         self._handle: Any = None
         self._rejected_any = False
         self._subscribed = False
@@ -90,18 +90,22 @@ class LoadThreshold:
             self._rejected_any = False
             self._handle.request_requeue(REQUEUE_EVENT)
 
-    def _column(self, nodes: NodeView) -> np.ndarray:
+    def _masks(self, nodes: NodeView) -> tuple[np.ndarray, np.ndarray]:
+        """(overloaded, no value) over the whole table, rebuilt once per refresh or node change."""
         table = nodes.table
         key = (self.seq, id(table), table.version, table.capacity)
         if self._aligned[0] != key:
             with self._lock:
                 ratios, seq = self.ratios, self.seq
-            col = align(table, {"ratio": ratios}, {"ratio"})["ratio"]
-            self._aligned = ((seq, id(table), table.version, table.capacity), col)
-        return self._aligned[1][nodes.rows]
+            ratio = align(table, {"ratio": ratios}, {"ratio"})["ratio"]
+            missing = np.isnan(ratio)
+            over = np.zeros(ratio.shape[0], dtype=bool)
+            over[~missing] = ratio[~missing] > self.args.maxAllowedLoadRatio
+            self._aligned = ((seq, id(table), table.version, table.capacity), (over, missing))
+        return self._aligned[1]
 
     @hookimpl
-    def filter(self, pod: PodInfo, nodes: NodeView, handle: Any) -> FilterResult | None:
+    def filter(self, pod: PodInfo, nodes: NodeView, handle: Handle) -> FilterResult | None:
         self._handle = handle
         if not self._subscribed:
             self._subscribed = True
@@ -110,14 +114,13 @@ class LoadThreshold:
             if self.args.degraded == "pass":
                 return None
             return FilterResult.reject_where(np.ones(len(nodes), dtype=bool), NO_METRICS_REASON)
-        ratio = self._column(nodes)
-        missing = np.isnan(ratio)
-        over = np.zeros(len(nodes), dtype=bool)
-        over[~missing] = ratio[~missing] > self.args.maxAllowedLoadRatio
-        rejected = {REASON: over}
+        over_all, missing_all = self._masks(nodes)
+        over = over_all[nodes.rows]
         if self.args.degraded == "reject":
-            rejected[NO_METRICS_REASON] = missing
-        result = FilterResult.from_rejections(len(nodes), rejected, Code.UNSCHEDULABLE)
-        if over.any():
-            self._rejected_any = True
-        return result
+            rejected = {REASON: over, NO_METRICS_REASON: missing_all[nodes.rows]}
+        elif not over.any():
+            return None
+        else:
+            rejected = {REASON: over}
+        self._rejected_any = self._rejected_any or bool(over.any())
+        return FilterResult.from_rejections(len(nodes), rejected, Code.UNSCHEDULABLE)

@@ -237,6 +237,7 @@ REGISTRY.register(_Collector())
 class _Aligned:
     key: tuple[Any, ...]
     columns: dict[str, np.ndarray] = field(default_factory=dict)
+    derived: dict[Any, Any] = field(default_factory=dict)
 
 
 class NodeLoad:
@@ -337,6 +338,20 @@ class NodeLoad:
             aligned = _Aligned(key, align(table, snap.values, self.metrics))
             self._aligned = aligned
         return aligned.columns
+
+
+    def derived(self, table: NodeTable, build: Callable[[dict[str, np.ndarray]], Any]) -> Any | None:
+        """`build(columns)` over the whole table, memoised until the next snapshot or node change:
+        for the pod-independent part of a score, so a cycle only gathers its candidate rows.
+        None when the source is stale."""
+        cols = self.table_columns(table)
+        if cols is None:
+            return None
+        aligned = self._aligned
+        found = aligned.derived.get(build)
+        if found is None:
+            found = aligned.derived[build] = build(cols)
+        return found
 
 
 def row_keys(table: NodeTable) -> dict[str, int]:

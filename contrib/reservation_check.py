@@ -15,6 +15,7 @@ preBind.
 
 from __future__ import annotations
 
+import functools
 import math
 import threading
 from collections import defaultdict
@@ -59,14 +60,17 @@ class NodeRequests:
             return dict(self.sums.get(node, {})), set(self.uids.get(node, ()))
 
 
+@functools.lru_cache(maxsize=4096)
+def _units(resource: str, quantity: str) -> int:
+    value = parse_quantity(quantity)
+    return math.ceil(value * 1000) if resource == "cpu" else math.ceil(value)
+
+
 def allocatable_of(node: dict[str, Any]) -> dict[str, int]:
     """status.allocatable in the cache's units: CPU millicores, everything else whole units."""
     status = node.get("status") or {}
-    out = {}
-    for resource, quantity in (status.get("allocatable") or status.get("capacity") or {}).items():
-        value = parse_quantity(quantity)
-        out[resource] = math.ceil(value * 1000) if resource == "cpu" else math.ceil(value)
-    return out
+    allocatable = status.get("allocatable") or status.get("capacity") or {}
+    return {resource: _units(resource, str(quantity)) for resource, quantity in allocatable.items()}
 
 
 class ReservationCheck:
