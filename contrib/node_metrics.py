@@ -19,8 +19,10 @@ releases it; the last release stops the thread.
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import os
+import sys
 import threading
 import time
 import weakref
@@ -220,7 +222,9 @@ class _Collector:
         nodes = GaugeMetricFamily("kubeberth_node_metrics_nodes", "Nodes with fresh values", labels=["source"])
         fails = CounterMetricFamily("kubeberth_node_metrics_fetch_failures", "Failed refreshes of node metrics", labels=["source"])
         now = time.time()
-        for p in live_providers():
+        # The module as imported now: after an entry-point rescan re-imports it, the collector
+        # registered first reports the new module's providers.
+        for p in sys.modules[__name__].live_providers():
             name = p.source.name
             up.add_metric([name], 1.0 if p.snapshot.healthy else 0.0)
             age.add_metric([name], now - p.stats.last_success if p.stats.last_success else float("inf"))
@@ -229,7 +233,9 @@ class _Collector:
         return [up, age, nodes, fails]
 
 
-REGISTRY.register(_Collector())
+# Re-imported by an entry-point rescan: the first collector stays registered.
+with contextlib.suppress(ValueError):
+    REGISTRY.register(_Collector())
 
 
 # ---- the plugins' side --------------------------------------------------------------------
