@@ -81,7 +81,8 @@ class NodeMetricsProvider:
         self.source = source
         self.snapshot: Snapshot = EMPTY
         self.metrics: set[str] = set()
-        self.listeners: list[Callable[[Snapshot], None]] = []
+        # Weak references: a listening plugin must stay collectable (its finalizer releases us).
+        self.listeners: list[weakref.WeakMethod | Callable[[], Any]] = []
         self.refs = 0
         self.stats = _Stats()
         self._seen: dict[str, dict[str, tuple[float, float]]] = {}  # metric -> key -> (value, fetched at)
@@ -118,6 +119,10 @@ class NodeMetricsProvider:
     def stop(self) -> None:
         self._stop.set()
         self._wake.set()
+
+    @property
+    def stopped(self) -> bool:
+        return self._stop.is_set()
 
     def _run(self) -> None:
         while not self._stop.is_set():
@@ -161,7 +166,12 @@ class NodeMetricsProvider:
         if not healthy:
             self._warn(f"node metrics from {self.source.name} unavailable ({error}); "
                        f"using values up to {self.args.ttl:g}s old, then degrading as configured")
-        for listener in list(self.listeners):
+        for ref in list(self.listeners):
+            listener = ref()
+            if listener is None:
+                with contextlib.suppress(ValueError):
+                    self.listeners.remove(ref)
+                continue
             try:
                 listener(snap)
             except Exception:
@@ -206,6 +216,16 @@ def release(provider: NodeMetricsProvider) -> None:
             provider.stop()
             if _providers.get(provider.args.key()) is provider:
                 del _providers[provider.args.key()]
+
+
+def shutdown_all() -> None:
+    """Stop every refresher and forget every provider (process shutdown, test isolation);
+    plugins still holding one re-acquire a fresh provider on next use."""
+    with _registry_lock:
+        providers = list(_providers.values())
+        _providers.clear()
+    for provider in providers:
+        provider.stop()
 
 
 def live_providers() -> list[NodeMetricsProvider]:
@@ -267,15 +287,18 @@ class NodeLoad:
         self._lock = threading.Lock()
         self._finalizer: weakref.finalize | None = None
         self._owner = weakref.ref(owner) if owner is not None else None
-        self._callbacks: list[Callable[[Snapshot], None]] = []
+        self._callbacks: list[Any] = []
 
     @property
     def provider(self) -> NodeMetricsProvider:
+        if self._provider is not None and self._provider.stopped:
+            self._release()  # stopped by shutdown_all: take a fresh one, keeping subscriptions
         if self._provider is None:
             with self._lock:
                 if self._provider is None:
                     provider = acquire(self.args)
                     provider.want(self._needed())
+                    provider.listeners.extend(self._callbacks)
                     owner = self._owner() if self._owner is not None else None
                     self._finalizer = weakref.finalize(owner if owner is not None else self, release, provider)
                     self._provider = provider
@@ -291,8 +314,9 @@ class NodeLoad:
         """Call `callback(snapshot)` on the refresher thread after every refresh (and now, if a
         snapshot exists): for plugins that derive state from successive readings."""
         provider = self.provider
-        provider.listeners.append(callback)
-        self._callbacks.append(callback)
+        ref = weakref.WeakMethod(callback) if hasattr(callback, "__self__") else (lambda: callback)
+        provider.listeners.append(ref)
+        self._callbacks.append(ref)
         if provider.snapshot.seq > 0:
             callback(provider.snapshot)
 
@@ -306,12 +330,15 @@ class NodeLoad:
 
     def close(self) -> None:
         """Release the shared provider (the last release stops its refresher)."""
+        self._release()
+        self._callbacks = []
+
+    def _release(self) -> None:
         provider = self._provider
         if provider is not None:
             for cb in self._callbacks:
                 if cb in provider.listeners:
                     provider.listeners.remove(cb)
-        self._callbacks = []
         if self._finalizer is not None:
             self._finalizer()
         self._provider = None

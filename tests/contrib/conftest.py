@@ -11,7 +11,15 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from kubeberth.contrib import node_metrics
 from prom_harness import FakeNodeExporter, PrometheusServer, find_prometheus, provision_prometheus
+
+
+@pytest.fixture(autouse=True)
+def _no_refresher_outlives_its_test() -> Iterator[None]:
+    """Plugins built by a test start refreshers; stop them so none polls a server that is gone."""
+    yield
+    node_metrics.shutdown_all()
 
 
 @pytest.fixture(scope="session")

@@ -107,3 +107,29 @@ def test_snapshot_file_errors(tmp_path) -> None:
     p.write_text("nodes:\n  a: {cpu: -1}\n")
     with pytest.raises(ValueError, match=r"a\.cpu: -1 is not a non-negative number"):
         load_snapshot(p)
+
+
+def test_a_dropped_generation_stops_its_refresher() -> None:
+    """A plugin that is garbage-collected with its generation releases the provider, even when it
+    listens to refreshes (listeners are weak)."""
+    import gc
+
+    from kubeberth.contrib.load_threshold import LoadThreshold
+
+    plugin = LoadThreshold(LoadThreshold.Args(metrics=DEAD))
+    plugin.load.subscribe(plugin.on_refresh)
+    provider = plugin.load.provider
+    assert not provider.stopped
+    del plugin
+    gc.collect()
+    assert provider.stopped and provider not in node_metrics.live_providers()
+
+
+def test_shutdown_all_then_reuse_takes_a_fresh_provider() -> None:
+    plugin = CPUUsageScore(CPUUsageScore.Args(metrics=DEAD))
+    first = plugin.load.provider
+    node_metrics.shutdown_all()
+    assert first.stopped
+    second = plugin.load.provider
+    assert second is not first and not second.stopped
+    plugin.close()

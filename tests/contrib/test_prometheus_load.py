@@ -226,6 +226,8 @@ def test_placements_avoid_hot_nodes_and_return_when_load_drops(prom_cluster: Any
     finally:
         probe.close()
         scheduler.shutdown()
+        for p in fw.plugins.values():
+            getattr(p, "close", lambda: None)()
 
 
 def test_hung_prometheus_degrades_without_stalling_cycles(prom_cluster: Any, caplog: Any) -> None:
