@@ -110,12 +110,22 @@ def pod_terms(pod: PodInfo) -> PodTerms:
         def weighted(items: Any) -> tuple[tuple[int, AffinityTerm], ...]:
             return tuple((int(w.get("weight") or 0), _term(pod, w.get("podAffinityTerm") or {})) for w in items or ())
 
-        found = PodTerms(
-            tuple(_term(pod, t) for t in aff.get(req) or ()),
-            tuple(_term(pod, t) for t in anti.get(req) or ()),
-            weighted(aff.get(pref)),
-            weighted(anti.get(pref)),
-        )
+        # framework.NewPodInfo: each group fails on its first bad term; the groups' errors aggregate.
+        groups: list[Any] = []
+        errors: list[str] = []
+        for label, parse in (
+            ("requiredAffinityTerms", lambda: tuple(_term(pod, t) for t in aff.get(req) or ())),
+            ("requiredAntiAffinityTerms", lambda: tuple(_term(pod, t) for t in anti.get(req) or ())),
+            ("preferredAffinityTerms", lambda: weighted(aff.get(pref))),
+            ("preferredAntiAffinityTerms", lambda: weighted(anti.get(pref))),
+        ):
+            try:
+                groups.append(parse())
+            except SelectorError as exc:
+                errors.append(f"{label}: {exc}")
+        if errors:
+            raise SelectorError(errors[0] if len(errors) == 1 else "[" + ", ".join(errors) + "]")
+        found = PodTerms(*groups)
         _TERMS.set(pod, found)
     return found
 

@@ -29,6 +29,7 @@ from kubeberth.api.helpers import (
     default_normalize_score,
     parse_preferred_terms,
     preferred_score,
+    preferred_terms_error,
     required_node_affinity,
 )
 from pydantic import BaseModel, ConfigDict, model_validator
@@ -131,6 +132,10 @@ class NodeAffinity:
             and not self.added_preferred
         ):
             return Status.skip()
+        # kube-scheduler: a preferred term that does not parse (invalid key or value) fails PreScore.
+        error = preferred_terms_error(_pod_preferred(pod))
+        if error is not None:
+            return Status.error(error)
         return None
 
     @hookimpl

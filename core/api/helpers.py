@@ -12,6 +12,7 @@ memoised per source list and extended incrementally as new sets/groups are inter
 
 from __future__ import annotations
 
+import json
 import math
 import re
 import weakref
@@ -69,6 +70,7 @@ __all__ = [
     "parse_quantity",
     "pod_state_version",
     "preferred_score",
+    "preferred_terms_error",
     "required_node_affinity",
     "untolerated_taint_sets",
 ]
@@ -111,9 +113,95 @@ class Requirement:
         return int(value) < int(self.values[0])  # Lt
 
 
-def make_requirement(key: str, op: str, values: Iterable[str] | None, allowed: frozenset[str]) -> Requirement:
-    """Validate one requirement the way labels.NewRequirement does."""
-    vals = tuple(sorted({str(v) for v in values or ()}))
+_LABEL_KEY_FMT = "([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]"
+_LABEL_KEY_RE = re.compile(f"^{_LABEL_KEY_FMT}$")
+_LABEL_VALUE_FMT = f"({_LABEL_KEY_FMT})?"
+_LABEL_VALUE_RE = re.compile(f"^{_LABEL_VALUE_FMT}$")
+_DNS1123_LABEL = "[a-z0-9]([-a-z0-9]*[a-z0-9])?"
+_DNS1123_SUBDOMAIN_FMT = f"{_DNS1123_LABEL}(\\.{_DNS1123_LABEL})*"
+_DNS1123_SUBDOMAIN_RE = re.compile(f"^{_DNS1123_LABEL}(\\.{_DNS1123_LABEL})*$")
+_LABEL_KEY_MSG = (
+    "must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character"
+)
+
+
+def _regex_error(msg: str, fmt: str, *examples: str) -> str:
+    """apimachinery content.RegexError, word for word (users compare these messages)."""
+    shown = ",  or ".join(f"'{e}'" for e in examples)
+    return f"{msg} (e.g. {shown}, regex used for validation is '{fmt}')"
+
+
+def label_key_errors(key: str) -> list[str]:
+    """content.IsLabelKey: an optional DNS-1123 subdomain prefix and '/', then a 63-byte name."""
+    errs: list[str] = []
+    parts = key.split("/")
+    if len(parts) > 2:
+        return [
+            "a valid label key " + _regex_error(_LABEL_KEY_MSG, _LABEL_KEY_FMT, "MyName", "my.name", "123-abc")
+            + " with an optional DNS subdomain prefix and '/' (e.g. 'example.com/MyName')"
+        ]
+    name = parts[-1]
+    if len(parts) == 2:
+        prefix = parts[0]
+        if not prefix:
+            errs.append("prefix part must be non-empty")
+        else:
+            if len(prefix) > 253:
+                errs.append("prefix part must be no more than 253 bytes")
+            if not _DNS1123_SUBDOMAIN_RE.match(prefix):
+                errs.append("prefix part " + _regex_error(
+                    "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', "
+                    "and must start and end with an alphanumeric character", _DNS1123_SUBDOMAIN_FMT, "example.com"))
+    if not name:
+        errs.append("name part must be non-empty")
+    elif len(name) > 63:
+        errs.append("name part must be no more than 63 bytes")
+    if not _LABEL_KEY_RE.match(name):
+        errs.append("name part " + _regex_error(_LABEL_KEY_MSG, _LABEL_KEY_FMT, "MyName", "my.name", "123-abc"))
+    return errs
+
+
+def label_value_errors(value: str) -> list[str]:
+    """content.IsLabelValue: empty, or up to 63 bytes of [-A-Za-z0-9_.] starting and ending alphanumeric."""
+    errs: list[str] = []
+    if len(value) > 63:
+        errs.append("must be no more than 63 bytes")
+    if not _LABEL_VALUE_RE.match(value):
+        errs.append(_regex_error(
+            "a valid label must be an empty string or consist of alphanumeric characters, '-', '_' or '.', and must "
+            "start and end with an alphanumeric character", _LABEL_VALUE_FMT, "MyValue", "my_value", "12345"))
+    return errs
+
+
+def _go_quote(value: str) -> str:
+    return json.dumps(value, ensure_ascii=False)
+
+
+def _child(path: str, name: str) -> str:
+    return f"{path}.{name}" if path else name
+
+
+def make_requirement(
+    key: str, op: str, values: Iterable[str] | None, allowed: frozenset[str], path: str = ""
+) -> Requirement:
+    """Validate one requirement the way labels.NewRequirement does, with its field-path messages.
+
+    `path` is the field path of the requirement (e.g. `[0].matchExpressions[1]`), as kube-scheduler
+    passes it, so an invalid key or value reads exactly like kube-scheduler's error.
+    """
+    errors = []
+    if key_errs := label_key_errors(key):
+        errors.append(f"{_child(path, 'key')}: Invalid value: {_go_quote(key)}: {'; '.join(key_errs)}")
+    raw_values = [str(v) for v in values or ()]
+    value_path = _child(path, "values")
+    errors += [
+        f"{value_path}[{i}][{key}]: Invalid value: {_go_quote(v)}: {'; '.join(errs)}"
+        for i, v in enumerate(raw_values)
+        if (errs := label_value_errors(v))
+    ]
+    if errors:  # utilerrors.Aggregate's text
+        raise SelectorError(errors[0] if len(errors) == 1 else "[" + ", ".join(errors) + "]")
+    vals = tuple(sorted(set(raw_values)))
     if op not in allowed:
         raise SelectorError(f"{op!r} is not a valid label selector operator")
     if op in ("In", "NotIn") and not vals:
@@ -362,21 +450,26 @@ class NodeSelectorTerm:
     labels: LabelSelector | None
     fields: tuple[tuple[str, str, str], ...]  # (key, op, value)
     valid: bool = True
+    error: str = ""  # why it is not valid, in kube-scheduler's words (field path included)
 
     @property
     def empty(self) -> bool:
         return self.labels is None and not self.fields
 
     @classmethod
-    def parse(cls, term: Mapping[str, Any]) -> NodeSelectorTerm:
+    def parse(cls, term: Mapping[str, Any], path: str = "") -> NodeSelectorTerm:
+        """`path` is the term's field path (`[i]` for the i-th preferred term), used in `error`."""
         exprs = term.get("matchExpressions") or ()
         field_exprs = term.get("matchFields") or ()
         try:
             labels = None
             if exprs:
+                expr_path = _child(path, "matchExpressions")
                 reqs = [
-                    make_requirement(e.get("key", ""), e.get("operator", ""), e.get("values"), NODE_OPS)
-                    for e in exprs
+                    make_requirement(
+                        e.get("key", ""), e.get("operator", ""), e.get("values"), NODE_OPS, f"{expr_path}[{i}]"
+                    )
+                    for i, e in enumerate(exprs)
                 ]
                 labels = LabelSelector(tuple(sorted(set(reqs), key=_req_key)))
             fields = []
@@ -389,8 +482,8 @@ class NodeSelectorTerm:
                     raise SelectorError("field selector values must have one element")
                 fields.append((e.get("key", ""), op, str(values[0])))
             return cls(labels, tuple(fields))
-        except SelectorError:
-            return cls(None, (), valid=False)
+        except SelectorError as exc:
+            return cls(None, (), valid=False, error=str(exc))
 
     def matches(self, labels: Mapping[str, str], name: str) -> bool:
         if self.empty or not self.valid:
@@ -447,13 +540,25 @@ class PreferredTerm:
 
 
 def parse_preferred_terms(terms: Sequence[Mapping[str, Any]] | None) -> tuple[PreferredTerm, ...]:
-    """nodeaffinity.NewPreferredSchedulingTerms: weight-0 terms are dropped."""
+    """nodeaffinity.NewPreferredSchedulingTerms: weight-0 and empty terms are dropped.
+
+    A term that fails to parse is kept with `term.error` set: see `preferred_terms_error`.
+    """
     out = []
-    for t in terms or ():
+    for i, t in enumerate(terms or ()):
         weight = int(t.get("weight") or 0)
-        if weight:
-            out.append(PreferredTerm(weight, NodeSelectorTerm.parse(t.get("preference") or {})))
+        preference = t.get("preference") or {}
+        if weight and (preference.get("matchExpressions") or preference.get("matchFields")):
+            out.append(PreferredTerm(weight, NodeSelectorTerm.parse(preference, f"[{i}]")))
     return tuple(out)
+
+
+def preferred_terms_error(terms: Sequence[PreferredTerm]) -> str | None:
+    """The error kube-scheduler's NewPreferredSchedulingTerms returns for these terms, or None."""
+    errors = [t.term.error for t in terms if not t.term.valid]
+    if not errors:
+        return None
+    return errors[0] if len(errors) == 1 else "[" + ", ".join(errors) + "]"
 
 
 def preferred_score(table: NodeTable, rows: np.ndarray, terms: Sequence[PreferredTerm]) -> np.ndarray:

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
+import pytest
 from kubeberth import ClusterState, Code, CycleState, PodInfo
 from kubeberth.builtin_plugins.inter_pod_affinity import (
     ERR_REASON_AFFINITY,
@@ -269,3 +270,47 @@ def test_score_index_follows_pod_removal() -> None:
     assert run_score(incoming(S1), cluster) == {"node1": 0, "node2": 0}
     cluster.remove_pod(next(uid for uid, p in cluster.pods.items() if p.node_name == "node2"))
     assert run_score(incoming(S1), cluster) == {"node1": 100, "node2": 0}
+
+
+# ---- invalid terms: upstream cases, v1.37.2, verbatim ---------------------------------------
+BAD_VALUE_ERROR = (
+    'values[0][service]: Invalid value: "{{.bad-value.}}": a valid label must be an empty string or consist of '
+    "alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. "
+    "'MyValue',  or 'my_value',  or '12345', regex used for validation is '(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?')"
+)
+INVALID_PRE_FILTER = [
+    ("TestRequiredAffinitySingleNode/PodAffinity fails PreFilter with an invalid affinity label syntax",
+     [term("service", "In", ["{{.bad-value.}}"], "region"), term("service", "In", ["antivirusscan", "value2"], "node")]),
+    ("TestRequiredAffinitySingleNode/PodAntiAffinity fails PreFilter with an invalid antiaffinity label syntax",
+     [term("service", "In", ["foo"], "region"), term("service", "In", ["{{.bad-value.}}"], "node")]),
+]
+
+
+@pytest.mark.parametrize("required", [c[1] for c in INVALID_PRE_FILTER], ids=[c[0] for c in INVALID_PRE_FILTER])
+def test_upstream_invalid_required_term_fails_pre_filter(required: list[dict[str, Any]]) -> None:
+    pod = incoming({"service": "securityscan"}, required=required)
+    status = InterPodAffinity().pre_filter(
+        state=CycleState(), pod=pod, cluster=build([("node1", {"region": "r1", "zone": "z11"})], [])
+    )
+    assert status is not None and status.code == Code.UNSCHEDULABLE_AND_UNRESOLVABLE
+    assert status.reasons == (f"parsing pod: requiredAffinityTerms: {BAD_VALUE_ERROR}",)
+
+
+def _bad(key: str) -> dict[str, Any]:
+    return term("security", "In", ["{{.bad-value.}}"], key)
+
+
+INVALID_PRE_SCORE = [
+    ("TestPreferredAffinity/invalid Affinity fails PreScore", {"preferred": [(8, _bad("region"))]}),
+    ("TestPreferredAffinity/invalid AntiAffinity fails PreScore", {"preferred_anti": [(5, _bad("az"))]}),
+]
+
+
+@pytest.mark.parametrize("aff", [c[1] for c in INVALID_PRE_SCORE], ids=[c[0] for c in INVALID_PRE_SCORE])
+def test_upstream_invalid_preferred_term_fails_pre_score(aff: dict[str, Any]) -> None:
+    cluster = build([("node1", {"region": "China"}), ("node2", {"region": "China"})], [])
+    status = InterPodAffinity().pre_score(
+        state=CycleState(), pod=incoming(**aff), nodes=view(cluster), cluster=cluster
+    )
+    assert status is not None and status.code == Code.ERROR
+    assert 'Invalid value: "{{.bad-value.}}"' in status.reasons[0]

@@ -218,3 +218,25 @@ def test_score_added_preferred_and_skip() -> None:
     plain = PodInfo.from_dict(make_pod("q"))
     assert NodeAffinity().pre_score(state=CycleState(), pod=plain).code == Code.SKIP
     assert scores(NodeAffinity(args), plain, cluster, ADDED) == {"m1": 0, "m2": 100, "m3": 0}
+
+
+# ---- invalid terms: upstream cases, v1.37.2, verbatim ---------------------------------------
+def test_upstream_invalid_value_in_required_term_does_not_match() -> None:
+    """TestNodeAffinity/Pod with an invalid value in Affinity term won't be scheduled onto the node"""
+    spec = {"affinity": required({"matchExpressions": [expr("foo", "NotIn", "invalid value: ___@#$%^")]})}
+    pod = PodInfo.from_dict(make_pod("p", **spec))
+    plugin = NodeAffinity()
+    assert plugin.pre_filter(pod=pod) is None
+    assert filter_outcome(plugin, pod, cluster_of(("node1", {"foo": "bar"}))) == {"node1": ERR_REASON_POD}
+
+
+def test_upstream_broken_preferred_affinity_fails_pre_score() -> None:
+    """TestNodeAffinityPriority/PreScore returns error when an incoming Pod has a broken affinity"""
+    pod = PodInfo.from_dict(make_pod("p", affinity=preferred((2, [expr("invalid key", "In", "bar")]))))
+    status = NodeAffinity().pre_score(state=CycleState(), pod=pod)
+    assert status is not None and status.code == Code.ERROR
+    assert status.reasons == (
+        '[0].matchExpressions[0].key: Invalid value: "invalid key": name part must consist of alphanumeric '
+        "characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyName',  or "
+        "'my.name',  or '123-abc', regex used for validation is '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]')",
+    )
