@@ -148,26 +148,26 @@ S_203040 = [(["gcr.io/20:latest"], 20 * MB), (["gcr.io/30:latest"], 30 * MB), ([
 S_NONE: list[tuple[list[str], int]] = []
 
 UPSTREAM_PRIORITY = [
-    ("two images spread on two nodes, prefer the larger image one", TEST_40_250,
+    ("TestImageLocalityPriority/two images spread on two nodes, prefer the larger image one", TEST_40_250,
      [("node1", S_403002000), ("node2", S_25010)], [0, 5]),
-    ("two images on one node, prefer this node", TEST_40_300, [("node1", S_403002000), ("node2", S_25010)], [7, 0]),
-    ("if exceed limit, use limit", TEST_MIN_MAX, [("node1", S_400030), ("node2", S_25010)], [100, 0]),
-    ("if exceed limit, use limit (with node which has no images present)", TEST_MIN_MAX,
+    ("TestImageLocalityPriority/two images on one node, prefer this node", TEST_40_300, [("node1", S_403002000), ("node2", S_25010)], [7, 0]),
+    ("TestImageLocalityPriority/if exceed limit, use limit", TEST_MIN_MAX, [("node1", S_400030), ("node2", S_25010)], [100, 0]),
+    ("TestImageLocalityPriority/if exceed limit, use limit (with node which has no images present)", TEST_MIN_MAX,
      [("node1", S_400030), ("node2", S_25010), ("node3", S_NONE)], [66, 0, 0]),
-    ("pod with multiple large images, node2 is preferred", TEST_300_600_900,
+    ("TestImageLocalityPriority/pod with multiple large images, node2 is preferred", TEST_300_600_900,
      [("node1", S_60040900), ("node2", S_300600900), ("node3", S_NONE)], [32, 36, 0]),
-    ("pod with multiple small images", TEST_30_40, [("node1", S_203040), ("node2", S_400030)], [1, 0]),
-    ("pod with ImageVolume", TEST_IMAGE_VOLUME, [("node1", S_300600900), ("node2", S_400030)], [6, 0]),
-    ("same images as ImageVolume pod but as regular container images", TEST_30_300_AS_CONTAINERS,
+    ("TestImageLocalityPriority/pod with multiple small images", TEST_30_40, [("node1", S_203040), ("node2", S_400030)], [1, 0]),
+    ("TestImageLocalityPriority/pod with ImageVolume", TEST_IMAGE_VOLUME, [("node1", S_300600900), ("node2", S_400030)], [6, 0]),
+    ("TestImageLocalityPriority/same images as ImageVolume pod but as regular container images", TEST_30_300_AS_CONTAINERS,
      [("node1", S_300600900), ("node2", S_400030)], [6, 0]),
-    ("include InitContainers: two images spread on two nodes, prefer the larger image one", TEST_30_INIT_300,
+    ("TestImageLocalityPriority/include InitContainers: two images spread on two nodes, prefer the larger image one", TEST_30_INIT_300,
      [("node1", S_403002000), ("node2", S_203040)], [6, 0]),
 ]
 
 
 @pytest.mark.parametrize(
     ("spec", "nodes", "expected"), [c[1:] for c in UPSTREAM_PRIORITY],
-    ids=[f"TestImageLocalityPriority/{c[0]}" for c in UPSTREAM_PRIORITY],
+    ids=[c[0] for c in UPSTREAM_PRIORITY],
 )
 def test_upstream_image_locality_priority(spec: tuple, nodes: list, expected: list[int]) -> None:
     assert scores([image_node(n, s) for n, s in nodes], spec_pod(*spec)) == expected

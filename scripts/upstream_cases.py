@@ -1,0 +1,127 @@
+#!/usr/bin/env python3
+"""List kube-scheduler v1.37.2's plugin test cases and diff them against kubeberth's ported ids.
+
+Upstream cases are read from the Go module cache (`$(go env GOMODCACHE)/k8s.io/kubernetes@v1.37.2`,
+filled by scripts/provision-k8s.sh) as `TestFunction/case name`, for the plugins kubeberth
+implements. Ported ids are the string constants of the form `TestFunction/...` in
+tests/builtin_plugins/*.py; intentionally unported cases are listed in tests/upstream_unported.py.
+
+    python scripts/upstream_cases.py            # summary per plugin
+    python scripts/upstream_cases.py --missing  # upstream cases neither ported nor listed as unported
+
+Exit code 1 when a ported or unported id names no upstream case (a renamed or invented case).
+"""
+
+from __future__ import annotations
+
+import argparse
+import ast
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+K8S_VERSION = "v1.37.2"
+ROOT = Path(__file__).resolve().parent.parent
+# kube-scheduler plugin folder -> kubeberth builtin plugin module(s)
+PLUGIN_DIRS = {
+    "defaultbinder": "default_binder",
+    "defaultpreemption": "default_preemption",
+    "imagelocality": "image_locality",
+    "interpodaffinity": "inter_pod_affinity",
+    "nodeaffinity": "node_affinity",
+    "nodename": "node_name",
+    "nodeports": "node_ports",
+    "noderesources": "node_resources_fit / node_resources_balanced_allocation",
+    "nodeunschedulable": "node_unschedulable",
+    "podtopologyspread": "pod_topology_spread",
+    "queuesort": "priority_sort",
+    "schedulinggates": "scheduling_gates",
+    "tainttoleration": "taint_toleration",
+    "volumebinding": "volume_binding",
+    "volumerestrictions": "volume_restrictions",
+    "volumezone": "volume_zone",
+}
+_FUNC = re.compile(r"^func (Test\w+)\(", re.M)
+_NAME = re.compile(r'\bname:\s*((?:"(?:[^"\\\n]|\\.)*"\s*(?:\+\s*)?)+)', re.S)
+_LITERAL = re.compile(r'"((?:[^"\\\n]|\\.)*)"')
+_PORTED = re.compile(r"^Test\w+/.+")
+
+
+def scheduler_dir() -> Path | None:
+    """pkg/scheduler of kube-scheduler in the Go module cache, or None when it is not provisioned."""
+    cache = os.environ.get("GOMODCACHE")
+    if not cache:
+        try:
+            cache = subprocess.run(["go", "env", "GOMODCACHE"], capture_output=True, text=True, check=True).stdout.strip()
+        except (OSError, subprocess.CalledProcessError):
+            cache = str(Path.home() / "go" / "pkg" / "mod")
+    path = Path(cache) / "k8s.io" / f"kubernetes@{K8S_VERSION}" / "pkg" / "scheduler"
+    return path if path.is_dir() else None
+
+
+def upstream_cases(sched: Path) -> dict[str, list[str]]:
+    """plugin folder -> ["TestFunction/case name", ...] from its *_test.go files."""
+    out: dict[str, list[str]] = {}
+    for plugin in PLUGIN_DIRS:
+        cases: list[str] = []
+        for path in sorted((sched / "framework" / "plugins" / plugin).rglob("*_test.go")):
+            text = path.read_text()
+            funcs = [(m.start(), m.group(1)) for m in _FUNC.finditer(text)]
+            for m in _NAME.finditer(text):
+                owner = [name for pos, name in funcs if pos < m.start()]
+                if not owner:
+                    continue
+                name = "".join(bytes(s, "utf-8").decode("unicode_escape") for s in _LITERAL.findall(m.group(1)))
+                cases.append(f"{owner[-1]}/{name}")
+        out[plugin] = cases
+    return out
+
+
+def ported_ids(tests_dir: Path = ROOT / "tests" / "builtin_plugins") -> set[str]:
+    """String constants shaped `TestFunction/...` in the plugin tests (implicit concatenation joined)."""
+    found: set[str] = set()
+    for path in sorted(tests_dir.glob("test_*.py")):
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.Constant) and isinstance(node.value, str) and _PORTED.match(node.value):
+                found.add(node.value)
+    return found
+
+
+def unported() -> dict[str, str]:
+    sys.path.insert(0, str(ROOT / "tests"))
+    try:
+        from upstream_unported import UNPORTED  # type: ignore[import-not-found]
+    finally:
+        sys.path.pop(0)
+    return dict(UNPORTED)
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--missing", action="store_true", help="list upstream cases neither ported nor excluded")
+    args = parser.parse_args()
+    sched = scheduler_dir()
+    if sched is None:
+        print(f"kube-scheduler {K8S_VERSION} is not in the Go module cache: run scripts/provision-k8s.sh", file=sys.stderr)
+        return 2
+    cases = upstream_cases(sched)
+    every = {c for cs in cases.values() for c in cs}
+    ported, excluded = ported_ids(), unported()
+    bad = sorted((ported | set(excluded)) - every)
+    for plugin, cs in cases.items():
+        names = set(cs)
+        done, skip = len(names & ported), len(names & set(excluded))
+        print(f"{plugin:20} upstream {len(names):4}  ported {done:4}  excluded {skip:4}  open {len(names) - done - skip:4}")
+        if args.missing:
+            for c in sorted(names - ported - set(excluded)):
+                print(f"    {c}")
+    print(f"{'total':20} upstream {len(every):4}  ported {len(every & ported):4}  excluded {len(every & set(excluded)):4}")
+    for c in bad:
+        print(f"not an upstream case: {c}", file=sys.stderr)
+    return 1 if bad else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
