@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import numpy as np
+import pytest
 from kubeberth import Code, PodInfo
 from kubeberth.builtin_plugins.node_name import NodeName
 from kubeberth.testing import Verdict, all_nodes, cluster_of, make_node
@@ -57,3 +58,22 @@ def test_subset_view_without_the_node():
     sub = view.subset(np.asarray([True, False, True]))
     result = NodeName().filter(pod=pending("bar"), nodes=sub)
     assert result.feasible.tolist() == [False, False]
+
+
+# TestNodeName, v1.37.2, verbatim: one node per case, the pod's spec.nodeName against it.
+UPSTREAM_FILTER = [
+    ("TestNodeName/no host specified", None, "foo", None),
+    ("TestNodeName/host matches", "foo", "foo", None),
+    ("TestNodeName/host doesn't match", "bar", "foo", "node(s) didn't match the requested node name"),
+]
+
+
+@pytest.mark.parametrize(("pod_node", "node", "reason"), [c[1:] for c in UPSTREAM_FILTER], ids=[c[0] for c in UPSTREAM_FILTER])
+def test_upstream_filter(pod_node: str | None, node: str, reason: str | None) -> None:
+    _, view = setup(node)
+    result = NodeName().filter(pod=pending(pod_node), nodes=view)
+    if reason is None:
+        assert result is None or result.feasible.tolist() == [True]
+    else:
+        assert result.feasible.tolist() == [False]
+        assert [(r.reason, r.code) for r in result.rejections] == [(reason, Code.UNSCHEDULABLE_AND_UNRESOLVABLE)]

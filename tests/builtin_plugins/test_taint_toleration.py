@@ -157,3 +157,34 @@ def test_score_three_levels(scores) -> None:
     pns = [taint(k, "v", "PreferNoSchedule") for k in ("a", "b", "c")]
     nodes = nodes_of(("n0", []), ("n1", pns[:1]), ("n2", pns[:2]), ("n3", pns))
     assert scores(PodInfo.from_dict(make_pod("p")), nodes) == {"n0": 100, "n1": 67, "n2": 34, "n3": 0}
+
+
+# TestTaintTolerationScore, v1.37.2, verbatim (the Gt/Lt cases are in tests/upstream_unported.py).
+PNS = "PreferNoSchedule"
+CPU_ARM = taint("cpu-type", "arm64", PNS)
+DISK_SSD = taint("disk-type", "ssd", PNS)
+SCORE_CASES = [
+    ("TestTaintTolerationScore/node with taints tolerated by the pod, gets a higher score than those node with "
+     "intolerable taints",
+     [tol("foo", "Equal", "bar", PNS)],
+     [("nodeA", [taint("foo", "bar", PNS)]), ("nodeB", [taint("foo", "blah", PNS)])], {"nodeA": 100, "nodeB": 0}),
+    ("TestTaintTolerationScore/the nodes that all of their taints are tolerated by the pod, get the same score, no "
+     "matter how many tolerable taints a node has",
+     [tol("cpu-type", "Equal", "arm64", PNS), tol("disk-type", "Equal", "ssd", PNS)],
+     [("nodeA", []), ("nodeB", [CPU_ARM]), ("nodeC", [CPU_ARM, DISK_SSD])], {"nodeA": 100, "nodeB": 100, "nodeC": 100}),
+    ("TestTaintTolerationScore/the more intolerable taints a node has, the lower score it gets.",
+     [tol("foo", "Equal", "bar", PNS)],
+     [("nodeA", []), ("nodeB", [CPU_ARM]), ("nodeC", [CPU_ARM, DISK_SSD])], {"nodeA": 100, "nodeB": 50, "nodeC": 0}),
+    ("TestTaintTolerationScore/only taints and tolerations that have effect PreferNoSchedule are checked by "
+     "taints-tolerations priority function",
+     [tol("cpu-type", "Equal", "arm64", "NoSchedule"), tol("disk-type", "Equal", "ssd", "NoSchedule")],
+     [("nodeA", []), ("nodeB", [taint("cpu-type", "arm64", "NoSchedule")]), ("nodeC", [CPU_ARM, DISK_SSD])],
+     {"nodeA": 100, "nodeB": 100, "nodeC": 0}),
+    ("TestTaintTolerationScore/Default behaviour No taints and tolerations, lands on node with no taints",
+     [], [("nodeA", []), ("nodeB", [CPU_ARM])], {"nodeA": 100, "nodeB": 0}),
+]
+
+
+@pytest.mark.parametrize(("tolerations", "nodes", "expected"), [c[1:] for c in SCORE_CASES], ids=[c[0] for c in SCORE_CASES])
+def test_upstream_score(scores, tolerations: list[dict[str, str]], nodes: list, expected: dict[str, int]) -> None:
+    assert scores(PodInfo.from_dict(make_pod("pod1", tolerations=tolerations)), nodes_of(*nodes)) == expected
