@@ -53,18 +53,20 @@ def one_node(*placed: PodInfo) -> ClusterState:
 
 
 CASES = [
+    # TestNodePorts, v1.37.2, verbatim (the last case and "nothing running" are kubeberth's)
     ("nothing running", ("UDP/127.0.0.1/8080",), (), False),
-    ("same udp port", ("UDP/127.0.0.1/8080",), ("UDP/127.0.0.1/8080",), True),
-    ("same tcp port", ("TCP/127.0.0.1/8080",), ("TCP/127.0.0.1/8080",), True),
-    ("different host ip", ("TCP/127.0.0.1/8080",), ("TCP/127.0.0.2/8080",), False),
-    ("different protocol", ("UDP/127.0.0.1/8080",), ("TCP/127.0.0.1/8080",), False),
-    ("second udp port conflict", ("UDP/127.0.0.1/8000", "UDP/127.0.0.1/8080"), ("UDP/127.0.0.1/8080",), True),
-    ("first tcp port conflict", ("TCP/127.0.0.1/8001", "UDP/127.0.0.1/8080"), ("TCP/127.0.0.1/8001", "UDP/127.0.0.1/8081"), True),
-    ("first tcp port conflict due to 0.0.0.0 hostIP", ("TCP/0.0.0.0/8001",), ("TCP/127.0.0.1/8001",), True),
-    ("TCP hostPort conflict due to 0.0.0.0 hostIP", ("TCP/10.0.10.10/8001", "TCP/0.0.0.0/8001"), ("TCP/127.0.0.1/8001",), True),
-    ("second tcp port conflict to 0.0.0.0 hostIP", ("TCP/127.0.0.1/8001",), ("TCP/0.0.0.0/8001",), True),
-    ("second different protocol", ("UDP/127.0.0.1/8001",), ("TCP/0.0.0.0/8001",), False),
-    ("UDP hostPort conflict due to 0.0.0.0 hostIP", ("UDP/127.0.0.1/8001",), ("TCP/0.0.0.0/8001", "UDP/0.0.0.0/8001"), True),
+    ("TestNodePorts/other port", ("UDP/127.0.0.1/8080",), ("UDP/127.0.0.1/9090",), False),
+    ("TestNodePorts/same udp port", ("UDP/127.0.0.1/8080",), ("UDP/127.0.0.1/8080",), True),
+    ("TestNodePorts/same tcp port", ("TCP/127.0.0.1/8080",), ("TCP/127.0.0.1/8080",), True),
+    ("TestNodePorts/different host ip", ("TCP/127.0.0.1/8080",), ("TCP/127.0.0.2/8080",), False),
+    ("TestNodePorts/different protocol", ("UDP/127.0.0.1/8080",), ("TCP/127.0.0.1/8080",), False),
+    ("TestNodePorts/second udp port conflict", ("UDP/127.0.0.1/8000", "UDP/127.0.0.1/8080"), ("UDP/127.0.0.1/8080",), True),
+    ("TestNodePorts/first tcp port conflict", ("TCP/127.0.0.1/8001", "UDP/127.0.0.1/8080"), ("TCP/127.0.0.1/8001", "UDP/127.0.0.1/8081"), True),
+    ("TestNodePorts/first tcp port conflict due to 0.0.0.0 hostIP", ("TCP/0.0.0.0/8001",), ("TCP/127.0.0.1/8001",), True),
+    ("TestNodePorts/TCP hostPort conflict due to 0.0.0.0 hostIP", ("TCP/10.0.10.10/8001", "TCP/0.0.0.0/8001"), ("TCP/127.0.0.1/8001",), True),
+    ("TestNodePorts/second tcp port conflict to 0.0.0.0 hostIP", ("TCP/127.0.0.1/8001",), ("TCP/0.0.0.0/8001",), True),
+    ("TestNodePorts/second different protocol", ("UDP/127.0.0.1/8001",), ("TCP/0.0.0.0/8001",), False),
+    ("TestNodePorts/UDP hostPort conflict due to 0.0.0.0 hostIP", ("UDP/127.0.0.1/8001",), ("TCP/0.0.0.0/8001", "UDP/0.0.0.0/8001"), True),
     ("empty hostIP means 0.0.0.0", ("TCP//8001",), ("TCP/127.0.0.1/8001",), True),
 ]
 
@@ -113,3 +115,29 @@ def test_init_containers_count_only_as_sidecars():
     assert pod_host_ports(sidecar) == (("0.0.0.0", "TCP", 9000),)
     assert run(one_node(plain), pod("TCP//9000")) is None
     assert run(one_node(sidecar), pod("TCP//9000")).feasible.tolist() == [False]
+
+
+def _init_only(sidecar: bool) -> PodInfo:
+    """st.MakePod().InitContainerPort(sidecar, [{ContainerPort: 8001, HostPort: 8001, TCP}]): no regular container."""
+    init: dict[str, Any] = {"name": "i", "ports": [{"containerPort": 8001, "hostPort": 8001, "protocol": "TCP"}]}
+    if sidecar:
+        init["restartPolicy"] = "Always"
+    return PodInfo.from_dict({"metadata": {"name": "init", "uid": "init"}, "spec": {"initContainers": [init]}})
+
+
+def test_upstream_skip_filter():
+    """TestNodePorts/skip filter"""
+    assert run(one_node(), PodInfo.from_dict({"metadata": {"name": "e", "uid": "e"}, "spec": {}})) == "skip"
+
+
+def test_upstream_non_sidecar_init_container_using_host_port():
+    """TestNodePorts/non-sidecar initContainer using hostPort"""
+    assert run(one_node(pod("TCP/0.0.0.0/8001", node="m1")), _init_only(False)) == "skip"
+
+
+def test_upstream_tcp_host_port_conflict_from_sidecar_init_container():
+    """TestNodePorts/TCP hostPort conflict from sidecar initContainer"""
+    result = run(one_node(pod("TCP/0.0.0.0/8001", node="m1")), _init_only(True))
+    assert result.feasible.tolist() == [False]
+    assert [r.reason for r in result.rejections] == ["node(s) didn't have free ports for the requested pod ports"]
+

@@ -72,3 +72,23 @@ def test_uncordon_is_seen(scheduler_tester):
     t.add(make_node("n0"))
     t.settle()
     assert t.node_of("p") == "n0"
+
+
+# TestNodeUnschedulable, v1.37.2, verbatim: one node per case.
+UPSTREAM = [
+    ("TestNodeUnschedulable/Does not schedule pod to unschedulable node (node.Spec.Unschedulable==true)",
+     [], True, "node(s) were unschedulable"),
+    ("TestNodeUnschedulable/Schedule pod to normal node", [], False, None),
+    ("TestNodeUnschedulable/Schedule pod with toleration to unschedulable node (node.Spec.Unschedulable==true)",
+     [{"key": "node.kubernetes.io/unschedulable", "effect": "NoSchedule"}], True, None),
+]
+
+
+@pytest.mark.parametrize(("tolerations", "unschedulable", "reason"), [c[1:] for c in UPSTREAM], ids=[c[0] for c in UPSTREAM])
+def test_upstream_filter(tolerations: list[dict[str, Any]], unschedulable: bool, reason: str | None) -> None:
+    result = run(cluster_of(unschedulable), pod(tolerations))
+    if reason is None:
+        assert result is None or result.feasible.tolist() == [True]
+    else:
+        assert result.feasible.tolist() == [False]
+        assert [(r.reason, r.code) for r in result.rejections] == [(reason, Code.UNSCHEDULABLE_AND_UNRESOLVABLE)]
