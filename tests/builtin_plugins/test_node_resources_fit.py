@@ -186,10 +186,10 @@ def two_nodes(c1: str, m1: str, c2: str, m2: str, **extra2: str) -> list[dict[st
 REQ_POD = ({"cpu": "1000", "memory": "2000"}, {"cpu": "2000", "memory": "3000"})
 
 LEAST_CASES = [
-    ("nothing scheduled, nothing requested", (), two_nodes("4000", "10000", "4000", "10000"), [], [100, 100]),
-    ("nothing scheduled, resources requested, differently sized nodes", REQ_POD,
+    ("TestLeastAllocatedScoringStrategy/nothing scheduled, nothing requested", (), two_nodes("4000", "10000", "4000", "10000"), [], [100, 100]),
+    ("TestLeastAllocatedScoringStrategy/nothing scheduled, resources requested, differently sized nodes", REQ_POD,
      two_nodes("4000", "10000", "6000", "10000"), [], [37, 50]),
-    ("no resources requested, pods scheduled", (), two_nodes("4000", "10000", "4000", "10000"),
+    ("TestLeastAllocatedScoringStrategy/no resources requested, pods scheduled", (), two_nodes("4000", "10000", "4000", "10000"),
      [("node1", ()), ("node1", ()), ("node2", ()), ("node2", ())], [100, 100]),
     # TestLeastAllocatedScoringStrategy, v1.37.2, verbatim
     ("TestLeastAllocatedScoringStrategy/no resources requested, pods scheduled with resources", (),
@@ -261,8 +261,8 @@ def test_nonzero_defaults_used_for_scoring():
 
 
 MOST_CASES = [
-    ("nothing scheduled, nothing requested", (), two_nodes("4000", "10000", "4000", "10000"), [], [0, 0]),
-    ("nothing scheduled, resources requested, differently sized nodes", REQ_POD,
+    ("TestMostAllocatedScoringStrategy/nothing scheduled, nothing requested", (), two_nodes("4000", "10000", "4000", "10000"), [], [0, 0]),
+    ("TestMostAllocatedScoringStrategy/nothing scheduled, resources requested, differently sized nodes", REQ_POD,
      two_nodes("4000", "10000", "6000", "10000"), [], [62, 50]),
     # TestMostAllocatedScoringStrategy, v1.37.2, verbatim
     ("TestMostAllocatedScoringStrategy/no resources requested, pods scheduled with resources", (),
@@ -461,3 +461,13 @@ def test_plugin_config_reaches_the_plugin():
     plugin = fw.plugins["NodeResourcesFit"]
     assert plugin.strategy == "MostAllocated"
     assert plugin.scorer.names == ["cpu"] and plugin.scorer.weights.tolist() == [3]
+
+
+def test_upstream_most_allocated_weighted_differently_sized_nodes():
+    """TestMostAllocatedScoringStrategy/nothing scheduled, resources requested, differently sized nodes
+
+    (upstream's second case of that name: memory weight 2, cpu weight 1)
+    """
+    cluster = make_cluster(two_nodes("4000", "10000", "6000", "10000"))
+    plugin = strategy("MostAllocated", [{"name": "memory", "weight": 2}, {"name": "cpu", "weight": 1}])
+    assert run_score(plugin, cluster, make_pod("p", *REQ_POD)) == [58, 50]
