@@ -209,6 +209,9 @@ class EmbeddedRun:
         self.load.pause()
         wait_for(lambda: self.load.stats.pending == 0 and not self.load._bound.qsize() or None, timeout,
                  f"all pods bound (stats {self.load.stats})")
+        # A binding reaches the cluster before the loop records its outcome: wait for the records too.
+        wait_for(lambda: sum(1 for r in list(self.decisions.bound.values()) if r[0].pod.startswith("load/"))
+                 >= self.load.stats.bound or None, timeout, "every binding recorded")
 
 
 def configmap_layout(directory: Path, files: dict[str, str], stamp: str) -> None:

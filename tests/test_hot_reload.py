@@ -292,7 +292,10 @@ def test_config_change_applied_live_weights_plugins_and_a_new_profile(tmp_path: 
         assert not run.cluster.get("Pod", "default/batch-0")["spec"].get("nodeName")
         write_atomic(config, BASE_CONFIG + "- schedulerName: batch\n  plugins:\n    score:\n      disabled:\n      - name: '*'\n")
         run.wait_generation(lambda g: set(g.profiles) == {"kubeberth", "batch"}, 10, "the new profile")
-        wait_for(lambda: run.cluster.get("Pod", "default/batch-0")["spec"].get("nodeName"), 10, "the batch pod bound")
+        # The binding lands in the cluster before the loop records the binding cycle: wait for both.
+        uid = pod["metadata"]["uid"]
+        wait_for(lambda: run.cluster.get("Pod", "default/batch-0")["spec"].get("nodeName") and uid in run.decisions.bound,
+                 10, "the batch pod bound and its decision recorded")
         assert run.decisions.bound[pod["metadata"]["uid"]][0].profile == "batch"
         run.drain()
         assert run.load.stats.created == run.load.stats.bound

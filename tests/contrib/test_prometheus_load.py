@@ -134,6 +134,9 @@ def _podinfo(name: str) -> Any:
     return PodInfo.from_dict(pod(name))
 
 
+QUERY_TIMEOUT_SECONDS = 1.0  # the harness's metrics `timeout`
+
+
 def load_aware_generation(pc: Any, degraded: str = "pass") -> Any:
     metrics = pc.metrics_args()
     config = parse_configuration({
@@ -259,7 +262,9 @@ def test_hung_prometheus_degrades_without_stalling_cycles(prom_cluster: Any, cap
         print(f"\nCYCLES healthy n={len(healthy_cycles)} max={max(healthy_cycles)*1e3:.2f}ms hung n={len(hung_cycles)} max={max(hung_cycles)*1e3:.2f}ms median={sorted(hung_cycles)[len(hung_cycles)//2]*1e3:.2f}ms")
         assert len(hung_cycles) >= 20
         # A cycle never waits on Prometheus: latency while it hangs is like before.
-        assert max(hung_cycles) < max(0.25, 5 * max(healthy_cycles)), (max(hung_cycles), max(healthy_cycles))
+        # A cycle that waited on a query would take at least the query timeout (1 s); none comes near it,
+        # whatever else the machine is doing.
+        assert max(hung_cycles) < 0.5 * QUERY_TIMEOUT_SECONDS, (max(hung_cycles), max(healthy_cycles))
         assert not scorer.load.usable()
         cluster = cluster_state(pc, 3)
         assert (scorer.score(nodes=all_rows(cluster)) == 50).all()  # neutral
