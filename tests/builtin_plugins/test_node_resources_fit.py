@@ -464,10 +464,8 @@ def test_plugin_config_reaches_the_plugin():
 
 
 def test_upstream_most_allocated_weighted_differently_sized_nodes():
-    """TestMostAllocatedScoringStrategy/nothing scheduled, resources requested, differently sized nodes
-
-    (upstream's second case of that name: memory weight 2, cpu weight 1)
-    """
+    """TestMostAllocatedScoringStrategy/nothing scheduled, resources requested, differently sized nodes"""
+    # upstream's second case of that name: memory weight 2, cpu weight 1
     cluster = make_cluster(two_nodes("4000", "10000", "6000", "10000"))
     plugin = strategy("MostAllocated", [{"name": "memory", "weight": 2}, {"name": "cpu", "weight": 1}])
     assert run_score(plugin, cluster, make_pod("p", *REQ_POD)) == [58, 50]
