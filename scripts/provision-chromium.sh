@@ -7,6 +7,8 @@
 # assert that it loads without errors and shows the expected nodes. Nothing else is downloaded:
 # the page is self-contained.
 set -euo pipefail
+# shellcheck source=lib/apt.sh
+source "$(dirname "${BASH_SOURCE[0]}")/lib/apt.sh"
 
 log() { printf '[provision-chromium] %s\n' "$*" >&2; }
 
@@ -18,13 +20,8 @@ find_chromium() {
 }
 
 if ! bin="$(find_chromium)"; then
-  command -v apt-get >/dev/null 2>&1 || { log "error: no chromium on PATH and no apt-get to install it"; exit 1; }
-  SUDO=""
-  if [[ "$(id -u)" != 0 ]]; then SUDO="sudo"; fi
   log "installing Debian's chromium package"
-  export DEBIAN_FRONTEND=noninteractive
-  $SUDO apt-get update -qq >&2
-  $SUDO apt-get install -y -qq --no-install-recommends chromium fonts-dejavu-core >&2
+  apt_install chromium fonts-dejavu-core || { log "error: no chromium on PATH and it could not be installed with apt-get"; exit 1; }
   bin="$(find_chromium)"
 fi
 log "$("$bin" --version 2>/dev/null || echo "$bin")"

@@ -20,6 +20,8 @@
 #   KUBEBERTH_ETCD        path of an etcd binary to use instead of Debian's
 #   GOFLAGS, GOMODCACHE, GOCACHE, GOPROXY ... are honoured as usual.
 set -euo pipefail
+# shellcheck source=lib/apt.sh
+source "$(dirname "${BASH_SOURCE[0]}")/lib/apt.sh"
 
 log() { printf '[provision-k8s] %s\n' "$*" >&2; }
 die() { log "error: $*"; exit 1; }
@@ -152,37 +154,10 @@ find_etcd() {
     return 1
 }
 
-install_debian_etcd() {
-    command -v apt-get >/dev/null 2>&1 || return 1
-    local sudo=()
-    if [[ "$(id -u)" != "0" ]]; then
-        command -v sudo >/dev/null 2>&1 && sudo -n true 2>/dev/null || return 1
-        sudo=(sudo -n)
-    fi
-    log "installing Debian's etcd-server"
-    # The package's postinst tries to start a system etcd service; there is no
-    # init system in containers and the tests start their own, so forbid it.
-    local policy_rc=/usr/sbin/policy-rc.d created_policy=0
-    if [[ ! -e "${policy_rc}" ]]; then
-        printf '#!/bin/sh\nexit 101\n' | "${sudo[@]}" tee "${policy_rc}" >/dev/null
-        "${sudo[@]}" chmod 755 "${policy_rc}"
-        created_policy=1
-    fi
-    local rc=0
-    if ! DEBIAN_FRONTEND=noninteractive "${sudo[@]}" apt-get install -y --no-install-recommends etcd-server >&2; then
-        # Package lists may be missing or stale on a fresh machine.
-        DEBIAN_FRONTEND=noninteractive "${sudo[@]}" apt-get update >&2 || true
-        DEBIAN_FRONTEND=noninteractive "${sudo[@]}" apt-get install -y --no-install-recommends etcd-server >&2 || rc=$?
-    fi
-    if (( created_policy )); then
-        "${sudo[@]}" rm -f "${policy_rc}"
-    fi
-    return "${rc}"
-}
-
 ETCD_PATH="$(find_etcd || true)"
 if [[ -z "${ETCD_PATH}" ]]; then
-    install_debian_etcd || die "no etcd found and Debian's etcd-server could not be installed (set KUBEBERTH_ETCD to an etcd binary)"
+    log "installing Debian's etcd-server"
+    apt_install etcd-server || die "no etcd found and Debian's etcd-server could not be installed (set KUBEBERTH_ETCD to an etcd binary)"
     ETCD_PATH="$(find_etcd)" || die "etcd-server was installed but no etcd binary was found"
 fi
 mkdir -p "${BIN_DIR}"

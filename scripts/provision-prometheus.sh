@@ -6,6 +6,8 @@
 #
 #   KUBEBERTH_PROMETHEUS   path of a prometheus binary to use instead of Debian's
 set -euo pipefail
+# shellcheck source=lib/apt.sh
+source "$(dirname "${BASH_SOURCE[0]}")/lib/apt.sh"
 
 log() { printf 'provision-prometheus: %s\n' "$*" >&2; }
 die() { log "error: $*"; exit 1; }
@@ -26,36 +28,10 @@ find_prometheus() {
     return 1
 }
 
-install_debian_prometheus() {
-    command -v apt-get >/dev/null 2>&1 || return 1
-    local sudo=()
-    if [[ "$(id -u)" != "0" ]]; then
-        command -v sudo >/dev/null 2>&1 && sudo -n true 2>/dev/null || return 1
-        sudo=(sudo -n)
-    fi
-    log "installing Debian's prometheus"
-    # The postinst would start a system service; there is no init system in containers and the
-    # tests start their own server, so forbid it.
-    local policy_rc=/usr/sbin/policy-rc.d created_policy=0
-    if [[ ! -e "${policy_rc}" ]]; then
-        printf '#!/bin/sh\nexit 101\n' | "${sudo[@]}" tee "${policy_rc}" >/dev/null
-        "${sudo[@]}" chmod 755 "${policy_rc}"
-        created_policy=1
-    fi
-    local rc=0
-    if ! DEBIAN_FRONTEND=noninteractive "${sudo[@]}" apt-get install -y --no-install-recommends prometheus >&2; then
-        DEBIAN_FRONTEND=noninteractive "${sudo[@]}" apt-get update >&2 || true
-        DEBIAN_FRONTEND=noninteractive "${sudo[@]}" apt-get install -y --no-install-recommends prometheus >&2 || rc=$?
-    fi
-    if (( created_policy )); then
-        "${sudo[@]}" rm -f "${policy_rc}"
-    fi
-    return "${rc}"
-}
-
 PROM_PATH="$(find_prometheus || true)"
 if [[ -z "${PROM_PATH}" ]]; then
-    install_debian_prometheus || die "no prometheus found and Debian's prometheus could not be installed (set KUBEBERTH_PROMETHEUS)"
+    log "installing Debian's prometheus"
+    apt_install prometheus || die "no prometheus found and Debian's prometheus could not be installed (set KUBEBERTH_PROMETHEUS)"
     PROM_PATH="$(find_prometheus)" || die "prometheus was installed but no binary was found"
 fi
 log "prometheus: ${PROM_PATH} ($("${PROM_PATH}" --version 2>&1 | head -n 1 || echo 'unknown version'))"
