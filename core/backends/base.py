@@ -73,6 +73,13 @@ class Backend(abc.ABC):
     def patch_pod_condition(self, pod: PodInfo, condition: dict[str, Any]) -> None:
         """Set a pod status condition (e.g. PodScheduled=False, reason Unschedulable)."""
 
+    def mark_disruption_target(self, pod: PodInfo, condition: dict[str, Any]) -> Status:
+        """Set a preemption victim's DisruptionTarget condition before it is deleted, and wait for
+        the write (kube-scheduler's PreemptPod patches the status first, then deletes). A victim
+        already gone is a success with `PodGone` as `err` (nothing is left to delete)."""
+        self.patch_pod_condition(pod, condition)
+        return Status.success()
+
     @abc.abstractmethod
     def set_nominated_node(self, pod: PodInfo, node_name: str | None) -> None:
         """Set or clear status.nominatedNodeName (preemption)."""

@@ -25,7 +25,7 @@ from collections import Counter
 from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
-from ..api.status import Status
+from ..api.status import Code, Status
 from ..cache.podinfo import PodInfo
 from ..cache.shapes import section
 from .base import WATCHED_KINDS, Backend, ClusterEvent, EventSink, PodGone
@@ -238,6 +238,13 @@ class EmbeddedCluster(Backend):
             new["status"] = status
             self.store["Pod"][f"{pod.namespace}/{pod.name}"] = new
             self._emit("Pod", "MODIFIED", new)
+
+    def mark_disruption_target(self, pod: PodInfo, condition: dict[str, Any]) -> Status:
+        with self._lock:
+            if self._replace_pod(pod, {})[0] is None:
+                return Status(Code.SUCCESS, (), "", PodGone(pod.key))
+            self.patch_pod_condition(pod, condition)
+        return Status.success()
 
     def set_nominated_node(self, pod: PodInfo, node_name: str | None) -> None:
         with self._lock:

@@ -71,15 +71,20 @@ class FrameworkHandle:
 
     def delete_victim(self, victim: PodInfo, preemptor: PodInfo, node_name: str = "") -> Status:
         """kube-scheduler's PreemptPod: mark the victim DisruptionTarget, then delete it (gracefully)."""
-        self._backend.patch_pod_condition(
-            victim,
-            {
-                "type": "DisruptionTarget",
-                "status": "True",
-                "reason": "PreemptionByScheduler",
-                "message": f"{preemptor.scheduler_name}: preempting to accommodate a higher priority pod",
-            },
-        )
+        condition: dict[str, Any] = {
+            "type": "DisruptionTarget",
+            "status": "True",
+            "reason": "PreemptionByScheduler",
+            "message": f"{preemptor.scheduler_name}: preempting to accommodate a higher priority pod",
+        }
+        generation = (victim.raw.get("metadata") or {}).get("generation")
+        if isinstance(generation, int) and generation:
+            condition["observedGeneration"] = generation  # PodObservedGenerationTracking (GA in v1.35)
+        marked = self._backend.mark_disruption_target(victim, condition)
+        if not marked.ok:
+            return marked
+        if marked.err is not None:
+            return Status.success()  # already gone: nothing to delete, no event (as upstream)
         status = self._backend.delete_pod(victim, f"preempted by {preemptor.key}")
         if status.ok:
             self._backend.record_event(

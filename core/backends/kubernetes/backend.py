@@ -24,10 +24,10 @@ import time
 from collections.abc import Iterable
 from typing import Any
 
-from ...api.status import Status
+from ...api.status import Code, Status
 from ...cache.podinfo import PodInfo
 from ..base import WATCHED_KINDS, Backend, ClusterEvent, EventSink, PodGone
-from .client import ApiError, RawClient, TokenBucket, WriteStats
+from .client import ApiError, RawClient, TokenBucket, WriteStats, rfc3339
 from .events import EventRecorder
 from .informer import LIST_ORDER, RESOURCES, Informer, object_path
 from .status import StatusWriter
@@ -211,6 +211,27 @@ class KubernetesBackend(Backend):
 
     def patch_pod_condition(self, pod: PodInfo, condition: dict[str, Any]) -> None:
         self.status.enqueue("condition", pod, condition)
+
+    def mark_disruption_target(self, pod: PodInfo, condition: dict[str, Any]) -> Status:
+        """A synchronous status patch (the delete that follows must not overtake it)."""
+        current = next((c for c in (pod.raw.get("status") or {}).get("conditions") or ()
+                        if c.get("type") == condition["type"]), None)
+        if current is not None and all(current.get(k) == v for k, v in condition.items()):
+            return Status.success()  # apipod.UpdatePodCondition: unchanged, no write
+        cond = {**condition, "lastProbeTime": None}
+        if current is not None and current.get("status") == cond.get("status") and current.get("lastTransitionTime"):
+            cond["lastTransitionTime"] = current["lastTransitionTime"]
+        else:
+            cond["lastTransitionTime"] = rfc3339()
+        body = {"metadata": {"uid": pod.uid}, "status": {"conditions": [cond]}}
+        try:
+            self.raw.request("PATCH", f"/api/v1/namespaces/{pod.namespace}/pods/{pod.name}/status", body=body,
+                             content_type="application/strategic-merge-patch+json")
+        except ApiError as exc:
+            if exc.status == 404:
+                return Status(Code.SUCCESS, (), "", PodGone(pod.key))
+            return Status.error(f"adding DisruptionTarget to victim {pod.key}: {exc.message}")
+        return Status.success()
 
     def set_nominated_node(self, pod: PodInfo, node_name: str | None) -> None:
         self.status.enqueue("nominated", pod, node_name or None)
