@@ -13,7 +13,8 @@ log = logging.getLogger("kubeberth.simulate")
 
 # Every kind the scheduler reads: nodes and pods, volumes (claims, volumes, classes, CSI node
 # limits), priority classes (priorityClassName), disruption budgets (preemption) and namespaces
-# (namespaceSelector in pod affinity). DRA kinds (resourceclaims, resourceslices, deviceclasses)
+# (namespaceSelector in pod affinity), and services and controllers (PodTopologySpread's
+# system-default selector). DRA kinds (resourceclaims, resourceslices, deviceclasses)
 # join the list once the DRA plugin reads them.
 DUMP_KINDS = (
     "nodes",
@@ -25,6 +26,10 @@ DUMP_KINDS = (
     "csinodes",
     "pdb",
     "namespaces",
+    "services",
+    "replicationcontrollers",
+    "replicasets",
+    "statefulsets",
 )
 DUMP_COMMAND = f"kubectl get {','.join(DUMP_KINDS)} -A -o yaml > now.yaml"
 _BUILTIN_PRIORITY_CLASSES = ("system-cluster-critical", "system-node-critical")

@@ -26,6 +26,11 @@ WATCHED_KINDS = (
     "PodDisruptionBudget",
     "Namespace",
     "CSINode",
+    # PodTopologySpread's system-default selector (helper.DefaultSelector) reads these.
+    "Service",
+    "ReplicationController",
+    "ReplicaSet",
+    "StatefulSet",
 )
 
 

@@ -44,6 +44,10 @@ RESOURCES: dict[str, Resource] = {
         Resource("StorageClass", "/apis/storage.k8s.io/v1/storageclasses"),
         Resource("CSINode", "/apis/storage.k8s.io/v1/csinodes"),
         Resource("PodDisruptionBudget", "/apis/policy/v1/poddisruptionbudgets"),
+        Resource("Service", "/api/v1/services"),
+        Resource("ReplicationController", "/api/v1/replicationcontrollers"),
+        Resource("ReplicaSet", "/apis/apps/v1/replicasets"),
+        Resource("StatefulSet", "/apis/apps/v1/statefulsets"),
         # Terminal pods hold no resources; kube-scheduler's pod informer uses the same selector.
         Resource("Pod", "/api/v1/pods", "status.phase!=Succeeded,status.phase!=Failed"),
     )
@@ -62,7 +66,7 @@ def object_path(kind: str, key: str) -> str:
 
 # Nodes before pods, so placed pods find their node and pending pods are not tried on no nodes.
 LIST_ORDER = ("Namespace", "Node", "PersistentVolume", "PersistentVolumeClaim", "StorageClass", "CSINode",
-              "PodDisruptionBudget", "Pod")
+              "PodDisruptionBudget", "Service", "ReplicationController", "ReplicaSet", "StatefulSet", "Pod")
 
 PAGE_SIZE = 500
 
