@@ -115,6 +115,28 @@ def build_parser() -> argparse.ArgumentParser:
     )
     bench.add_argument("--rounds", type=int, default=5, help="--observability: interleaved runs per configuration")
     bench.add_argument(
+        "--scenario",
+        action="append",
+        metavar="NAME",
+        help="a kube-scheduler scheduler_perf workload (repeatable; `all` for every one): "
+        "SchedulingBasic, SchedulingNodeAffinity, SchedulingPodAffinity, SchedulingPodAntiAffinity, "
+        "TopologySpreading, PreemptionBasic, Unschedulable, SchedulingWithMixedChurn",
+    )
+    bench.add_argument("--nodes", type=int, help="--scenario: number of nodes (default: the scenario's)")
+    bench.add_argument("--pods", type=int, help="--scenario: measured pods (default: the scenario's)")
+    bench.add_argument("--init-pods", type=int, help="--scenario: pods bound before timing (default: the scenario's)")
+    bench.add_argument(
+        "--profile",
+        action="append",
+        choices=["default", "naive"],
+        help="--scenario: `naive` runs the same plugins one node at a time (filter_node/score_node path) "
+        "as a baseline; repeat for both in one table (default: default)",
+    )
+    bench.add_argument("--json", action="store_true", help="--scenario: print one JSON object per run")
+    bench.add_argument(
+        "--record", action="store_true", help="--scenario: append the results to docs/benchmarks.md"
+    )
+    bench.add_argument(
         "--extender",
         action="store_true",
         help="measure `kubeberth extender`'s filter+prioritize round trip per pod (NODESxPODS: pods = requests)",
@@ -305,6 +327,8 @@ def cmd_bench(args: argparse.Namespace, settings: Settings) -> int:
         except ValueError:
             raise KubeberthError(f"--size: expected NODESxPODS like 5000x10000, got {args.size}") from None
     generation = build_generation(settings.config, settings.plugins_dir)
+    if args.scenario:
+        return _bench_scenarios(args, generation)
     if args.extender:
         from .extender_bench import render_extender_bench, run_extender_bench
 
@@ -329,6 +353,37 @@ def cmd_bench(args: argparse.Namespace, settings: Settings) -> int:
     print(markdown)
     if args.write:
         append_results(args.write, markdown)
+    return 0
+
+
+def _bench_scenarios(args: argparse.Namespace, generation: Any) -> int:
+    from .bench import append_results
+    from .scenario_bench import SCENARIOS, render_scenarios, reproducing_command, run_scenario
+    from .simulate import progress_printer
+
+    names = list(SCENARIOS) if "all" in args.scenario else args.scenario
+    for name in names:
+        if name not in SCENARIOS:
+            raise KubeberthError(f"--scenario: unknown scenario {name!r}; available: {', '.join(SCENARIOS)}, all")
+    for flag in ("nodes", "pods", "init_pods"):
+        value = getattr(args, flag)
+        if value is not None and (value < 0 or (flag == "nodes" and value == 0)):
+            raise KubeberthError(f"--{flag.replace('_', '-')}: expected a positive number, got {value}")
+    show = None if args.json or not sys.stderr.isatty() else progress_printer(sys.stderr)
+    results = []
+    for name in names:
+        for profile in args.profile or ["default"]:
+            r = run_scenario(
+                generation, SCENARIOS[name], args.nodes, args.pods, args.init_pods, args.seed, profile, show
+            )
+            results.append(r)
+            if args.json:
+                print(json.dumps(r), flush=True)
+    markdown = render_scenarios(results, reproducing_command(args.argv))
+    if not args.json:
+        print(markdown)
+    if args.record:
+        append_results(Path(args.write or "docs/benchmarks.md"), markdown)
     return 0
 
 
@@ -380,6 +435,7 @@ def cmd_explain(args: argparse.Namespace) -> int:
 def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
+    args.argv = list(sys.argv[1:] if argv is None else argv)  # for the reproducing command in records
     try:
         settings = _settings(args)
         _setup_logging(settings.log_level, settings.log_format)
