@@ -7,6 +7,9 @@ from kubeberth import Code, PodInfo, Status, hookimpl
 
 class SchedulingGates:
     name = "SchedulingGates"
+    # Gates go away only by the pod's own update, which re-runs PreEnqueue for it: no cluster
+    # event can release a gated pod (upstream registers only the pod's gate-removing update).
+    requeue_on: frozenset[str] = frozenset()
 
     @hookimpl
     def pre_enqueue(self, pod: PodInfo) -> Status | None:

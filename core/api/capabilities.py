@@ -52,10 +52,17 @@ CLUSTER_EVENTS = (
     "CSINode/Add",
     "CSINode/Update",
     "CSINode/Delete",
+    "UnscheduledPod/Add",
+    "PodGroup/Add",
+    "PodGroup/Update",
+    "PodGroup/Delete",
 )
 """The events `requeue_on` may name: `Kind/Action`, or just `Kind` for every action on it.
 
-`Pod/Add` is a pod newly placed on a node (bound or assumed), `Pod/Delete` a placed pod gone.
+`Pod/Add` is a pod newly placed on a node (bound or assumed), `Pod/Delete` a placed pod gone
+(or an assumed one forgotten after its binding cycle failed). `UnscheduledPod/Add` is a new pending
+pod that belongs to a PodGroup (kube-scheduler fires it under GenericWorkload, where a new member
+may complete a gang).
 """
 
 

@@ -107,6 +107,12 @@ class Handle(Protocol):
         plugin's own background thread; the move happens on the scheduling thread between cycles."""
         ...
 
+    def activate(self, pods: Sequence[PodInfo]) -> None:
+        """Move these pending pods from backoff or the unschedulable pool straight to the active
+        queue (kube-scheduler's Handle.Activate), e.g. the rest of a gang when one member waits at
+        Permit. Gated and in-flight pods are left alone. Scheduling-cycle hooks only."""
+        ...
+
     def preemption_extenders(
         self, pod: PodInfo, victims: dict[str, tuple[list[PodInfo], int]]
     ) -> tuple[dict[str, tuple[list[PodInfo], int]], Status | None]:

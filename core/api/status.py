@@ -154,8 +154,9 @@ class PermitResult:
         return cls(Status.unschedulable(reason))
 
     @classmethod
-    def wait(cls, timeout: float) -> PermitResult:
-        return cls(Status.wait(), timeout)
+    def wait(cls, timeout: float, reason: str = "") -> PermitResult:
+        """Hold the pod for at most `timeout` seconds; `reason` says what it waits for."""
+        return cls(Status.wait(reason), timeout)
 
 
 @dataclass(slots=True)

@@ -15,6 +15,7 @@ from typing import Any, Protocol
 import numpy as np
 
 from .nodetable import NodeTable
+from .podgroups import PodGroupMembers, PodGroupState
 from .podinfo import PodInfo
 
 
@@ -96,6 +97,7 @@ class ClusterState:
         self._orphans: dict[str, dict[str, PodInfo]] = {}
         self.label_counts = PodLabelCounts(self.table)
         self._indexes: dict[Any, PodIndex] = {"pod_label_counts": self.label_counts}
+        self._pod_groups = PodGroupMembers()
 
     # ---- indexes -----------------------------------------------------------------------
     def index(self, key: Any, factory: Callable[[ClusterState], PodIndex]) -> PodIndex:
@@ -160,6 +162,8 @@ class ClusterState:
             self._orphans.get(old.node_name, {}).pop(pod.uid, None)
         self.assumed.discard(pod.uid)
         self.pods[pod.uid] = pod
+        if pod.pod_group or old is not None:
+            self._pod_groups.update(pod)
         if pod.node_name and not pod.is_terminal:
             row = self.table.row_of.get(pod.node_name)
             if row is None:
@@ -173,6 +177,7 @@ class ClusterState:
         pod = self.pods.pop(uid, None)
         if pod is None:
             return None
+        self._pod_groups.remove(uid)
         self._unplace(pod)
         for noms in self.nominated.values():
             noms.pop(uid, None)
@@ -225,6 +230,12 @@ class ClusterState:
                 if other.uid != pod.uid and other.priority >= pod.priority and other.uid not in self.placement:
                     out.setdefault(row, []).append(other)
         return out
+
+    # ---- pod groups --------------------------------------------------------------------
+    def pod_group_state(self, namespace: str, name: str) -> PodGroupState:
+        """The members of PodGroup `namespace/name` by where they are: unscheduled, assumed
+        (placed by a scheduling cycle, not yet bound) or assigned (bound). Costs O(members)."""
+        return self._pod_groups.state(namespace, name, self.pods, self.assumed.__contains__)
 
     # ---- what-ifs ----------------------------------------------------------------------
     @contextlib.contextmanager

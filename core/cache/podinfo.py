@@ -112,6 +112,7 @@ class PodInfo:
     raw: Pod  # the pod's JSON as the API server sent it (typed: kubeberth.api.objects)
     memo: dict[Any, Any] = field(default_factory=dict)  # storage of MemoKey / PodInfo.cached
     queue_timestamp: float = 0.0  # when the pod (re-)entered the scheduling queue; QueueSort's tie-break
+    pod_group: str = ""  # spec.schedulingGroup.podGroupName: the PodGroup (same namespace) it belongs to
 
     def cached(self, key: MemoKey[T], compute: Callable[[PodInfo], T]) -> T:
         """What `compute(pod)` returns, computed once per pod object (a pod update is a new object).
@@ -208,6 +209,10 @@ class PodInfo:
                 pvcs.append(volume["persistentVolumeClaim"].get("claimName", ""))
             elif "ephemeral" in volume:
                 pvcs.append(f"{name}-{volume.get('name', '')}")
+        group = spec.get("schedulingGroup") or {}
+        pod_group = group.get("podGroupName") or ""
+        if not isinstance(pod_group, str):
+            raise TypeError("spec.schedulingGroup.podGroupName is not a string")
         tolerations = tuple(
             Toleration(
                 t.get("key") or "",
@@ -243,6 +248,7 @@ class PodInfo:
             phase=status.get("phase") or "Pending",
             deleting=bool(meta.get("deletionTimestamp")),
             raw=cast(Pod, obj),
+            pod_group=pod_group,
         )
 
 

@@ -91,6 +91,7 @@ POD: dict[str, Any] = {
              "minDomains": int, "matchLabelKeys": [str], "nodeAffinityPolicy": str, "nodeTaintsPolicy": str}
         ],
         "schedulingGates": [{"name": str}],
+        "schedulingGroup": {"podGroupName": str},
         "volumes": [{"name": str, "persistentVolumeClaim": {"claimName": str}, "ephemeral": dict}],
     },
     "status": {"phase": str, "nominatedNodeName": str, "startTime": str, "conditions": [dict]},
@@ -106,7 +107,16 @@ NODE: dict[str, Any] = {
     },
 }
 
-SHAPES = {"Pod": POD, "Node": NODE}
+# scheduling.k8s.io/v1beta1 PodGroup: the fields GangScheduling reads.
+POD_GROUP: dict[str, Any] = {
+    "metadata": _META,
+    "spec": {
+        "schedulingPolicy": {"basic": dict, "gang": {"minCount": int}},
+        "workloadRef": {"workloadName": str, "templateName": str},
+    },
+}
+
+SHAPES = {"Pod": POD, "Node": NODE, "PodGroup": POD_GROUP}
 
 _NAMES = {
     str: "a string",

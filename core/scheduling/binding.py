@@ -154,7 +154,17 @@ class BindingCycle:
             return
         self.stats.bind_failures += 1
         done.framework.run_unreserve(done.state, pod, done.node, self.cluster, done.handle)
+        was_assumed = pod.uid in self.cluster.assumed
         self.cluster.forget(pod)
+        self._requeue_failed_binding(done)
+        if was_assumed:
+            # Forgetting an assumed pod frees what it held: kube-scheduler treats it as an
+            # assigned pod's deletion for the pods waiting for room, after the pod itself is
+            # requeued (so the move does not send it to backoff) and leaving it where it is.
+            self.queue.move_for_event("Pod/Delete", self._interested, skip=pod.uid)
+
+    def _requeue_failed_binding(self, done: BindingDone) -> None:
+        pod = done.entry.pod
         if isinstance(done.status.err, PodGone):
             # The API has no such pod: its deletion event is on the way. Nothing to retry and no
             # one to tell (an event or status write about it would only fail with 404 too).

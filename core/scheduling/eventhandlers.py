@@ -19,8 +19,6 @@ log = logging.getLogger(__name__)
 
 DECISION_ANNOTATION = "kubeberth.io/last-decision"  # written by kubeberth.observability.annotations
 
-DECISION_ANNOTATION = "kubeberth.io/last-decision"  # written by kubeberth.observability.annotations
-
 
 @dataclass
 class SwapGeneration:
@@ -140,6 +138,9 @@ class EventHandlers:
             return
         if pod.uid not in self.queue.entries:
             self.queue.add(pod)
+            if pod.pod_group:
+                # A new member may complete its gang (kube-scheduler's UnscheduledPodAdd move).
+                self.queue.move_for_event("UnscheduledPod/Add", self._interested, skip=pod.uid)
         elif previous is not None and not _scheduling_relevant_change(previous, pod):
             self.queue.entries[pod.uid].pod = pod  # status-only update: no requeue (isPodUpdated)
         else:

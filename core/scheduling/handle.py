@@ -27,7 +27,7 @@ from .waiting_pods import WaitingPod
 class FrameworkHandle:
     """Implements kubeberth.api.Handle for one profile's framework."""
 
-    __slots__ = ("framework", "_backend", "_cluster", "_now", "_waiting", "_request_move")
+    __slots__ = ("framework", "_backend", "_cluster", "_now", "_waiting", "_request_move", "_activate")
 
     def __init__(
         self,
@@ -37,6 +37,7 @@ class FrameworkHandle:
         now: Callable[[], float],
         waiting_pods: Mapping[str, WaitingPod],
         request_move: Callable[[str], None] | None = None,
+        activate: Callable[[list[str]], None] | None = None,
     ) -> None:
         self.framework = framework
         self._backend = backend
@@ -44,6 +45,7 @@ class FrameworkHandle:
         self._now = now
         self._waiting = waiting_pods
         self._request_move = request_move
+        self._activate = activate
 
     # ---- reads ---------------------------------------------------------------------------
     @property
@@ -104,6 +106,10 @@ class FrameworkHandle:
     def request_requeue(self, event: str) -> None:
         if self._request_move is not None:
             self._request_move(event)
+
+    def activate(self, pods: Sequence[PodInfo]) -> None:
+        if self._activate is not None and pods:
+            self._activate([p.uid for p in pods])
 
     def preemption_extenders(
         self, pod: PodInfo, victims: dict[str, tuple[list[PodInfo], int]]

@@ -33,6 +33,7 @@ class QueuedPod:
     backoff_until: float = 0.0
     unschedulable_plugins: frozenset[str] = frozenset()
     gated: bool = False
+    gating_plugin: str = ""  # the PreEnqueue plugin that holds a gated pod
     last_message: str = ""
     move_seq_at_pop: int = 0
     errors: int = 0
@@ -111,11 +112,13 @@ class SchedulingQueue:
         status = self.pre_enqueue(entry.pod)
         if not status.ok:
             entry.gated = True
+            entry.gating_plugin = status.plugin or ""
             entry.last_message = status.message
             if entry.where != "gated":
                 self._arrive(entry, "gated")
             return
         entry.gated = False
+        entry.gating_plugin = ""
         self._push_active(entry)
 
     def _push_active(self, entry: QueuedPod) -> None:
@@ -196,14 +199,26 @@ class SchedulingQueue:
         self.entries.pop(uid, None)
 
     # ---- cluster events ----------------------------------------------------------------
-    def move_for_event(self, event: str, interested: Callable[[PodInfo, str, str], bool]) -> int:
+    def move_for_event(
+        self, event: str, interested: Callable[[PodInfo, str, str], bool], skip: str = ""
+    ) -> int:
         """Move unschedulable pods that a plugin that rejected them registered for `event`.
 
-        `interested(pod, plugin, event)`: the plugin's declared interest in its pod's profile."""
+        Gated pods whose PreEnqueue plugin registered for `event` are checked again, as
+        kube-scheduler does for a gated pod (e.g. a new gang member lets the others in).
+        `interested(pod, plugin, event)`: the plugin's declared interest in its pod's profile;
+        `skip`: the uid of a pod the event is about, left where it is."""
         self.move_seq += 1
         moved = 0
         self._event = event.replace("/", "", 1)  # Node/Add -> NodeAdd (kube-scheduler's ClusterEvent label)
         for entry in list(self.entries.values()):
+            if entry.pod.uid == skip:
+                continue
+            if entry.where == "gated":
+                if entry.gating_plugin and interested(entry.pod, entry.gating_plugin, event):
+                    self._enqueue_checked(entry)
+                    moved += entry.where == "active"
+                continue
             if entry.where != "unschedulable":
                 continue
             plugins = entry.unschedulable_plugins
@@ -211,6 +226,15 @@ class SchedulingQueue:
                 self._move(entry)
                 moved += 1
         return moved
+
+    def activate(self, uids: list[str]) -> None:
+        """kube-scheduler's Activate: move these pods from backoff or the unschedulable pool to
+        activeQ at once (gated and in-flight pods stay where they are)."""
+        self._event = "ForceActivate"
+        for uid in uids:
+            entry = self.entries.get(uid)
+            if entry is not None and entry.where in ("unschedulable", "backoff"):
+                self._push_active(entry)
 
     def _move(self, entry: QueuedPod) -> None:
         if entry.backoff_until > self.clock():

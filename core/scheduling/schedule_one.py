@@ -256,7 +256,7 @@ class ScheduleOne:
             return
         waiting = None
         if waits:
-            waiting = WaitingPod(pod, waits)
+            waiting = WaitingPod(pod, waits, self.clock.now, self.clock.virtual)
             self.waiting_pods[pod.uid] = waiting
         record.result, record.node = "Scheduled", node
         self.in_flight += 1

@@ -129,7 +129,8 @@ class Scheduler(EventHandlers, ScheduleOne, BindingCycle):
         h = self._handles.get(id(framework))
         if h is None or h.framework is not framework:
             h = self._handles[id(framework)] = FrameworkHandle(
-                framework, self.backend, self.cluster, self.clock.now, self.waiting_pods, self.request_move
+                framework, self.backend, self.cluster, self.clock.now, self.waiting_pods, self.request_move,
+                self.queue.activate,
             )
         return h
 
@@ -172,8 +173,14 @@ class Scheduler(EventHandlers, ScheduleOne, BindingCycle):
         return True
 
     def run_until_settled(self, on_progress: Callable[[], None] | None = None, timeout: float | None = None) -> None:
-        """Schedule until nothing is left to try: the simulator's loop (virtual clock advances)."""
+        """Schedule until nothing is left to try: the simulator's loop (virtual clock advances).
+
+        Pods held at Permit make time pass too: their timeouts fire on the virtual clock. A gang
+        that cannot fit would be retried every timeout for ever (as kube-scheduler retries it), so
+        the loop ends once a round of Permit timeouts released pods and bound none since.
+        """
         deadline = time.monotonic() + timeout if timeout else None
+        permit_rounds = [-1]  # stats.scheduled at the last Permit timeout the clock jumped to
         while True:
             if deadline is not None and time.monotonic() > deadline:
                 raise TimeoutError("scheduler did not settle in time")
@@ -182,6 +189,9 @@ class Scheduler(EventHandlers, ScheduleOne, BindingCycle):
                     on_progress()
                 continue
             if self.in_flight or self.waiting_pods:
+                virtual = isinstance(self.clock, VirtualClock)
+                if virtual and self._only_held_at_permit() and not self._advance_past_permit_waits(permit_rounds):
+                    return
                 self.drain_events(block_for=0.05)
                 continue
             if self.backend.fire_timers(self.clock.now()):
@@ -195,6 +205,39 @@ class Scheduler(EventHandlers, ScheduleOne, BindingCycle):
                 continue
             if self.drain_events() == 0:
                 return
+
+    def _only_held_at_permit(self) -> bool:
+        """Every binding in flight is a pod still waiting at Permit (nothing will report)."""
+        waiting = self.waiting_pods.values()
+        return self.in_flight == len(self.waiting_pods) and not any(w.done for w in waiting)
+
+    def _advance_past_permit_waits(self, permit_rounds: list[int]) -> bool:
+        """Virtual clock, only Permit waits left: move time to the next thing that happens. A
+        backoff or timer first lets the loop go on; otherwise the earliest Permit deadline fires.
+        Returns False when that round would bind nothing new (see run_until_settled)."""
+        assert isinstance(self.clock, VirtualClock)
+        deadlines = [d for w in self.waiting_pods.values() if (d := w.next_deadline()) is not None]
+        permit_at = min(deadlines) if deadlines else None
+        other = _earliest(self.queue.next_backoff_expiry(), self.backend.next_timer())
+        if other is not None and (permit_at is None or other < permit_at):
+            self.clock.advance_to(other)
+            self.backend.fire_timers(self.clock.now())
+            return True
+        if permit_at is None:
+            return True
+        if permit_rounds[0] == self.stats.scheduled:
+            for waiting in list(self.waiting_pods.values()):  # release them as their timeouts would
+                if (d := waiting.next_deadline()) is not None:
+                    self.clock.advance_to(d)
+                    waiting.expire(d)
+            while self.in_flight:
+                self.drain_events(block_for=0.05)
+            return False
+        permit_rounds[0] = self.stats.scheduled
+        self.clock.advance_to(permit_at)
+        for waiting in list(self.waiting_pods.values()):
+            waiting.expire(permit_at)
+        return True
 
     def run(self, stop: threading.Event) -> None:
         """Serve until `stop` is set (the real-cluster loop)."""

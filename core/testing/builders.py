@@ -183,6 +183,28 @@ def make_pv(
     return pv
 
 
+def make_pod_group(
+    name: str,
+    min_count: int | None = None,
+    *,
+    namespace: str = "default",
+    workload: tuple[str, str] | None = None,
+) -> dict[str, Any]:
+    """A scheduling.k8s.io/v1beta1 PodGroup: a gang of `min_count` pods, or the basic policy when
+    `min_count` is None. `workload` is (workloadName, templateName) for spec.workloadRef.
+    Pods join it with `make_pod(..., schedulingGroup={"podGroupName": name})`."""
+    policy: dict[str, Any] = {"basic": {}} if min_count is None else {"gang": {"minCount": min_count}}
+    spec: dict[str, Any] = {"schedulingPolicy": policy}
+    if workload is not None:
+        spec["workloadRef"] = {"workloadName": workload[0], "templateName": workload[1]}
+    return {
+        "apiVersion": "scheduling.k8s.io/v1beta1",
+        "kind": "PodGroup",
+        "metadata": {"name": name, "namespace": namespace},
+        "spec": spec,
+    }
+
+
 def load_objects(source: str | Path) -> list[dict[str, Any]]:
     """Objects from YAML text or a YAML file: a stream of documents, `List`s flattened (`kubectl get -o yaml`)."""
     if isinstance(source, Path) or ("\n" not in source and Path(source).is_file()):

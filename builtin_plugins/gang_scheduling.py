@@ -1,0 +1,81 @@
+"""GangScheduling: a PodGroup's pods are scheduled all or nothing (kube-scheduler's gangscheduling,
+behind the GenericWorkload feature gate).
+
+A pod joins a group with `spec.schedulingGroup.podGroupName`: a scheduling.k8s.io/v1beta1 PodGroup
+in its namespace whose `spec.schedulingPolicy.gang.minCount` makes it a gang. PreEnqueue keeps each
+member out of the active queue until the PodGroup exists and minCount members are known. Permit
+holds every placed member until minCount of them are assumed or bound, then allows them all at once;
+a member still held after five minutes is rejected, its reservation undone and the pod requeued.
+Groups with the `basic` policy (or pods without a group) pass through untouched.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from kubeberth import Code, Handle, PermitResult, PodInfo, Status, hookimpl
+
+# upstream's permitTimeoutDuration: how long gang members wait at Permit for a quorum.
+PERMIT_TIMEOUT_SECONDS = 300.0
+
+
+def gang_min_count(pod_group: dict[str, Any]) -> int | None:
+    """The gang policy's minCount, or None when the group is not a gang (basic policy)."""
+    policy = (pod_group.get("spec") or {}).get("schedulingPolicy") or {}
+    gang = policy.get("gang")
+    if gang is None:
+        return None
+    return int(gang.get("minCount") or 0)
+
+
+class GangScheduling:
+    name = "GangScheduling"
+    # upstream's EventsToRegister: a new member, pending or bound, may complete a gang; a PodGroup
+    # created or updated (minCount lowered) may let its waiting members in.
+    requeue_on = frozenset({"UnscheduledPod/Add", "Pod/Add", "PodGroup/Add", "PodGroup/Update"})
+
+    @hookimpl
+    def pre_enqueue(self, pod: PodInfo, handle: Handle) -> Status | None:
+        if not pod.pod_group:
+            return None
+        group = handle.cluster.get_object("PodGroup", f"{pod.namespace}/{pod.pod_group}")
+        if group is None:
+            # The pod is unschedulable until its PodGroup object is created.
+            return Status(
+                Code.UNSCHEDULABLE_AND_UNRESOLVABLE,
+                (f'waiting for pods\'s pod group "{pod.pod_group}" to appear in scheduling queue',),
+            )
+        min_count = gang_min_count(group)
+        if min_count is None:
+            return None
+        if handle.cluster.pod_group_state(pod.namespace, pod.pod_group).all_pods_count < min_count:
+            return Status(
+                Code.UNSCHEDULABLE_AND_UNRESOLVABLE,
+                ("waiting for minCount pods from a gang to appear in scheduling queue",),
+            )
+        return None
+
+    @hookimpl
+    def permit(self, pod: PodInfo, handle: Handle) -> PermitResult | Status | None:
+        if not pod.pod_group:
+            return None
+        group = handle.cluster.get_object("PodGroup", f"{pod.namespace}/{pod.pod_group}")
+        if group is None:
+            return Status.error(
+                f"failed to get podGroup {pod.namespace}/{pod.pod_group}: "
+                f'podgroup.scheduling.k8s.io "{pod.pod_group}" not found'
+            )
+        min_count = gang_min_count(group)
+        if min_count is None:
+            return None
+        state = handle.cluster.pod_group_state(pod.namespace, pod.pod_group)
+        if state.scheduled_pods_count < min_count:
+            # The rest of the gang may be waiting (backoff, unschedulable) for this one: retry now.
+            handle.activate(state.unscheduled)
+            return PermitResult.wait(PERMIT_TIMEOUT_SECONDS, "waiting for minCount pods from a gang to be scheduled")
+        # The quorum is met: allow this pod and every member waiting at Permit.
+        for uid in state.assumed:
+            waiting = handle.get_waiting_pod(uid)
+            if waiting is not None:
+                waiting.allow(self.name)
+        return None

@@ -1,0 +1,210 @@
+"""GangScheduling: kube-scheduler's gangscheduling_test cases, and gangs through the whole loop."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+import pytest
+from kubeberth import Code, PermitResult, PodInfo, Status
+from kubeberth.backends.embedded import EmbeddedCluster
+from kubeberth.builtin_plugins.gang_scheduling import PERMIT_TIMEOUT_SECONDS, GangScheduling
+from kubeberth.runtime.config import parse_configuration
+from kubeberth.runtime.generation import build_generation
+from kubeberth.scheduling.handle import FrameworkHandle
+from kubeberth.scheduling.waiting_pods import WaitingPod
+from kubeberth.testing import cluster_of, make_node, make_pod, make_pod_group
+from kubeberth.testing.tester import SchedulerTester
+
+UNRESOLVABLE = Code.UNSCHEDULABLE_AND_UNRESOLVABLE
+
+
+# ---- upstream's fixtures (st.MakePodGroup / st.MakePod) ----------------------------------------
+def pod_group(name: str, min_count: int | None = None, *, workload: tuple[str, str] | None = None,
+              parent: str | None = None) -> dict[str, Any]:
+    group = make_pod_group(name, min_count, namespace="ns1", workload=workload)
+    if parent is not None:
+        group["spec"]["parentCompositePodGroupName"] = parent
+    return group
+
+
+def member(name: str, group: str | None = None) -> dict[str, Any]:
+    extra = {"schedulingGroup": {"podGroupName": group}} if group else {}
+    return make_pod(name, namespace="ns1", uid=name, **extra)
+
+
+gangPodGroup1 = pod_group("pg1", 3, workload=("t1", "gang-wl"))
+gangPodGroup2 = pod_group("pg2", 4, workload=("t2", "gang-wl"))
+basicPodGroup = pod_group("pg3", workload=("1", "basic-wl"))
+p1, p2, p3 = member("p1", "pg1"), member("p2", "pg1"), member("p3", "pg1")
+p4, p5 = member("p4", "pg2"), member("p5", "pg2")
+basicPolicyPod = member("basic-pod", "pg3")
+nonGangPod = member("non-gang")
+pg1 = pod_group("pg1-cpg", 1, parent="cpg-sub1")
+pg2 = pod_group("pg2-cpg", 1, parent="cpg-sub1")
+pg3 = pod_group("pg3-cpg", 1, parent="cpg-sub1")
+pg4 = pod_group("pg4-cpg", parent="cpg-sub2")
+pg5 = pod_group("pg5-cpg", 1, parent="cpg-sub2")
+pg6 = pod_group("pg6-cpg", 1, parent="cpg-sub3")
+pg7 = pod_group("pg7-cpg", 1, parent="cpg-sub3")
+p1CPG, p2CPG = member("p1-cpg", "pg1-cpg"), member("p2-cpg", "pg2-cpg")
+p4CPG, p6CPG = member("p4-cpg", "pg4-cpg"), member("p6-cpg", "pg6-cpg")
+pgBasic1 = pod_group("pg-basic-1", 2, parent="cpg-basic-root")
+pgBasic2 = pod_group("pg-basic-2", 2, parent="cpg-basic-root")
+p1_1, p1_2, p2_1 = member("p1_1", "pg-basic-1"), member("p1_2", "pg-basic-1"), member("p2_1", "pg-basic-2")
+ALL_CPG_GROUPS = [pg1, pg2, pg3, pg4, pg5, pg6, pg7]
+
+
+@dataclass
+class FlowCase:
+    name: str
+    pod: dict[str, Any]
+    initialPodGroups: list[dict[str, Any]]
+    initialPods: list[dict[str, Any]] = field(default_factory=list)
+    podsWaitingOnPermit: list[dict[str, Any]] = field(default_factory=list)
+    wantPreEnqueueStatus: Status | None = None
+    wantPermitStatus: Status | None = None
+    wantActivatedPods: list[dict[str, Any]] = field(default_factory=list)
+    wantAllowedPods: list[str] = field(default_factory=list)
+
+
+WAIT_MESSAGE = "waiting for minCount pods from a gang to be scheduled"
+FLOW_CASES = [
+    FlowCase("TestGangSchedulingFlow/non-gang pod succeeds immediately (CPG=false)", nonGangPod,
+             [gangPodGroup1, gangPodGroup2, basicPodGroup]),
+    FlowCase("TestGangSchedulingFlow/basic policy pod succeeds immediately (CPG=false)", basicPolicyPod,
+             [gangPodGroup1, gangPodGroup2, basicPodGroup]),
+    FlowCase("TestGangSchedulingFlow/gang pod fails PreEnqueue when pod group is not yet created (CPG=false)", p1,
+             [], initialPods=[p2, p3, p4, p5],
+             wantPreEnqueueStatus=Status(UNRESOLVABLE,
+                                         ('waiting for pods\'s pod group "pg1" to appear in scheduling queue',))),
+    FlowCase("TestGangSchedulingFlow/gang pod fails PreEnqueue when quorum is not met (CPG=false)", p1,
+             [gangPodGroup1, gangPodGroup2], initialPods=[p2, p4, p5],
+             wantPreEnqueueStatus=Status(UNRESOLVABLE,
+                                         ("waiting for minCount pods from a gang to appear in scheduling queue",))),
+    FlowCase("TestGangSchedulingFlow/gang pod passes PreEnqueue, but waits at Permit (CPG=false)", p1,
+             [gangPodGroup1, gangPodGroup2], initialPods=[p2, p3, p4, p5], podsWaitingOnPermit=[p2, p4, p5],
+             wantActivatedPods=[p3], wantPermitStatus=Status(Code.WAIT, (WAIT_MESSAGE,))),
+    FlowCase("TestGangSchedulingFlow/final gang pod arrives at Permit and allows all waiting pods from a gang "
+             "(CPG=false)", p1,
+             [gangPodGroup1, gangPodGroup2], initialPods=[p2, p3, p4, p5], podsWaitingOnPermit=[p2, p3, p4, p5],
+             wantAllowedPods=["p1", "p2", "p3"]),
+    FlowCase("TestGangSchedulingFlow/CPG Hierarchical Stage 1: No pods, tree not ready (CPG=false)", p1CPG,
+             ALL_CPG_GROUPS),
+    FlowCase("TestGangSchedulingFlow/CPG Hierarchical Stage 2: Add p6 (CPG=false)", p6CPG, ALL_CPG_GROUPS,
+             initialPods=[p1CPG, p2CPG]),
+    FlowCase("TestGangSchedulingFlow/CPG Hierarchical Stage 3: Add p4 (CPG=false)", p4CPG, ALL_CPG_GROUPS,
+             initialPods=[p1CPG, p2CPG, p6CPG]),
+    FlowCase("TestGangSchedulingFlow/CPG Basic With Gang Stage 1: pg1 ready, root ready (CPG=false)", p2_1,
+             [pgBasic1, pgBasic2], initialPods=[p1_1, p1_2],
+             wantPreEnqueueStatus=Status(UNRESOLVABLE,
+                                         ("waiting for minCount pods from a gang to appear in scheduling queue",))),
+    FlowCase("TestGangSchedulingFlow/CPG Permit Wait: Hierarchical gang waits at permit if gang isn't fully "
+             "scheduled (CPG=false)", p4CPG, ALL_CPG_GROUPS, initialPods=[p1CPG, p2CPG, p6CPG]),
+]
+
+
+def _status(result: PermitResult | Status | None) -> Status | None:
+    if isinstance(result, PermitResult):
+        return result.status
+    return result
+
+
+def _same(got: Status | None, want: Status | None) -> bool:
+    if want is None:
+        return got is None or got.ok
+    return got is not None and (got.code, got.reasons) == (want.code, want.reasons)
+
+
+@pytest.mark.parametrize("tc", FLOW_CASES, ids=lambda tc: tc.name)
+def test_gang_scheduling_flow(tc: FlowCase) -> None:
+    """Upstream's TestGangSchedulingFlow: PreEnqueue, then Permit with other members assumed and waiting."""
+    cluster = cluster_of(make_node("some-node"), *tc.initialPodGroups)
+    for obj in [*tc.initialPods, tc.pod]:
+        cluster.upsert_pod(PodInfo.from_dict(obj))
+    activated: list[str] = []
+    waiting: dict[str, WaitingPod] = {}
+    fw = build_generation(config=parse_configuration({"profiles": [{"schedulerName": "kubeberth"}]})).default_profile
+    handle = FrameworkHandle(fw, EmbeddedCluster(), cluster, lambda: 0.0, waiting, None, activated.extend)
+    pl = GangScheduling()
+
+    pod = PodInfo.from_dict(tc.pod)
+    got = pl.pre_enqueue(pod=pod, handle=handle)
+    assert _same(got, tc.wantPreEnqueueStatus), got
+    if got is not None and not got.ok:
+        return
+    # Other pods have already hit Permit and are waiting.
+    for obj in tc.podsWaitingOnPermit:
+        other = PodInfo.from_dict(obj)
+        cluster.assume(other, "some-node")
+        result = pl.permit(pod=other, handle=handle)
+        assert isinstance(result, PermitResult) and result.status.code == Code.WAIT, f"{other.name}: {result}"
+        assert result.timeout == PERMIT_TIMEOUT_SECONDS
+        waiting[other.uid] = WaitingPod(other, {pl.name: result.timeout}, lambda: 0.0, virtual=True)
+    activated.clear()
+    cluster.assume(pod, "some-node")
+    got_permit = _status(pl.permit(pod=pod, handle=handle))
+    assert _same(got_permit, tc.wantPermitStatus), got_permit
+    assert activated == [p["metadata"]["uid"] for p in tc.wantActivatedPods]
+    for uid, wp in waiting.items():
+        assert wp.done == (uid in tc.wantAllowedPods), uid
+        if wp.done:
+            assert wp.wait().ok
+
+
+# ---- through the scheduling loop ---------------------------------------------------------------
+def gang(name: str, size: int, min_count: int, cpu: str) -> list[dict[str, Any]]:
+    return [make_pod_group(name, min_count)] + [
+        make_pod(f"{name}-{i}", cpu, schedulingGroup={"podGroupName": name}) for i in range(size)
+    ]
+
+
+@pytest.fixture
+def tester():
+    with SchedulerTester(["NodeResourcesFit", "GangScheduling"], objects=[make_node("n1", cpu="4")]) as t:
+        yield t
+
+
+def test_a_gang_that_fits_binds_together(tester: SchedulerTester) -> None:
+    placed = tester.schedule(*gang("fits", 3, 3, "1"))
+    assert placed == {"fits-0": "n1", "fits-1": "n1", "fits-2": "n1"}
+    # The first members waited at Permit until the third was assumed.
+    waits = [r.result for r in tester.records("fits-0")]
+    assert waits == ["Scheduled"]
+
+
+def test_a_gang_that_cannot_fit_binds_none_and_is_released_at_the_timeout(tester: SchedulerTester) -> None:
+    placed = tester.schedule(*gang("big", 3, 3, "1500m"))  # two of three fit on 4 cpus
+    assert placed == {"big-0": None, "big-1": None, "big-2": None}
+    assert tester.clock.now() >= PERMIT_TIMEOUT_SECONDS
+    timeouts = [m for i in range(3) for m in tester.events(f"big-{i}", "FailedScheduling")
+                if m == "rejected due to timeout after waiting 5m0s at plugin GangScheduling"]
+    assert len(timeouts) >= 2
+    # Nothing is held any more: no waiting pods, no assumed reservations, the node is empty.
+    assert tester.scheduler.waiting_pods == {}
+    assert tester.cluster.assumed == set()
+    assert tester.cluster.node_pods(tester.cluster.table.row_of["n1"]) == {}
+
+
+def test_members_wait_in_pre_enqueue_until_the_group_and_min_count_exist(tester: SchedulerTester) -> None:
+    first = [make_pod(f"late-{i}", "1", schedulingGroup={"podGroupName": "late"}) for i in range(2)]
+    assert tester.schedule(*first) == {"late-0": None, "late-1": None}
+    assert tester.scheduler.held_pods()["gated"] == ["default/late-0", "default/late-1"]
+    assert tester.schedule(make_pod_group("late", 3)) == {}
+    assert tester.scheduler.held_pods()["gated"] == ["default/late-0", "default/late-1"]
+    # The third member completes the gang: all three are let in and bind together.
+    assert tester.schedule(make_pod("late-2", "1", schedulingGroup={"podGroupName": "late"})) == {"late-2": "n1"}
+    assert tester.node_of("late-0") == tester.node_of("late-1") == "n1"
+
+
+def test_lowering_min_count_lets_gated_members_in(tester: SchedulerTester) -> None:
+    tester.schedule(make_pod_group("shrink", 3), *[
+        make_pod(f"shrink-{i}", "1", schedulingGroup={"podGroupName": "shrink"}) for i in range(2)])
+    assert tester.node_of("shrink-0") is None
+    tester.schedule(make_pod_group("shrink", 2))
+    assert tester.node_of("shrink-0") == tester.node_of("shrink-1") == "n1"
+
+
+def test_simulate_gangs_all_or_nothing(tester: SchedulerTester) -> None:
+    result = tester.simulate(make_node("a", cpu="4"), *gang("fits", 2, 2, "1"), *gang("big", 3, 3, "1"))
+    assert sorted(result.placements) == ["default/fits-0", "default/fits-1"]
