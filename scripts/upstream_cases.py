@@ -28,6 +28,7 @@ ROOT = Path(__file__).resolve().parent.parent
 PLUGIN_DIRS = {
     "defaultbinder": "default_binder",
     "defaultpreemption": "default_preemption",
+    "gangscheduling": "gang_scheduling",
     "imagelocality": "image_locality",
     "interpodaffinity": "inter_pod_affinity",
     "nodeaffinity": "node_affinity",
@@ -35,6 +36,7 @@ PLUGIN_DIRS = {
     "nodeports": "node_ports",
     "noderesources": "node_resources_fit / node_resources_balanced_allocation",
     "nodeunschedulable": "node_unschedulable",
+    "podgrouppodscount": "(not implemented: placement scoring of the pod group cycle)",
     "podtopologyspread": "pod_topology_spread",
     "queuesort": "priority_sort",
     "schedulinggates": "scheduling_gates",

@@ -733,7 +733,7 @@ def test_permit_waits_for_every_waiting_plugin(scheduler_tester) -> None:
     t.settle(timeout=10)
     assert t.node_of("r") == "n0"
     assert t.node_of("w") is None
-    assert t.events("w", "FailedScheduling") == ["rejected due to timeout after waiting at plugin TWaiter2"]
+    assert t.events("w", "FailedScheduling") == ["rejected due to timeout after waiting 300ms at plugin TWaiter2"]
     assert s.queue.entries["w"].unschedulable_plugins == frozenset({"TWaiter2"})
 
 
@@ -743,7 +743,7 @@ def test_permit_wait_timeout_rejects_and_unreserves(scheduler_tester) -> None:
     t.settle(timeout=10)
     assert seen == [*ALL_RESERVE, "wait:w", *REVERSE_UNRESERVE]
     assert t.node_of("w") is None
-    assert t.events("w", "FailedScheduling") == ["rejected due to timeout after waiting at plugin TWaiter"]
+    assert t.events("w", "FailedScheduling") == ["rejected due to timeout after waiting 200ms at plugin TWaiter"]
     assert "w" not in s.cluster.placement
     assert not s.cluster.table.requested.any()
     entry = s.queue.entries["w"]

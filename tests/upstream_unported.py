@@ -6,6 +6,16 @@ upstream case (`TestFunction/case name`) and must not also be ported.
 
 _COMPARISON_OPS = "TaintTolerationComparisonOperators (alpha gate, Gt/Lt tolerations) is not implemented"
 
+_COMPOSITE = "CompositePodGroup (alpha gate, scheduling.k8s.io/v1alpha3 hierarchies) is not implemented"
+_POD_GROUP_CYCLE = (
+    "the pod group scheduling cycle (schedule_one_podgroup.go: placements, PlacementFeasible, PlacementScore) is "
+    "not implemented; kubeberth schedules a gang's members pod by pod through PreEnqueue and Permit"
+)
+_QUEUEING_HINTS = (
+    "per-pod QueueingHint functions are not part of kubeberth's plugin API: GangScheduling requeues on every event "
+    "it registers (requeue_on), which upstream's hints only narrow"
+)
+
 UNPORTED: dict[str, str] = {
     "TestTaintTolerationFilter/Pod with Gt toleration cannot be scheduled on node when taint value is lower than threshold":
         _COMPARISON_OPS,
@@ -31,4 +41,222 @@ UNPORTED: dict[str, str] = {
     "TestMostAllocatedScoringStrategy/Resources not set, pods scheduled with error":
         "calls the scorer with nil resources, bypassing config defaulting; kubeberth's args default an empty "
         "scoringStrategy.resources to cpu and memory as kube-scheduler's defaulting does, so it cannot occur",
+
+# Workload-aware scheduling (GenericWorkload): GangScheduling and PodGroupPodsCount.
+    'TestGangSchedulingFlow/CPG Basic With Gang Stage 1: pg1 ready, root ready (CPG=true)':
+        _COMPOSITE,
+    'TestGangSchedulingFlow/CPG Hierarchical Stage 1: No pods, tree not ready (CPG=true)':
+        _COMPOSITE,
+    'TestGangSchedulingFlow/CPG Hierarchical Stage 2: Add p6, cpg-sub1 ready but root not ready (CPG=true)':
+        _COMPOSITE,
+    'TestGangSchedulingFlow/CPG Hierarchical Stage 3: Add p4, root becomes ready (CPG=true)':
+        _COMPOSITE,
+    "TestGangSchedulingFlow/CPG Permit Wait: Hierarchical gang waits at permit if gang isn't fully scheduled (CPG=true)":
+        _COMPOSITE,
+    'TestGangSchedulingFlow/basic policy pod succeeds immediately (CPG=true)':
+        _COMPOSITE,
+    'TestGangSchedulingFlow/final gang pod arrives at Permit and allows all waiting pods from a gang (CPG=true)':
+        _COMPOSITE,
+    'TestGangSchedulingFlow/gang pod fails PreEnqueue when pod group is not yet created (CPG=true)':
+        _COMPOSITE,
+    'TestGangSchedulingFlow/gang pod fails PreEnqueue when quorum is not met (CPG=true)':
+        _COMPOSITE,
+    'TestGangSchedulingFlow/gang pod passes PreEnqueue, but waits at Permit (CPG=true)':
+        _COMPOSITE,
+    'TestGangSchedulingFlow/non-gang pod succeeds immediately (CPG=true)':
+        _COMPOSITE,
+    'TestPlacementFeasible/1 pod scheduled, 2 unscheduled pods succeed, minCount 3 met (isCPG=false, cpgFeatureGate=false)':
+        _POD_GROUP_CYCLE,
+    'TestPlacementFeasible/1 pod scheduled, 2 unscheduled pods succeed, minCount 3 met (isCPG=false, cpgFeatureGate=true)':
+        _POD_GROUP_CYCLE,
+    'TestPlacementFeasible/1 pod scheduled, 2 unscheduled pods succeed, minCount 3 met (isCPG=true, cpgFeatureGate=true)':
+        _POD_GROUP_CYCLE,
+    'TestPlacementFeasible/1 pod scheduled, minCount 3, first unscheduled fails, not enough remaining (isCPG=false, cpgFeatureGate=false)':
+        _POD_GROUP_CYCLE,
+    'TestPlacementFeasible/1 pod scheduled, minCount 3, first unscheduled fails, not enough remaining (isCPG=false, cpgFeatureGate=true)':
+        _POD_GROUP_CYCLE,
+    'TestPlacementFeasible/1 pod scheduled, minCount 3, first unscheduled fails, not enough remaining (isCPG=true, cpgFeatureGate=true)':
+        _POD_GROUP_CYCLE,
+    'TestPlacementFeasible/1 pod scheduled, minCount 4, first unscheduled succeeds, not enough remaining (isCPG=false, cpgFeatureGate=false)':
+        _POD_GROUP_CYCLE,
+    'TestPlacementFeasible/1 pod scheduled, minCount 4, first unscheduled succeeds, not enough remaining (isCPG=false, cpgFeatureGate=true)':
+        _POD_GROUP_CYCLE,
+    'TestPlacementFeasible/1 pod scheduled, minCount 4, first unscheduled succeeds, not enough remaining (isCPG=true, cpgFeatureGate=true)':
+        _POD_GROUP_CYCLE,
+    'TestPlacementFeasible/All pods succeed, minCount met at end (isCPG=false, cpgFeatureGate=false)':
+        _POD_GROUP_CYCLE,
+    'TestPlacementFeasible/All pods succeed, minCount met at end (isCPG=false, cpgFeatureGate=true)':
+        _POD_GROUP_CYCLE,
+    'TestPlacementFeasible/All pods succeed, minCount met at end (isCPG=true, cpgFeatureGate=true)':
+        _POD_GROUP_CYCLE,
+    'TestPlacementFeasible/First pod fails, minCount not satisfiable (isCPG=false, cpgFeatureGate=false)':
+        _POD_GROUP_CYCLE,
+    'TestPlacementFeasible/First pod fails, minCount not satisfiable (isCPG=false, cpgFeatureGate=true)':
+        _POD_GROUP_CYCLE,
+    'TestPlacementFeasible/First pod fails, minCount not satisfiable (isCPG=true, cpgFeatureGate=true)':
+        _POD_GROUP_CYCLE,
+    'TestPlacementFeasible/More than minCount pods, all succeed (isCPG=false, cpgFeatureGate=false)':
+        _POD_GROUP_CYCLE,
+    'TestPlacementFeasible/More than minCount pods, all succeed (isCPG=false, cpgFeatureGate=true)':
+        _POD_GROUP_CYCLE,
+    'TestPlacementFeasible/More than minCount pods, all succeed (isCPG=true, cpgFeatureGate=true)':
+        _POD_GROUP_CYCLE,
+    'TestPlacementFeasible/More than minCount pods, first fails (isCPG=false, cpgFeatureGate=false)':
+        _POD_GROUP_CYCLE,
+    'TestPlacementFeasible/More than minCount pods, first fails (isCPG=false, cpgFeatureGate=true)':
+        _POD_GROUP_CYCLE,
+    'TestPlacementFeasible/More than minCount pods, first fails (isCPG=true, cpgFeatureGate=true)':
+        _POD_GROUP_CYCLE,
+    'TestPlacementFeasible/More than minCount pods, minCount not satisfiable (isCPG=false, cpgFeatureGate=false)':
+        _POD_GROUP_CYCLE,
+    'TestPlacementFeasible/More than minCount pods, minCount not satisfiable (isCPG=false, cpgFeatureGate=true)':
+        _POD_GROUP_CYCLE,
+    'TestPlacementFeasible/More than minCount pods, minCount not satisfiable (isCPG=true, cpgFeatureGate=true)':
+        _POD_GROUP_CYCLE,
+    'TestPlacementFeasible/Non-gang pod group with 0 scheduled pods fails (isCPG=false, cpgFeatureGate=false)':
+        _POD_GROUP_CYCLE,
+    'TestPlacementFeasible/Non-gang pod group with 0 scheduled pods fails (isCPG=false, cpgFeatureGate=true)':
+        _POD_GROUP_CYCLE,
+    'TestPlacementFeasible/Non-gang pod group with 0 scheduled pods fails (isCPG=true, cpgFeatureGate=false)':
+        _POD_GROUP_CYCLE,
+    'TestPlacementFeasible/Non-gang pod group with 0 scheduled pods fails (isCPG=true, cpgFeatureGate=true)':
+        _POD_GROUP_CYCLE,
+    'TestPlacementFeasible/Non-gang pod group with 1 initially scheduled pod succeeds (isCPG=false, cpgFeatureGate=false)':
+        _POD_GROUP_CYCLE,
+    'TestPlacementFeasible/Non-gang pod group with 1 initially scheduled pod succeeds (isCPG=false, cpgFeatureGate=true)':
+        _POD_GROUP_CYCLE,
+    'TestPlacementFeasible/Non-gang pod group with 1 initially scheduled pod succeeds (isCPG=true, cpgFeatureGate=false)':
+        _POD_GROUP_CYCLE,
+    'TestPlacementFeasible/Non-gang pod group with 1 initially scheduled pod succeeds (isCPG=true, cpgFeatureGate=true)':
+        _POD_GROUP_CYCLE,
+    'TestPlacementFeasible/Non-gang pod group with succeeds once 1 pod is scheduled (isCPG=false, cpgFeatureGate=false)':
+        _POD_GROUP_CYCLE,
+    'TestPlacementFeasible/Non-gang pod group with succeeds once 1 pod is scheduled (isCPG=false, cpgFeatureGate=true)':
+        _POD_GROUP_CYCLE,
+    'TestPlacementFeasible/Non-gang pod group with succeeds once 1 pod is scheduled (isCPG=true, cpgFeatureGate=false)':
+        _POD_GROUP_CYCLE,
+    'TestPlacementFeasible/Non-gang pod group with succeeds once 1 pod is scheduled (isCPG=true, cpgFeatureGate=true)':
+        _POD_GROUP_CYCLE,
+    'TestPlacementFeasible/Second pod fails, minCount not satisfiable (isCPG=false, cpgFeatureGate=false)':
+        _POD_GROUP_CYCLE,
+    'TestPlacementFeasible/Second pod fails, minCount not satisfiable (isCPG=false, cpgFeatureGate=true)':
+        _POD_GROUP_CYCLE,
+    'TestPlacementFeasible/Second pod fails, minCount not satisfiable (isCPG=true, cpgFeatureGate=true)':
+        _POD_GROUP_CYCLE,
+    'TestPlacementFeasible/minCount already met by scheduled pods (isCPG=false, cpgFeatureGate=false)':
+        _POD_GROUP_CYCLE,
+    'TestPlacementFeasible/minCount already met by scheduled pods (isCPG=false, cpgFeatureGate=true)':
+        _POD_GROUP_CYCLE,
+    'TestPlacementFeasible/minCount already met by scheduled pods (isCPG=true, cpgFeatureGate=true)':
+        _POD_GROUP_CYCLE,
+    "Test_isSchedulableAfterCompositePodGroupAdded/add a CPG which does not match the pod's CPG hierarchy":
+        _QUEUEING_HINTS,
+    "Test_isSchedulableAfterCompositePodGroupAdded/add a CPG which does not match the pod's CPG hierarchy (CPG=false)":
+        _QUEUEING_HINTS,
+    "Test_isSchedulableAfterCompositePodGroupAdded/add a CPG which matches the pod's intermediate CPG but implies the same root":
+        _QUEUEING_HINTS,
+    "Test_isSchedulableAfterCompositePodGroupAdded/add a CPG which matches the pod's intermediate CPG but implies the same root (CPG=false)":
+        _QUEUEING_HINTS,
+    "Test_isSchedulableAfterCompositePodGroupAdded/add a CPG which matches the pod's root CPG":
+        _QUEUEING_HINTS,
+    "Test_isSchedulableAfterCompositePodGroupAdded/add a CPG which matches the pod's root CPG (CPG=false)":
+        _QUEUEING_HINTS,
+    'Test_isSchedulableAfterPodAdded/add a newPod which belongs to a different scheduling group and does not match the root CPG':
+        _QUEUEING_HINTS,
+    'Test_isSchedulableAfterPodAdded/add a newPod which belongs to a different scheduling group and does not match the root CPG (CPG=false)':
+        _QUEUEING_HINTS,
+    'Test_isSchedulableAfterPodAdded/add a newPod which belongs to a different scheduling group but matches the root CPG':
+        _QUEUEING_HINTS,
+    'Test_isSchedulableAfterPodAdded/add a newPod which belongs to a different scheduling group but matches the root CPG (CPG=false)':
+        _QUEUEING_HINTS,
+    "Test_isSchedulableAfterPodAdded/add a newPod which doesn't match the pod's namespace":
+        _QUEUEING_HINTS,
+    "Test_isSchedulableAfterPodAdded/add a newPod which doesn't match the pod's namespace (CPG=false)":
+        _QUEUEING_HINTS,
+    "Test_isSchedulableAfterPodAdded/add a newPod which doesn't match the pod's pod group name":
+        _QUEUEING_HINTS,
+    "Test_isSchedulableAfterPodAdded/add a newPod which doesn't match the pod's pod group name (CPG=false)":
+        _QUEUEING_HINTS,
+    "Test_isSchedulableAfterPodAdded/add a newPod which matches the pod's scheduling group":
+        _QUEUEING_HINTS,
+    "Test_isSchedulableAfterPodAdded/add a newPod which matches the pod's scheduling group (CPG=false)":
+        _QUEUEING_HINTS,
+    "Test_isSchedulableAfterPodAdded/add a newPod with NodeName set which matches the pod's scheduling group":
+        _QUEUEING_HINTS,
+    "Test_isSchedulableAfterPodAdded/add a newPod with NodeName set which matches the pod's scheduling group (CPG=false)":
+        _QUEUEING_HINTS,
+    "Test_isSchedulableAfterPodGroupAdded/add a pod group which doesn't match the pod's scheduling group and doesn't match the root CPG":
+        _QUEUEING_HINTS,
+    "Test_isSchedulableAfterPodGroupAdded/add a pod group which doesn't match the pod's scheduling group and doesn't match the root CPG (CPG=false)":
+        _QUEUEING_HINTS,
+    "Test_isSchedulableAfterPodGroupAdded/add a pod group which doesn't match the pod's scheduling group but matches the root CPG":
+        _QUEUEING_HINTS,
+    "Test_isSchedulableAfterPodGroupAdded/add a pod group which doesn't match the pod's scheduling group but matches the root CPG (CPG=false)":
+        _QUEUEING_HINTS,
+    "Test_isSchedulableAfterPodGroupAdded/add a pod group which doesn't match the pod's scheduling group name":
+        _QUEUEING_HINTS,
+    "Test_isSchedulableAfterPodGroupAdded/add a pod group which doesn't match the pod's scheduling group name (CPG=false)":
+        _QUEUEING_HINTS,
+    "Test_isSchedulableAfterPodGroupAdded/add a pod group which doesn't match the pod's scheduling group namespace":
+        _QUEUEING_HINTS,
+    "Test_isSchedulableAfterPodGroupAdded/add a pod group which doesn't match the pod's scheduling group namespace (CPG=false)":
+        _QUEUEING_HINTS,
+    "Test_isSchedulableAfterPodGroupAdded/add a pod group which matches the pod's pod group name":
+        _QUEUEING_HINTS,
+    "Test_isSchedulableAfterPodGroupAdded/add a pod group which matches the pod's pod group name (CPG=false)":
+        _QUEUEING_HINTS,
+    "Test_isSchedulableAfterPodGroupUpdated/minCount decreased but pod group name doesn't match target pod":
+        _QUEUEING_HINTS,
+    "Test_isSchedulableAfterPodGroupUpdated/minCount decreased but pod group name doesn't match target pod (CPG=false)":
+        _QUEUEING_HINTS,
+    "Test_isSchedulableAfterPodGroupUpdated/minCount decreased but pod group namespace doesn't match target pod":
+        _QUEUEING_HINTS,
+    "Test_isSchedulableAfterPodGroupUpdated/minCount decreased but pod group namespace doesn't match target pod (CPG=false)":
+        _QUEUEING_HINTS,
+    'Test_isSchedulableAfterPodGroupUpdated/minCount decreased matches target pod':
+        _QUEUEING_HINTS,
+    'Test_isSchedulableAfterPodGroupUpdated/minCount decreased matches target pod (CPG=false)':
+        _QUEUEING_HINTS,
+    'Test_isSchedulableAfterPodGroupUpdated/minCount increased matches target pod':
+        _QUEUEING_HINTS,
+    'Test_isSchedulableAfterPodGroupUpdated/minCount increased matches target pod (CPG=false)':
+        _QUEUEING_HINTS,
+    'Test_isSchedulableAfterPodGroupUpdated/minCount unchanged matches target pod':
+        _QUEUEING_HINTS,
+    'Test_isSchedulableAfterPodGroupUpdated/minCount unchanged matches target pod (CPG=false)':
+        _QUEUEING_HINTS,
+    'Test_isSchedulableAfterPodGroupUpdated/pod without a scheduling group is skipped':
+        _QUEUEING_HINTS,
+    'Test_isSchedulableAfterPodGroupUpdated/pod without a scheduling group is skipped (CPG=false)':
+        _QUEUEING_HINTS,
+    'Test_isSchedulableAfterPodGroupUpdated/update Basic policy':
+        _QUEUEING_HINTS,
+    'Test_isSchedulableAfterPodGroupUpdated/update Basic policy (CPG=false)':
+        _QUEUEING_HINTS,
+    'TestNormalizePlacementScore/distinct scores':
+        _POD_GROUP_CYCLE,
+    'TestNormalizePlacementScore/equal scores':
+        _POD_GROUP_CYCLE,
+    'TestNormalizePlacementScore/single score':
+        _POD_GROUP_CYCLE,
+    'TestNormalizePlacementScore/some minimal score that is far from a group of scores located closely':
+        _POD_GROUP_CYCLE,
+    'TestNormalizePlacementScore/zero scores':
+        _POD_GROUP_CYCLE,
+    'TestScorePlacement/existing assigned and assumed pods':
+        _POD_GROUP_CYCLE,
+    'TestScorePlacement/for cpg existing assigned and assumed pods across multi-level hierarchies':
+        _POD_GROUP_CYCLE,
+    'TestScorePlacement/for cpg with no assigned pods':
+        _POD_GROUP_CYCLE,
+    'TestScorePlacement/for cpg with no assigned pods, no assumed pods':
+        _POD_GROUP_CYCLE,
+    'TestScorePlacement/for cpg with no assumed pods':
+        _POD_GROUP_CYCLE,
+    'TestScorePlacement/no assigned pods':
+        _POD_GROUP_CYCLE,
+    'TestScorePlacement/no assigned pods, no assumed pods':
+        _POD_GROUP_CYCLE,
+    'TestScorePlacement/no assumed pods':
+        _POD_GROUP_CYCLE,
 }

@@ -19,7 +19,7 @@ import threading
 import time
 from typing import Any
 
-from ..backends.base import Backend
+from ..backends.base import Backend, kinds_for
 from ..backends.kubernetes import KubernetesBackend, RawClient, load_api_client
 from ..backends.kubernetes.leader import LeaderElector, parse_duration
 from ..errors import ConfigError
@@ -80,6 +80,7 @@ class Runner:
                 qps=cfg.clientConnection.qps,
                 burst=cfg.clientConnection.burst,
                 watch_timeout=self.settings.watch_timeout,
+                kinds=kinds_for({p for fw in generation.profiles.values() for p in fw.enabled("pre_enqueue")}),
             )
         self.scheduler = Scheduler(
             generation, self.backend, seed=self.settings.seed, binding_workers=self.settings.binding_workers

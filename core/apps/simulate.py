@@ -409,7 +409,10 @@ def _summarize(
     reasons: Counter[str] = Counter()
     unschedulable_pods = []
     for entry in queue.entries.values():
-        if entry.where == "unschedulable":
+        # A gang the simulation gave up on (see Scheduler.run_until_settled) may have members
+        # queued for another try: they failed their last attempt and stay pending.
+        retried = entry.where in ("active", "backoff") and entry.attempts and entry.last_message
+        if entry.where == "unschedulable" or retried:
             reasons[entry.last_message] += 1
             unschedulable_pods.append({"pod": entry.pod.key, "message": entry.last_message, "attempts": entry.attempts})
     errors: Counter[str] = Counter(e.last_message for e in scheduler.failed.values())

@@ -32,6 +32,15 @@ WATCHED_KINDS = (
     "ReplicaSet",
     "StatefulSet",
 )
+# Watched in addition when a profile enables a plugin that reads them (see `kinds_for`).
+OPTIONAL_KINDS: dict[str, tuple[str, ...]] = {"GangScheduling": ("PodGroup",)}
+
+
+def kinds_for(enabled_plugins: set[str]) -> tuple[str, ...]:
+    """WATCHED_KINDS plus the kinds the enabled plugins need: PodGroups exist only where the API
+    server serves scheduling.k8s.io/v1beta1 (GenericWorkload), so they are not listed otherwise."""
+    extra = [k for name, kinds in OPTIONAL_KINDS.items() if name in enabled_plugins for k in kinds]
+    return (*WATCHED_KINDS, *dict.fromkeys(extra))
 
 
 @dataclass(frozen=True, slots=True)

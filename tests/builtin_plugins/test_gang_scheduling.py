@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 import pytest
 from kubeberth import Code, PermitResult, PodInfo, Status
+from kubeberth.apps.simulate import load_manifests, simulate
 from kubeberth.backends.embedded import EmbeddedCluster
 from kubeberth.builtin_plugins.gang_scheduling import PERMIT_TIMEOUT_SECONDS, GangScheduling
 from kubeberth.runtime.config import parse_configuration
@@ -205,6 +207,16 @@ def test_lowering_min_count_lets_gated_members_in(tester: SchedulerTester) -> No
     assert tester.node_of("shrink-0") == tester.node_of("shrink-1") == "n1"
 
 
-def test_simulate_gangs_all_or_nothing(tester: SchedulerTester) -> None:
-    result = tester.simulate(make_node("a", cpu="4"), *gang("fits", 2, 2, "1"), *gang("big", 3, 3, "1"))
-    assert sorted(result.placements) == ["default/fits-0", "default/fits-1"]
+def test_simulate_gangs_all_or_nothing() -> None:
+    """config/examples/gang-cluster.yaml: `trainer` binds whole; one member of `big` waits at Permit,
+    is released at the timeout, and none of `big` binds."""
+    examples = Path(__file__).resolve().parents[2] / "config" / "examples"
+    generation = build_generation(examples / "gang.yaml")
+    assert "GangScheduling" in generation.default_profile.enabled("permit")
+    result = simulate(generation, load_manifests(examples / "gang-cluster.yaml"))
+    assert result.placements == {f"default/trainer-{i}": "gpu-1" for i in range(3)}
+    summary = result.summary
+    assert (summary["scheduled"], summary["unschedulable"]) == (3, 3)
+    assert summary["unschedulable_reasons"]["rejected due to timeout after waiting 5m0s at plugin GangScheduling"] == 1
+    assert result.scheduler.clock.now() >= PERMIT_TIMEOUT_SECONDS
+    assert result.scheduler.waiting_pods == {} and result.scheduler.cluster.assumed == set()

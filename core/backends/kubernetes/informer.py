@@ -48,6 +48,8 @@ RESOURCES: dict[str, Resource] = {
         Resource("ReplicationController", "/api/v1/replicationcontrollers"),
         Resource("ReplicaSet", "/apis/apps/v1/replicasets"),
         Resource("StatefulSet", "/apis/apps/v1/statefulsets"),
+        # GenericWorkload: served only when the API server enables scheduling.k8s.io/v1beta1.
+        Resource("PodGroup", "/apis/scheduling.k8s.io/v1beta1/podgroups"),
         # Terminal pods hold no resources; kube-scheduler's pod informer uses the same selector.
         Resource("Pod", "/api/v1/pods", "status.phase!=Succeeded,status.phase!=Failed"),
     )
@@ -65,8 +67,9 @@ def object_path(kind: str, key: str) -> str:
 
 
 # Nodes before pods, so placed pods find their node and pending pods are not tried on no nodes.
+# PodGroups before pods, so a gang's pending members find their group.
 LIST_ORDER = ("Namespace", "Node", "PersistentVolume", "PersistentVolumeClaim", "StorageClass", "CSINode",
-              "PodDisruptionBudget", "Service", "ReplicationController", "ReplicaSet", "StatefulSet", "Pod")
+              "PodDisruptionBudget", "Service", "ReplicationController", "ReplicaSet", "StatefulSet", "PodGroup", "Pod")
 
 PAGE_SIZE = 500
 
