@@ -17,6 +17,7 @@ from typing import Any
 
 import numpy as np
 from kubeberth import MAX_NODE_SCORE, MemoKey, NodeTable, NodeView, PodInfo, hookimpl
+from kubeberth.api.signing import IMAGE_NAMES_SIGNER, SignFragment, image_names_signer
 
 MB = 1024 * 1024
 MIN_THRESHOLD = 23 * MB
@@ -99,6 +100,11 @@ class ImageLocality:
         if index.seen_sets != len(table.image_sets.values):
             index.update(table)
         return index
+
+    @hookimpl
+    def sign_pod(self, pod: PodInfo) -> list[SignFragment]:
+        """kube-scheduler's ImageLocality.SignPod: the normalized image names of every container."""
+        return [SignFragment(IMAGE_NAMES_SIGNER, image_names_signer(pod))]
 
     @hookimpl
     def score(self, state: dict[str, Any], pod: PodInfo, nodes: NodeView) -> np.ndarray:

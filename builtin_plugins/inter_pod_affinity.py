@@ -37,6 +37,7 @@ from kubeberth.api.helpers import (
     group_columns,
     pod_state_version,
 )
+from kubeberth.api.signing import LABELS_SIGNER, SignFragment
 from pydantic import BaseModel, ConfigDict, Field
 
 _TERMS: MemoKey[PodTerms] = MemoKey("InterPodAffinity.terms")
@@ -301,6 +302,18 @@ class InterPodAffinity:
             ids, dom = _per_domain(table, rows, per_row, term.topology_key)
             anti.append((ids, dom > 0))
         return _PreFilterState(pod_state_version(cluster), affinity, affinity_any, self_match, anti, existing)
+
+    @hookimpl
+    def sign_pod(self, pod: PodInfo) -> list[SignFragment] | Status | None:
+        """kube-scheduler's InterPodAffinity.SignPod: a pod with pod (anti-)affinity is unsignable;
+        otherwise its labels (existing pods' terms may match them), unless
+        ignorePreferredTermsOfExistingPods makes only pods with terms matter."""
+        affinity = pod.affinity or {}
+        if affinity.get("podAffinity") is not None or affinity.get("podAntiAffinity") is not None:
+            return Status.unschedulable("pods with InterPodAffinity are not signable")
+        if self.args.ignorePreferredTermsOfExistingPods:
+            return None
+        return [SignFragment(LABELS_SIGNER, pod.labels)]
 
     @hookimpl
     def pre_filter(self, state: CycleState, pod: PodInfo, cluster: ClusterState) -> Status | None:

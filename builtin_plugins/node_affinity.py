@@ -32,6 +32,12 @@ from kubeberth.api.helpers import (
     preferred_terms_error,
     required_node_affinity,
 )
+from kubeberth.api.signing import (
+    NODE_AFFINITY_SIGNER,
+    NODE_SELECTOR_SIGNER,
+    SignFragment,
+    node_affinity_signer,
+)
 from pydantic import BaseModel, ConfigDict, model_validator
 
 _PREFERRED: MemoKey[tuple[PreferredTerm, ...]] = MemoKey("NodeAffinity.preferred")
@@ -87,6 +93,14 @@ class NodeAffinity:
         required = added.get("requiredDuringSchedulingIgnoredDuringExecution")
         self.added_selector = NodeSelector.parse(required) if required is not None else None
         self.added_preferred = parse_preferred_terms(added.get("preferredDuringSchedulingIgnoredDuringExecution"))
+
+    @hookimpl
+    def sign_pod(self, pod: PodInfo) -> list[SignFragment]:
+        """kube-scheduler's NodeAffinity.SignPod: node affinity terms and the node selector."""
+        return [
+            SignFragment(NODE_AFFINITY_SIGNER, node_affinity_signer(pod)),
+            SignFragment(NODE_SELECTOR_SIGNER, pod.node_selector),
+        ]
 
     @hookimpl
     def pre_filter(self, pod: PodInfo) -> Status | PreFilterResult | None:

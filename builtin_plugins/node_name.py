@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 from kubeberth import Code, FilterResult, FilterScope, NodeView, PodInfo, hookimpl
+from kubeberth.api.signing import NODE_NAME_SIGNER, SignFragment
 
 ERR_REASON = "node(s) didn't match the requested node name"
 
@@ -19,6 +20,11 @@ def requested_node_name(pod: PodInfo) -> str:
 class NodeName:
     name = "NodeName"
     filter_scope = FilterScope.NODE
+
+    @hookimpl
+    def sign_pod(self, pod: PodInfo) -> list[SignFragment]:
+        """kube-scheduler's NodeName.SignPod: spec.nodeName."""
+        return [SignFragment(NODE_NAME_SIGNER, requested_node_name(pod))]
 
     @hookimpl
     def filter(self, pod: PodInfo, nodes: NodeView) -> FilterResult | None:

@@ -15,6 +15,7 @@ from typing import Any
 
 import numpy as np
 from kubeberth import ClusterState, FilterResult, MemoKey, NodeView, PodInfo, PreFilterState, Status, hookimpl
+from kubeberth.api.signing import HOST_PORTS_SIGNER, SignFragment, host_ports_signer
 
 ERR_REASON = "node(s) didn't have free ports for the requested pod ports"
 DEFAULT_BIND_ALL_HOST_IP = "0.0.0.0"
@@ -91,6 +92,11 @@ class UsedHostPorts:
 class NodePorts:
     name = "NodePorts"
     pre_filter_state = PreFilterState.NO_POD_DATA
+
+    @hookimpl
+    def sign_pod(self, pod: PodInfo) -> list[SignFragment]:
+        """kube-scheduler's NodePorts.SignPod: the pod's host ports."""
+        return [SignFragment(HOST_PORTS_SIGNER, host_ports_signer(pod))]
 
     @hookimpl
     def pre_filter(self, state: dict[str, Any], pod: PodInfo, cluster: ClusterState) -> Status | None:

@@ -16,6 +16,7 @@ from typing import Any
 import numpy as np
 from kubeberth import MAX_NODE_SCORE, NodeView, PodInfo, Status, hookimpl
 from kubeberth.api.helpers import StrictArgs
+from kubeberth.api.signing import RESOURCES_SIGNER, SignFragment, resources_signer
 from pydantic import Field, model_validator
 from pydantic_core import PydanticCustomError
 
@@ -101,6 +102,11 @@ class NodeResourcesBalancedAllocation:
     def __init__(self, args: NodeResourcesBalancedAllocationArgs | None = None) -> None:
         self.args = args if args is not None else NodeResourcesBalancedAllocationArgs()
         self.scorer = ResourceAllocationScorer([(r.name, r.weight) for r in self.args.resources], use_requested=True)
+
+    @hookimpl
+    def sign_pod(self, pod: PodInfo) -> list[SignFragment]:
+        """kube-scheduler's BalancedAllocation.SignPod: the pod's requests and overheads."""
+        return [SignFragment(RESOURCES_SIGNER, resources_signer(pod))]
 
     @hookimpl
     def pre_score(self, state: dict[str, Any], pod: PodInfo) -> Status | None:

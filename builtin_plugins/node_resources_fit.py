@@ -28,6 +28,7 @@ from kubeberth import (
     hookimpl,
 )
 from kubeberth.api.helpers import CPU, EPHEMERAL_STORAGE, MEMORY, PODS, StrictArgs
+from kubeberth.api.signing import RESOURCES_SIGNER, SignFragment, resources_signer
 from pydantic import Field, model_validator
 from pydantic_core import PydanticCustomError
 
@@ -360,6 +361,11 @@ class NodeResourcesFit:
         shared[req_key] = result
         key.set(pod, (table, result))
         return result
+
+    @hookimpl
+    def sign_pod(self, pod: PodInfo) -> list[SignFragment]:
+        """kube-scheduler's Fit.SignPod: the pod's requests and overheads."""
+        return [SignFragment(RESOURCES_SIGNER, resources_signer(pod))]
 
     @hookimpl
     def pre_filter(self, state: dict[str, Any], pod: PodInfo, nodes: NodeView) -> None:

@@ -7,6 +7,7 @@ so the filter is a single gather over the candidate rows.
 from __future__ import annotations
 
 from kubeberth import Code, FilterResult, FilterScope, MemoKey, NodeView, PodInfo, hookimpl
+from kubeberth.api.signing import TOLERATIONS_SIGNER, SignFragment, tolerations_signer
 
 ERR_REASON = "node(s) were unschedulable"
 TAINT_NODE_UNSCHEDULABLE = "node.kubernetes.io/unschedulable"
@@ -24,6 +25,11 @@ def tolerates_unschedulable(pod: PodInfo) -> bool:
 class NodeUnschedulable:
     name = "NodeUnschedulable"
     filter_scope = FilterScope.NODE
+
+    @hookimpl
+    def sign_pod(self, pod: PodInfo) -> list[SignFragment]:
+        """kube-scheduler's NodeUnschedulable.SignPod: the pod's tolerations."""
+        return [SignFragment(TOLERATIONS_SIGNER, tolerations_signer(pod))]
 
     @hookimpl
     def filter(self, pod: PodInfo, nodes: NodeView) -> FilterResult | None:

@@ -311,6 +311,16 @@ class PodTopologySpread:
         return _PreFilterState(pod_state_version(cluster), hard)
 
     @hookimpl
+    def sign_pod(self, pod: PodInfo) -> Status | None:
+        """kube-scheduler's PodTopologySpread.SignPod: spreading depends on pods elsewhere, so a pod
+        with constraints, or any pod when default constraints apply (the System default), is unsignable."""
+        if pod.topology_spread_constraints:
+            return Status.unschedulable("pods with topology constraints are not signable")
+        if self.default_constraints:
+            return Status.unschedulable("pods with default topology constraints are not signable")
+        return None
+
+    @hookimpl
     def pre_filter(self, state: CycleState, pod: PodInfo, cluster: ClusterState) -> Status | None:
         try:
             constraints = self.constraints(pod, cluster, DO_NOT_SCHEDULE)

@@ -11,6 +11,7 @@ import weakref
 import numpy as np
 from kubeberth import Code, FilterResult, FilterScope, MemoKey, NodeTable, NodeView, PodInfo, hookimpl
 from kubeberth.api.helpers import default_normalize_score, first_untolerated
+from kubeberth.api.signing import TOLERATIONS_SIGNER, SignFragment, tolerations_signer
 
 _FILTER_KEY = "TaintToleration.filter"
 _SCORE_KEY = "TaintToleration.score"
@@ -71,6 +72,11 @@ class TaintToleration:
                 verdicts = per_table[pod.tolerations] = _TaintSetVerdicts(pod.tolerations)
             found = self._filter_key.set(pod, (table, verdicts))
         return found[1]
+
+    @hookimpl
+    def sign_pod(self, pod: PodInfo) -> list[SignFragment]:
+        """kube-scheduler's TaintToleration.SignPod: the pod's tolerations."""
+        return [SignFragment(TOLERATIONS_SIGNER, tolerations_signer(pod))]
 
     @hookimpl
     def filter(self, pod: PodInfo, nodes: NodeView) -> FilterResult:

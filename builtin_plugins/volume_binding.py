@@ -38,6 +38,7 @@ from kubeberth import (
     hookimpl,
 )
 from kubeberth.api.helpers import QuantityError, int_value
+from kubeberth.api.signing import VOLUMES_SIGNER, SignFragment, volumes_signer
 from pydantic import BaseModel, ConfigDict, Field
 
 _CLAIMS: MemoKey[list[tuple[str, bool]]] = MemoKey("volume_binding.claims")
@@ -277,6 +278,11 @@ class VolumeBinding:
         self.args = args or self.Args()
 
     # ---- pre_filter --------------------------------------------------------------------
+    @hookimpl
+    def sign_pod(self, pod: PodInfo) -> list[SignFragment]:
+        """kube-scheduler's VolumeBinding.SignPod: the pod's non-configMap/secret volumes."""
+        return [SignFragment(VOLUMES_SIGNER, volumes_signer(pod))]
+
     @hookimpl
     def pre_filter(self, state: dict[str, Any], pod: PodInfo, cluster: ClusterState) -> Status | None:
         claims = _pod_claims(pod)

@@ -17,6 +17,7 @@ from typing import Any
 
 import numpy as np
 from kubeberth import ClusterState, Code, FilterResult, MemoKey, NodeView, PodInfo, Status, hookimpl
+from kubeberth.api.signing import VOLUMES_SIGNER, SignFragment, volumes_signer
 
 ERR_REASON_DISK_CONFLICT = "node(s) had no available disk"
 ERR_REASON_RWOP_CONFLICT = (
@@ -122,6 +123,11 @@ class VolumeRestrictions:
     """Rejects nodes where the pod's disks are already in use, and pods whose RWOP claim is in use."""
 
     name = "VolumeRestrictions"
+
+    @hookimpl
+    def sign_pod(self, pod: PodInfo) -> list[SignFragment]:
+        """kube-scheduler's VolumeRestrictions.SignPod: the pod's non-configMap/secret volumes."""
+        return [SignFragment(VOLUMES_SIGNER, volumes_signer(pod))]
 
     @hookimpl
     def pre_filter(self, state: dict[str, Any], pod: PodInfo, cluster: ClusterState) -> Status | None:

@@ -22,6 +22,7 @@ from kubeberth import (
     Status,
     hookimpl,
 )
+from kubeberth.api.signing import VOLUMES_SIGNER, SignFragment, volumes_signer
 
 _CLAIMS: MemoKey[list[str]] = MemoKey("volume_zone.claims")
 
@@ -89,6 +90,11 @@ class VolumeZone:
     name = "VolumeZone"
     filter_scope = FilterScope.NODE
     pre_filter_state = PreFilterState.NO_POD_DATA
+
+    @hookimpl
+    def sign_pod(self, pod: PodInfo) -> list[SignFragment]:
+        """kube-scheduler's VolumeZone.SignPod: the pod's non-configMap/secret volumes."""
+        return [SignFragment(VOLUMES_SIGNER, volumes_signer(pod))]
 
     @hookimpl
     def pre_filter(self, state: dict[str, Any], pod: PodInfo, cluster: ClusterState) -> Status | None:

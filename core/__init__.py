@@ -1,10 +1,11 @@
 """kubeberth: kube-scheduler's Scheduling Framework in Python, as pluggy hooks over a columnar node table."""
 
-from .api import helpers, objects
+from .api import helpers, objects, signing
 from .api.capabilities import CLUSTER_EVENTS, Capabilities, FilterScope, PreFilterState
 from .api.handle import Handle, WaitingPodHandle
 from .api.helpers import LabelSelector, NodeSelector, StrictArgs, label_selector_matches
 from .api.hookspecs import hookimpl
+from .api.signing import SignFragment
 from .api.status import Code, FilterResult, PermitResult, PostFilterResult, PreFilterResult, Rejection, Status
 from .cache.cluster import ClusterState, PodIndex
 from .cache.nodetable import NodeTable, NodeView, Taint
@@ -39,11 +40,13 @@ __all__ = [
     "PostFilterResult",
     "PreFilterResult",
     "Rejection",
+    "SignFragment",
     "Status",
     "Taint",
     "Toleration",
     "helpers",
     "objects",
+    "signing",
     "hookimpl",
     "label_selector_matches",
 ]

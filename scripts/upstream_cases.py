@@ -45,6 +45,12 @@ PLUGIN_DIRS = {
     "volumerestrictions": "volume_restrictions",
     "volumezone": "volume_zone",
 }
+# Test files outside the plugin folders, under a label: (path under pkg/scheduler, test functions or None for all),
+# with the kubeberth test files their ported ids live in.
+EXTRA_SOURCES: dict[str, tuple[tuple[str, tuple[str, ...] | None], ...]] = {
+    "batching": (("framework/runtime/batch_test.go", None), ("schedule_one_test.go", ("TestSignatures",))),
+}
+EXTRA_TESTS = ("test_batching.py", "test_signing.py")
 _FUNC = re.compile(r"^func (Test\w+)\(", re.M)
 _NAME = re.compile(r'\bname:\s*((?:"(?:[^"\\\n]|\\.)*"\s*(?:\+\s*)?)+)', re.S)
 _LITERAL = re.compile(r'"((?:[^"\\\n]|\\.)*)"')
@@ -63,28 +69,37 @@ def scheduler_dir() -> Path | None:
     return path if path.is_dir() else None
 
 
+def _cases_in(path: Path, only: tuple[str, ...] | None = None) -> list[str]:
+    text = path.read_text()
+    funcs = [(m.start(), m.group(1)) for m in _FUNC.finditer(text)]
+    cases = []
+    for m in _NAME.finditer(text):
+        owner = [name for pos, name in funcs if pos < m.start()]
+        if not owner or (only is not None and owner[-1] not in only):
+            continue
+        name = "".join(bytes(s, "utf-8").decode("unicode_escape") for s in _LITERAL.findall(m.group(1)))
+        cases.append(f"{owner[-1]}/{name}")
+    return cases
+
+
 def upstream_cases(sched: Path) -> dict[str, list[str]]:
-    """plugin folder -> ["TestFunction/case name", ...] from its *_test.go files."""
+    """plugin folder (or EXTRA_SOURCES label) -> ["TestFunction/case name", ...] from its *_test.go files."""
     out: dict[str, list[str]] = {}
     for plugin in PLUGIN_DIRS:
         cases: list[str] = []
         for path in sorted((sched / "framework" / "plugins" / plugin).rglob("*_test.go")):
-            text = path.read_text()
-            funcs = [(m.start(), m.group(1)) for m in _FUNC.finditer(text)]
-            for m in _NAME.finditer(text):
-                owner = [name for pos, name in funcs if pos < m.start()]
-                if not owner:
-                    continue
-                name = "".join(bytes(s, "utf-8").decode("unicode_escape") for s in _LITERAL.findall(m.group(1)))
-                cases.append(f"{owner[-1]}/{name}")
+            cases += _cases_in(path)
         out[plugin] = cases
+    for label, sources in EXTRA_SOURCES.items():
+        out[label] = [c for rel, only in sources for c in _cases_in(sched / rel, only)]
     return out
 
 
 def ported_ids(tests_dir: Path = ROOT / "tests" / "builtin_plugins") -> set[str]:
     """String constants shaped `TestFunction/...` in the plugin tests (implicit concatenation joined)."""
     found: set[str] = set()
-    for path in sorted(tests_dir.glob("test_*.py")):
+    extra = [tests_dir.parent / name for name in EXTRA_TESTS if (tests_dir.parent / name).is_file()]
+    for path in [*sorted(tests_dir.glob("test_*.py")), *extra]:
         for node in ast.walk(ast.parse(path.read_text())):
             if isinstance(node, ast.Constant) and isinstance(node.value, str) and _PORTED.match(node.value):
                 found.add(node.value)

@@ -103,6 +103,18 @@ def normalize_score(state, pod, nodes, scores):
 
 
 @hookspec
+def sign_pod(pod):
+    """SignPod (kube-scheduler's SignPlugin, KEP-5598): the parts of the pod this plugin reads.
+
+    Return a list of `kubeberth.api.signing.SignFragment` (None = nothing to add), or a
+    non-success Status to refuse: an unsignable pod is scheduled without batching. Two pods with
+    equal fragments from every plugin must get the same filter verdicts and scores on the same
+    nodes in the same state. Every pre_filter/filter/pre_score/score plugin of a profile must
+    implement it, or that profile never batches.
+    """
+
+
+@hookspec
 def reserve(state, pod, node_name, cluster, handle):
     """Reserve: claim resources on the chosen node (in plugin order). A failure unreserves all."""
 

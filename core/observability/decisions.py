@@ -146,8 +146,12 @@ class DecisionLog:
             fields["message"] = record.message
         if suppressed:
             fields["repeats_suppressed"] = suppressed
+        if record.batch is not None:
+            fields["batch"] = record.batch
         if record.result == "Scheduled":
             text = f"Scheduled {record.pod} on {record.node}"
+            if (record.batch or {}).get("result") == "hint_used":
+                text += " (batch hint from the previous same-signature pod)"
         else:
             text = f"{record.result} {record.pod}: {record.message}"
         details = f"attempt {record.attempt}, {record.feasible_nodes}/{record.evaluated_nodes} feasible"

@@ -93,6 +93,9 @@ def render(d: dict[str, Any]) -> str:
         f"  Nodes:       {d.get('evaluated_nodes', 0)} evaluated, {d.get('feasible_nodes', 0)} feasible"
         + (f", cycle {d['duration_ms']:.2f} ms" if d.get("duration_ms") is not None else "")
     )
+    batch_line = batch_summary(d.get("batch"))
+    if batch_line:
+        lines.append(f"  Batching:    {batch_line}")
     rejected: dict[str, dict[str, int]] = d.get("rejected") or {}
     names: dict[str, dict[str, list[str]]] = d.get("rejected_nodes") or {}
     if rejected:
@@ -227,3 +230,21 @@ def render_story(story: dict[str, Any]) -> str:
             lines += ["", f"--- cycle {i + 1} (preemption) ---", render(d)]
     lines += ["", f"--- cycle {len(cycles)} (last) ---", render(cycles[-1])]
     return "\n".join(lines)
+
+
+def batch_summary(batch: dict[str, Any] | None) -> str:
+    """One line on what opportunistic batching did for a cycle ("" when it was off)."""
+    if not batch:
+        return ""
+    hint, result = batch.get("hint"), batch.get("result")
+    rescored = ", the node chosen last re-scored" if batch.get("rescored") else ""
+    if hint and result == "hint_used":
+        return (
+            f"placed on {hint}, the next of the previous same-signature pod's scored candidates{rescored} "
+            "(no full filter/score cycle; kube-scheduler's opportunistic batching)"
+        )
+    if hint:
+        return f"hint {hint} no longer fit{rescored}; full cycle"
+    why = batch.get("unsigned") or batch.get("flush") or ""
+    return f"no hint ({why}); full cycle" if why else "no hint; full cycle"
+

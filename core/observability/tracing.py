@@ -122,6 +122,11 @@ class DecisionTracer:
             attrs["k8s.node.name"] = record.node
         if record.message:
             attrs["kubeberth.message"] = record.message
+        if record.batch is not None:
+            attrs["kubeberth.batch.hint"] = record.batch.get("hint", "")
+            attrs["kubeberth.batch.result"] = record.batch.get("result") or "no_hint"
+            if record.batch.get("flush") or record.batch.get("unsigned"):
+                attrs["kubeberth.batch.reason"] = record.batch.get("unsigned") or record.batch.get("flush")
         for queue, seconds in record.queue.items():
             attrs[f"kubeberth.queue.{queue}_seconds"] = round(seconds, 6)
         status = _UNSET

@@ -15,6 +15,7 @@ from typing import Any
 import numpy as np
 
 from ..api.capabilities import Capabilities, capabilities_of
+from ..api.signing import PodSignature, SignFragment, join_fragments
 from ..api.status import (
     Code,
     FilterResult,
@@ -127,6 +128,8 @@ class Framework:
         percentage_of_nodes_to_score: int | None,
         generation_id: str = "",
         capabilities: dict[str, Capabilities] | None = None,
+        signers: Sequence[BoundHook] = (),
+        unsigned_plugins: Sequence[str] = (),
     ) -> None:
         self.profile = profile
         self.points = points
@@ -141,6 +144,10 @@ class Framework:
         self.capabilities = capabilities if capabilities is not None else {n: capabilities_of(p) for n, p in plugins.items()}
         self._subsets: dict[tuple[str, tuple[str, ...]], Framework] = {}
         self.extenders: tuple[HTTPExtender, ...] = ()  # the generation's `extenders:` (kube-scheduler's Extenders())
+        # kube-scheduler's computeBatchablePlugins: the sign_pod of every pre_filter, filter,
+        # pre_score and score plugin, and those that have none (they turn signing off).
+        self.signers = tuple(signers)
+        self.unsigned_plugins = tuple(unsigned_plugins)
 
     def capabilities_of(self, plugin: str) -> Capabilities:
         found = self.capabilities.get(plugin)
@@ -160,7 +167,7 @@ class Framework:
             hooks = [h for h in self.points.get(point, ()) if h.plugin in wanted]
             found = Framework(
                 self.profile, {point: hooks}, {}, [], self.plugins, self.percentage_of_nodes_to_score,
-                self.generation_id, self.capabilities,
+                self.generation_id, self.capabilities, unsigned_plugins=("<subset>",),
             )
             self._subsets[key] = found
         return found
@@ -170,6 +177,48 @@ class Framework:
 
     def score_weights(self) -> dict[str, int]:
         return {h.plugin: h.weight for h in self.points.get("score", ())}
+
+    # ---- signatures (opportunistic batching) --------------------------------------------
+    @property
+    def signing_disabled_reason(self) -> str:
+        """Why this profile never signs pods ("" when it does): kube-scheduler's enableSignatures."""
+        if self.extenders:
+            return "the profile has extenders"
+        if self.unsigned_plugins:
+            return f"plugin(s) {', '.join(self.unsigned_plugins)} do not implement sign_pod"
+        return ""
+
+    def sign_pod(self, pod: PodInfo) -> tuple[PodSignature | None, str]:
+        """kube-scheduler's SignPod: (signature, "") or (None, why the pod is unsignable)."""
+        why = self.signing_disabled_reason
+        if why:
+            return None, why
+        fragments: list[SignFragment] = []
+        kwargs = {"pod": pod}
+        for hook in self.signers:
+            try:
+                result = hook.call(kwargs)
+            except Exception as exc:
+                log.exception("sign_pod of plugin %s raised for pod %s", hook.plugin, pod.key)
+                return None, f"{hook.plugin}: sign_pod raised {type(exc).__name__}"
+            if isinstance(result, Status):
+                if result.code == Code.ERROR:
+                    log.error("sign_pod of plugin %s failed for pod %s: %s", hook.plugin, pod.key, result.message)
+                if not result.ok:
+                    return None, f"{hook.plugin}: {result.message or result.code.name}"
+                continue
+            if result is None:
+                continue
+            for fragment in result:
+                if not isinstance(fragment, SignFragment):
+                    log.error("sign_pod of plugin %s returned %r, not a SignFragment", hook.plugin, fragment)
+                    return None, f"{hook.plugin}: sign_pod returned {type(fragment).__name__}, not SignFragment"
+                fragments.append(fragment)
+        try:
+            return join_fragments(pod.scheduler_name, fragments), ""
+        except (TypeError, ValueError) as exc:
+            log.error("signature of pod %s is not JSON-serialisable: %s", pod.key, exc)
+            return None, f"signature not serialisable: {exc}"
 
     # ---- queueing ----------------------------------------------------------------------
     def queue_sort_key(self, pod: PodInfo) -> Any:
@@ -329,6 +378,14 @@ class Framework:
     def run_scores(
         self, state: CycleState, pod: PodInfo, nodes: NodeView, cluster: ClusterState, handle: Any, record: CycleRecord | None
     ) -> tuple[np.ndarray, dict[str, np.ndarray]]:
+        """PreScore, Score and NormalizeScore over `nodes`: (weighted total, normalized per plugin)."""
+        self.run_pre_score(state, pod, nodes, cluster, handle, record)
+        raw = self.run_raw_scores(state, pod, nodes, cluster, handle, record)
+        return self.normalize_scores(state, pod, nodes, raw, record)
+
+    def run_pre_score(
+        self, state: CycleState, pod: PodInfo, nodes: NodeView, cluster: ClusterState, handle: Any, record: CycleRecord | None
+    ) -> None:
         kwargs = {"state": state, "pod": pod, "nodes": nodes, "cluster": cluster, "handle": handle}
         for hook in self.points.get("pre_score", ()):
             t0 = time.time_ns()
@@ -339,8 +396,13 @@ class Framework:
                 state.skip_score.add(hook.plugin)
             elif not status.ok:
                 raise PluginFailure(status if status.code == Code.ERROR else Status.error(status.message, hook.plugin))
-        total = np.zeros(len(nodes), dtype=np.int64)
-        per_plugin: dict[str, np.ndarray] = {}
+
+    def run_raw_scores(
+        self, state: CycleState, pod: PodInfo, nodes: NodeView, cluster: ClusterState, handle: Any, record: CycleRecord | None
+    ) -> dict[str, np.ndarray]:
+        """Each non-skipped score plugin's raw scores over `nodes` (kube-scheduler's RunRawScorePlugins)."""
+        kwargs = {"state": state, "pod": pod, "nodes": nodes, "cluster": cluster, "handle": handle}
+        raw_scores: dict[str, np.ndarray] = {}
         for hook in self.points.get("score", ()):
             if hook.plugin in state.skip_score:
                 continue
@@ -351,21 +413,36 @@ class Framework:
             scores = np.asarray(raw, dtype=np.int64)
             if scores.shape != (len(nodes),):
                 raise PluginFailure(Status.error(f"score plugin {hook.plugin} returned shape {scores.shape} for {len(nodes)} nodes", hook.plugin))
-            normalizer = self.normalizers.get(hook.plugin)
+            raw_scores[hook.plugin] = scores
+            if record is not None:
+                record.step("Score", hook.plugin, t0, {"weight": hook.weight})
+        return raw_scores
+
+    def normalize_scores(
+        self, state: CycleState, pod: PodInfo, nodes: NodeView, raw_scores: dict[str, np.ndarray], record: CycleRecord | None = None
+    ) -> tuple[np.ndarray, dict[str, np.ndarray]]:
+        """NormalizeScore per plugin, range check and weights (kube-scheduler's NormalizeScores).
+
+        `raw_scores` is left as it is (a normalizer may work in place on its own copy)."""
+        total = np.zeros(len(nodes), dtype=np.int64)
+        per_plugin: dict[str, np.ndarray] = {}
+        weights = self.score_weight_map
+        for plugin, raw in raw_scores.items():
+            scores = raw
+            normalizer = self.normalizers.get(plugin)
             if normalizer is not None:
+                scores = raw.copy()
                 normalized = _guarded(normalizer, {"state": state, "pod": pod, "nodes": nodes, "scores": scores})
                 if isinstance(normalized, Status) and not normalized.ok:
-                    raise PluginFailure(Status.error(normalized.message, hook.plugin))
+                    raise PluginFailure(Status.error(normalized.message, plugin))
                 if normalized is not None and not isinstance(normalized, Status):
                     scores = np.asarray(normalized, dtype=np.int64)
             if scores.size and (scores.min() < 0 or scores.max() > MAX_NODE_SCORE):
                 raise PluginFailure(Status.error(
-                    f"plugin {hook.plugin} returned scores outside [0, {MAX_NODE_SCORE}] after normalization", hook.plugin
+                    f"plugin {plugin} returned scores outside [0, {MAX_NODE_SCORE}] after normalization", plugin
                 ))
-            per_plugin[hook.plugin] = scores
-            total += scores * hook.weight
-            if record is not None:
-                record.step("Score", hook.plugin, t0, {"weight": hook.weight})
+            per_plugin[plugin] = scores
+            total += scores * weights.get(plugin, 1)
         return total, per_plugin
 
     def run_reserve(self, state: CycleState, pod: PodInfo, node: str, cluster: ClusterState, handle: Any) -> Status:

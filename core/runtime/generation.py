@@ -265,6 +265,7 @@ def _build_framework(
         if bound is not None:
             normalizers[ref.name] = bound
     unreservers = [b for r in resolved["reserve"] if (b := impl(r.name, "unreserve")) is not None]
+    signers, unsigned = _signers(resolved, impl)
     percentage = profile.percentageOfNodesToScore
     if percentage is None:
         percentage = config.percentageOfNodesToScore
@@ -275,5 +276,27 @@ def _build_framework(
         except TypeError as exc:
             raise PluginLoadError(f"{where}: plugin {name!r}: {exc}") from None
     return Framework(
-        profile.schedulerName, points, normalizers, unreservers, instances, percentage, gen_id, capabilities
+        profile.schedulerName, points, normalizers, unreservers, instances, percentage, gen_id, capabilities,
+        signers, unsigned,
     )
+
+
+def _signers(
+    resolved: dict[str, list[PluginRef]], impl: Any
+) -> tuple[list[BoundHook], list[str]]:
+    """kube-scheduler's computeBatchablePlugins: the sign_pod of each pre_filter, filter, pre_score
+    and score plugin (once per plugin), and the names of those without one."""
+    signers: list[BoundHook] = []
+    unsigned: list[str] = []
+    seen: set[str] = set()
+    for point in ("pre_filter", "filter", "pre_score", "score"):
+        for ref in resolved[point]:
+            if ref.name in seen:
+                continue
+            seen.add(ref.name)
+            bound = impl(ref.name, "sign_pod")
+            if bound is None:
+                unsigned.append(ref.name)
+            else:
+                signers.append(bound)
+    return signers, unsigned

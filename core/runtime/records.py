@@ -80,6 +80,10 @@ class CycleRecord:
     preemption: dict[str, Any] | None = None  # plugin, candidates, victims, nominated_node
     binding: dict[str, Any] | None = None  # the binding cycle, once it finished
     error_plugin: str = ""  # the plugin whose Error ended the attempt
+    # Opportunistic batching: the hint offered ("" none), whether the node chosen last was
+    # re-scored, why the cached batch could not serve ("flush"), why the pod is unsigned, and
+    # "result" hint_used | hint_not_used when a result was stored.
+    batch: dict[str, Any] | None = None
     trace_id: str = ""  # set when the cycle's trace was sampled
     span_context: Any = None  # the root span's context, parent of the binding cycle span
 
@@ -104,6 +108,7 @@ class CycleRecord:
             "top_scores": self.top_scores,
             "preemption": self.preemption,
             "binding": self.binding,
+            "batch": self.batch,
             "queue_seconds": self.queue,
             "start_ns": self.start_ns,
             "duration_ms": round((self.end_ns - self.start_ns) / 1e6, 3),

@@ -6,12 +6,15 @@ from __future__ import annotations
 import contextlib
 import logging
 import time
+from collections.abc import Callable
 
 import numpy as np
 
+from ..api.signing import PodSignature
 from ..api.status import Code, Status
 from ..api.types import CycleState
-from ..cache.podinfo import PodInfo
+from ..cache.nodetable import NodeTable
+from ..cache.podinfo import MemoKey, PodInfo
 from ..runtime.framework import (
     REJECTED_NODES_RECORDED,
     TOP_SCORES_RECORDED,
@@ -20,6 +23,7 @@ from ..runtime.framework import (
     num_feasible_nodes_to_find,
 )
 from ..runtime.records import CycleRecord, Diagnosis, ScheduleResult
+from .batch import OpportunisticBatch, ScoredCandidates, names_array
 from .extenders import add_extender_scores, filter_with_extenders, start_prioritize
 from .handle import FrameworkHandle
 from .queue import QueuedPod
@@ -39,8 +43,20 @@ class ScheduleOne:
         ghosts = [(other, row) for row, pods in cluster.nominated_ghosts(pod).items() for other in pods]
         return cluster.hypothetical(add=ghosts)
 
-    def find_node(self, fw: Framework, state: CycleState, pod: PodInfo, record: CycleRecord | None) -> ScheduleResult:
-        """Filter and score (kube-scheduler's schedulePod); no state is changed."""
+    def batch_for(self, fw: Framework) -> OpportunisticBatch:
+        """The profile's opportunistic batch (a new generation's framework starts an empty one)."""
+        found = self._batches.get(fw.profile)
+        if found is None or found.framework is not fw:
+            found = self._batches[fw.profile] = OpportunisticBatch(fw, self.cluster, self.handle_for(fw), self.clock.now)
+        return found
+
+    def find_node(
+        self, fw: Framework, state: CycleState, pod: PodInfo, record: CycleRecord | None, cycle: int | None = None
+    ) -> ScheduleResult:
+        """Filter and score (kube-scheduler's schedulePod); no state is changed.
+
+        `cycle` (the scheduling cycle's number) turns on opportunistic batching for this call
+        when the OpportunisticBatching gate is on; without it (dry runs) the batch is not touched."""
         cluster = self.cluster
         table = cluster.table
         handle = self.handle_for(fw)
@@ -51,18 +67,39 @@ class ScheduleOne:
             return ScheduleResult(None, Status.unschedulable(diagnosis.message()), diagnosis)
         with self._nominated_pods_placed(pod):
             status, narrowed = fw.run_pre_filter(state, pod, table.view(all_rows), cluster, handle, record)
-            if not status.ok:
-                diagnosis.pre_filter_msg = status.message
-                diagnosis.pre_filter_code = status.code
-                diagnosis.unschedulable_plugins.add(status.plugin)
-                diagnosis.add(status.plugin, status.message, all_rows, status.code)
-                return ScheduleResult(None, Status(status.code, (diagnosis.message(),), status.plugin), diagnosis)
-            nominated = pod.nominated_node_name
+        if not status.ok:
+            diagnosis.pre_filter_msg = status.message
+            diagnosis.pre_filter_code = status.code
+            diagnosis.unschedulable_plugins.add(status.plugin)
+            diagnosis.add(status.plugin, status.message, all_rows, status.code)
+            return ScheduleResult(None, Status(status.code, (diagnosis.message(),), status.plugin), diagnosis)
+        batch = None
+        signature: PodSignature | None = None
+        hint = ""
+        if cycle is not None and self.batching:
+            batch = self.batch_for(fw)
+            signature, unsigned = self.signature_of(fw, pod)
+            t0 = time.time_ns()
+            found = batch.get_node_hint(pod, signature, state, cycle)
+            hint = found.node
+            if record is not None:
+                record.batch = {"hint": hint, "rescored": found.rescored}
+                if found.flush is not None:
+                    record.batch["flush"] = found.flush.value
+                if unsigned:
+                    record.batch["unsigned"] = unsigned
+                record.step("Batch", "", t0, {"hint": hint})
+        with self._nominated_pods_placed(pod):
+            # kube-scheduler's evaluateNominatedNode: a nominated node (preemption) or the batch's
+            # hint is tried alone first; if it passes every filter, it is the only feasible node.
+            nominated = pod.nominated_node_name or hint
             if nominated and nominated in table.row_of and (narrowed is None or nominated in narrowed):
                 one = np.asarray([table.row_of[nominated]], dtype=np.int64)
                 if fw.run_filters(state, pod, table.view(one), cluster, handle)[0] and (
                     not fw.extenders or len(filter_with_extenders(fw.extenders, pod, table, one, None, record))
                 ):
+                    if batch is not None:
+                        self._store(batch, signature, hint, nominated, None, cycle, record)
                     return ScheduleResult(nominated, Status.success(), None, 1, 1)
             rows = all_rows
             if narrowed is not None:
@@ -78,10 +115,15 @@ class ScheduleOne:
         if len(feasible_rows) == 0:
             return ScheduleResult(None, Status.unschedulable(diagnosis.message()), diagnosis, evaluated, 0)
         if len(feasible_rows) == 1:
-            return ScheduleResult(table.names[int(feasible_rows[0])], Status.success(), diagnosis, evaluated, 1)
+            node = table.names[int(feasible_rows[0])]
+            if batch is not None:
+                self._store(batch, signature, hint, node, None, cycle, record)
+            return ScheduleResult(node, Status.success(), diagnosis, evaluated, 1)
         view = table.view(feasible_rows)
         prioritizing = start_prioritize(fw.extenders, pod, table, view.rows) if fw.extenders else None
-        total, per_plugin = fw.run_scores(state, pod, view, cluster, handle, record)
+        fw.run_pre_score(state, pod, view, cluster, handle, record)
+        raw = fw.run_raw_scores(state, pod, view, cluster, handle, record)
+        total, per_plugin = fw.normalize_scores(state, pod, view, raw, record)
         if prioritizing:
             add_extender_scores(prioritizing, table, view.rows, total, per_plugin, record)
         best = total.max()
@@ -107,7 +149,31 @@ class ScheduleOne:
                 }
                 for j, (row, t) in enumerate(zip(top_rows, total[top].tolist(), strict=True))
             ]
-        return ScheduleResult(table.names[int(view.rows[pick])], Status.success(), diagnosis, evaluated, len(feasible_rows))
+        node = table.names[int(view.rows[pick])]
+        if batch is not None:
+            self._store(batch, signature, hint, node, lambda: _others(table, view.rows, raw, total, pick), cycle, record)
+        return ScheduleResult(node, Status.success(), diagnosis, evaluated, len(feasible_rows))
+
+    def signature_of(self, fw: Framework, pod: PodInfo) -> tuple[PodSignature | None, str]:
+        """The pod's signature for this profile, computed once per pod object (an update is a new one)."""
+        found = _SIGNATURE.get(pod)
+        if found is None or found[0] is not fw:
+            found = _SIGNATURE.set(pod, (fw, *fw.sign_pod(pod)))
+        return found[1], found[2]
+
+    @staticmethod
+    def _store(
+        batch: OpportunisticBatch,
+        signature: PodSignature | None,
+        hint: str,
+        node: str,
+        others: Callable[[], ScoredCandidates | None] | None,
+        cycle: int | None,
+        record: CycleRecord | None,
+    ) -> None:
+        attempt = batch.store_schedule_results(signature, hint, node, others, cycle or 0)
+        if record is not None and record.batch is not None and attempt is not None:
+            record.batch["result"] = attempt.value
 
     def _filter_sampled(
         self, fw: Framework, state: CycleState, pod: PodInfo, rows: np.ndarray, diagnosis: Diagnosis, record: CycleRecord | None
@@ -148,6 +214,7 @@ class ScheduleOne:
 
     def schedule_one(self, entry: QueuedPod) -> None:
         pod = entry.pod
+        self.scheduling_cycle += 1  # kube-scheduler's SchedulingQueue.SchedulingCycle(), bumped per pop
         fw = self.framework_for(pod)
         if fw is None:
             self.queue.done(pod.uid)
@@ -162,7 +229,7 @@ class ScheduleOne:
         state = CycleState()
         handle = self.handle_for(fw)
         try:
-            result = self.find_node(fw, state, pod, record)
+            result = self.find_node(fw, state, pod, record, self.scheduling_cycle)
             record.evaluated_nodes, record.feasible_nodes = result.evaluated, result.feasible
             if result.node is None:
                 self._handle_unschedulable(fw, state, entry, result, record)
@@ -261,6 +328,18 @@ class ScheduleOne:
         record.result, record.node = "Scheduled", node
         self.in_flight += 1
         self.pool.submit(self._binding_cycle, fw, handle, state, entry, node, waiting, record)
+
+
+_SIGNATURE: MemoKey[tuple[Framework, PodSignature | None, str]] = MemoKey("kubeberth.signature")
+
+
+def _others(table: NodeTable, rows: np.ndarray, raw: dict[str, np.ndarray], total: np.ndarray, pick: int) -> ScoredCandidates:
+    """The scored candidates other than the one chosen, best first (what the batch keeps)."""
+    keep = np.ones(len(rows), dtype=bool)
+    keep[pick] = False
+    kept = rows[keep]
+    names = names_array(table)[kept]
+    return ScoredCandidates.sorted_from(kept, names, {p: s[keep] for p, s in raw.items()}, total[keep], table.version)
 
 
 def _top_indices(total: np.ndarray, k: int) -> np.ndarray:

@@ -27,6 +27,7 @@ from ..runtime.framework import (
     Framework,
 )
 from ..runtime.generation import Generation
+from .batch import OpportunisticBatch, opportunistic_batching_enabled
 from .binding import BindingCycle, BindingPool
 from .clock import Clock, VirtualClock
 from .eventhandlers import EventHandlers, SwapGeneration
@@ -67,11 +68,13 @@ class Scheduler(EventHandlers, ScheduleOne, BindingCycle):
         max_errors_per_pod: int | None = None,
         adopted_scheduler_names: frozenset[str] = frozenset(),
         tie_breaker: Callable[[PodInfo, list[str]], str] | None = None,
+        opportunistic_batching: bool | None = None,
     ) -> None:
         """`adopted_scheduler_names`: schedulerNames that are not a profile but are scheduled with
         the default profile anyway (simulate's "kubeberth replaces default-scheduler");
         `adopt_unknown_profiles` adopts every name. `tie_breaker(pod, tied node names)` picks among
-        best-scoring nodes instead of the seeded RNG (to replay another scheduler's choices)."""
+        best-scoring nodes instead of the seeded RNG (to replay another scheduler's choices).
+        `opportunistic_batching` overrides the OpportunisticBatching feature gate."""
         self.generation = generation
         self.backend = backend
         self.clock = clock or Clock()
@@ -98,6 +101,9 @@ class Scheduler(EventHandlers, ScheduleOne, BindingCycle):
         self.records: deque[CycleRecord] = deque(maxlen=RECORDS_KEPT)
         self.stats = SchedulerStats()
         self.next_start_index = 0
+        self.scheduling_cycle = 0  # pods popped so far (kube-scheduler's scheduling cycle count)
+        self.batching = opportunistic_batching_enabled() if opportunistic_batching is None else opportunistic_batching
+        self._batches: dict[str, OpportunisticBatch] = {}  # profile -> its batch (ScheduleOne.batch_for)
         self.failed: dict[str, QueuedPod] = {}
         self.skipped_pods: dict[str, str] = {}  # uid -> why: pods that cannot be parsed, until fixed
         self.paused = False
