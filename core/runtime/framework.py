@@ -128,7 +128,7 @@ class Framework:
         percentage_of_nodes_to_score: int | None,
         generation_id: str = "",
         capabilities: dict[str, Capabilities] | None = None,
-        signers: Sequence[BoundHook] = (),
+        signers: Sequence[BoundHook] | None = None,
         unsigned_plugins: Sequence[str] = (),
     ) -> None:
         self.profile = profile
@@ -145,8 +145,9 @@ class Framework:
         self._subsets: dict[tuple[str, tuple[str, ...]], Framework] = {}
         self.extenders: tuple[HTTPExtender, ...] = ()  # the generation's `extenders:` (kube-scheduler's Extenders())
         # kube-scheduler's computeBatchablePlugins: the sign_pod of every pre_filter, filter,
-        # pre_score and score plugin, and those that have none (they turn signing off).
-        self.signers = tuple(signers)
+        # pre_score and score plugin, and those that have none (they turn signing off). None:
+        # built without them (a derived framework), so it never signs.
+        self.signers = None if signers is None else tuple(signers)
         self.unsigned_plugins = tuple(unsigned_plugins)
 
     def capabilities_of(self, plugin: str) -> Capabilities:
@@ -167,7 +168,7 @@ class Framework:
             hooks = [h for h in self.points.get(point, ()) if h.plugin in wanted]
             found = Framework(
                 self.profile, {point: hooks}, {}, [], self.plugins, self.percentage_of_nodes_to_score,
-                self.generation_id, self.capabilities, unsigned_plugins=("<subset>",),
+                self.generation_id, self.capabilities,
             )
             self._subsets[key] = found
         return found
@@ -182,6 +183,8 @@ class Framework:
     @property
     def signing_disabled_reason(self) -> str:
         """Why this profile never signs pods ("" when it does): kube-scheduler's enableSignatures."""
+        if self.signers is None:
+            return "the framework was built without its plugins' signers"
         if self.extenders:
             return "the profile has extenders"
         if self.unsigned_plugins:
