@@ -318,13 +318,27 @@ class Reloader:
         }
 
 
-class _Debounced(FileSystemEventHandler):
-    """Turns a burst of file events into one reload request, `delay` after the last event."""
+class DebouncedEvents(FileSystemEventHandler):
+    """Turns a burst of file events into one reload request.
 
-    def __init__(self, reloader: Reloader, delay: float, relevant: Callable[[str], bool]) -> None:
+    A write that is known to be complete — a file closed after writing, or renamed into place
+    (an editor's atomic save, the kubelet's `..data` symlink swap) — asks for the reload at once:
+    waiting would only add latency, and a later event of the same burst simply triggers the next
+    reload (the fingerprint decides whether anything changed). Any other event (a modification
+    still in progress, a creation, a deletion) waits until the folder has been quiet for `delay`.
+    """
+
+    def __init__(
+        self,
+        reloader: Reloader,
+        delay: float,
+        relevant: Callable[[str], bool],
+        completes: Callable[[str], bool],
+    ) -> None:
         self.reloader = reloader
         self.delay = delay
         self.relevant = relevant
+        self.completes = completes
         self._timer: threading.Timer | None = None
         self._first: float | None = None
         self._lock = threading.Lock()
@@ -332,22 +346,44 @@ class _Debounced(FileSystemEventHandler):
     def on_any_event(self, event: FileSystemEvent) -> None:
         if event.event_type in ("opened", "closed_no_write"):
             return
-        paths = [str(event.src_path), str(getattr(event, "dest_path", "") or "")]
+        dest = str(getattr(event, "dest_path", "") or "")
+        paths = [str(event.src_path), dest]
         if not any(p and self.relevant(p) for p in paths):
             return
+        finished = (event.event_type == "closed" and self.completes(str(event.src_path))) or (
+            event.event_type == "moved" and bool(dest) and self.completes(dest)
+        )
         with self._lock:
             if self._first is None:
                 self._first = time.monotonic()
             if self._timer is not None:
                 self._timer.cancel()
-            self._timer = threading.Timer(self.delay, self._fire)
-            self._timer.daemon = True
-            self._timer.start()
+                self._timer = None
+            if finished:
+                first, self._first = self._first, None
+            else:
+                self._timer = threading.Timer(self.delay, self._fire)
+                self._timer.daemon = True
+                self._timer.start()
+                return
+        self.reloader.request("watch", event_at=first)
 
     def _fire(self) -> None:
         with self._lock:
             first, self._first, self._timer = self._first, None, None
-        self.reloader.request("watch", event_at=first)
+        if first is not None:
+            self.reloader.request("watch", event_at=first)
+
+
+def builds_from(plugins_dir: Path, path: str) -> bool:
+    """Whether a finished write of `path` can change a build: a visible .py file outside hidden
+    folders (what the fingerprint reads), or the `..data` symlink of a ConfigMap volume."""
+    rel = Path(path)
+    if rel.is_relative_to(plugins_dir):
+        rel = rel.relative_to(plugins_dir)
+    if rel.name == "..data":
+        return True
+    return rel.suffix == ".py" and not any(part.startswith(".") for part in rel.parts)
 
 
 class Watcher:
@@ -362,7 +398,10 @@ class Watcher:
     def __init__(self, reloader: Reloader, config: Path | None, plugins_dir: Path | None, debounce: float) -> None:
         self.observer = Observer()
         if plugins_dir is not None and plugins_dir.is_dir():
-            handler = _Debounced(reloader, debounce, lambda p: "__pycache__" not in p)
+            root = plugins_dir
+            handler = DebouncedEvents(
+                reloader, debounce, lambda p: "__pycache__" not in p, lambda p: builds_from(root, p)
+            )
             self.observer.schedule(handler, str(plugins_dir), recursive=True)
         if config is not None:
             directory, name = config.parent, config.name
@@ -371,7 +410,13 @@ class Watcher:
                 base = Path(path).name
                 return base == name or base.startswith("..")
 
-            self.observer.schedule(_Debounced(reloader, debounce, relevant), str(directory), recursive=False)
+            def completes(path: str) -> bool:
+                base = Path(path).name
+                return base in (name, "..data")
+
+            self.observer.schedule(
+                DebouncedEvents(reloader, debounce, relevant, completes), str(directory), recursive=False
+            )
 
     def start(self) -> None:
         self.observer.start()

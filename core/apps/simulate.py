@@ -28,6 +28,7 @@ from ..cache.nodetable import NodeSpecError, NodeTable
 from ..cache.podinfo import PodInfo, PodSpecError
 from ..cache.shapes import SHAPES, malformed, section
 from ..errors import ManifestError
+from ..runtime.config import YAML_LOADER
 from ..runtime.generation import Generation
 from ..runtime.records import CycleRecord
 from ..scheduling.scheduler import Scheduler, VirtualClock
@@ -127,7 +128,7 @@ def load_manifests(path: str | Path) -> list[dict[str, Any]]:
     except OSError as exc:
         raise ManifestError(f"{path}: cannot read: {exc.strerror}") from None
     try:
-        docs = list(yaml.safe_load_all(text))
+        docs = list(yaml.load_all(text, Loader=YAML_LOADER))  # noqa: S506 - a safe loader
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         where = f"line {mark.line + 1}: " if mark else ""

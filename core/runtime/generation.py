@@ -7,10 +7,12 @@ never replaces the running generation.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import inspect
 import itertools
 import time
+import weakref
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -199,22 +201,51 @@ def _instantiate(spec: PluginSpec, args: dict[str, Any], where: str) -> Any:
         raise ConfigError(f"{where}.args: plugin {spec.name!r} takes no arguments")
     if not inspect.isclass(spec.obj):
         return spec.obj
-    try:
-        params = inspect.signature(spec.obj).parameters
-    except (TypeError, ValueError):
-        params = {}
-    kwargs = {"args": parsed} if "args" in params else {}
+    kwargs = {"args": parsed} if "args" in _parameter_names(spec.obj) else {}
     try:
         return spec.obj(**kwargs)
     except Exception as exc:
         raise PluginLoadError(f"{where}: plugin {spec.name!r} failed to initialise: {type(exc).__name__}: {exc}") from None
 
 
+# inspect.signature is the bulk of a reload's build: cached per function or class, weakly, so a
+# drop-in's old classes are still freed when their generation goes.
+_PARAMS: weakref.WeakKeyDictionary[Any, tuple[str, ...]] = weakref.WeakKeyDictionary()
+_ARGNAMES: dict[bool, weakref.WeakKeyDictionary[Any, tuple[str, ...]]] = {
+    True: weakref.WeakKeyDictionary(),
+    False: weakref.WeakKeyDictionary(),
+}
+
+
+def _parameter_names(cls: Any) -> tuple[str, ...]:
+    """The parameter names of a plugin class's constructor."""
+    try:
+        return _PARAMS[cls]
+    except (KeyError, TypeError):
+        pass
+    try:
+        names = tuple(inspect.signature(cls).parameters)
+    except (TypeError, ValueError):
+        names = ()
+    with contextlib.suppress(TypeError):
+        _PARAMS[cls] = names
+    return names
+
+
 def _argnames(fn: Any) -> tuple[str, ...]:
     """The arguments a hook implementation asks for (pluggy's HookImpl.argnames)."""
+    func = getattr(fn, "__func__", fn)
+    cache = _ARGNAMES[func is not fn]
+    try:
+        return cache[func]
+    except (KeyError, TypeError):
+        pass
     params = inspect.signature(fn).parameters.values()
     kinds = (inspect.Parameter.POSITIONAL_ONLY, inspect.Parameter.POSITIONAL_OR_KEYWORD)
-    return tuple(p.name for p in params if p.kind in kinds and p.default is p.empty)
+    names = tuple(p.name for p in params if p.kind in kinds and p.default is p.empty)
+    with contextlib.suppress(TypeError):
+        cache[func] = names
+    return names
 
 
 def _build_framework(
