@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import contextlib
 import math
-from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime
 
@@ -13,6 +12,7 @@ from kubeberth import MemoKey, PodInfo
 NOT_HELPFUL = "Preemption is not helpful for scheduling"
 _INT32_SHIFT = 2**31  # priorities are shifted to be non-negative before summing
 _START_TIME: MemoKey[float] = MemoKey("DefaultPreemption.start_time")
+_IMPORTANCE: MemoKey[tuple[int, float]] = MemoKey("DefaultPreemption.importance")
 
 
 @dataclass(slots=True)
@@ -39,33 +39,31 @@ def _parse_start_time(pod: PodInfo) -> float:
 
 def importance_key(pod: PodInfo) -> tuple[int, float]:
     """Sort key, most important first: higher priority, then earlier start (util.MoreImportantPod)."""
-    return (-pod.priority, start_time(pod))
+    key = pod.memo.get(_IMPORTANCE)  # PodInfo.cached inlined: sorts call this per victim
+    if key is None:
+        key = pod.memo[_IMPORTANCE] = (-pod.priority, start_time(pod))
+    return key
 
 
 def pick_one_node_for_preemption(candidates: list[Candidate]) -> Candidate | None:
-    """kube-scheduler's pickOneNodeForPreemption: each criterion only breaks the previous one's ties."""
+    """kube-scheduler's pickOneNodeForPreemption: each criterion only breaks the previous one's ties
+    (fewest PDB violations, lowest top victim priority, lowest priority sum, fewest victims, latest
+    earliest start among the top-priority victims), the first candidate winning full ties: a
+    lexicographic max over one rank tuple per candidate."""
     if not candidates:
         return None
 
-    def earliest_top_start(c: Candidate) -> float:
-        top = max(v.priority for v in c.victims)
-        return min(start_time(v) for v in c.victims if v.priority == top)
+    def rank(c: Candidate) -> tuple[int, int, int, int, float]:
+        victims = c.victims
+        return (
+            -c.num_pdb_violations,
+            -victims[0].priority,
+            -sum(v.priority + _INT32_SHIFT for v in victims),
+            -len(victims),
+            min(importance_key(v) for v in victims)[1],  # the highest priority's earliest start
+        )
 
-    criteria: list[Callable[[Candidate], float]] = [
-        lambda c: -c.num_pdb_violations,
-        lambda c: -c.victims[0].priority,
-        lambda c: -sum(v.priority + _INT32_SHIFT for v in c.victims),
-        lambda c: -len(c.victims),
-        earliest_top_start,
-    ]
-    remaining = candidates
-    for score in criteria:
-        scores = [score(c) for c in remaining]
-        best = max(scores)
-        remaining = [c for c, s in zip(remaining, scores, strict=True) if s == best]
-        if len(remaining) == 1:
-            break
-    return remaining[0]
+    return max(candidates, key=rank)
 
 
 def fit_error_message(num_all_nodes: int, statuses: dict[str, tuple[str, ...]]) -> str:
