@@ -277,7 +277,7 @@ def summarize(runs: list[dict[str, Any]]) -> dict[str, Any]:
     for which in ("kube-scheduler", "kubeberth"):
         mine = [r for r in runs if r["scheduler"] == which]
         out[which] = {
-            mode: {k: statistics.median(r[mode][k] for r in mine) for k in mine[0][mode]}
+            mode: {k: round(statistics.median(r[mode][k] for r in mine), 3) for k in mine[0][mode]}
             for mode in ("drain", "steady")
         }
         out[which]["peak_rss_mb"] = max(r["peak_rss_mb"] for r in mine)
