@@ -7,7 +7,7 @@ the filter compares row numbers, not strings.
 from __future__ import annotations
 
 import numpy as np
-from kubeberth import Code, FilterResult, FilterScope, NodeView, PodInfo, hookimpl
+from kubeberth import Code, FilterResult, FilterScope, NodeView, PodInfo, PreFilterResult, PreFilterState, hookimpl
 from kubeberth.api.signing import NODE_NAME_SIGNER, SignFragment
 
 ERR_REASON = "node(s) didn't match the requested node name"
@@ -20,6 +20,14 @@ def requested_node_name(pod: PodInfo) -> str:
 class NodeName:
     name = "NodeName"
     filter_scope = FilterScope.NODE
+    pre_filter_state = PreFilterState.NO_POD_DATA  # the PreFilter result depends on the pod alone
+
+    @hookimpl
+    def pre_filter(self, pod: PodInfo) -> PreFilterResult | None:
+        """A pod that names its node (an assigned pod being resized, a static assignment) is evaluated
+        there only: other nodes are unresolvable, so never preemption targets."""
+        wanted = requested_node_name(pod)
+        return PreFilterResult(node_names=frozenset((wanted,))) if wanted else None
 
     @hookimpl
     def sign_pod(self, pod: PodInfo) -> list[SignFragment]:

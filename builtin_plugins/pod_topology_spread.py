@@ -196,6 +196,7 @@ class _HardConstraint:
     per_domain: np.ndarray  # matching pods per domain id, plus a trailing 0
     min_match: int
     self_match: int
+    present: np.ndarray  # bool per domain id: an eligible node is in the domain (the domains that count)
 
 
 @dataclass
@@ -212,6 +213,7 @@ class _SoftConstraint:
     per_domain: np.ndarray | None  # None for hostname: counted per row
     empty_id: int
     host_counts: np.ndarray | None
+    present: np.ndarray | None = None  # bool per domain id (missing label = empty_id): domains of scored nodes
 
 
 @dataclass
@@ -307,7 +309,7 @@ class PodTopologySpread:
             min_match = int(per_domain[present].min()) if n_domains else _MAX_INT32
             if n_domains < c.min_domains:
                 min_match = 0
-            hard.append(_HardConstraint(c, ids, per_domain, min_match, int(c.selector.matches(pod.labels))))
+            hard.append(_HardConstraint(c, ids, per_domain, min_match, int(c.selector.matches(pod.labels)), present))
         return _PreFilterState(pod_state_version(cluster), hard)
 
     @hookimpl
@@ -405,7 +407,7 @@ class PodTopologySpread:
             erows = erows[present[mapped[erows]]]
             counts = _pod_counts(cluster, c.selector, pod.namespace)
             per_domain = domain_sums(mapped[erows], counts[erows], len(values) + 1)
-            soft.append(_SoftConstraint(c, ids, math.log(size + 2), per_domain, empty_id, None))
+            soft.append(_SoftConstraint(c, ids, math.log(size + 2), per_domain, empty_id, None, present))
         ignored = np.zeros(table.capacity, dtype=bool)
         ignored[filtered[ignored_f]] = True
         state[_PRE_SCORE_KEY] = _PreScoreState(soft, ignored)

@@ -21,7 +21,7 @@ from kubeberth.api.signing import VOLUMES_SIGNER, SignFragment, volumes_signer
 
 ERR_REASON_DISK_CONFLICT = "node(s) had no available disk"
 ERR_REASON_RWOP_CONFLICT = (
-    "node has pod using PersistentVolumeClaim with the same name and ReadWriteOncePod access mode"
+    "node(s) unavailable due to PersistentVolumeClaim with ReadWriteOncePod access mode already in-use by another pod"
 )
 
 _DISKS: MemoKey[tuple[DiskVolume, ...]] = MemoKey("volume_restrictions.disks")

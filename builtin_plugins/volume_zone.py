@@ -96,8 +96,9 @@ class VolumeZone:
         """kube-scheduler's VolumeZone.SignPod: the pod's non-configMap/secret volumes."""
         return [SignFragment(VOLUMES_SIGNER, volumes_signer(pod))]
 
-    @hookimpl
-    def pre_filter(self, state: dict[str, Any], pod: PodInfo, cluster: ClusterState) -> Status | None:
+    @staticmethod
+    def _pv_topologies(pod: PodInfo, cluster: ClusterState) -> list[tuple[str, frozenset[str]]] | Status:
+        """getPVbyPod: the zone constraints of the pod's bound volumes, or why they cannot be read."""
         topologies: list[tuple[str, frozenset[str]]] = []
         unresolvable = Code.UNSCHEDULABLE_AND_UNRESOLVABLE
         for claim in claim_names(pod):
@@ -121,14 +122,28 @@ class VolumeZone:
             if pv is None:
                 return Status(unresolvable, (f'persistentvolume "{pv_name}" not found',))
             topologies.extend(pv_topologies(pv))
+        return topologies
+
+    @hookimpl
+    def pre_filter(self, state: dict[str, Any], pod: PodInfo, cluster: ClusterState) -> Status | None:
+        topologies = self._pv_topologies(pod, cluster)
+        if isinstance(topologies, Status):
+            return topologies
         if not topologies:
             return Status.skip()
         state[_STATE_KEY] = topologies
         return None
 
     @hookimpl
-    def filter(self, state: dict[str, Any], pod: PodInfo, nodes: NodeView) -> FilterResult | None:
+    def filter(
+        self, state: dict[str, Any], pod: PodInfo, nodes: NodeView, cluster: ClusterState
+    ) -> FilterResult | Status | None:
         topologies = state.get(_STATE_KEY)
+        if topologies is None and claim_names(pod):
+            # Filter without this cycle's PreFilter (kube-scheduler falls back the same way)
+            topologies = self._pv_topologies(pod, cluster)
+            if isinstance(topologies, Status):
+                return topologies
         if not topologies:
             return None
         table = nodes.table

@@ -498,10 +498,12 @@ def test_pre_filter_empty_intersection(scheduler_tester, labels: dict, message: 
 
 
 def test_pre_filter_narrowing_counts_only_evaluated_nodes(scheduler_tester) -> None:
-    """Nodes excluded by a PreFilterResult are not in the histogram, but N counts all nodes."""
+    """Nodes excluded by a PreFilterResult count as `didn't satisfy plugin(s) [...]` (FitError's absent nodes)."""
     t = scheduler_tester([TNarrowA, "NodeResourcesFit"], objects=[*nodes(3, cpu="1"), pod("p", "2", labels={"a": "n0"})])
     t.settle(timeout=10)
-    assert t.events("p", "FailedScheduling") == ["0/3 nodes are available: 1 Insufficient cpu."]
+    assert t.events("p", "FailedScheduling") == [
+        "0/3 nodes are available: 1 Insufficient cpu, 2 node(s) didn't satisfy plugin(s) [TNarrowA]."
+    ]
 
 
 # ---- filter -----------------------------------------------------------------------------

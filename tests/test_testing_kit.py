@@ -213,7 +213,7 @@ def test_evaluate_pre_filter_narrowing_and_rejection(scheduler_tester) -> None:
     t = scheduler_tester([OnlyNodes, TeamNodes], objects=[make_node(n) for n in ("a", "b", "c")])
     ev = t.evaluate(make_pod("p", labels={"only": "a.c"}))
     assert ev.feasible == ["a", "c"]
-    assert ev.verdicts["b"] == Verdict("PreFilter", "node(s) didn't satisfy plugin(s) PreFilter result",
+    assert ev.verdicts["b"] == Verdict("OnlyNodes", "node(s) didn't satisfy plugin(s) [OnlyNodes]",
                                        Code.UNSCHEDULABLE_AND_UNRESOLVABLE)
     ev = t.evaluate(make_pod("p", labels={"only": "none"}))
     assert ev.pre_filter.code == Code.UNSCHEDULABLE_AND_UNRESOLVABLE

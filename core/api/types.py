@@ -21,6 +21,11 @@ class CycleState(dict):
         super().__init__()
         self.skip_filter: set[str] = set()
         self.skip_score: set[str] = set()
+        self.narrowed_by: set[str] = set()  # PreFilter plugins whose PreFilterResult narrowed the nodes
+
+    def narrowed_reason(self) -> str:
+        """kube-scheduler's status for the nodes a PreFilterResult left out: `didn't satisfy plugin(s) [A B]`."""
+        return f"node(s) didn't satisfy plugin(s) [{' '.join(sorted(self.narrowed_by))}]"
 
 
 class NodeInfo:

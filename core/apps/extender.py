@@ -226,7 +226,7 @@ class ExtenderService:
         else:
             if narrowed is not None:
                 inside = np.fromiter((n in narrowed for n in named[pos].tolist()), dtype=bool, count=len(pos))
-                unresolvable.update(dict.fromkeys(named[pos[~inside]].tolist(), "node(s) didn't satisfy plugin(s) PreFilter result"))
+                unresolvable.update(dict.fromkeys(named[pos[~inside]].tolist(), state.narrowed_reason()))
                 pos = pos[inside]
             diagnosis = Diagnosis(len(pos))
             mask = fw.run_filters(state, pod, table.view(rows[pos]), cluster, handle, diagnosis, record)

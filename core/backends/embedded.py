@@ -79,6 +79,13 @@ class EmbeddedCluster(Backend):
         if kind == "Pod":
             meta.setdefault("namespace", "default")
             self._admit_priority(obj)
+        elif kind == "Node" and isinstance(meta.get("name"), str):
+            # The kubelet registers its node with this label; the scheduler reads it, never invents it.
+            labels = meta.get("labels")
+            if labels is None:
+                labels = meta["labels"] = {}
+            if isinstance(labels, dict):
+                labels.setdefault("kubernetes.io/hostname", meta["name"])
         if not meta.get("uid"):
             meta["uid"] = str(uuid.uuid5(_UID_NAMESPACE, f"{kind}/{_key(kind, obj)}"))
         with self._lock:

@@ -297,7 +297,6 @@ def _parse_node(
     if not isinstance(labels, dict):
         raise TypeError("labels are not a mapping")
     labels = dict(labels)
-    labels.setdefault("kubernetes.io/hostname", name)
     taints = tuple(
         Taint(t.get("key", ""), t.get("value") or "", t.get("effect", "")) for t in spec.get("taints") or ()
     )

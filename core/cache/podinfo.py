@@ -280,6 +280,16 @@ def _max_into(total: dict[str, int], other: dict[str, int]) -> None:
             total[name] = value
 
 
+def _pod_level_requests(spec: dict[str, Any]) -> dict[str, int]:
+    """spec.resources.requests of the resources kube-scheduler takes at pod level (cpu, memory, hugepages-*)."""
+    requests = (spec.get("resources") or {}).get("requests") or {}
+    return {
+        name: resource_value(name, q)
+        for name, q in requests.items()
+        if name in (CPU, MEMORY) or name.startswith("hugepages-")
+    }
+
+
 def _effective_requests(spec: dict[str, Any]) -> tuple[dict[str, int], int, int]:
     """kube-scheduler's pod request: max(sum of containers (+ sidecars), each init step) + overhead.
 
@@ -316,6 +326,14 @@ def _effective_requests(spec: dict[str, Any]) -> tuple[dict[str, int], int, int]
         init_nonzero_peak = [max(init_nonzero_peak[0], step_nz[0]), max(init_nonzero_peak[1], step_nz[1])]
     _max_into(totals, init_peak)
     nonzero = [max(nonzero[0], init_nonzero_peak[0]), max(nonzero[1], init_nonzero_peak[1])]
+    pod_level = _pod_level_requests(spec)
+    if pod_level:
+        # PodLevelResources (on by default since v1.34): the pod's own cpu/memory/hugepages requests replace
+        # the containers' sum; a resource named at neither level still gets the non-zero default.
+        for i, name in enumerate((CPU, MEMORY)):
+            if name in pod_level or name in totals:
+                nonzero[i] = pod_level.get(name, totals.get(name, 0))
+        totals.update(pod_level)
     overhead = {name: resource_value(name, q) for name, q in (spec.get("overhead") or {}).items()}
     _add(totals, overhead)
     nonzero[0] += overhead.get(CPU, 0)

@@ -268,6 +268,7 @@ class Framework:
                 continue
             if names is not None:
                 with_nodes.add(hook.plugin)
+                state.narrowed_by.add(hook.plugin)
                 narrowed = names if narrowed is None else narrowed & names
                 if not narrowed:
                     # kube-scheduler: an empty intersection rejects the pod everywhere, naming the plugins.

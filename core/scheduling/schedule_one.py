@@ -104,9 +104,14 @@ class ScheduleOne:
             rows = all_rows
             if narrowed is not None:
                 keep = np.fromiter((table.names[r] in narrowed for r in rows.tolist()), dtype=bool, count=len(rows))
+                if not keep.all():
+                    # kube-scheduler: the nodes a PreFilterResult left out are UnschedulableAndUnresolvable,
+                    # counted in the FitError as `didn't satisfy plugin(s) [<plugins that narrowed>]`.
+                    reason = state.narrowed_reason()
+                    diagnosis.add(min(state.narrowed_by), reason, rows[~keep], Code.UNSCHEDULABLE_AND_UNRESOLVABLE)
+                    diagnosis.unschedulable_plugins.update(state.narrowed_by)
                 rows = rows[keep]
                 if not len(rows):
-                    diagnosis.pre_filter_msg = "node(s) didn't satisfy plugin(s) PreFilter result"
                     return ScheduleResult(None, Status.unschedulable(diagnosis.message()), diagnosis)
             feasible_rows, processed = self._filter_sampled(fw, state, pod, rows, diagnosis, record)
         if fw.extenders and len(feasible_rows):

@@ -70,14 +70,14 @@ def make_node(
 ) -> dict[str, Any]:
     """A v1 Node with allocatable cpu/memory/pods (+ `extra` resources such as `{"nvidia.com/gpu": 4}`).
 
-    `zone` sets `topology.kubernetes.io/zone`; `images` maps image name to size in bytes
+    `kubernetes.io/hostname` is the node's name unless `labels` sets it; `zone` sets `topology.kubernetes.io/zone`; `images` maps image name to size in bytes
     (`status.images`, for ImageLocality-style plugins).
     e.g. `make_node("n1", cpu="4", memory="8Gi", labels={"team": "a"}, taints=["dedicated=gpu:NoSchedule"])`.
     """
     allocatable: dict[str, str] = {"cpu": str(cpu), "memory": str(memory), "pods": str(pods)}
     for resource, value in (extra or {}).items():
         allocatable[resource] = str(value)
-    node_labels = dict(labels or {})
+    node_labels = {"kubernetes.io/hostname": name, **(labels or {})}  # as the kubelet registers it
     if zone is not None:
         node_labels["topology.kubernetes.io/zone"] = zone
     spec: dict[str, Any] = {}

@@ -298,9 +298,13 @@ class SchedulerTester:
                     keep = [table.names[r] in narrowed for r in rows.tolist()]
                     for name, kept in zip(names, keep, strict=True):
                         if not kept:
-                            verdicts[name] = Verdict("PreFilter", "node(s) didn't satisfy plugin(s) PreFilter result",
+                            verdicts[name] = Verdict(min(state.narrowed_by), state.narrowed_reason(),
                                                      Code.UNSCHEDULABLE_AND_UNRESOLVABLE)
-                    candidates = rows[np.asarray(keep, dtype=bool)]
+                    kept_mask = np.asarray(keep, dtype=bool)
+                    if not kept_mask.all():
+                        diagnosis.add(min(state.narrowed_by), state.narrowed_reason(), rows[~kept_mask],
+                                      Code.UNSCHEDULABLE_AND_UNRESOLVABLE)
+                    candidates = rows[kept_mask]
                 feasible = fw.run_filters(state, info, table.view(candidates), cluster, handle, diagnosis, None)
                 for plugin, reason, hit_rows, code in diagnosis.rejections:
                     for row in hit_rows.tolist():

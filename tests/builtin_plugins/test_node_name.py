@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+import st
 from kubeberth import Code, PodInfo
 from kubeberth.builtin_plugins.node_name import NodeName
 from kubeberth.testing import Verdict, all_nodes, cluster_of, make_node
@@ -39,11 +40,12 @@ def test_host_matches_one_node():
 
 def test_through_the_framework(scheduler_tester):
     t = scheduler_tester(["NodeName"], objects=[make_node(n) for n in ("foo", "bar", "baz")])
-    mismatch = Verdict("NodeName", "node(s) didn't match the requested node name", Code.UNSCHEDULABLE_AND_UNRESOLVABLE)
-    assert t.evaluate(pending("bar")).verdicts == {"foo": mismatch, "bar": None, "baz": mismatch}
+    # v1.37: NodeName's PreFilter narrows to the named node; the others are reported as kube-scheduler does
+    left_out = Verdict("NodeName", "node(s) didn't satisfy plugin(s) [NodeName]", Code.UNSCHEDULABLE_AND_UNRESOLVABLE)
+    assert t.evaluate(pending("bar")).verdicts == {"foo": left_out, "bar": None, "baz": left_out}
     ev = t.evaluate(pending("qux"))
     assert ev.feasible == []
-    assert ev.message == "0/3 nodes are available: 3 node(s) didn't match the requested node name."
+    assert ev.message == "0/3 nodes are available: 3 node(s) didn't satisfy plugin(s) [NodeName]."
     assert t.evaluate(pending(None)).feasible == ["foo", "bar", "baz"]
 
 
@@ -77,3 +79,17 @@ def test_upstream_filter(pod_node: str | None, node: str, reason: str | None) ->
     else:
         assert result.feasible.tolist() == [False]
         assert [(r.reason, r.code) for r in result.rejections] == [(reason, Code.UNSCHEDULABLE_AND_UNRESOLVABLE)]
+
+
+# TestNodeName_PreFilter, v1.37.2, verbatim
+PRE_FILTER_CASES = [
+    ("TestNodeName_PreFilter/assigned pod with nodeName set, prefilter restricts to assigned node",
+     st.MakePod().Node("foo").Obj(), frozenset({"foo"})),
+    ("TestNodeName_PreFilter/unassigned pod without nodeName set, prefilter returns nil", st.MakePod().Obj(), None),
+]
+
+
+@pytest.mark.parametrize(("pod", "want"), [c[1:] for c in PRE_FILTER_CASES], ids=[c[0] for c in PRE_FILTER_CASES])
+def test_upstream_pre_filter(pod, want):
+    got = NodeName().pre_filter(pod=PodInfo.from_dict(pod))
+    assert (got.node_names if got is not None else None) == want

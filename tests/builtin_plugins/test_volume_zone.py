@@ -43,7 +43,7 @@ def run(cluster: ClusterState, pod: PodInfo) -> tuple[Status | None, list[bool],
     nodes = table.view(table.ordered_rows())
     if status is not None:
         return status, [], []
-    result = plugin.filter(state, pod, nodes)
+    result = plugin.filter(state, pod, nodes, cluster)
     names = nodes.names
     feasible = [bool(x) for x in result.feasible]
     reasons = sorted({r.reason for r in result.rejections})

@@ -1,0 +1,1210 @@
+"""NodeResourcesFit: kube-scheduler v1.37.2's noderesources fit_test.go tables, case by case.
+
+Go test helpers (newResourcePod, makeAllocatableResources, ...) are transcribed below; a NodeInfo
+of the Go test is a node (named `<unnamed>` where the Go node has no name: a table row needs one)
+plus its pods.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+import st
+from kubeberth import Code
+from kubeberth.builtin_plugins.node_resources_fit import NodeResourcesFit, NodeResourcesFitArgs
+from st import GoStatus, fwk, resource, v1
+from upstream import cases, run_filter, run_score, snapshot
+
+
+class config:  # noqa: N801 - k8s.io/kubernetes/pkg/scheduler/apis/config
+    LeastAllocated = "LeastAllocated"
+    MostAllocated = "MostAllocated"
+    RequestedToCapacityRatio = "RequestedToCapacityRatio"
+
+
+class framework:  # noqa: N801 - k8s.io/kubernetes/pkg/scheduler/framework
+    @staticmethod
+    def Resource(**kw: Any) -> dict[str, Any]:
+        return kw
+
+    @staticmethod
+    def NewNodeInfo(*pods: dict[str, Any]) -> list[dict[str, Any]]:
+        return list(pods)
+
+
+def _milli(n: int) -> str:
+    return f"{n}m"
+
+
+resource.NewMilliQuantity = staticmethod(lambda n, _fmt=None: _milli(n))  # type: ignore[attr-defined]
+resource.NewQuantity = staticmethod(lambda n, _fmt=None: str(n))  # type: ignore[attr-defined]
+resource.DecimalSI = "DecimalSI"  # type: ignore[attr-defined]
+resource.BinarySI = "BinarySI"  # type: ignore[attr-defined]
+
+extendedResourceA = "example.com/aaa"
+extendedResourceB = "example.com/bbb"
+kubernetesIOResourceA = "kubernetes.io/something"
+kubernetesIOResourceB = "subdomain.kubernetes.io/something"
+hugePageResourceA = "hugepages-2Mi"
+extendedResourceName = "extended.resource.dra.io/something"
+extendedResourceDRA = extendedResourceName
+deviceClassName = "device-class-name"
+deviceClassWithExtendResourceName = {"kind": "DeviceClass", "metadata": {"name": deviceClassName},
+                                     "spec": {"extendedResourceName": extendedResourceName}}
+defaultResources = [{"name": v1.ResourceCPU, "weight": 1}, {"name": v1.ResourceMemory, "weight": 1}]
+extendedRes = "abc.com/xyz"
+extendedResourceSet = [*defaultResources, {"name": extendedRes, "weight": 1}]
+defaultScoringStrategy = {"type": config.LeastAllocated, "resources": defaultResources}
+
+
+def makeResources(milliCPU: int, memory: int, pods: int, extendedA: int, storage: int, hugePageA: int) -> dict[str, str]:
+    return {
+        v1.ResourceCPU: _milli(milliCPU),
+        v1.ResourceMemory: str(memory),
+        v1.ResourcePods: str(pods),
+        extendedResourceA: str(extendedA),
+        v1.ResourceEphemeralStorage: str(storage),
+        hugePageResourceA: str(hugePageA),
+    }
+
+
+makeAllocatableResources = makeResources
+
+
+def newResourcePod(*usage: dict[str, Any]) -> dict[str, Any]:
+    containers = []
+    for req in usage:
+        rl = {
+            v1.ResourceCPU: _milli(req.get("milliCPU", 0)),
+            v1.ResourceMemory: str(req.get("memory", 0)),
+            v1.ResourcePods: str(req.get("allowedPodNumber", 0)),
+            v1.ResourceEphemeralStorage: str(req.get("ephemeralStorage", 0)),
+        }
+        for name, quant in (req.get("scalarResources") or {}).items():
+            rl[name] = str(quant)
+        containers.append({"resources": {"requests": rl}})
+    return {"kind": "Pod", "metadata": {}, "spec": {"containers": containers}}
+
+
+def newResourceInitPod(pod: dict[str, Any], *usage: dict[str, Any]) -> dict[str, Any]:
+    pod["spec"]["initContainers"] = newResourcePod(*usage)["spec"]["containers"]
+    return pod
+
+
+def newResourceOverheadPod(pod: dict[str, Any], overhead: dict[str, str]) -> dict[str, Any]:
+    pod["spec"]["overhead"] = overhead
+    return pod
+
+
+def newPodLevelResourcesPod(pod: dict[str, Any], podResources: dict[str, Any]) -> dict[str, Any]:
+    pod["spec"]["resources"] = podResources
+    return pod
+
+
+def getErrReason(rn: str) -> str:
+    return f"Insufficient {rn}"
+
+
+def newPod() -> dict[str, Any]:
+    return {"kind": "Pod", "spec": {"containers": [{"name": "regular"}]}}
+
+
+def newPodWithRestartableInitContainers(request: dict[str, str] | None,
+                                        sidecarRequest: dict[str, str] | None) -> dict[str, Any]:
+    container: dict[str, Any] = {"name": "regular"}
+    if request is not None:
+        container["resources"] = {"requests": request}
+    sidecar: dict[str, Any] = {"name": "restartable-init", "restartPolicy": v1.ContainerRestartPolicyAlways}
+    if sidecarRequest is not None:
+        sidecar["resources"] = {"requests": sidecarRequest}
+    return {"kind": "Pod", "spec": {"containers": [container], "initContainers": [sidecar]}}
+
+
+def go_status(status: Any) -> GoStatus | None:
+    if status is None or status.code == Code.SUCCESS:
+        return None
+    return GoStatus(status.code, tuple(status.reasons))
+
+
+def node_info(pods: list[dict[str, Any]], allocatable: dict[str, str], capacity: dict[str, str] | None = None):
+    """framework.NewNodeInfo(pods...) with SetNode(v1.Node{Status: {Capacity, Allocatable}})."""
+    node = {"kind": "Node", "metadata": {"name": "<unnamed>"},
+            "status": {"capacity": capacity if capacity is not None else allocatable, "allocatable": allocatable}}
+    placed = [{**p, "kind": "Pod", "metadata": {**(p.get("metadata") or {}), "name": f"existing-{i}"},
+               "spec": {**p["spec"], "nodeName": "<unnamed>"}} for i, p in enumerate(pods)]
+    return snapshot(placed, [node])
+
+
+TestEnoughRequests = [
+    {
+        "pod": {"kind": "Pod"},
+        "nodeInfo": framework.NewNodeInfo(newResourcePod({"milliCPU": 10, "memory": 20})),
+        "name": "TestEnoughRequests/no resources requested always fits",
+        "wantInsufficientResources": [],
+    },
+    {
+        "pod": newResourcePod({"milliCPU": 1, "memory": 1}),
+        "nodeInfo": framework.NewNodeInfo(newResourcePod({"milliCPU": 10, "memory": 20})),
+        "name": "TestEnoughRequests/too many resources fails",
+        "wantStatus": fwk.NewStatus(
+            fwk.Unschedulable, getErrReason(v1.ResourceCPU), getErrReason(v1.ResourceMemory)
+        ),
+        "wantInsufficientResources": [
+            {
+                "resourceName": v1.ResourceCPU,
+                "reason": getErrReason(v1.ResourceCPU),
+                "requested": 1,
+                "used": 10,
+                "capacity": 10,
+            },
+            {
+                "resourceName": v1.ResourceMemory,
+                "reason": getErrReason(v1.ResourceMemory),
+                "requested": 1,
+                "used": 20,
+                "capacity": 20,
+            },
+        ],
+    },
+    {
+        "pod": newResourceInitPod(newResourcePod({"milliCPU": 1, "memory": 1}), {"milliCPU": 3, "memory": 1}),
+        "nodeInfo": framework.NewNodeInfo(newResourcePod({"milliCPU": 8, "memory": 19})),
+        "name": "TestEnoughRequests/too many resources fails due to init container cpu",
+        "wantStatus": fwk.NewStatus(fwk.Unschedulable, getErrReason(v1.ResourceCPU)),
+        "wantInsufficientResources": [
+            {
+                "resourceName": v1.ResourceCPU,
+                "reason": getErrReason(v1.ResourceCPU),
+                "requested": 3,
+                "used": 8,
+                "capacity": 10,
+            }
+        ],
+    },
+    {
+        "pod": newResourceInitPod(
+            newResourcePod({"milliCPU": 1, "memory": 1}),
+            {"milliCPU": 3, "memory": 1},
+            {"milliCPU": 2, "memory": 1},
+        ),
+        "nodeInfo": framework.NewNodeInfo(newResourcePod({"milliCPU": 8, "memory": 19})),
+        "name": "TestEnoughRequests/too many resources fails due to highest init container cpu",
+        "wantStatus": fwk.NewStatus(fwk.Unschedulable, getErrReason(v1.ResourceCPU)),
+        "wantInsufficientResources": [
+            {
+                "resourceName": v1.ResourceCPU,
+                "reason": getErrReason(v1.ResourceCPU),
+                "requested": 3,
+                "used": 8,
+                "capacity": 10,
+            }
+        ],
+    },
+    {
+        "pod": newResourceInitPod(newResourcePod({"milliCPU": 1, "memory": 1}), {"milliCPU": 1, "memory": 3}),
+        "nodeInfo": framework.NewNodeInfo(newResourcePod({"milliCPU": 9, "memory": 19})),
+        "name": "TestEnoughRequests/too many resources fails due to init container memory",
+        "wantStatus": fwk.NewStatus(fwk.Unschedulable, getErrReason(v1.ResourceMemory)),
+        "wantInsufficientResources": [
+            {
+                "resourceName": v1.ResourceMemory,
+                "reason": getErrReason(v1.ResourceMemory),
+                "requested": 3,
+                "used": 19,
+                "capacity": 20,
+            }
+        ],
+    },
+    {
+        "pod": newResourceInitPod(
+            newResourcePod({"milliCPU": 1, "memory": 1}),
+            {"milliCPU": 1, "memory": 3},
+            {"milliCPU": 1, "memory": 2},
+        ),
+        "nodeInfo": framework.NewNodeInfo(newResourcePod({"milliCPU": 9, "memory": 19})),
+        "name": "TestEnoughRequests/too many resources fails due to highest init container memory",
+        "wantStatus": fwk.NewStatus(fwk.Unschedulable, getErrReason(v1.ResourceMemory)),
+        "wantInsufficientResources": [
+            {
+                "resourceName": v1.ResourceMemory,
+                "reason": getErrReason(v1.ResourceMemory),
+                "requested": 3,
+                "used": 19,
+                "capacity": 20,
+            }
+        ],
+    },
+    {
+        "pod": newResourceInitPod(newResourcePod({"milliCPU": 1, "memory": 1}), {"milliCPU": 1, "memory": 1}),
+        "nodeInfo": framework.NewNodeInfo(newResourcePod({"milliCPU": 9, "memory": 19})),
+        "name": "TestEnoughRequests/init container fits because it's the max, not sum, of containers and init containers",
+        "wantInsufficientResources": [],
+    },
+    {
+        "pod": newResourceInitPod(
+            newResourcePod({"milliCPU": 1, "memory": 1}),
+            {"milliCPU": 1, "memory": 1},
+            {"milliCPU": 1, "memory": 1},
+        ),
+        "nodeInfo": framework.NewNodeInfo(newResourcePod({"milliCPU": 9, "memory": 19})),
+        "name": "TestEnoughRequests/multiple init containers fit because it's the max, not sum, of containers and init containers",
+        "wantInsufficientResources": [],
+    },
+    {
+        "pod": newResourcePod({"milliCPU": 1, "memory": 1}),
+        "nodeInfo": framework.NewNodeInfo(newResourcePod({"milliCPU": 5, "memory": 5})),
+        "name": "TestEnoughRequests/both resources fit",
+        "wantInsufficientResources": [],
+    },
+    {
+        "pod": newResourcePod({"milliCPU": 2, "memory": 1}),
+        "nodeInfo": framework.NewNodeInfo(newResourcePod({"milliCPU": 9, "memory": 5})),
+        "name": "TestEnoughRequests/one resource memory fits",
+        "wantStatus": fwk.NewStatus(fwk.Unschedulable, getErrReason(v1.ResourceCPU)),
+        "wantInsufficientResources": [
+            {
+                "resourceName": v1.ResourceCPU,
+                "reason": getErrReason(v1.ResourceCPU),
+                "requested": 2,
+                "used": 9,
+                "capacity": 10,
+            }
+        ],
+    },
+    {
+        "pod": newResourcePod({"milliCPU": 1, "memory": 2}),
+        "nodeInfo": framework.NewNodeInfo(newResourcePod({"milliCPU": 5, "memory": 19})),
+        "name": "TestEnoughRequests/one resource cpu fits",
+        "wantStatus": fwk.NewStatus(fwk.Unschedulable, getErrReason(v1.ResourceMemory)),
+        "wantInsufficientResources": [
+            {
+                "resourceName": v1.ResourceMemory,
+                "reason": getErrReason(v1.ResourceMemory),
+                "requested": 2,
+                "used": 19,
+                "capacity": 20,
+            }
+        ],
+    },
+    {
+        "pod": newResourcePod({"milliCPU": 5, "memory": 1}),
+        "nodeInfo": framework.NewNodeInfo(newResourcePod({"milliCPU": 5, "memory": 19})),
+        "name": "TestEnoughRequests/equal edge case",
+        "wantInsufficientResources": [],
+    },
+    {
+        "pod": newResourceInitPod(newResourcePod({"milliCPU": 4, "memory": 1}), {"milliCPU": 5, "memory": 1}),
+        "nodeInfo": framework.NewNodeInfo(newResourcePod({"milliCPU": 5, "memory": 19})),
+        "name": "TestEnoughRequests/equal edge case for init container",
+        "wantInsufficientResources": [],
+    },
+    {
+        "pod": newResourcePod({"scalarResources": {extendedResourceA: 1}}),
+        "nodeInfo": framework.NewNodeInfo(newResourcePod({})),
+        "name": "TestEnoughRequests/extended resource fits",
+        "wantInsufficientResources": [],
+    },
+    {
+        "pod": newResourceInitPod(newResourcePod({}), {"scalarResources": {extendedResourceA: 1}}),
+        "nodeInfo": framework.NewNodeInfo(newResourcePod({})),
+        "name": "TestEnoughRequests/extended resource fits for init container",
+        "wantInsufficientResources": [],
+    },
+    {
+        "pod": newResourcePod({"milliCPU": 1, "memory": 1, "scalarResources": {extendedResourceA: 10}}),
+        "nodeInfo": framework.NewNodeInfo(
+            newResourcePod({"milliCPU": 0, "memory": 0, "scalarResources": {extendedResourceA: 0}})
+        ),
+        "name": "TestEnoughRequests/extended resource capacity enforced",
+        "wantStatus": fwk.NewStatus(fwk.UnschedulableAndUnresolvable, getErrReason(extendedResourceA)),
+        "wantInsufficientResources": [
+            {
+                "resourceName": extendedResourceA,
+                "reason": getErrReason(extendedResourceA),
+                "requested": 10,
+                "used": 0,
+                "capacity": 5,
+                "unresolvable": True,
+            }
+        ],
+    },
+    {
+        "pod": newResourceInitPod(
+            newResourcePod({}), {"milliCPU": 1, "memory": 1, "scalarResources": {extendedResourceA: 10}}
+        ),
+        "nodeInfo": framework.NewNodeInfo(
+            newResourcePod({"milliCPU": 0, "memory": 0, "scalarResources": {extendedResourceA: 0}})
+        ),
+        "name": "TestEnoughRequests/extended resource capacity enforced for init container",
+        "wantStatus": fwk.NewStatus(fwk.UnschedulableAndUnresolvable, getErrReason(extendedResourceA)),
+        "wantInsufficientResources": [
+            {
+                "resourceName": extendedResourceA,
+                "reason": getErrReason(extendedResourceA),
+                "requested": 10,
+                "used": 0,
+                "capacity": 5,
+                "unresolvable": True,
+            }
+        ],
+    },
+    {
+        "pod": newResourcePod({"milliCPU": 1, "memory": 1, "scalarResources": {extendedResourceA: 1}}),
+        "nodeInfo": framework.NewNodeInfo(
+            newResourcePod({"milliCPU": 0, "memory": 0, "scalarResources": {extendedResourceA: 5}})
+        ),
+        "name": "TestEnoughRequests/extended resource allocatable enforced",
+        "wantStatus": fwk.NewStatus(fwk.Unschedulable, getErrReason(extendedResourceA)),
+        "wantInsufficientResources": [
+            {
+                "resourceName": extendedResourceA,
+                "reason": getErrReason(extendedResourceA),
+                "requested": 1,
+                "used": 5,
+                "capacity": 5,
+            }
+        ],
+    },
+    {
+        "pod": newResourceInitPod(
+            newResourcePod({}), {"milliCPU": 1, "memory": 1, "scalarResources": {extendedResourceA: 1}}
+        ),
+        "nodeInfo": framework.NewNodeInfo(
+            newResourcePod({"milliCPU": 0, "memory": 0, "scalarResources": {extendedResourceA: 5}})
+        ),
+        "name": "TestEnoughRequests/extended resource allocatable enforced for init container",
+        "wantStatus": fwk.NewStatus(fwk.Unschedulable, getErrReason(extendedResourceA)),
+        "wantInsufficientResources": [
+            {
+                "resourceName": extendedResourceA,
+                "reason": getErrReason(extendedResourceA),
+                "requested": 1,
+                "used": 5,
+                "capacity": 5,
+            }
+        ],
+    },
+    {
+        "pod": newResourcePod(
+            {"milliCPU": 1, "memory": 1, "scalarResources": {extendedResourceA: 3}},
+            {"milliCPU": 1, "memory": 1, "scalarResources": {extendedResourceA: 3}},
+        ),
+        "nodeInfo": framework.NewNodeInfo(
+            newResourcePod({"milliCPU": 0, "memory": 0, "scalarResources": {extendedResourceA: 2}})
+        ),
+        "name": "TestEnoughRequests/extended resource allocatable enforced for multiple containers",
+        "wantStatus": fwk.NewStatus(fwk.UnschedulableAndUnresolvable, getErrReason(extendedResourceA)),
+        "wantInsufficientResources": [
+            {
+                "resourceName": extendedResourceA,
+                "reason": getErrReason(extendedResourceA),
+                "requested": 6,
+                "used": 2,
+                "capacity": 5,
+                "unresolvable": True,
+            }
+        ],
+    },
+    {
+        "pod": newResourceInitPod(
+            newResourcePod({}),
+            {"milliCPU": 1, "memory": 1, "scalarResources": {extendedResourceA: 3}},
+            {"milliCPU": 1, "memory": 1, "scalarResources": {extendedResourceA: 3}},
+        ),
+        "nodeInfo": framework.NewNodeInfo(
+            newResourcePod({"milliCPU": 0, "memory": 0, "scalarResources": {extendedResourceA: 2}})
+        ),
+        "name": "TestEnoughRequests/extended resource allocatable admits multiple init containers",
+        "wantInsufficientResources": [],
+    },
+    {
+        "pod": newResourceInitPod(
+            newResourcePod({}),
+            {"milliCPU": 1, "memory": 1, "scalarResources": {extendedResourceA: 6}},
+            {"milliCPU": 1, "memory": 1, "scalarResources": {extendedResourceA: 3}},
+        ),
+        "nodeInfo": framework.NewNodeInfo(
+            newResourcePod({"milliCPU": 0, "memory": 0, "scalarResources": {extendedResourceA: 2}})
+        ),
+        "name": "TestEnoughRequests/extended resource allocatable enforced for multiple init containers",
+        "wantStatus": fwk.NewStatus(fwk.UnschedulableAndUnresolvable, getErrReason(extendedResourceA)),
+        "wantInsufficientResources": [
+            {
+                "resourceName": extendedResourceA,
+                "reason": getErrReason(extendedResourceA),
+                "requested": 6,
+                "used": 2,
+                "capacity": 5,
+                "unresolvable": True,
+            }
+        ],
+    },
+    {
+        "pod": newResourcePod({"milliCPU": 1, "memory": 1, "scalarResources": {extendedResourceB: 1}}),
+        "nodeInfo": framework.NewNodeInfo(newResourcePod({"milliCPU": 0, "memory": 0})),
+        "name": "TestEnoughRequests/extended resource allocatable enforced for unknown resource",
+        "wantStatus": fwk.NewStatus(fwk.UnschedulableAndUnresolvable, getErrReason(extendedResourceB)),
+        "wantInsufficientResources": [
+            {
+                "resourceName": extendedResourceB,
+                "reason": getErrReason(extendedResourceB),
+                "requested": 1,
+                "used": 0,
+                "capacity": 0,
+                "unresolvable": True,
+            }
+        ],
+    },
+    {
+        "pod": newResourceInitPod(
+            newResourcePod({}), {"milliCPU": 1, "memory": 1, "scalarResources": {extendedResourceB: 1}}
+        ),
+        "nodeInfo": framework.NewNodeInfo(newResourcePod({"milliCPU": 0, "memory": 0})),
+        "name": "TestEnoughRequests/extended resource allocatable enforced for unknown resource for init container",
+        "wantStatus": fwk.NewStatus(fwk.UnschedulableAndUnresolvable, getErrReason(extendedResourceB)),
+        "wantInsufficientResources": [
+            {
+                "resourceName": extendedResourceB,
+                "reason": getErrReason(extendedResourceB),
+                "requested": 1,
+                "used": 0,
+                "capacity": 0,
+                "unresolvable": True,
+            }
+        ],
+    },
+    {
+        "pod": newResourcePod({"milliCPU": 1, "memory": 1, "scalarResources": {kubernetesIOResourceA: 10}}),
+        "nodeInfo": framework.NewNodeInfo(newResourcePod({"milliCPU": 0, "memory": 0})),
+        "name": "TestEnoughRequests/kubernetes.io resource capacity enforced",
+        "wantStatus": fwk.NewStatus(fwk.UnschedulableAndUnresolvable, getErrReason(kubernetesIOResourceA)),
+        "wantInsufficientResources": [
+            {
+                "resourceName": kubernetesIOResourceA,
+                "reason": getErrReason(kubernetesIOResourceA),
+                "requested": 10,
+                "used": 0,
+                "capacity": 0,
+                "unresolvable": True,
+            }
+        ],
+    },
+    {
+        "pod": newResourceInitPod(
+            newResourcePod({}), {"milliCPU": 1, "memory": 1, "scalarResources": {kubernetesIOResourceB: 10}}
+        ),
+        "nodeInfo": framework.NewNodeInfo(newResourcePod({"milliCPU": 0, "memory": 0})),
+        "name": "TestEnoughRequests/kubernetes.io resource capacity enforced for init container",
+        "wantStatus": fwk.NewStatus(fwk.UnschedulableAndUnresolvable, getErrReason(kubernetesIOResourceB)),
+        "wantInsufficientResources": [
+            {
+                "resourceName": kubernetesIOResourceB,
+                "reason": getErrReason(kubernetesIOResourceB),
+                "requested": 10,
+                "used": 0,
+                "capacity": 0,
+                "unresolvable": True,
+            }
+        ],
+    },
+    {
+        "pod": newResourcePod({"milliCPU": 1, "memory": 1, "scalarResources": {hugePageResourceA: 10}}),
+        "nodeInfo": framework.NewNodeInfo(
+            newResourcePod({"milliCPU": 0, "memory": 0, "scalarResources": {hugePageResourceA: 0}})
+        ),
+        "name": "TestEnoughRequests/hugepages resource capacity enforced",
+        "wantStatus": fwk.NewStatus(fwk.UnschedulableAndUnresolvable, getErrReason(hugePageResourceA)),
+        "wantInsufficientResources": [
+            {
+                "resourceName": hugePageResourceA,
+                "reason": getErrReason(hugePageResourceA),
+                "requested": 10,
+                "used": 0,
+                "capacity": 5,
+                "unresolvable": True,
+            }
+        ],
+    },
+    {
+        "pod": newResourceInitPod(
+            newResourcePod({}), {"milliCPU": 1, "memory": 1, "scalarResources": {hugePageResourceA: 10}}
+        ),
+        "nodeInfo": framework.NewNodeInfo(
+            newResourcePod({"milliCPU": 0, "memory": 0, "scalarResources": {hugePageResourceA: 0}})
+        ),
+        "name": "TestEnoughRequests/hugepages resource capacity enforced for init container",
+        "wantStatus": fwk.NewStatus(fwk.UnschedulableAndUnresolvable, getErrReason(hugePageResourceA)),
+        "wantInsufficientResources": [
+            {
+                "resourceName": hugePageResourceA,
+                "reason": getErrReason(hugePageResourceA),
+                "requested": 10,
+                "used": 0,
+                "capacity": 5,
+                "unresolvable": True,
+            }
+        ],
+    },
+    {
+        "pod": newResourcePod(
+            {"milliCPU": 1, "memory": 1, "scalarResources": {hugePageResourceA: 3}},
+            {"milliCPU": 1, "memory": 1, "scalarResources": {hugePageResourceA: 3}},
+        ),
+        "nodeInfo": framework.NewNodeInfo(
+            newResourcePod({"milliCPU": 0, "memory": 0, "scalarResources": {hugePageResourceA: 2}})
+        ),
+        "name": "TestEnoughRequests/hugepages resource allocatable enforced for multiple containers",
+        "wantStatus": fwk.NewStatus(fwk.UnschedulableAndUnresolvable, getErrReason(hugePageResourceA)),
+        "wantInsufficientResources": [
+            {
+                "resourceName": hugePageResourceA,
+                "reason": getErrReason(hugePageResourceA),
+                "requested": 6,
+                "used": 2,
+                "capacity": 5,
+                "unresolvable": True,
+            }
+        ],
+    },
+    {
+        "pod": newResourcePod({"milliCPU": 1, "memory": 1, "scalarResources": {extendedResourceB: 1}}),
+        "nodeInfo": framework.NewNodeInfo(newResourcePod({"milliCPU": 0, "memory": 0})),
+        "args": {"ignoredResources": ["example.com/bbb"]},
+        "name": "TestEnoughRequests/skip checking ignored extended resource",
+        "wantInsufficientResources": [],
+    },
+    {
+        "pod": newResourceOverheadPod(
+            newResourcePod({"milliCPU": 1, "memory": 1}),
+            {v1.ResourceCPU: resource.MustParse("3m"), v1.ResourceMemory: resource.MustParse("13")},
+        ),
+        "nodeInfo": framework.NewNodeInfo(newResourcePod({"milliCPU": 5, "memory": 5})),
+        "name": "TestEnoughRequests/resources + pod overhead fits",
+        "wantInsufficientResources": [],
+    },
+    {
+        "pod": newResourceOverheadPod(
+            newResourcePod({"milliCPU": 1, "memory": 1}),
+            {v1.ResourceCPU: resource.MustParse("1m"), v1.ResourceMemory: resource.MustParse("15")},
+        ),
+        "nodeInfo": framework.NewNodeInfo(newResourcePod({"milliCPU": 5, "memory": 5})),
+        "name": "TestEnoughRequests/requests + overhead does not fit for memory",
+        "wantStatus": fwk.NewStatus(fwk.Unschedulable, getErrReason(v1.ResourceMemory)),
+        "wantInsufficientResources": [
+            {
+                "resourceName": v1.ResourceMemory,
+                "reason": getErrReason(v1.ResourceMemory),
+                "requested": 16,
+                "used": 5,
+                "capacity": 20,
+            }
+        ],
+    },
+    {
+        "pod": newResourcePod(
+            {"milliCPU": 1, "memory": 1, "scalarResources": {extendedResourceB: 1, kubernetesIOResourceA: 1}}
+        ),
+        "nodeInfo": framework.NewNodeInfo(newResourcePod({"milliCPU": 0, "memory": 0})),
+        "args": {"ignoredResourceGroups": ["example.com"]},
+        "name": "TestEnoughRequests/skip checking ignored extended resource via resource groups",
+        "wantStatus": fwk.NewStatus(fwk.UnschedulableAndUnresolvable, getErrReason(kubernetesIOResourceA)),
+        "wantInsufficientResources": [
+            {
+                "resourceName": kubernetesIOResourceA,
+                "reason": getErrReason(kubernetesIOResourceA),
+                "requested": 1,
+                "used": 0,
+                "capacity": 0,
+                "unresolvable": True,
+            }
+        ],
+    },
+    {
+        "pod": newResourcePod({"milliCPU": 1, "memory": 1, "scalarResources": {extendedResourceA: 0}}),
+        "nodeInfo": framework.NewNodeInfo(
+            newResourcePod({"milliCPU": 0, "memory": 0, "scalarResources": {extendedResourceA: 6}})
+        ),
+        "name": "TestEnoughRequests/skip checking extended resource request with quantity zero via resource groups",
+        "wantInsufficientResources": [],
+    },
+    {
+        "podLevelResourcesEnabled": True,
+        "pod": newResourcePod({"scalarResources": {extendedResourceA: 1}}),
+        "nodeInfo": framework.NewNodeInfo(
+            newResourcePod({"milliCPU": 20, "memory": 30, "scalarResources": {extendedResourceA: 1}})
+        ),
+        "name": "TestEnoughRequests/skip checking resource request with quantity zero",
+        "wantInsufficientResources": [],
+    },
+    {
+        "podLevelResourcesEnabled": True,
+        "pod": newPodLevelResourcesPod(
+            newResourcePod({"milliCPU": 1, "memory": 1}),
+            {
+                "requests": {
+                    v1.ResourceCPU: resource.MustParse("1m"),
+                    v1.ResourceMemory: resource.MustParse("2"),
+                }
+            },
+        ),
+        "nodeInfo": framework.NewNodeInfo(newResourcePod({"milliCPU": 5, "memory": 5})),
+        "name": "TestEnoughRequests/both pod-level and container-level resources fit",
+        "wantInsufficientResources": [],
+    },
+    {
+        "podLevelResourcesEnabled": True,
+        "pod": newPodLevelResourcesPod(
+            newResourcePod({"milliCPU": 1, "memory": 1}),
+            {
+                "requests": {
+                    v1.ResourceCPU: resource.MustParse("7m"),
+                    v1.ResourceMemory: resource.MustParse("2"),
+                }
+            },
+        ),
+        "nodeInfo": framework.NewNodeInfo(newResourcePod({"milliCPU": 5, "memory": 5})),
+        "name": "TestEnoughRequests/pod-level cpu resource not fit",
+        "wantStatus": fwk.NewStatus(fwk.Unschedulable, getErrReason(v1.ResourceCPU)),
+        "wantInsufficientResources": [
+            {
+                "resourceName": v1.ResourceCPU,
+                "reason": getErrReason(v1.ResourceCPU),
+                "requested": 7,
+                "used": 5,
+                "capacity": 10,
+            }
+        ],
+    },
+    {
+        "podLevelResourcesEnabled": True,
+        "pod": newPodLevelResourcesPod(
+            newResourcePod({"milliCPU": 1, "memory": 1}),
+            {
+                "requests": {
+                    v1.ResourceCPU: resource.MustParse("3m"),
+                    v1.ResourceMemory: resource.MustParse("2"),
+                }
+            },
+        ),
+        "nodeInfo": framework.NewNodeInfo(newResourcePod({"milliCPU": 5, "memory": 19})),
+        "name": "TestEnoughRequests/pod-level memory resource not fit",
+        "wantStatus": fwk.NewStatus(fwk.Unschedulable, getErrReason(v1.ResourceMemory)),
+        "wantInsufficientResources": [
+            {
+                "resourceName": v1.ResourceMemory,
+                "reason": getErrReason(v1.ResourceMemory),
+                "requested": 2,
+                "used": 19,
+                "capacity": 20,
+            }
+        ],
+    },
+    {
+        "podLevelResourcesEnabled": True,
+        "pod": newPodLevelResourcesPod(
+            newResourcePod(),
+            {
+                "requests": {
+                    v1.ResourceCPU: resource.MustParse("3m"),
+                    v1.ResourceMemory: resource.MustParse("2"),
+                    hugePageResourceA: resource.NewQuantity(5, resource.BinarySI),
+                }
+            },
+        ),
+        "nodeInfo": framework.NewNodeInfo(),
+        "name": "TestEnoughRequests/pod-level hugepages resource fit",
+        "wantInsufficientResources": [],
+    },
+    {
+        "podLevelResourcesEnabled": True,
+        "pod": newPodLevelResourcesPod(
+            newResourcePod({"milliCPU": 1, "memory": 1, "scalarResources": {hugePageResourceA: 3}}),
+            {
+                "requests": {
+                    v1.ResourceCPU: resource.MustParse("3m"),
+                    v1.ResourceMemory: resource.MustParse("2"),
+                    hugePageResourceA: resource.NewQuantity(5, resource.BinarySI),
+                }
+            },
+        ),
+        "nodeInfo": framework.NewNodeInfo(),
+        "name": "TestEnoughRequests/both pod-level and container-level hugepages resource fit",
+        "wantInsufficientResources": [],
+    },
+    {
+        "podLevelResourcesEnabled": True,
+        "pod": newPodLevelResourcesPod(
+            newResourcePod(),
+            {
+                "requests": {
+                    v1.ResourceCPU: resource.MustParse("3m"),
+                    v1.ResourceMemory: resource.MustParse("2"),
+                    hugePageResourceA: resource.NewQuantity(10, resource.BinarySI),
+                }
+            },
+        ),
+        "nodeInfo": framework.NewNodeInfo(),
+        "name": "TestEnoughRequests/pod-level hugepages resource not fit",
+        "wantStatus": fwk.NewStatus(fwk.UnschedulableAndUnresolvable, getErrReason(hugePageResourceA)),
+        "wantInsufficientResources": [
+            {
+                "resourceName": hugePageResourceA,
+                "reason": getErrReason(hugePageResourceA),
+                "requested": 10,
+                "used": 0,
+                "capacity": 5,
+                "unresolvable": True,
+            }
+        ],
+    },
+    {
+        "podLevelResourcesEnabled": True,
+        "pod": newResourceInitPod(
+            newPodLevelResourcesPod(
+                newResourcePod({"milliCPU": 1, "memory": 1}),
+                {
+                    "requests": {
+                        v1.ResourceCPU: resource.MustParse("3m"),
+                        v1.ResourceMemory: resource.MustParse("2"),
+                    }
+                },
+            ),
+            {"milliCPU": 1, "memory": 1},
+        ),
+        "nodeInfo": framework.NewNodeInfo(newResourcePod({"milliCPU": 5, "memory": 19})),
+        "name": "TestEnoughRequests/one pod-level cpu resource fits and all init and non-init containers resources fit",
+        "wantStatus": fwk.NewStatus(fwk.Unschedulable, getErrReason(v1.ResourceMemory)),
+        "wantInsufficientResources": [
+            {
+                "resourceName": v1.ResourceMemory,
+                "reason": getErrReason(v1.ResourceMemory),
+                "requested": 2,
+                "used": 19,
+                "capacity": 20,
+            }
+        ],
+    },
+    {
+        "draExtendedResourceEnabled": True,
+        "pod": newResourcePod({"scalarResources": {extendedResourceA: 1}}),
+        "nodeInfo": framework.NewNodeInfo(newResourcePod({})),
+        "name": "TestEnoughRequests/extended resource backed by device plugin",
+        "wantInsufficientResources": [],
+    },
+    {
+        "draExtendedResourceEnabled": True,
+        "pod": newResourcePod({"milliCPU": 1, "memory": 1, "scalarResources": {extendedResourceDRA: 1}}),
+        "nodeInfo": framework.NewNodeInfo(newResourcePod({"milliCPU": 0, "memory": 0})),
+        "name": "TestEnoughRequests/extended resource backed by DRA",
+        "wantInsufficientResources": [],
+    },
+    {
+        "draExtendedResourceEnabled": True,
+        "nilDRAManager": True,
+        "pod": newResourcePod({"milliCPU": 1, "memory": 1, "scalarResources": {extendedResourceA: 1}}),
+        "nodeInfo": framework.NewNodeInfo(newResourcePod({"milliCPU": 0, "memory": 0})),
+        "name": "TestEnoughRequests/extended resource backed by DRA, nil draManager",
+        "wantInsufficientResources": [],
+    },
+    {
+        "draExtendedResourceEnabled": False,
+        "pod": newResourcePod({"milliCPU": 1, "memory": 1, "scalarResources": {extendedResourceDRA: 1}}),
+        "nodeInfo": framework.NewNodeInfo(newResourcePod({"milliCPU": 0, "memory": 0})),
+        "name": "TestEnoughRequests/extended resource backed by DRA not enabled",
+        "wantStatus": fwk.NewStatus(fwk.UnschedulableAndUnresolvable, getErrReason(extendedResourceDRA)),
+        "wantInsufficientResources": [
+            {
+                "resourceName": "extended.resource.dra.io/something",
+                "reason": "Insufficient extended.resource.dra.io/something",
+                "requested": 1,
+                "unresolvable": True,
+            }
+        ],
+    },
+    {
+        "draExtendedResourceEnabled": True,
+        "pod": newResourcePod({"milliCPU": 1, "memory": 1, "scalarResources": {extendedResourceB: 1}}),
+        "nodeInfo": framework.NewNodeInfo(newResourcePod({"milliCPU": 0, "memory": 0})),
+        "name": "TestEnoughRequests/extended resource NOT backed by DRA",
+        "wantStatus": fwk.NewStatus(fwk.UnschedulableAndUnresolvable, getErrReason(extendedResourceB)),
+        "wantInsufficientResources": [
+            {
+                "resourceName": "example.com/bbb",
+                "reason": "Insufficient example.com/bbb",
+                "requested": 1,
+                "unresolvable": True,
+            }
+        ],
+    },
+    {
+        "draExtendedResourceEnabled": True,
+        "pod": newResourcePod({"scalarResources": {extendedResourceDRA: 1}}),
+        "nodeInfo": framework.NewNodeInfo(newResourcePod({"scalarResources": {extendedResourceDRA: 0}})),
+        "name": "TestEnoughRequests/extended resource was backed by Device Plugin (Allocatable: 0)",
+        "wantInsufficientResources": [],
+    },
+    {
+        "draExtendedResourceEnabled": True,
+        "pod": newResourcePod({"scalarResources": {extendedResourceA: 1}}),
+        "nodeInfo": framework.NewNodeInfo(newResourcePod({"scalarResources": {extendedResourceA: 0}})),
+        "name": "TestEnoughRequests/extended resource was backed by Device Plugin (Allocatable: 0), global cache",
+        "wantInsufficientResources": [],
+    },
+]
+
+
+TestNotEnoughRequests = [
+    {
+        "pod": {"kind": "Pod"},
+        "nodeInfo": framework.NewNodeInfo(newResourcePod({"milliCPU": 10, "memory": 20})),
+        "name": "TestNotEnoughRequests/even without specified resources, predicate fails when there's no space for additional pod",
+        "wantStatus": fwk.NewStatus(fwk.Unschedulable, "Too many pods"),
+    },
+    {
+        "pod": newResourcePod({"milliCPU": 1, "memory": 1}),
+        "nodeInfo": framework.NewNodeInfo(newResourcePod({"milliCPU": 5, "memory": 5})),
+        "name": "TestNotEnoughRequests/even if both resources fit, predicate fails when there's no space for additional pod",
+        "wantStatus": fwk.NewStatus(fwk.Unschedulable, "Too many pods"),
+    },
+    {
+        "pod": newResourcePod({"milliCPU": 5, "memory": 1}),
+        "nodeInfo": framework.NewNodeInfo(newResourcePod({"milliCPU": 5, "memory": 19})),
+        "name": "TestNotEnoughRequests/even for equal edge case, predicate fails when there's no space for additional pod",
+        "wantStatus": fwk.NewStatus(fwk.Unschedulable, "Too many pods"),
+    },
+    {
+        "pod": newResourceInitPod(newResourcePod({"milliCPU": 5, "memory": 1}), {"milliCPU": 5, "memory": 1}),
+        "nodeInfo": framework.NewNodeInfo(newResourcePod({"milliCPU": 5, "memory": 19})),
+        "name": "TestNotEnoughRequests/even for equal edge case, predicate fails when there's no space for additional pod due to init container",
+        "wantStatus": fwk.NewStatus(fwk.Unschedulable, "Too many pods"),
+    },
+]
+
+
+TestStorageRequests = [
+    {
+        "pod": newResourcePod({"milliCPU": 1, "memory": 1}),
+        "nodeInfo": framework.NewNodeInfo(newResourcePod({"milliCPU": 2, "memory": 10})),
+        "name": "TestStorageRequests/empty storage requested, and pod fits",
+    },
+    {
+        "pod": newResourcePod({"ephemeralStorage": 25}),
+        "nodeInfo": framework.NewNodeInfo(newResourcePod({"milliCPU": 2, "memory": 2})),
+        "name": "TestStorageRequests/storage ephemeral local storage request exceeds allocatable",
+        "wantStatus": fwk.NewStatus(
+            fwk.UnschedulableAndUnresolvable, getErrReason(v1.ResourceEphemeralStorage)
+        ),
+    },
+    {
+        "pod": newResourceInitPod(newResourcePod({"ephemeralStorage": 5})),
+        "nodeInfo": framework.NewNodeInfo(
+            newResourcePod({"milliCPU": 2, "memory": 2, "ephemeralStorage": 10})
+        ),
+        "name": "TestStorageRequests/ephemeral local storage is sufficient",
+    },
+    {
+        "pod": newResourcePod({"ephemeralStorage": 10}),
+        "nodeInfo": framework.NewNodeInfo(newResourcePod({"milliCPU": 2, "memory": 2})),
+        "name": "TestStorageRequests/pod fits",
+    },
+]
+
+
+def _TestRestartableInitContainers() -> Any:
+    return [
+        {
+            "name": "TestRestartableInitContainers/allow pod without restartable init containers",
+            "pod": newPod(),
+        },
+        {
+            "name": "TestRestartableInitContainers/allow pod with restartable init containers",
+            "pod": newPodWithRestartableInitContainers(None, None),
+        },
+        {
+            "name": "TestRestartableInitContainers/allow pod if the total requested resources do not exceed the node's allocatable resources",
+            "pod": newPodWithRestartableInitContainers(
+                {v1.ResourceCPU: resource.NewMilliQuantity(1, resource.DecimalSI)},
+                {v1.ResourceCPU: resource.NewMilliQuantity(1, resource.DecimalSI)},
+            ),
+        },
+        {
+            "name": "TestRestartableInitContainers/not allow pod if the total requested resources do exceed the node's allocatable resources",
+            "pod": newPodWithRestartableInitContainers(
+                {v1.ResourceCPU: resource.NewMilliQuantity(1, resource.DecimalSI)},
+                {v1.ResourceCPU: resource.NewMilliQuantity(2, resource.DecimalSI)},
+            ),
+            "wantFilterStatus": fwk.NewStatus(fwk.UnschedulableAndUnresolvable, getErrReason(v1.ResourceCPU)),
+        },
+    ]
+
+
+TestRestartableInitContainers = _TestRestartableInitContainers()
+
+
+TestFitScore = [
+    {
+        "name": "TestFitScore/test case for ScoringStrategy RequestedToCapacityRatio case1",
+        "requestedPod": st.MakePod().Req({"cpu": "3000", "memory": "5000"}).Obj(),
+        "nodes": [
+            st.MakeNode().Name("node1").Capacity({"cpu": "4000", "memory": "10000"}).Obj(),
+            st.MakeNode().Name("node2").Capacity({"cpu": "6000", "memory": "10000"}).Obj(),
+        ],
+        "existingPods": [
+            st.MakePod().Node("node1").Req({"cpu": "2000", "memory": "4000"}).Obj(),
+            st.MakePod().Node("node2").Req({"cpu": "1000", "memory": "2000"}).Obj(),
+        ],
+        "expectedPriorities": [{"name": "node1", "score": 10}, {"name": "node2", "score": 32}],
+        "nodeResourcesFitArgs": {
+            "scoringStrategy": {
+                "type": config.RequestedToCapacityRatio,
+                "resources": defaultResources,
+                "requestedToCapacityRatio": {
+                    "shape": [{"utilization": 0, "score": 10}, {"utilization": 100, "score": 0}]
+                },
+            }
+        },
+        "runPreScore": True,
+    },
+    {
+        "name": "TestFitScore/test case for ScoringStrategy RequestedToCapacityRatio case2",
+        "requestedPod": st.MakePod().Req({"cpu": "3000", "memory": "5000"}).Obj(),
+        "nodes": [
+            st.MakeNode().Name("node1").Capacity({"cpu": "4000", "memory": "10000"}).Obj(),
+            st.MakeNode().Name("node2").Capacity({"cpu": "6000", "memory": "10000"}).Obj(),
+        ],
+        "existingPods": [
+            st.MakePod().Node("node1").Req({"cpu": "2000", "memory": "4000"}).Obj(),
+            st.MakePod().Node("node2").Req({"cpu": "1000", "memory": "2000"}).Obj(),
+        ],
+        "expectedPriorities": [{"name": "node1", "score": 95}, {"name": "node2", "score": 68}],
+        "nodeResourcesFitArgs": {
+            "scoringStrategy": {
+                "type": config.RequestedToCapacityRatio,
+                "resources": defaultResources,
+                "requestedToCapacityRatio": {
+                    "shape": [{"utilization": 0, "score": 0}, {"utilization": 100, "score": 10}]
+                },
+            }
+        },
+        "runPreScore": True,
+    },
+    {
+        "name": "TestFitScore/test case for ScoringStrategy MostAllocated",
+        "requestedPod": st.MakePod().Req({"cpu": "1000", "memory": "2000"}).Obj(),
+        "nodes": [
+            st.MakeNode().Name("node1").Capacity({"cpu": "4000", "memory": "10000"}).Obj(),
+            st.MakeNode().Name("node2").Capacity({"cpu": "6000", "memory": "10000"}).Obj(),
+        ],
+        "existingPods": [
+            st.MakePod().Node("node1").Req({"cpu": "2000", "memory": "4000"}).Obj(),
+            st.MakePod().Node("node2").Req({"cpu": "1000", "memory": "2000"}).Obj(),
+        ],
+        "expectedPriorities": [{"name": "node1", "score": 67}, {"name": "node2", "score": 36}],
+        "nodeResourcesFitArgs": {
+            "scoringStrategy": {"type": config.MostAllocated, "resources": defaultResources}
+        },
+        "runPreScore": True,
+    },
+    {
+        "name": "TestFitScore/test case for ScoringStrategy LeastAllocated",
+        "requestedPod": st.MakePod().Req({"cpu": "1000", "memory": "2000"}).Obj(),
+        "nodes": [
+            st.MakeNode().Name("node1").Capacity({"cpu": "4000", "memory": "10000"}).Obj(),
+            st.MakeNode().Name("node2").Capacity({"cpu": "6000", "memory": "10000"}).Obj(),
+        ],
+        "existingPods": [
+            st.MakePod().Node("node1").Req({"cpu": "2000", "memory": "4000"}).Obj(),
+            st.MakePod().Node("node2").Req({"cpu": "1000", "memory": "2000"}).Obj(),
+        ],
+        "expectedPriorities": [{"name": "node1", "score": 32}, {"name": "node2", "score": 63}],
+        "nodeResourcesFitArgs": {
+            "scoringStrategy": {"type": config.LeastAllocated, "resources": defaultResources}
+        },
+        "runPreScore": True,
+    },
+    {
+        "name": "TestFitScore/test case for ScoringStrategy RequestedToCapacityRatio case1 if PreScore is not called",
+        "requestedPod": st.MakePod().Req({"cpu": "3000", "memory": "5000"}).Obj(),
+        "nodes": [
+            st.MakeNode().Name("node1").Capacity({"cpu": "4000", "memory": "10000"}).Obj(),
+            st.MakeNode().Name("node2").Capacity({"cpu": "6000", "memory": "10000"}).Obj(),
+        ],
+        "existingPods": [
+            st.MakePod().Node("node1").Req({"cpu": "2000", "memory": "4000"}).Obj(),
+            st.MakePod().Node("node2").Req({"cpu": "1000", "memory": "2000"}).Obj(),
+        ],
+        "expectedPriorities": [{"name": "node1", "score": 10}, {"name": "node2", "score": 32}],
+        "nodeResourcesFitArgs": {
+            "scoringStrategy": {
+                "type": config.RequestedToCapacityRatio,
+                "resources": defaultResources,
+                "requestedToCapacityRatio": {
+                    "shape": [{"utilization": 0, "score": 10}, {"utilization": 100, "score": 0}]
+                },
+            }
+        },
+        "runPreScore": False,
+    },
+    {
+        "name": "TestFitScore/test case for ScoringStrategy MostAllocated if PreScore is not called",
+        "requestedPod": st.MakePod().Req({"cpu": "1000", "memory": "2000"}).Obj(),
+        "nodes": [
+            st.MakeNode().Name("node1").Capacity({"cpu": "4000", "memory": "10000"}).Obj(),
+            st.MakeNode().Name("node2").Capacity({"cpu": "6000", "memory": "10000"}).Obj(),
+        ],
+        "existingPods": [
+            st.MakePod().Node("node1").Req({"cpu": "2000", "memory": "4000"}).Obj(),
+            st.MakePod().Node("node2").Req({"cpu": "1000", "memory": "2000"}).Obj(),
+        ],
+        "expectedPriorities": [{"name": "node1", "score": 67}, {"name": "node2", "score": 36}],
+        "nodeResourcesFitArgs": {
+            "scoringStrategy": {"type": config.MostAllocated, "resources": defaultResources}
+        },
+        "runPreScore": False,
+    },
+    {
+        "name": "TestFitScore/test case for ScoringStrategy LeastAllocated if PreScore is not called",
+        "requestedPod": st.MakePod().Req({"cpu": "1000", "memory": "2000"}).Obj(),
+        "nodes": [
+            st.MakeNode().Name("node1").Capacity({"cpu": "4000", "memory": "10000"}).Obj(),
+            st.MakeNode().Name("node2").Capacity({"cpu": "6000", "memory": "10000"}).Obj(),
+        ],
+        "existingPods": [
+            st.MakePod().Node("node1").Req({"cpu": "2000", "memory": "4000"}).Obj(),
+            st.MakePod().Node("node2").Req({"cpu": "1000", "memory": "2000"}).Obj(),
+        ],
+        "expectedPriorities": [{"name": "node1", "score": 32}, {"name": "node2", "score": 63}],
+        "nodeResourcesFitArgs": {
+            "scoringStrategy": {"type": config.LeastAllocated, "resources": defaultResources}
+        },
+        "runPreScore": False,
+    },
+    {
+        "name": "TestFitScore/test case for ScoringStrategy MostAllocated with sidecar container",
+        "requestedPod": st.MakePod().Req({"cpu": "1000", "memory": "2000"}).Obj(),
+        "nodes": [
+            st.MakeNode().Name("node1").Capacity({"cpu": "4000", "memory": "10000"}).Obj(),
+            st.MakeNode().Name("node2").Capacity({"cpu": "4000", "memory": "10000"}).Obj(),
+        ],
+        "existingPods": [
+            st.MakePod()
+            .Node("node1")
+            .Req({"cpu": "1000", "memory": "2000"})
+            .SidecarReq({"cpu": "1000", "memory": "2000"})
+            .Obj(),
+            st.MakePod().Node("node2").Req({"cpu": "1000", "memory": "2000"}).Obj(),
+        ],
+        "expectedPriorities": [{"name": "node1", "score": 67}, {"name": "node2", "score": 45}],
+        "nodeResourcesFitArgs": {
+            "scoringStrategy": {"type": config.MostAllocated, "resources": defaultResources}
+        },
+        "runPreScore": True,
+    },
+    {
+        "name": "TestFitScore/test case for ScoringStrategy LeastAllocated with sidecar container",
+        "requestedPod": st.MakePod().Req({"cpu": "1000", "memory": "2000"}).Obj(),
+        "nodes": [
+            st.MakeNode().Name("node1").Capacity({"cpu": "4000", "memory": "10000"}).Obj(),
+            st.MakeNode().Name("node2").Capacity({"cpu": "4000", "memory": "10000"}).Obj(),
+        ],
+        "existingPods": [
+            st.MakePod()
+            .Node("node1")
+            .Req({"cpu": "1000", "memory": "2000"})
+            .SidecarReq({"cpu": "1000", "memory": "2000"})
+            .Obj(),
+            st.MakePod().Node("node2").Req({"cpu": "1000", "memory": "2000"}).Obj(),
+        ],
+        "expectedPriorities": [{"name": "node1", "score": 32}, {"name": "node2", "score": 55}],
+        "nodeResourcesFitArgs": {
+            "scoringStrategy": {"type": config.LeastAllocated, "resources": defaultResources}
+        },
+        "runPreScore": True,
+    },
+    {
+        "name": "TestFitScore/test case for ScoringStrategy LeastAllocated with Extended resources",
+        "requestedPod": st.MakePod().Req({extendedResourceDRA: "1"}).Obj(),
+        "nodes": [st.MakeNode().Name("node1").Obj(), st.MakeNode().Name("node2").Obj()],
+        "expectedPriorities": [{"name": "node1", "score": 66}, {"name": "node2", "score": 50}],
+        "draObjects": [
+            deviceClassWithExtendResourceName,
+            st.MakeResourceSlice("node1", "test-driver")
+            .Device("device-1")
+            .Device("device-2")
+            .Device("device-3")
+            .Obj(),
+            st.MakeResourceSlice("node2", "test-driver").Device("device-1").Device("device-2").Obj(),
+        ],
+        "nodeResourcesFitArgs": {
+            "scoringStrategy": {
+                "type": config.LeastAllocated,
+                "resources": [{"name": extendedResourceName, "weight": 1}],
+            }
+        },
+        "runPreScore": True,
+    },
+    {
+        "name": "TestFitScore/test case for ScoringStrategy LeastAllocated with Extended resources if PreScore is not called",
+        "requestedPod": st.MakePod().Req({extendedResourceDRA: "1"}).Obj(),
+        "nodes": [st.MakeNode().Name("node1").Obj(), st.MakeNode().Name("node2").Obj()],
+        "expectedPriorities": [{"name": "node1", "score": 66}, {"name": "node2", "score": 50}],
+        "draObjects": [
+            deviceClassWithExtendResourceName,
+            st.MakeResourceSlice("node1", "test-driver")
+            .Device("device-1")
+            .Device("device-2")
+            .Device("device-3")
+            .Obj(),
+            st.MakeResourceSlice("node2", "test-driver").Device("device-1").Device("device-2").Obj(),
+        ],
+        "nodeResourcesFitArgs": {
+            "scoringStrategy": {
+                "type": config.LeastAllocated,
+                "resources": [{"name": extendedResourceName, "weight": 1}],
+            }
+        },
+    },
+]
+
+
+def _filter(test: dict[str, Any], allocatable: dict[str, str], capacity: dict[str, str] | None = None,
+            args: dict[str, Any] | None = None) -> None:
+    args = dict(args or {})
+    args.setdefault("scoringStrategy", defaultScoringStrategy)
+    cluster = node_info(test.get("nodeInfo") or [], allocatable, capacity)
+    pod = test.get("pod") or {"kind": "Pod", "spec": {}}
+    pre, got = run_filter(NodeResourcesFit(NodeResourcesFitArgs(**args)), pod, cluster)
+    assert go_status(pre) == test.get("wantPreFilterStatus")
+    if pre is not None and pre.code != Code.SUCCESS:
+        return
+    assert go_status(got["<unnamed>"]) == test.get("wantStatus", test.get("wantFilterStatus"))
+
+
+@pytest.mark.parametrize("test", cases(TestEnoughRequests))
+def test_enough_requests(test: dict[str, Any]) -> None:
+    _filter(test, makeAllocatableResources(10, 20, 32, 5, 20, 5), makeResources(10, 20, 32, 5, 20, 5),
+            test.get("args"))
+
+
+@pytest.mark.parametrize("test", cases(TestNotEnoughRequests))
+def test_not_enough_requests(test: dict[str, Any]) -> None:
+    _filter(test, makeAllocatableResources(10, 20, 1, 0, 0, 0), {})
+
+
+@pytest.mark.parametrize("test", cases(TestStorageRequests))
+def test_storage_requests(test: dict[str, Any]) -> None:
+    _filter(test, makeAllocatableResources(10, 20, 32, 5, 20, 5), makeResources(10, 20, 32, 5, 20, 5))
+
+
+@pytest.mark.parametrize("test", cases(TestRestartableInitContainers))
+def test_restartable_init_containers(test: dict[str, Any]) -> None:
+    _filter(test, makeAllocatableResources(2, 0, 1, 0, 0, 0), {})
+
+
+@pytest.mark.parametrize("test", cases(TestFitScore))
+def test_fit_score(test: dict[str, Any]) -> None:
+    p = NodeResourcesFit(NodeResourcesFitArgs(**test["nodeResourcesFitArgs"]))
+    cluster = snapshot(test.get("existingPods"), test["nodes"])
+    _, got = run_score(p, test["requestedPod"], cluster, normalize=False, prescore=test.get("runPreScore", False))
+    assert [{"name": n, "score": s} for n, s in got.items()] == test["expectedPriorities"]
