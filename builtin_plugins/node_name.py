@@ -7,7 +7,16 @@ the filter compares row numbers, not strings.
 from __future__ import annotations
 
 import numpy as np
-from kubeberth import Code, FilterResult, FilterScope, NodeView, PodInfo, PreFilterResult, PreFilterState, hookimpl
+from kubeberth import (
+    Code,
+    FilterResult,
+    FilterScope,
+    NodeView,
+    PodInfo,
+    PreFilterResult,
+    PreFilterState,
+    hookimpl,
+)
 from kubeberth.api.signing import NODE_NAME_SIGNER, SignFragment
 
 ERR_REASON = "node(s) didn't match the requested node name"

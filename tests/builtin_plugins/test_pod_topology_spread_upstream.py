@@ -14,7 +14,7 @@ import st
 from kubeberth import Code, CycleState, LabelSelector
 from kubeberth.builtin_plugins.pod_topology_spread import PodTopologySpread, PodTopologySpreadArgs
 from st import appsv1, fwk, ptr, sets, v1
-from upstream import cases, run_filter, run_score, snapshot
+from upstream import cases, run_filter, run_score, snapshot, view
 
 
 class config:  # noqa: N801 - k8s.io/kubernetes/pkg/scheduler/apis/config
@@ -45,8 +45,8 @@ class labels:  # noqa: N801 - k8s.io/apimachinery/pkg/labels
         return LabelSelector.from_set(s)
 
 
-def criticalPaths(*paths: list[Any]) -> list[tuple[str, int]]:
-    return [(v, n) for v, n in paths]
+def criticalPaths(*paths: list[Any] | dict[str, Any]) -> list[tuple[str, int]]:
+    return [(p.get("topologyValue", ""), p["matchNum"]) if isinstance(p, dict) else (p[0], p[1]) for p in paths]
 
 
 def newCriticalPaths() -> list[tuple[str, int]]:
@@ -3773,6 +3773,836 @@ TestPreScoreStateEmptyNodes = [
 ]
 
 
+
+def _TestPreFilterStateAddPod() -> Any:
+    nodeConstraint = {
+        "maxSkew": 1,
+        "topologyKey": "node",
+        "selector": mustConvertLabelSelectorAsSelector(t, fooSelector),
+        "minDomains": 1,
+        "nodeAffinityPolicy": v1.NodeInclusionPolicyHonor,
+        "nodeTaintsPolicy": v1.NodeInclusionPolicyIgnore,
+    }
+    zoneConstraint = {**nodeConstraint, "topologyKey": "zone"}  # zoneConstraint.TopologyKey = "zone"
+    return [
+        {
+            "name": "TestPreFilterStateAddPod/node a and b both impact current min match",
+            "preemptor": st.MakePod()
+            .Name("p")
+            .Label("foo", "")
+            .SpreadConstraint(1, "node", v1.DoNotSchedule, fooSelector, None, None, None, None)
+            .Obj(),
+            "addedPod": st.MakePod().Name("p-a1").Node("node-a").Label("foo", "").Obj(),
+            "existingPods": None,
+            "nodeIdx": 0,
+            "nodes": [
+                st.MakeNode().Name("node-a").Label("zone", "zone1").Label("node", "node-a").Obj(),
+                st.MakeNode().Name("node-b").Label("zone", "zone1").Label("node", "node-b").Obj(),
+            ],
+            "want": {
+                "constraints": [nodeConstraint],
+                "criticalPaths": [criticalPaths(["node-b", 0], ["node-a", 1])],
+                "tpValueToMatchNum": [{"node-a": 1, "node-b": 0}],
+            },
+        },
+        {
+            "name": "TestPreFilterStateAddPod/only node a impacts current min match",
+            "preemptor": st.MakePod()
+            .Name("p")
+            .Label("foo", "")
+            .SpreadConstraint(1, "node", v1.DoNotSchedule, fooSelector, None, None, None, None)
+            .Obj(),
+            "addedPod": st.MakePod().Name("p-a1").Node("node-a").Label("foo", "").Obj(),
+            "existingPods": [st.MakePod().Name("p-b1").Node("node-b").Label("foo", "").Obj()],
+            "nodeIdx": 0,
+            "nodes": [
+                st.MakeNode().Name("node-a").Label("zone", "zone1").Label("node", "node-a").Obj(),
+                st.MakeNode().Name("node-b").Label("zone", "zone1").Label("node", "node-b").Obj(),
+            ],
+            "want": {
+                "constraints": [nodeConstraint],
+                "criticalPaths": [criticalPaths(["node-a", 1], ["node-b", 1])],
+                "tpValueToMatchNum": [{"node-a": 1, "node-b": 1}],
+            },
+        },
+        {
+            "name": "TestPreFilterStateAddPod/add a pod in a different namespace doesn't change topologyKeyToMinPodsMap",
+            "preemptor": st.MakePod()
+            .Name("p")
+            .Label("foo", "")
+            .SpreadConstraint(1, "node", v1.DoNotSchedule, fooSelector, None, None, None, None)
+            .Obj(),
+            "addedPod": st.MakePod().Name("p-a1").Namespace("ns1").Node("node-a").Label("foo", "").Obj(),
+            "existingPods": [st.MakePod().Name("p-b1").Node("node-b").Label("foo", "").Obj()],
+            "nodeIdx": 0,
+            "nodes": [
+                st.MakeNode().Name("node-a").Label("zone", "zone1").Label("node", "node-a").Obj(),
+                st.MakeNode().Name("node-b").Label("zone", "zone1").Label("node", "node-b").Obj(),
+            ],
+            "want": {
+                "constraints": [nodeConstraint],
+                "criticalPaths": [criticalPaths(["node-a", 0], ["node-b", 1])],
+                "tpValueToMatchNum": [{"node-a": 0, "node-b": 1}],
+            },
+        },
+        {
+            "name": "TestPreFilterStateAddPod/add pod on non-critical node won't trigger re-calculation",
+            "preemptor": st.MakePod()
+            .Name("p")
+            .Label("foo", "")
+            .SpreadConstraint(1, "node", v1.DoNotSchedule, fooSelector, None, None, None, None)
+            .Obj(),
+            "addedPod": st.MakePod().Name("p-b2").Node("node-b").Label("foo", "").Obj(),
+            "existingPods": [st.MakePod().Name("p-b1").Node("node-b").Label("foo", "").Obj()],
+            "nodeIdx": 1,
+            "nodes": [
+                st.MakeNode().Name("node-a").Label("zone", "zone1").Label("node", "node-a").Obj(),
+                st.MakeNode().Name("node-b").Label("zone", "zone1").Label("node", "node-b").Obj(),
+            ],
+            "want": {
+                "constraints": [nodeConstraint],
+                "criticalPaths": [criticalPaths(["node-a", 0], ["node-b", 2])],
+                "tpValueToMatchNum": [{"node-a": 0, "node-b": 2}],
+            },
+        },
+        {
+            "name": "TestPreFilterStateAddPod/node a and x both impact topologyKeyToMinPodsMap on zone and node",
+            "preemptor": st.MakePod()
+            .Name("p")
+            .Label("foo", "")
+            .SpreadConstraint(1, "zone", v1.DoNotSchedule, fooSelector, None, None, None, None)
+            .SpreadConstraint(1, "node", v1.DoNotSchedule, fooSelector, None, None, None, None)
+            .Obj(),
+            "addedPod": st.MakePod().Name("p-a1").Node("node-a").Label("foo", "").Obj(),
+            "existingPods": None,
+            "nodeIdx": 0,
+            "nodes": [
+                st.MakeNode().Name("node-a").Label("zone", "zone1").Label("node", "node-a").Obj(),
+                st.MakeNode().Name("node-x").Label("zone", "zone2").Label("node", "node-x").Obj(),
+            ],
+            "want": {
+                "constraints": [zoneConstraint, nodeConstraint],
+                "criticalPaths": [
+                    criticalPaths(["zone2", 0], ["zone1", 1]),
+                    criticalPaths(["node-x", 0], ["node-a", 1]),
+                ],
+                "tpValueToMatchNum": [{"zone1": 1, "zone2": 0}, {"node-a": 1, "node-x": 0}],
+            },
+        },
+        {
+            "name": "TestPreFilterStateAddPod/only node a impacts topologyKeyToMinPodsMap on zone and node",
+            "preemptor": st.MakePod()
+            .Name("p")
+            .Label("foo", "")
+            .SpreadConstraint(1, "zone", v1.DoNotSchedule, fooSelector, None, None, None, None)
+            .SpreadConstraint(1, "node", v1.DoNotSchedule, fooSelector, None, None, None, None)
+            .Obj(),
+            "addedPod": st.MakePod().Name("p-a1").Node("node-a").Label("foo", "").Obj(),
+            "existingPods": [st.MakePod().Name("p-x1").Node("node-x").Label("foo", "").Obj()],
+            "nodeIdx": 0,
+            "nodes": [
+                st.MakeNode().Name("node-a").Label("zone", "zone1").Label("node", "node-a").Obj(),
+                st.MakeNode().Name("node-x").Label("zone", "zone2").Label("node", "node-x").Obj(),
+            ],
+            "want": {
+                "constraints": [zoneConstraint, nodeConstraint],
+                "criticalPaths": [
+                    criticalPaths(["zone1", 1], ["zone2", 1]),
+                    criticalPaths(["node-a", 1], ["node-x", 1]),
+                ],
+                "tpValueToMatchNum": [{"zone1": 1, "zone2": 1}, {"node-a": 1, "node-x": 1}],
+            },
+        },
+        {
+            "name": "TestPreFilterStateAddPod/node a impacts topologyKeyToMinPodsMap on node, node x impacts topologyKeyToMinPodsMap on zone",
+            "preemptor": st.MakePod()
+            .Name("p")
+            .Label("foo", "")
+            .SpreadConstraint(1, "zone", v1.DoNotSchedule, fooSelector, None, None, None, None)
+            .SpreadConstraint(1, "node", v1.DoNotSchedule, fooSelector, None, None, None, None)
+            .Obj(),
+            "addedPod": st.MakePod().Name("p-a1").Node("node-a").Label("foo", "").Obj(),
+            "existingPods": [
+                st.MakePod().Name("p-b1").Node("node-b").Label("foo", "").Obj(),
+                st.MakePod().Name("p-b2").Node("node-b").Label("foo", "").Obj(),
+                st.MakePod().Name("p-x1").Node("node-x").Label("foo", "").Obj(),
+            ],
+            "nodeIdx": 0,
+            "nodes": [
+                st.MakeNode().Name("node-a").Label("zone", "zone1").Label("node", "node-a").Obj(),
+                st.MakeNode().Name("node-b").Label("zone", "zone1").Label("node", "node-b").Obj(),
+                st.MakeNode().Name("node-x").Label("zone", "zone2").Label("node", "node-x").Obj(),
+            ],
+            "want": {
+                "constraints": [zoneConstraint, nodeConstraint],
+                "criticalPaths": [
+                    criticalPaths(["zone2", 1], ["zone1", 3]),
+                    criticalPaths(["node-a", 1], ["node-x", 1]),
+                ],
+                "tpValueToMatchNum": [{"zone1": 3, "zone2": 1}, {"node-a": 1, "node-b": 2, "node-x": 1}],
+            },
+        },
+        {
+            "name": "TestPreFilterStateAddPod/Constraints hold different labelSelectors, node a impacts topologyKeyToMinPodsMap on zone",
+            "preemptor": st.MakePod()
+            .Name("p")
+            .Label("foo", "")
+            .Label("bar", "")
+            .SpreadConstraint(1, "zone", v1.DoNotSchedule, fooSelector, None, None, None, None)
+            .SpreadConstraint(1, "node", v1.DoNotSchedule, barSelector, None, None, None, None)
+            .Obj(),
+            "addedPod": st.MakePod().Name("p-a1").Node("node-a").Label("foo", "").Obj(),
+            "existingPods": [
+                st.MakePod().Name("p-b1").Node("node-b").Label("foo", "").Label("bar", "").Obj(),
+                st.MakePod().Name("p-x1").Node("node-x").Label("foo", "").Label("bar", "").Obj(),
+                st.MakePod().Name("p-x2").Node("node-x").Label("bar", "").Obj(),
+            ],
+            "nodeIdx": 0,
+            "nodes": [
+                st.MakeNode().Name("node-a").Label("zone", "zone1").Label("node", "node-a").Obj(),
+                st.MakeNode().Name("node-b").Label("zone", "zone1").Label("node", "node-b").Obj(),
+                st.MakeNode().Name("node-x").Label("zone", "zone2").Label("node", "node-x").Obj(),
+            ],
+            "want": {
+                "constraints": [
+                    zoneConstraint,
+                    {
+                        "maxSkew": 1,
+                        "topologyKey": "node",
+                        "selector": mustConvertLabelSelectorAsSelector(t, barSelector),
+                        "minDomains": 1,
+                        "nodeAffinityPolicy": v1.NodeInclusionPolicyHonor,
+                        "nodeTaintsPolicy": v1.NodeInclusionPolicyIgnore,
+                    },
+                ],
+                "criticalPaths": [
+                    criticalPaths(["zone2", 1], ["zone1", 2]),
+                    criticalPaths(["node-a", 0], ["node-b", 1]),
+                ],
+                "tpValueToMatchNum": [{"zone1": 2, "zone2": 1}, {"node-a": 0, "node-b": 1, "node-x": 2}],
+            },
+        },
+        {
+            "name": "TestPreFilterStateAddPod/Constraints hold different labelSelectors, node a impacts topologyKeyToMinPodsMap on both zone and node",
+            "preemptor": st.MakePod()
+            .Name("p")
+            .Label("foo", "")
+            .Label("bar", "")
+            .SpreadConstraint(1, "zone", v1.DoNotSchedule, fooSelector, None, None, None, None)
+            .SpreadConstraint(1, "node", v1.DoNotSchedule, barSelector, None, None, None, None)
+            .Obj(),
+            "addedPod": st.MakePod().Name("p-a1").Node("node-a").Label("foo", "").Label("bar", "").Obj(),
+            "existingPods": [
+                st.MakePod().Name("p-b1").Node("node-b").Label("bar", "").Obj(),
+                st.MakePod().Name("p-x1").Node("node-x").Label("foo", "").Label("bar", "").Obj(),
+                st.MakePod().Name("p-x2").Node("node-x").Label("bar", "").Obj(),
+            ],
+            "nodeIdx": 0,
+            "nodes": [
+                st.MakeNode().Name("node-a").Label("zone", "zone1").Label("node", "node-a").Obj(),
+                st.MakeNode().Name("node-b").Label("zone", "zone1").Label("node", "node-b").Obj(),
+                st.MakeNode().Name("node-x").Label("zone", "zone2").Label("node", "node-x").Obj(),
+            ],
+            "want": {
+                "constraints": [
+                    zoneConstraint,
+                    {
+                        "maxSkew": 1,
+                        "topologyKey": "node",
+                        "selector": mustConvertLabelSelectorAsSelector(t, barSelector),
+                        "minDomains": 1,
+                        "nodeAffinityPolicy": v1.NodeInclusionPolicyHonor,
+                        "nodeTaintsPolicy": v1.NodeInclusionPolicyIgnore,
+                    },
+                ],
+                "criticalPaths": [
+                    criticalPaths(["zone1", 1], ["zone2", 1]),
+                    criticalPaths(["node-a", 1], ["node-b", 1]),
+                ],
+                "tpValueToMatchNum": [{"zone1": 1, "zone2": 1}, {"node-a": 1, "node-b": 1, "node-x": 2}],
+            },
+        },
+        {
+            "name": "TestPreFilterStateAddPod/add a pod when scheduling node affinity unmatched pod with NodeInclusionPolicy disabled",
+            "preemptor": st.MakePod()
+            .Name("p")
+            .Label("foo", "")
+            .NodeAffinityNotIn("foo", ["bar"])
+            .SpreadConstraint(1, "zone", v1.DoNotSchedule, fooSelector, None, None, None, None)
+            .Obj(),
+            "nodeIdx": 0,
+            "addedPod": st.MakePod()
+            .Name("p-a1")
+            .Node("node-a")
+            .Label("foo", "")
+            .Label("zone", "zone1")
+            .Obj(),
+            "existingPods": [
+                st.MakePod().Name("p-a2").Node("node-a").Label("foo", "").Label("zone", "zone1").Obj(),
+                st.MakePod().Name("p-b1").Node("node-b").Label("foo", "").Label("zone", "zone2").Obj(),
+            ],
+            "nodes": [
+                st.MakeNode()
+                .Name("node-a")
+                .Label("zone", "zone1")
+                .Label("node", "node-a")
+                .Label("foo", "bar")
+                .Obj(),
+                st.MakeNode()
+                .Name("node-b")
+                .Label("zone", "zone2")
+                .Label("node", "node-b")
+                .Label("foo", "")
+                .Obj(),
+            ],
+            "want": {
+                "constraints": [zoneConstraint],
+                "criticalPaths": [criticalPaths(["zone2", 1], {"matchNum": MaxInt32})],
+                "tpValueToMatchNum": [{"zone2": 1}],
+            },
+            "enableNodeInclusionPolicy": False,
+        },
+        {
+            "name": "TestPreFilterStateAddPod/add a pod when scheduling node affinity unmatched pod with NodeInclusionPolicy enabled",
+            "preemptor": st.MakePod()
+            .Name("p")
+            .Label("foo", "")
+            .NodeAffinityNotIn("foo", ["bar"])
+            .SpreadConstraint(1, "zone", v1.DoNotSchedule, fooSelector, None, None, None, None)
+            .Obj(),
+            "nodeIdx": 0,
+            "addedPod": st.MakePod()
+            .Name("p-a1")
+            .Node("node-a")
+            .Label("foo", "")
+            .Label("zone", "zone1")
+            .Obj(),
+            "existingPods": [
+                st.MakePod().Name("p-a2").Node("node-a").Label("foo", "").Label("zone", "zone1").Obj(),
+                st.MakePod().Name("p-b1").Node("node-b").Label("foo", "").Label("zone", "zone2").Obj(),
+            ],
+            "nodes": [
+                st.MakeNode()
+                .Name("node-a")
+                .Label("zone", "zone1")
+                .Label("node", "node-a")
+                .Label("foo", "bar")
+                .Obj(),
+                st.MakeNode()
+                .Name("node-b")
+                .Label("zone", "zone2")
+                .Label("node", "node-b")
+                .Label("foo", "")
+                .Obj(),
+            ],
+            "want": {
+                "constraints": [zoneConstraint],
+                "criticalPaths": [criticalPaths(["zone2", 1], {"matchNum": MaxInt32})],
+                "tpValueToMatchNum": [{"zone2": 1}],
+            },
+            "enableNodeInclusionPolicy": True,
+        },
+        {
+            "name": "TestPreFilterStateAddPod/add a pod when scheduling node affinity matched pod with NodeInclusionPolicy disabled",
+            "preemptor": st.MakePod()
+            .Name("p")
+            .Label("foo", "")
+            .SpreadConstraint(1, "zone", v1.DoNotSchedule, fooSelector, None, None, None, None)
+            .Obj(),
+            "nodeIdx": 1,
+            "addedPod": st.MakePod()
+            .Name("p-b1")
+            .Node("node-b")
+            .Label("foo", "")
+            .Label("zone", "zone2")
+            .Obj(),
+            "existingPods": [
+                st.MakePod().Name("p-a1").Node("node-a").Label("foo", "").Label("zone", "zone1").Obj(),
+                st.MakePod().Name("p-b2").Node("node-b").Label("foo", "").Label("zone", "zone2").Obj(),
+            ],
+            "nodes": [
+                st.MakeNode()
+                .Name("node-a")
+                .Label("zone", "zone1")
+                .Label("node", "node-a")
+                .Label("foo", "bar")
+                .Obj(),
+                st.MakeNode()
+                .Name("node-b")
+                .Label("zone", "zone2")
+                .Label("node", "node-b")
+                .Label("foo", "")
+                .Obj(),
+            ],
+            "want": {
+                "constraints": [zoneConstraint],
+                "criticalPaths": [criticalPaths(["zone1", 1], ["zone2", 2])],
+                "tpValueToMatchNum": [{"zone1": 1, "zone2": 2}],
+            },
+            "enableNodeInclusionPolicy": False,
+        },
+        {
+            "name": "TestPreFilterStateAddPod/add a pod when scheduling node affinity matched pod with NodeInclusionPolicy enabled",
+            "preemptor": st.MakePod()
+            .Name("p")
+            .Label("foo", "")
+            .SpreadConstraint(1, "zone", v1.DoNotSchedule, fooSelector, None, None, None, None)
+            .Obj(),
+            "nodeIdx": 1,
+            "addedPod": st.MakePod()
+            .Name("p-b1")
+            .Node("node-b")
+            .Label("foo", "")
+            .Label("zone", "zone2")
+            .Obj(),
+            "existingPods": [
+                st.MakePod().Name("p-a1").Node("node-a").Label("foo", "").Label("zone", "zone1").Obj(),
+                st.MakePod().Name("p-b2").Node("node-b").Label("foo", "").Label("zone", "zone2").Obj(),
+            ],
+            "nodes": [
+                st.MakeNode()
+                .Name("node-a")
+                .Label("zone", "zone1")
+                .Label("node", "node-a")
+                .Label("foo", "bar")
+                .Obj(),
+                st.MakeNode()
+                .Name("node-b")
+                .Label("zone", "zone2")
+                .Label("node", "node-b")
+                .Label("foo", "")
+                .Obj(),
+            ],
+            "want": {
+                "constraints": [zoneConstraint],
+                "criticalPaths": [criticalPaths(["zone1", 1], ["zone2", 2])],
+                "tpValueToMatchNum": [{"zone1": 1, "zone2": 2}],
+            },
+            "enableNodeInclusionPolicy": True,
+        },
+        {
+            "name": "TestPreFilterStateAddPod/add a label selector not matched pod when with NodeInclusionPolicy enabled",
+            "preemptor": st.MakePod()
+            .Name("p")
+            .Label("foo", "")
+            .SpreadConstraint(1, "zone", v1.DoNotSchedule, fooSelector, None, None, None, None)
+            .Obj(),
+            "nodeIdx": 1,
+            "addedPod": st.MakePod().Name("p-b1").Node("node-b").Label("zone", "zone2").Obj(),
+            "existingPods": [
+                st.MakePod().Name("p-a1").Node("node-a").Label("foo", "").Label("zone", "zone1").Obj(),
+                st.MakePod().Name("p-b2").Node("node-b").Label("foo", "").Label("zone", "zone2").Obj(),
+            ],
+            "nodes": [
+                st.MakeNode()
+                .Name("node-a")
+                .Label("zone", "zone1")
+                .Label("node", "node-a")
+                .Label("foo", "bar")
+                .Obj(),
+                st.MakeNode()
+                .Name("node-b")
+                .Label("zone", "zone2")
+                .Label("node", "node-b")
+                .Label("foo", "")
+                .Obj(),
+            ],
+            "want": {
+                "constraints": [zoneConstraint],
+                "criticalPaths": [criticalPaths(["zone1", 1], ["zone2", 1])],
+                "tpValueToMatchNum": [{"zone1": 1, "zone2": 1}],
+            },
+            "enableNodeInclusionPolicy": True,
+        },
+        {
+            "name": "TestPreFilterStateAddPod/add a pod when scheduling taint untolerated pod with NodeInclusionPolicy disabled",
+            "preemptor": st.MakePod()
+            .Name("p")
+            .Label("foo", "")
+            .SpreadConstraint(1, "zone", v1.DoNotSchedule, fooSelector, None, None, None, None)
+            .Obj(),
+            "nodeIdx": 1,
+            "addedPod": st.MakePod()
+            .Name("p-b1")
+            .Node("node-b")
+            .Label("foo", "")
+            .Label("zone", "zone2")
+            .Obj(),
+            "existingPods": [
+                st.MakePod().Name("p-a1").Node("node-a").Label("foo", "").Label("zone", "zone1").Obj(),
+                st.MakePod().Name("p-b2").Node("node-b").Label("foo", "").Label("zone", "zone2").Obj(),
+            ],
+            "nodes": [
+                st.MakeNode()
+                .Name("node-a")
+                .Label("zone", "zone1")
+                .Label("node", "node-a")
+                .Taints(taints)
+                .Obj(),
+                st.MakeNode().Name("node-b").Label("zone", "zone2").Label("node", "node-b").Obj(),
+            ],
+            "want": {
+                "constraints": [zoneConstraint],
+                "criticalPaths": [criticalPaths(["zone1", 1], ["zone2", 2])],
+                "tpValueToMatchNum": [{"zone2": 2, "zone1": 1}],
+            },
+            "enableNodeInclusionPolicy": False,
+        },
+        {
+            "name": "TestPreFilterStateAddPod/add a pod when scheduling taint tolerated pod with NodeInclusionPolicy enabled",
+            "preemptor": st.MakePod()
+            .Name("p")
+            .Label("foo", "")
+            .Toleration(v1.TaintNodeUnschedulable)
+            .SpreadConstraint(1, "zone", v1.DoNotSchedule, fooSelector, None, None, None, None)
+            .Obj(),
+            "nodeIdx": 1,
+            "addedPod": st.MakePod()
+            .Name("p-b1")
+            .Node("node-b")
+            .Label("foo", "")
+            .Label("zone", "zone2")
+            .Obj(),
+            "existingPods": [
+                st.MakePod().Name("p-a1").Node("node-a").Label("foo", "").Label("zone", "zone1").Obj(),
+                st.MakePod().Name("p-b2").Node("node-b").Label("foo", "").Label("zone", "zone2").Obj(),
+            ],
+            "nodes": [
+                st.MakeNode()
+                .Name("node-a")
+                .Label("zone", "zone1")
+                .Label("node", "node-a")
+                .Taints(taints)
+                .Obj(),
+                st.MakeNode().Name("node-b").Label("zone", "zone2").Label("node", "node-b").Obj(),
+            ],
+            "want": {
+                "constraints": [zoneConstraint],
+                "criticalPaths": [criticalPaths(["zone1", 1], ["zone2", 2])],
+                "tpValueToMatchNum": [{"zone2": 2, "zone1": 1}],
+            },
+            "enableNodeInclusionPolicy": True,
+        },
+    ]
+
+
+TestPreFilterStateAddPod = _TestPreFilterStateAddPod()
+
+
+def _TestPreFilterStateRemovePod() -> Any:
+    nodeConstraint = {
+        "maxSkew": 1,
+        "topologyKey": "node",
+        "selector": mustConvertLabelSelectorAsSelector(t, fooSelector),
+        "minDomains": 1,
+        "nodeAffinityPolicy": v1.NodeInclusionPolicyHonor,
+        "nodeTaintsPolicy": v1.NodeInclusionPolicyIgnore,
+    }
+    zoneConstraint = {**nodeConstraint, "topologyKey": "zone"}  # zoneConstraint.TopologyKey = "zone"
+    return [
+        {
+            "name": "TestPreFilterStateRemovePod/one spreadConstraint on zone, topologyKeyToMinPodsMap unchanged",
+            "preemptor": st.MakePod()
+            .Name("p")
+            .Label("foo", "")
+            .SpreadConstraint(1, "zone", v1.DoNotSchedule, fooSelector, None, None, None, None)
+            .Obj(),
+            "nodes": [
+                st.MakeNode().Name("node-a").Label("zone", "zone1").Label("node", "node-a").Obj(),
+                st.MakeNode().Name("node-b").Label("zone", "zone1").Label("node", "node-b").Obj(),
+                st.MakeNode().Name("node-x").Label("zone", "zone2").Label("node", "node-x").Obj(),
+            ],
+            "existingPods": [
+                st.MakePod().Name("p-a1").Node("node-a").Label("foo", "").Obj(),
+                st.MakePod().Name("p-b1").Node("node-b").Label("foo", "").Obj(),
+                st.MakePod().Name("p-x1").Node("node-x").Label("foo", "").Obj(),
+            ],
+            "deletedPodIdx": 0,
+            "nodeIdx": 0,
+            "want": {
+                "constraints": [zoneConstraint],
+                "criticalPaths": [criticalPaths(["zone1", 1], ["zone2", 1])],
+                "tpValueToMatchNum": [{"zone1": 1, "zone2": 1}],
+            },
+        },
+        {
+            "name": "TestPreFilterStateRemovePod/one spreadConstraint on node, topologyKeyToMinPodsMap changed",
+            "preemptor": st.MakePod()
+            .Name("p")
+            .Label("foo", "")
+            .SpreadConstraint(1, "zone", v1.DoNotSchedule, fooSelector, None, None, None, None)
+            .Obj(),
+            "nodes": [
+                st.MakeNode().Name("node-a").Label("zone", "zone1").Label("node", "node-a").Obj(),
+                st.MakeNode().Name("node-b").Label("zone", "zone1").Label("node", "node-b").Obj(),
+                st.MakeNode().Name("node-x").Label("zone", "zone2").Label("node", "node-x").Obj(),
+                st.MakeNode().Name("node-y").Label("zone", "zone2").Label("node", "node-y").Obj(),
+            ],
+            "existingPods": [
+                st.MakePod().Name("p-a1").Node("node-a").Label("foo", "").Obj(),
+                st.MakePod().Name("p-b1").Node("node-b").Label("foo", "").Obj(),
+                st.MakePod().Name("p-x1").Node("node-x").Label("foo", "").Obj(),
+                st.MakePod().Name("p-y1").Node("node-y").Label("foo", "").Obj(),
+            ],
+            "deletedPodIdx": 0,
+            "nodeIdx": 0,
+            "want": {
+                "constraints": [zoneConstraint],
+                "criticalPaths": [criticalPaths(["zone1", 1], ["zone2", 2])],
+                "tpValueToMatchNum": [{"zone1": 1, "zone2": 2}],
+            },
+        },
+        {
+            "name": "TestPreFilterStateRemovePod/delete an irrelevant pod won't help",
+            "preemptor": st.MakePod()
+            .Name("p")
+            .Label("foo", "")
+            .SpreadConstraint(1, "zone", v1.DoNotSchedule, fooSelector, None, None, None, None)
+            .Obj(),
+            "nodes": [
+                st.MakeNode().Name("node-a").Label("zone", "zone1").Label("node", "node-a").Obj(),
+                st.MakeNode().Name("node-b").Label("zone", "zone1").Label("node", "node-b").Obj(),
+                st.MakeNode().Name("node-x").Label("zone", "zone2").Label("node", "node-x").Obj(),
+                st.MakeNode().Name("node-y").Label("zone", "zone2").Label("node", "node-y").Obj(),
+            ],
+            "existingPods": [
+                st.MakePod().Name("p-a0").Node("node-a").Label("bar", "").Obj(),
+                st.MakePod().Name("p-a1").Node("node-a").Label("foo", "").Obj(),
+                st.MakePod().Name("p-b1").Node("node-b").Label("foo", "").Obj(),
+                st.MakePod().Name("p-x1").Node("node-x").Label("foo", "").Obj(),
+                st.MakePod().Name("p-y1").Node("node-y").Label("foo", "").Obj(),
+            ],
+            "deletedPodIdx": 0,
+            "nodeIdx": 0,
+            "want": {
+                "constraints": [zoneConstraint],
+                "criticalPaths": [criticalPaths(["zone1", 2], ["zone2", 2])],
+                "tpValueToMatchNum": [{"zone1": 2, "zone2": 2}],
+            },
+        },
+        {
+            "name": "TestPreFilterStateRemovePod/delete a non-existing pod won't help",
+            "preemptor": st.MakePod()
+            .Name("p")
+            .Label("foo", "")
+            .SpreadConstraint(1, "zone", v1.DoNotSchedule, fooSelector, None, None, None, None)
+            .Obj(),
+            "nodes": [
+                st.MakeNode().Name("node-a").Label("zone", "zone1").Label("node", "node-a").Obj(),
+                st.MakeNode().Name("node-b").Label("zone", "zone1").Label("node", "node-b").Obj(),
+                st.MakeNode().Name("node-x").Label("zone", "zone2").Label("node", "node-x").Obj(),
+                st.MakeNode().Name("node-y").Label("zone", "zone2").Label("node", "node-y").Obj(),
+            ],
+            "existingPods": [
+                st.MakePod().Name("p-a1").Node("node-a").Label("foo", "").Obj(),
+                st.MakePod().Name("p-b1").Node("node-b").Label("foo", "").Obj(),
+                st.MakePod().Name("p-x1").Node("node-x").Label("foo", "").Obj(),
+                st.MakePod().Name("p-y1").Node("node-y").Label("foo", "").Obj(),
+            ],
+            "deletedPodIdx": -1,
+            "deletedPod": st.MakePod().Name("p-a0").Node("node-a").Label("bar", "").Obj(),
+            "nodeIdx": 0,
+            "want": {
+                "constraints": [zoneConstraint],
+                "criticalPaths": [criticalPaths(["zone1", 2], ["zone2", 2])],
+                "tpValueToMatchNum": [{"zone1": 2, "zone2": 2}],
+            },
+        },
+        {
+            "name": "TestPreFilterStateRemovePod/two spreadConstraints",
+            "preemptor": st.MakePod()
+            .Name("p")
+            .Label("foo", "")
+            .SpreadConstraint(1, "zone", v1.DoNotSchedule, fooSelector, None, None, None, None)
+            .SpreadConstraint(1, "node", v1.DoNotSchedule, fooSelector, None, None, None, None)
+            .Obj(),
+            "nodes": [
+                st.MakeNode().Name("node-a").Label("zone", "zone1").Label("node", "node-a").Obj(),
+                st.MakeNode().Name("node-b").Label("zone", "zone1").Label("node", "node-b").Obj(),
+                st.MakeNode().Name("node-x").Label("zone", "zone2").Label("node", "node-x").Obj(),
+            ],
+            "existingPods": [
+                st.MakePod().Name("p-a1").Node("node-a").Label("foo", "").Obj(),
+                st.MakePod().Name("p-a2").Node("node-a").Label("foo", "").Obj(),
+                st.MakePod().Name("p-b1").Node("node-b").Label("foo", "").Obj(),
+                st.MakePod().Name("p-x1").Node("node-x").Label("foo", "").Obj(),
+                st.MakePod().Name("p-x2").Node("node-x").Label("foo", "").Obj(),
+            ],
+            "deletedPodIdx": 3,
+            "nodeIdx": 2,
+            "want": {
+                "constraints": [zoneConstraint, nodeConstraint],
+                "criticalPaths": [
+                    criticalPaths(["zone2", 1], ["zone1", 3]),
+                    criticalPaths(["node-b", 1], ["node-x", 1]),
+                ],
+                "tpValueToMatchNum": [{"zone1": 3, "zone2": 1}, {"node-a": 2, "node-b": 1, "node-x": 1}],
+            },
+        },
+        {
+            "name": "TestPreFilterStateRemovePod/remove a pod when scheduling node affinity unmatched pod with NodeInclusionPolicy disabled",
+            "preemptor": st.MakePod()
+            .Name("p")
+            .Label("foo", "")
+            .NodeAffinityNotIn("foo", ["bar"])
+            .SpreadConstraint(1, "zone", v1.DoNotSchedule, fooSelector, None, None, None, None)
+            .Obj(),
+            "nodeIdx": 0,
+            "deletedPod": st.MakePod()
+            .Name("p-a1")
+            .Node("node-a")
+            .Label("foo", "")
+            .Label("zone", "zone1")
+            .Obj(),
+            "existingPods": [
+                st.MakePod().Name("p-a2").Node("node-a").Label("foo", "").Label("zone", "zone1").Obj(),
+                st.MakePod().Name("p-b1").Node("node-b").Label("foo", "").Label("zone", "zone2").Obj(),
+            ],
+            "nodes": [
+                st.MakeNode()
+                .Name("node-a")
+                .Label("zone", "zone1")
+                .Label("node", "node-a")
+                .Label("foo", "bar")
+                .Obj(),
+                st.MakeNode()
+                .Name("node-b")
+                .Label("zone", "zone2")
+                .Label("node", "node-b")
+                .Label("foo", "")
+                .Obj(),
+            ],
+            "want": {
+                "constraints": [zoneConstraint],
+                "criticalPaths": [criticalPaths(["zone2", 1], {"matchNum": MaxInt32})],
+                "tpValueToMatchNum": [{"zone2": 1}],
+            },
+            "enableNodeInclusionPolicy": False,
+        },
+        {
+            "name": "TestPreFilterStateRemovePod/remove a pod when scheduling node affinity unmatched pod with NodeInclusionPolicy enabled",
+            "preemptor": st.MakePod()
+            .Name("p")
+            .Label("foo", "")
+            .NodeAffinityNotIn("foo", ["bar"])
+            .SpreadConstraint(1, "zone", v1.DoNotSchedule, fooSelector, None, None, None, None)
+            .Obj(),
+            "nodeIdx": 0,
+            "deletedPod": st.MakePod()
+            .Name("p-a1")
+            .Node("node-a")
+            .Label("foo", "")
+            .Label("zone", "zone1")
+            .Obj(),
+            "existingPods": [
+                st.MakePod().Name("p-a2").Node("node-a").Label("foo", "").Label("zone", "zone1").Obj(),
+                st.MakePod().Name("p-b1").Node("node-b").Label("foo", "").Label("zone", "zone2").Obj(),
+            ],
+            "nodes": [
+                st.MakeNode()
+                .Name("node-a")
+                .Label("zone", "zone1")
+                .Label("node", "node-a")
+                .Label("foo", "bar")
+                .Obj(),
+                st.MakeNode()
+                .Name("node-b")
+                .Label("zone", "zone2")
+                .Label("node", "node-b")
+                .Label("foo", "")
+                .Obj(),
+            ],
+            "want": {
+                "constraints": [zoneConstraint],
+                "criticalPaths": [criticalPaths(["zone2", 1], {"matchNum": MaxInt32})],
+                "tpValueToMatchNum": [{"zone2": 1}],
+            },
+            "enableNodeInclusionPolicy": True,
+        },
+        {
+            "name": "TestPreFilterStateRemovePod/remove a pod when scheduling node affinity matched pod with NodeInclusionPolicy disabled",
+            "preemptor": st.MakePod()
+            .Name("p")
+            .Label("foo", "")
+            .SpreadConstraint(1, "zone", v1.DoNotSchedule, fooSelector, None, None, None, None)
+            .Obj(),
+            "nodeIdx": 1,
+            "deletedPod": st.MakePod()
+            .Name("p-b1")
+            .Node("node-b")
+            .Label("foo", "")
+            .Label("zone", "zone2")
+            .Obj(),
+            "existingPods": [
+                st.MakePod().Name("p-a1").Node("node-a").Label("foo", "").Label("zone", "zone1").Obj(),
+                st.MakePod().Name("p-b2").Node("node-b").Label("foo", "").Label("zone", "zone2").Obj(),
+            ],
+            "nodes": [
+                st.MakeNode()
+                .Name("node-a")
+                .Label("zone", "zone1")
+                .Label("node", "node-a")
+                .Label("foo", "bar")
+                .Obj(),
+                st.MakeNode()
+                .Name("node-b")
+                .Label("zone", "zone2")
+                .Label("node", "node-b")
+                .Label("foo", "")
+                .Obj(),
+            ],
+            "want": {
+                "constraints": [zoneConstraint],
+                "criticalPaths": [criticalPaths(["zone2", 0], ["zone1", 1])],
+                "tpValueToMatchNum": [{"zone2": 0, "zone1": 1}],
+            },
+            "enableNodeInclusionPolicy": False,
+        },
+        {
+            "name": "TestPreFilterStateRemovePod/remove a pod when scheduling node affinity matched pod with NodeInclusionPolicy enabled",
+            "preemptor": st.MakePod()
+            .Name("p")
+            .Label("foo", "")
+            .SpreadConstraint(1, "zone", v1.DoNotSchedule, fooSelector, None, None, None, None)
+            .Obj(),
+            "nodeIdx": 1,
+            "deletedPod": st.MakePod()
+            .Name("p-b1")
+            .Node("node-b")
+            .Label("foo", "")
+            .Label("zone", "zone2")
+            .Obj(),
+            "existingPods": [
+                st.MakePod().Name("p-a1").Node("node-a").Label("foo", "").Label("zone", "zone1").Obj(),
+                st.MakePod().Name("p-b2").Node("node-b").Label("foo", "").Label("zone", "zone2").Obj(),
+            ],
+            "nodes": [
+                st.MakeNode()
+                .Name("node-a")
+                .Label("zone", "zone1")
+                .Label("node", "node-a")
+                .Label("foo", "bar")
+                .Obj(),
+                st.MakeNode()
+                .Name("node-b")
+                .Label("zone", "zone2")
+                .Label("node", "node-b")
+                .Label("foo", "")
+                .Obj(),
+            ],
+            "want": {
+                "constraints": [zoneConstraint],
+                "criticalPaths": [criticalPaths(["zone2", 0], ["zone1", 1])],
+                "tpValueToMatchNum": [{"zone2": 0, "zone1": 1}],
+            },
+            "enableNodeInclusionPolicy": True,
+        },
+    ]
+
+
+TestPreFilterStateRemovePod = _TestPreFilterStateRemovePod()
+
+
 def gated(pod: dict[str, Any], node_inclusion: bool = True, match_label_keys: bool = True) -> dict[str, Any]:
     """The pod as a plugin with the feature off reads it: nodeAffinityPolicy/nodeTaintsPolicy or
     matchLabelKeys ignored (the Go test flips the plugin's enable* fields; kubeberth has the GA behaviour)."""
@@ -3898,3 +4728,39 @@ def test_pre_score_state_empty_nodes(tt: dict[str, Any]) -> None:
     pre, _ = run_score(plugin, pod, cluster, names, state=state)
     assert pre is None
     assert pre_score_state(cluster, state["PodTopologySpread.preScore"], names) == tt["want"]
+
+
+def _state_after(tt: dict[str, Any], change: Any) -> None:
+    """PreFilter, then the cluster change AddPod/RemovePod stands for: kubeberth's PreFilter state follows the
+    cluster (PreFilterState.SELF_UPDATING), so Filter reads it recomputed for the changed pods."""
+    pod = gated(tt["preemptor"], tt.get("enableNodeInclusionPolicy", False))
+    plugin = list_defaulting()
+    cluster = snapshot(tt.get("existingPods"), tt["nodes"])
+    state, info = CycleState(), st.pod_info(pod)
+    assert plugin.pre_filter(state=state, pod=info, cluster=cluster) is None
+    change(cluster)
+    plugin.filter(state=state, pod=info, nodes=view(cluster), cluster=cluster)
+    got = pre_filter_state(cluster, state["PodTopologySpread.preFilter"])
+    want = tt["want"]
+    want = {**want, "criticalPaths": [sorted_paths(p) for p in want["criticalPaths"]]}
+    got["criticalPaths"] = [sorted_paths(p) for p in got["criticalPaths"]]
+    assert got == want
+
+
+@pytest.mark.parametrize("tt", cases(TestPreFilterStateAddPod))
+def test_pre_filter_state_add_pod(tt: dict[str, Any]) -> None:
+    node = tt["nodes"][tt["nodeIdx"]]["metadata"]["name"]
+    added = {**tt["addedPod"], "spec": {**tt["addedPod"]["spec"], "nodeName": node}}
+    _state_after(tt, lambda cluster: cluster.upsert_pod(st.pod_info(added)))
+
+
+@pytest.mark.parametrize("tt", cases(TestPreFilterStateRemovePod))
+def test_pre_filter_state_remove_pod(tt: dict[str, Any]) -> None:
+    def remove(cluster: Any) -> None:
+        idx = tt.get("deletedPodIdx", 0)
+        deleted = tt["existingPods"][idx] if idx >= 0 else tt["deletedPod"]
+        meta = deleted["metadata"]
+        uid = meta.get("uid") or f"{meta.get('namespace') or 'default'}/{meta.get('name', '')}"
+        assert cluster.remove_pod(uid) is not None or idx < 0
+
+    _state_after(tt, remove)
