@@ -28,11 +28,46 @@ def gang_min_count(pod_group: dict[str, Any]) -> int | None:
     return int(gang.get("minCount") or 0)
 
 
+def _group_key(pod_group: dict[str, Any]) -> tuple[str, str]:
+    meta = pod_group.get("metadata") or {}
+    return meta.get("namespace") or "default", meta.get("name") or ""
+
+
 class GangScheduling:
     name = "GangScheduling"
     # upstream's EventsToRegister: a new member, pending or bound, may complete a gang; a PodGroup
     # created or updated (minCount lowered) may let its waiting members in.
     requeue_on = frozenset({"UnscheduledPod/Add", "Pod/Add", "PodGroup/Add", "PodGroup/Update"})
+    queueing_hints = {
+        "UnscheduledPod/Add": "is_schedulable_after_pod_added",
+        "Pod/Add": "is_schedulable_after_pod_added",
+        "PodGroup/Add": "is_schedulable_after_pod_group_added",
+        "PodGroup/Update": "is_schedulable_after_pod_group_updated",
+    }
+
+    # ---- queueing hints (upstream's isSchedulableAfter*) ---------------------------------------
+    def is_schedulable_after_pod_added(self, pod: PodInfo, old: Any, new: PodInfo | None) -> bool:
+        """A new member of the pod's own group (pending or bound) may complete its gang."""
+        if not pod.pod_group or new is None or not new.pod_group:
+            return False
+        return (new.namespace, new.pod_group) == (pod.namespace, pod.pod_group)
+
+    def is_schedulable_after_pod_group_added(self, pod: PodInfo, old: Any, new: dict[str, Any] | None) -> bool:
+        """The pod's own PodGroup appearing may let it in."""
+        return bool(pod.pod_group) and new is not None and _group_key(new) == (pod.namespace, pod.pod_group)
+
+    def is_schedulable_after_pod_group_updated(
+        self, pod: PodInfo, old: dict[str, Any] | None, new: dict[str, Any] | None
+    ) -> bool:
+        """Only a lower gang minCount of the pod's own group can help it."""
+        if not pod.pod_group or new is None or _group_key(new) != (pod.namespace, pod.pod_group):
+            return False
+        if old is None:
+            return True  # the cache did not know the group before: nothing to compare
+        old_min, new_min = gang_min_count(old), gang_min_count(new)
+        if old_min is None or new_min is None:
+            return False  # updates to non-gang policies do not make waiting pods schedulable
+        return new_min < old_min
 
     @hookimpl
     def pre_enqueue(self, pod: PodInfo, handle: Handle) -> Status | None:

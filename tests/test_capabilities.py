@@ -90,3 +90,40 @@ def test_builtins_declare_what_preemption_needs() -> None:
     }
     rerun = [n for n in fw.enabled("pre_filter") if fw.capabilities_of(n).pre_filter_state is PreFilterState.RERUN]
     assert rerun == ["VolumeRestrictions"]
+
+
+class Hinted:
+    name = "Hinted"
+    requeue_on = frozenset({"Node/Update", "PodGroup"})
+    queueing_hints = {"Node/Update": "node_update", "PodGroup/Add": "boom"}
+
+    def node_update(self, pod, old, new) -> bool:
+        return bool(new and new.get("gpus"))
+
+    def boom(self, pod, old, new) -> bool:
+        raise RuntimeError("broken hint")
+
+
+def test_queueing_hints_narrow_requeue_on_per_pod() -> None:
+    caps = capabilities_of(Hinted())
+    assert caps.requeues("Node/Update", "pod", None, {"gpus": 1})
+    assert not caps.requeues("Node/Update", "pod", None, {})
+    assert not caps.requeues("Node/Add", "pod", None, {"gpus": 1})  # not in requeue_on
+    assert caps.requeues("PodGroup/Update", "pod")  # registered, no hint: always
+    assert caps.requeues("PodGroup/Add", "pod")  # a hint that raises retries the pod, as upstream
+
+
+@pytest.mark.parametrize(
+    ("hints", "message"),
+    [
+        ({"Node": "node_update"}, "is not an event"),
+        ({"Pod/Add": "node_update"}, "is not in requeue_on"),
+        ({"Node/Update": "missing"}, "is not a method of the plugin"),
+        (["Node/Update"], "must map events to method names"),
+    ],
+)
+def test_bad_queueing_hints_name_the_problem(hints: object, message: str) -> None:
+    plugin = Hinted()
+    plugin.queueing_hints = hints  # type: ignore[assignment]
+    with pytest.raises(TypeError, match=message):
+        capabilities_of(plugin)

@@ -127,7 +127,7 @@ def test_move_on_relevant_events_only(q: SchedulingQueue, clock: FakeClock) -> N
     wants = {"Fit": {"Node/Add", "Pod/Delete"}, "Affinity": {"Node/Update"}}
     seen: list[tuple[str, str]] = []
 
-    def interested(pod: object, plugin: str, event: str) -> bool:
+    def interested(pod: object, plugin: str, event: str, *_changed: object) -> bool:
         seen.append((plugin, event))
         return event in wants[plugin]
 
@@ -150,7 +150,7 @@ def test_unschedulable_without_plugins_moves_on_any_event(q: SchedulingQueue, cl
     q.add(pod("a"))
     q.requeue_unschedulable(q.pop(), frozenset(), "no")
     clock.t += 20
-    assert q.move_for_event("PersistentVolume/Add", lambda pod, p, e: False) == 1
+    assert q.move_for_event("PersistentVolume/Add", lambda *_: False) == 1
     assert drain(q) == ["a"]
 
 
@@ -159,7 +159,7 @@ def test_moved_pod_still_backing_off_goes_to_backoff(q: SchedulingQueue, clock: 
     e = q.pop()
     q.requeue_unschedulable(e, frozenset({"Fit"}), "no")
     clock.t += 0.5
-    assert q.move_for_event("Node/Add", lambda pod, p, ev: True) == 1
+    assert q.move_for_event("Node/Add", lambda *_: True) == 1
     assert e.where == "backoff"
     assert q.pop() is None
     clock.t += 0.5
@@ -169,7 +169,7 @@ def test_moved_pod_still_backing_off_goes_to_backoff(q: SchedulingQueue, clock: 
 def test_move_during_cycle_sends_to_backoff(q: SchedulingQueue, clock: FakeClock) -> None:
     q.add(pod("a"))
     e = q.pop()
-    q.move_for_event("Node/Add", lambda pod, p, ev: True)  # happens while "a" is being scheduled
+    q.move_for_event("Node/Add", lambda *_: True)  # happens while "a" is being scheduled
     q.requeue_unschedulable(e, frozenset({"Fit"}), "no")
     assert e.where == "backoff"
     clock.t += 1
@@ -199,7 +199,7 @@ def test_gated_pods_wait_until_gates_removed(q: SchedulingQueue, clock: FakeCloc
     assert q.entries["g"].where == "gated" and q.entries["g"].gated
     assert q.entries["g"].last_message == "gated"
     assert drain(q) == ["free"]
-    q.move_for_event("Node/Add", lambda pod, p, e: True)
+    q.move_for_event("Node/Add", lambda *_: True)
     q.flush_unschedulable(max_age=0)
     assert q.pop() is None  # neither events nor flushes release a gated pod
     q.update(pod("g", schedulingGates=[{"name": "example.com/wait"}]))

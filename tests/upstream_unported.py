@@ -11,10 +11,6 @@ _POD_GROUP_CYCLE = (
     "the pod group scheduling cycle (schedule_one_podgroup.go: placements, PlacementFeasible, PlacementScore) is "
     "not implemented; kubeberth schedules a gang's members pod by pod through PreEnqueue and Permit"
 )
-_QUEUEING_HINTS = (
-    "per-pod QueueingHint functions are not part of kubeberth's plugin API: GangScheduling requeues on every event "
-    "it registers (requeue_on), which upstream's hints only narrow"
-)
 
 _DRA_EXTENDED = (
     "DRAExtendedResource: an extended resource served by a DRA DeviceClass and ResourceSlices; kubeberth has no "
@@ -174,89 +170,53 @@ UNPORTED: dict[str, str] = {
     'TestPlacementFeasible/minCount already met by scheduled pods (isCPG=true, cpgFeatureGate=true)':
         _POD_GROUP_CYCLE,
     "Test_isSchedulableAfterCompositePodGroupAdded/add a CPG which does not match the pod's CPG hierarchy":
-        _QUEUEING_HINTS,
+        _COMPOSITE,
     "Test_isSchedulableAfterCompositePodGroupAdded/add a CPG which does not match the pod's CPG hierarchy (CPG=false)":
-        _QUEUEING_HINTS,
+        _COMPOSITE,
     "Test_isSchedulableAfterCompositePodGroupAdded/add a CPG which matches the pod's intermediate CPG but implies the same root":
-        _QUEUEING_HINTS,
+        _COMPOSITE,
     "Test_isSchedulableAfterCompositePodGroupAdded/add a CPG which matches the pod's intermediate CPG but implies the same root (CPG=false)":
-        _QUEUEING_HINTS,
+        _COMPOSITE,
     "Test_isSchedulableAfterCompositePodGroupAdded/add a CPG which matches the pod's root CPG":
-        _QUEUEING_HINTS,
+        _COMPOSITE,
     "Test_isSchedulableAfterCompositePodGroupAdded/add a CPG which matches the pod's root CPG (CPG=false)":
-        _QUEUEING_HINTS,
+        _COMPOSITE,
     'Test_isSchedulableAfterPodAdded/add a newPod which belongs to a different scheduling group and does not match the root CPG':
-        _QUEUEING_HINTS,
-    'Test_isSchedulableAfterPodAdded/add a newPod which belongs to a different scheduling group and does not match the root CPG (CPG=false)':
-        _QUEUEING_HINTS,
+        _COMPOSITE,
     'Test_isSchedulableAfterPodAdded/add a newPod which belongs to a different scheduling group but matches the root CPG':
-        _QUEUEING_HINTS,
-    'Test_isSchedulableAfterPodAdded/add a newPod which belongs to a different scheduling group but matches the root CPG (CPG=false)':
-        _QUEUEING_HINTS,
+        _COMPOSITE,
     "Test_isSchedulableAfterPodAdded/add a newPod which doesn't match the pod's namespace":
-        _QUEUEING_HINTS,
-    "Test_isSchedulableAfterPodAdded/add a newPod which doesn't match the pod's namespace (CPG=false)":
-        _QUEUEING_HINTS,
+        _COMPOSITE,
     "Test_isSchedulableAfterPodAdded/add a newPod which doesn't match the pod's pod group name":
-        _QUEUEING_HINTS,
-    "Test_isSchedulableAfterPodAdded/add a newPod which doesn't match the pod's pod group name (CPG=false)":
-        _QUEUEING_HINTS,
+        _COMPOSITE,
     "Test_isSchedulableAfterPodAdded/add a newPod which matches the pod's scheduling group":
-        _QUEUEING_HINTS,
-    "Test_isSchedulableAfterPodAdded/add a newPod which matches the pod's scheduling group (CPG=false)":
-        _QUEUEING_HINTS,
+        _COMPOSITE,
     "Test_isSchedulableAfterPodAdded/add a newPod with NodeName set which matches the pod's scheduling group":
-        _QUEUEING_HINTS,
-    "Test_isSchedulableAfterPodAdded/add a newPod with NodeName set which matches the pod's scheduling group (CPG=false)":
-        _QUEUEING_HINTS,
+        _COMPOSITE,
     "Test_isSchedulableAfterPodGroupAdded/add a pod group which doesn't match the pod's scheduling group and doesn't match the root CPG":
-        _QUEUEING_HINTS,
-    "Test_isSchedulableAfterPodGroupAdded/add a pod group which doesn't match the pod's scheduling group and doesn't match the root CPG (CPG=false)":
-        _QUEUEING_HINTS,
+        _COMPOSITE,
     "Test_isSchedulableAfterPodGroupAdded/add a pod group which doesn't match the pod's scheduling group but matches the root CPG":
-        _QUEUEING_HINTS,
-    "Test_isSchedulableAfterPodGroupAdded/add a pod group which doesn't match the pod's scheduling group but matches the root CPG (CPG=false)":
-        _QUEUEING_HINTS,
+        _COMPOSITE,
     "Test_isSchedulableAfterPodGroupAdded/add a pod group which doesn't match the pod's scheduling group name":
-        _QUEUEING_HINTS,
-    "Test_isSchedulableAfterPodGroupAdded/add a pod group which doesn't match the pod's scheduling group name (CPG=false)":
-        _QUEUEING_HINTS,
+        _COMPOSITE,
     "Test_isSchedulableAfterPodGroupAdded/add a pod group which doesn't match the pod's scheduling group namespace":
-        _QUEUEING_HINTS,
-    "Test_isSchedulableAfterPodGroupAdded/add a pod group which doesn't match the pod's scheduling group namespace (CPG=false)":
-        _QUEUEING_HINTS,
+        _COMPOSITE,
     "Test_isSchedulableAfterPodGroupAdded/add a pod group which matches the pod's pod group name":
-        _QUEUEING_HINTS,
-    "Test_isSchedulableAfterPodGroupAdded/add a pod group which matches the pod's pod group name (CPG=false)":
-        _QUEUEING_HINTS,
+        _COMPOSITE,
     "Test_isSchedulableAfterPodGroupUpdated/minCount decreased but pod group name doesn't match target pod":
-        _QUEUEING_HINTS,
-    "Test_isSchedulableAfterPodGroupUpdated/minCount decreased but pod group name doesn't match target pod (CPG=false)":
-        _QUEUEING_HINTS,
+        _COMPOSITE,
     "Test_isSchedulableAfterPodGroupUpdated/minCount decreased but pod group namespace doesn't match target pod":
-        _QUEUEING_HINTS,
-    "Test_isSchedulableAfterPodGroupUpdated/minCount decreased but pod group namespace doesn't match target pod (CPG=false)":
-        _QUEUEING_HINTS,
+        _COMPOSITE,
     'Test_isSchedulableAfterPodGroupUpdated/minCount decreased matches target pod':
-        _QUEUEING_HINTS,
-    'Test_isSchedulableAfterPodGroupUpdated/minCount decreased matches target pod (CPG=false)':
-        _QUEUEING_HINTS,
+        _COMPOSITE,
     'Test_isSchedulableAfterPodGroupUpdated/minCount increased matches target pod':
-        _QUEUEING_HINTS,
-    'Test_isSchedulableAfterPodGroupUpdated/minCount increased matches target pod (CPG=false)':
-        _QUEUEING_HINTS,
+        _COMPOSITE,
     'Test_isSchedulableAfterPodGroupUpdated/minCount unchanged matches target pod':
-        _QUEUEING_HINTS,
-    'Test_isSchedulableAfterPodGroupUpdated/minCount unchanged matches target pod (CPG=false)':
-        _QUEUEING_HINTS,
+        _COMPOSITE,
     'Test_isSchedulableAfterPodGroupUpdated/pod without a scheduling group is skipped':
-        _QUEUEING_HINTS,
-    'Test_isSchedulableAfterPodGroupUpdated/pod without a scheduling group is skipped (CPG=false)':
-        _QUEUEING_HINTS,
+        _COMPOSITE,
     'Test_isSchedulableAfterPodGroupUpdated/update Basic policy':
-        _QUEUEING_HINTS,
-    'Test_isSchedulableAfterPodGroupUpdated/update Basic policy (CPG=false)':
-        _QUEUEING_HINTS,
+        _COMPOSITE,
     'TestNormalizePlacementScore/distinct scores':
         _POD_GROUP_CYCLE,
     'TestNormalizePlacementScore/equal scores':

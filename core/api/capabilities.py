@@ -10,6 +10,13 @@ attributes, all optional, read once when a generation is built:
         requeue_on = {"Node/Add", "Node/Update", "Pod/Delete"}   # EventsToRegister
         filter_scope = FilterScope.NODE_RESOURCES                  # reads its node's requests only
         pre_filter_state = PreFilterState.NO_POD_DATA              # nothing to redo on what-ifs
+        queueing_hints = {"Node/Update": "gpus_added"}            # QueueingHintFn, per event
+
+A queueing hint narrows `requeue_on` per pod, as kube-scheduler's QueueingHintFn does: the named
+method is called as `hint(pod, old, new)` for a pod this plugin rejected, with the changed object
+before and after (None for an Add's old or a Delete's new, and where the cache does not keep the
+old object; pods as PodInfo, other kinds as their raw JSON), and returns True to retry the pod
+(Queue) or False to leave it (QueueSkip). A hint that raises counts as True, as upstream's errors do.
 
 The defaults are the safe ones: any event may help (requeue on everything), the filter may read
 any pod anywhere, and PreFilter is re-run for every hypothetical check preemption makes.
@@ -18,10 +25,14 @@ any pod anywhere, and PreFilter is re-run for every hypothetical check preemptio
 from __future__ import annotations
 
 import enum
+import logging
 import re
-from collections.abc import Collection
-from dataclasses import dataclass
+from collections.abc import Callable, Collection, Mapping
+from dataclasses import dataclass, field
 from typing import Any
+
+log = logging.getLogger(__name__)
+QueueingHint = Callable[[Any, Any, Any], bool]
 
 _EVENT = re.compile(r"^[A-Z][A-Za-z0-9]*(/(Add|Update|Delete))?$")
 
@@ -108,6 +119,7 @@ class Capabilities:
     requeue_on: frozenset[str] | None = None
     filter_scope: FilterScope = FilterScope.CLUSTER
     pre_filter_state: PreFilterState = PreFilterState.RERUN
+    queueing_hints: Mapping[str, QueueingHint] = field(default_factory=dict, compare=False, hash=False)
 
     def interested_in(self, event: str) -> bool:
         """Can `event` ("Kind/Action") make a pod this plugin rejected schedulable?"""
@@ -115,6 +127,19 @@ class Capabilities:
         if wanted is None:
             return True
         return event in wanted or event.split("/", 1)[0] in wanted
+
+    def requeues(self, event: str, pod: Any, old: Any = None, new: Any = None) -> bool:
+        """Does `event` retry `pod` (rejected by this plugin)? `requeue_on`, then the event's hint."""
+        if not self.interested_in(event):
+            return False
+        hint = self.queueing_hints.get(event)
+        if hint is None:
+            return True
+        try:
+            return bool(hint(pod, old, new))
+        except Exception:  # noqa: BLE001 - upstream queues the pod when a hint fails
+            log.exception("queueing hint for %s failed; the pod is retried", event)
+            return True
 
 
 def capabilities_of(plugin: Any) -> Capabilities:
@@ -133,4 +158,17 @@ def capabilities_of(plugin: Any) -> Capabilities:
     state = getattr(plugin, "pre_filter_state", PreFilterState.RERUN)
     if not isinstance(state, PreFilterState):
         raise TypeError(f"pre_filter_state must be a PreFilterState, got {state!r}")
-    return Capabilities(requeue_on, scope, state)
+    declared = getattr(plugin, "queueing_hints", None) or {}
+    if not isinstance(declared, Mapping):
+        raise TypeError(f"queueing_hints must map events to method names, got {declared!r}")
+    hints: dict[str, QueueingHint] = {}
+    for event, method in declared.items():
+        if not isinstance(event, str) or "/" not in event or not _EVENT.match(event):
+            raise TypeError(f"queueing_hints: {event!r} is not an event; write Kind/Add|Update|Delete, e.g. 'Node/Add'")
+        if requeue_on is not None and event not in requeue_on and event.split("/", 1)[0] not in requeue_on:
+            raise TypeError(f"queueing_hints: {event!r} is not in requeue_on")
+        hint = getattr(plugin, method, None) if isinstance(method, str) else None
+        if not callable(hint):
+            raise TypeError(f"queueing_hints[{event!r}]: {method!r} is not a method of the plugin")
+        hints[event] = hint
+    return Capabilities(requeue_on, scope, state, hints)

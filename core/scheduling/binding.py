@@ -161,7 +161,7 @@ class BindingCycle:
             # Forgetting an assumed pod frees what it held: kube-scheduler treats it as an
             # assigned pod's deletion for the pods waiting for room, after the pod itself is
             # requeued (so the move does not send it to backoff) and leaving it where it is.
-            self.queue.move_for_event("Pod/Delete", self._interested, skip=pod.uid)
+            self.queue.move_for_event("Pod/Delete", self._interested, skip=pod.uid, old=pod)
 
     def _requeue_failed_binding(self, done: BindingDone) -> None:
         pod = done.entry.pod

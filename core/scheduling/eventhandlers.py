@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..backends.base import ClusterEvent
+from ..cache.cluster import object_key
 from ..cache.nodetable import NodeSpecError
 from ..cache.podinfo import PodInfo, PodSpecError
 from ..cache.shapes import describe_object
@@ -47,10 +48,10 @@ class EventHandlers:
             except queue_mod.Empty:
                 return handled
 
-    def _interested(self, pod: PodInfo, plugin: str, event: str) -> bool:
-        """The plugin's declared `requeue_on`, in the profile of the pod it rejected."""
+    def _interested(self, pod: PodInfo, plugin: str, event: str, old: Any = None, new: Any = None) -> bool:
+        """The plugin's declared `requeue_on` and queueing hint, in the profile of the pod it rejected."""
         fw = self.framework_for(pod) or self.generation.default_profile
-        return fw.interested(plugin, event)
+        return fw.interested(plugin, event, pod, old, new)
 
     def _apply(self, event: Any) -> None:
         if isinstance(event, ClusterEvent):
@@ -78,17 +79,20 @@ class EventHandlers:
         if kind == "Node":
             if typ == "DELETED":
                 self.cluster.remove_node(_meta(obj).get("name") or "")
-            else:
-                try:
-                    self.cluster.upsert_node(obj)
-                except NodeSpecError as exc:  # the table keeps the node's last good state
-                    log.warning("%s; node skipped until it is fixed", exc)
-                    return
-            self.queue.move_for_event(f"Node/{verb}", self._interested)
+                self.queue.move_for_event("Node/Delete", self._interested, old=obj)
+                return
+            try:
+                self.cluster.upsert_node(obj)
+            except NodeSpecError as exc:  # the table keeps the node's last good state
+                log.warning("%s; node skipped until it is fixed", exc)
+                return
+            self.queue.move_for_event(f"Node/{verb}", self._interested, new=obj)
             return
         if kind == "Pod":
             self._apply_pod_event(typ, obj)
             return
+        # The object before the event, for queueing hints (a Delete's is the object itself).
+        old = obj if typ == "DELETED" else None if typ == "ADDED" else self.cluster.get_object(kind, object_key(obj))
         try:
             if typ == "DELETED":
                 self.cluster.remove_object(kind, obj)
@@ -98,7 +102,7 @@ class EventHandlers:
             log.warning("%s cannot be read (%s: %s); skipped until it is fixed", describe_object(kind, obj),
                         type(exc).__name__, exc)
             return
-        self.queue.move_for_event(f"{kind}/{verb}", self._interested)
+        self.queue.move_for_event(f"{kind}/{verb}", self._interested, old=old, new=None if typ == "DELETED" else obj)
 
     def _apply_pod_event(self, typ: str, obj: dict[str, Any]) -> None:
         if typ == "DELETED":
@@ -107,7 +111,7 @@ class EventHandlers:
             removed = self.cluster.remove_pod(uid)
             self._no_longer_pending(uid, "pod deleted")
             if removed is not None and removed.node_name:
-                self.queue.move_for_event("Pod/Delete", self._interested)
+                self.queue.move_for_event("Pod/Delete", self._interested, old=removed)
             return
         if self._confirm_assumed(obj):
             return
@@ -123,7 +127,7 @@ class EventHandlers:
             self.cluster.upsert_pod(pod)
             self._no_longer_pending(pod.uid, "pod bound elsewhere" if pod.node_name else "pod finished")
             if not was_placed and pod.node_name and not pod.is_terminal:
-                self.queue.move_for_event("Pod/Add", self._interested)
+                self.queue.move_for_event("Pod/Add", self._interested, new=pod)
             return
         if pod.deleting:
             self._no_longer_pending(pod.uid, "pod being deleted")
@@ -140,7 +144,7 @@ class EventHandlers:
             self.queue.add(pod)
             if pod.pod_group:
                 # A new member may complete its gang (kube-scheduler's UnscheduledPodAdd move).
-                self.queue.move_for_event("UnscheduledPod/Add", self._interested, skip=pod.uid)
+                self.queue.move_for_event("UnscheduledPod/Add", self._interested, skip=pod.uid, new=pod)
         elif previous is not None and not _scheduling_relevant_change(previous, pod):
             self.queue.entries[pod.uid].pod = pod  # status-only update: no requeue (isPodUpdated)
         else:

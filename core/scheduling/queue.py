@@ -200,14 +200,20 @@ class SchedulingQueue:
 
     # ---- cluster events ----------------------------------------------------------------
     def move_for_event(
-        self, event: str, interested: Callable[[PodInfo, str, str], bool], skip: str = ""
+        self,
+        event: str,
+        interested: Callable[[PodInfo, str, str, Any, Any], bool],
+        skip: str = "",
+        old: Any = None,
+        new: Any = None,
     ) -> int:
         """Move unschedulable pods that a plugin that rejected them registered for `event`.
 
         Gated pods whose PreEnqueue plugin registered for `event` are checked again, as
         kube-scheduler does for a gated pod (e.g. a new gang member lets the others in).
-        `interested(pod, plugin, event)`: the plugin's declared interest in its pod's profile;
-        `skip`: the uid of a pod the event is about, left where it is."""
+        `interested(pod, plugin, event, old, new)`: the plugin's declared interest in its pod's
+        profile (its queueing hint sees the changed object, `old` and `new`); `skip`: the uid of
+        a pod the event is about, left where it is."""
         self.move_seq += 1
         moved = 0
         self._event = event.replace("/", "", 1)  # Node/Add -> NodeAdd (kube-scheduler's ClusterEvent label)
@@ -215,14 +221,14 @@ class SchedulingQueue:
             if entry.pod.uid == skip:
                 continue
             if entry.where == "gated":
-                if entry.gating_plugin and interested(entry.pod, entry.gating_plugin, event):
+                if entry.gating_plugin and interested(entry.pod, entry.gating_plugin, event, old, new):
                     self._enqueue_checked(entry)
                     moved += entry.where == "active"
                 continue
             if entry.where != "unschedulable":
                 continue
             plugins = entry.unschedulable_plugins
-            if not plugins or any(interested(entry.pod, p, event) for p in plugins):
+            if not plugins or any(interested(entry.pod, p, event, old, new) for p in plugins):
                 self._move(entry)
                 moved += 1
         return moved

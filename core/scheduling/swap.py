@@ -128,7 +128,7 @@ class SwapRequest:
         for key in [k for k in sched._handles if k not in in_use]:
             del sched._handles[key]
         # Pods the old plugins found unschedulable may fit under the new ones.
-        sched.queue.move_for_event("Generation/Swap", lambda _pod, _plugin, _event: True)
+        sched.queue.move_for_event("Generation/Swap", lambda *_: True)
         added = set(new.profiles) - set(old.profiles)
         if added:
             _pick_up_profiles(sched, added)

@@ -220,3 +220,112 @@ def test_simulate_gangs_all_or_nothing() -> None:
     assert summary["unschedulable_reasons"]["rejected due to timeout after waiting 5m0s at plugin GangScheduling"] == 1
     assert result.scheduler.clock.now() >= PERMIT_TIMEOUT_SECONDS
     assert result.scheduler.waiting_pods == {} and result.scheduler.cluster.assumed == set()
+
+
+# ---- queueing hints: upstream's Test_isSchedulableAfter* (CompositePodGroup off) -----------------
+def hint_pod(name: str = "", group: str | None = None, namespace: str | None = None, node: str = "") -> PodInfo:
+    """st.MakePod(): no namespace given means the same (default) namespace for every object."""
+    extra: dict[str, Any] = {"schedulingGroup": {"podGroupName": group}} if group else {}
+    if node:
+        extra["nodeName"] = node
+    return PodInfo.from_dict(make_pod(name, namespace=namespace or "default", **extra))
+
+
+def hint_group(name: str, min_count: int | None = None, namespace: str | None = None,
+               parent: str | None = None) -> dict[str, Any]:
+    group = make_pod_group(name, min_count, namespace=namespace or "default")
+    if parent is not None:
+        group["spec"]["parentCompositePodGroupName"] = parent
+    return group
+
+
+POD_ADDED = [
+    ("Test_isSchedulableAfterPodAdded/add a newPod which matches the pod's scheduling group (CPG=false)",
+     hint_pod("p", "pg"), hint_pod(group="pg"), True),
+    ("Test_isSchedulableAfterPodAdded/add a newPod with NodeName set which matches the pod's scheduling group "
+     "(CPG=false)", hint_pod("p", "pg"), hint_pod(group="pg", node="node1"), True),
+    ("Test_isSchedulableAfterPodAdded/add a newPod which doesn't match the pod's namespace (CPG=false)",
+     hint_pod("p", "pg"), hint_pod(group="pg", namespace="foo"), False),
+    ("Test_isSchedulableAfterPodAdded/add a newPod which doesn't match the pod's pod group name (CPG=false)",
+     hint_pod("p", "pg1"), hint_pod(group="pg2"), False),
+    ("Test_isSchedulableAfterPodAdded/add a newPod which belongs to a different scheduling group but matches the "
+     "root CPG (CPG=false)", hint_pod("p1", "pg1"), hint_pod("p2", "pg2"), False),
+    ("Test_isSchedulableAfterPodAdded/add a newPod which belongs to a different scheduling group and does not "
+     "match the root CPG (CPG=false)", hint_pod("p1", "pg1"), hint_pod("p2", "pg2"), False),
+]
+
+
+@pytest.mark.parametrize(("name", "pod", "new_pod", "queue"), POD_ADDED, ids=[c[0] for c in POD_ADDED])
+def test_is_schedulable_after_pod_added(name: str, pod: PodInfo, new_pod: PodInfo, queue: bool) -> None:
+    assert GangScheduling().is_schedulable_after_pod_added(pod, None, new_pod) is queue
+
+
+GROUP_ADDED = [
+    ("Test_isSchedulableAfterPodGroupAdded/add a pod group which matches the pod's pod group name (CPG=false)",
+     hint_pod("p", "pg"), hint_group("pg", 1), True),
+    ("Test_isSchedulableAfterPodGroupAdded/add a pod group which doesn't match the pod's scheduling group name "
+     "(CPG=false)", hint_pod("p", "pg1"), hint_group("pg2", 1), False),
+    ("Test_isSchedulableAfterPodGroupAdded/add a pod group which doesn't match the pod's scheduling group namespace "
+     "(CPG=false)", hint_pod("p", "pg", namespace="ns1"), hint_group("pg", 1, namespace="ns2"), False),
+    ("Test_isSchedulableAfterPodGroupAdded/add a pod group which doesn't match the pod's scheduling group but "
+     "matches the root CPG (CPG=false)", hint_pod("p", "pg1"), hint_group("pg2", 1, parent="cpg-root"), False),
+    ("Test_isSchedulableAfterPodGroupAdded/add a pod group which doesn't match the pod's scheduling group and "
+     "doesn't match the root CPG (CPG=false)", hint_pod("p", "pg1"), hint_group("pg2", 1, parent="cpg-root2"), False),
+]
+
+
+@pytest.mark.parametrize(("name", "pod", "group", "queue"), GROUP_ADDED, ids=[c[0] for c in GROUP_ADDED])
+def test_is_schedulable_after_pod_group_added(name: str, pod: PodInfo, group: dict[str, Any], queue: bool) -> None:
+    assert GangScheduling().is_schedulable_after_pod_group_added(pod, None, group) is queue
+
+
+GROUP_UPDATED = [
+    ("Test_isSchedulableAfterPodGroupUpdated/minCount decreased matches target pod (CPG=false)",
+     hint_pod("p", "pg", namespace="ns1"), hint_group("pg", 4, namespace="ns1"), hint_group("pg", 3, namespace="ns1"),
+     True),
+    ("Test_isSchedulableAfterPodGroupUpdated/update Basic policy (CPG=false)",
+     hint_pod("p", "pg", namespace="ns1"), hint_group("pg", namespace="ns1"), hint_group("pg", namespace="ns1"), False),
+    ("Test_isSchedulableAfterPodGroupUpdated/minCount increased matches target pod (CPG=false)",
+     hint_pod("p", "pg", namespace="ns1"), hint_group("pg", 3, namespace="ns1"), hint_group("pg", 4, namespace="ns1"),
+     False),
+    ("Test_isSchedulableAfterPodGroupUpdated/minCount unchanged matches target pod (CPG=false)",
+     hint_pod("p", "pg", namespace="ns1"), hint_group("pg", 3, namespace="ns1"), hint_group("pg", 3, namespace="ns1"),
+     False),
+    ("Test_isSchedulableAfterPodGroupUpdated/minCount decreased but pod group name doesn't match target pod "
+     "(CPG=false)", hint_pod("p", "pg-other", namespace="ns1"), hint_group("pg", 4, namespace="ns1"),
+     hint_group("pg", 3, namespace="ns1"), False),
+    ("Test_isSchedulableAfterPodGroupUpdated/minCount decreased but pod group namespace doesn't match target pod "
+     "(CPG=false)", hint_pod("p", "pg", namespace="ns-other"), hint_group("pg", 4, namespace="ns1"),
+     hint_group("pg", 3, namespace="ns1"), False),
+    ("Test_isSchedulableAfterPodGroupUpdated/pod without a scheduling group is skipped (CPG=false)",
+     hint_pod("p", namespace="ns1"), hint_group("pg", 4, namespace="ns1"), hint_group("pg", 3, namespace="ns1"),
+     False),
+]
+
+
+@pytest.mark.parametrize(("name", "pod", "old", "new", "queue"), GROUP_UPDATED, ids=[c[0] for c in GROUP_UPDATED])
+def test_is_schedulable_after_pod_group_updated(
+    name: str, pod: PodInfo, old: dict[str, Any], new: dict[str, Any], queue: bool
+) -> None:
+    assert GangScheduling().is_schedulable_after_pod_group_updated(pod, old, new) is queue
+
+
+def test_hints_decide_which_gated_members_are_checked_again(tester: SchedulerTester) -> None:
+    """Through the loop: raising one group's minCount, or a member of another group arriving,
+    does not re-run PreEnqueue for a gated member; its own group's new member does."""
+    tester.schedule(make_pod_group("a", 2), make_pod("a-0", "1", schedulingGroup={"podGroupName": "a"}))
+    checks: list[str] = []
+    queue = tester.scheduler.queue
+    real = queue.pre_enqueue
+
+    def counting(pod: PodInfo) -> Status:
+        checks.append(pod.name)
+        return real(pod)
+
+    queue.pre_enqueue = counting
+    tester.schedule(make_pod_group("a", 3))  # minCount raised: skipped
+    tester.schedule(make_pod_group("b", 2), make_pod("b-0", "1", schedulingGroup={"podGroupName": "b"}))
+    assert "a-0" not in checks and "b-0" in checks
+    tester.schedule(make_pod("a-1", "1", schedulingGroup={"podGroupName": "a"}))
+    assert checks.count("a-0") == 1
+    assert tester.scheduler.held_pods()["gated"] == ["default/a-0", "default/a-1", "default/b-0"]
