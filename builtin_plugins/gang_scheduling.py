@@ -11,15 +11,16 @@ Groups with the `basic` policy (or pods without a group) pass through untouched.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, cast
 
 from kubeberth import Code, Handle, PermitResult, PodInfo, Status, hookimpl
+from kubeberth.api.objects import PodGroup
 
 # upstream's permitTimeoutDuration: how long gang members wait at Permit for a quorum.
 PERMIT_TIMEOUT_SECONDS = 300.0
 
 
-def gang_min_count(pod_group: dict[str, Any]) -> int | None:
+def gang_min_count(pod_group: PodGroup) -> int | None:
     """The gang policy's minCount, or None when the group is not a gang (basic policy)."""
     policy = (pod_group.get("spec") or {}).get("schedulingPolicy") or {}
     gang = policy.get("gang")
@@ -28,7 +29,11 @@ def gang_min_count(pod_group: dict[str, Any]) -> int | None:
     return int(gang.get("minCount") or 0)
 
 
-def _group_key(pod_group: dict[str, Any]) -> tuple[str, str]:
+def _pod_group_of(pod: PodInfo, handle: Handle) -> PodGroup | None:
+    return cast("PodGroup | None", handle.cluster.get_object("PodGroup", f"{pod.namespace}/{pod.pod_group}"))
+
+
+def _group_key(pod_group: PodGroup) -> tuple[str, str]:
     meta = pod_group.get("metadata") or {}
     return meta.get("namespace") or "default", meta.get("name") or ""
 
@@ -52,12 +57,12 @@ class GangScheduling:
             return False
         return (new.namespace, new.pod_group) == (pod.namespace, pod.pod_group)
 
-    def is_schedulable_after_pod_group_added(self, pod: PodInfo, old: Any, new: dict[str, Any] | None) -> bool:
+    def is_schedulable_after_pod_group_added(self, pod: PodInfo, old: Any, new: PodGroup | None) -> bool:
         """The pod's own PodGroup appearing may let it in."""
         return bool(pod.pod_group) and new is not None and _group_key(new) == (pod.namespace, pod.pod_group)
 
     def is_schedulable_after_pod_group_updated(
-        self, pod: PodInfo, old: dict[str, Any] | None, new: dict[str, Any] | None
+        self, pod: PodInfo, old: PodGroup | None, new: PodGroup | None
     ) -> bool:
         """Only a lower gang minCount of the pod's own group can help it."""
         if not pod.pod_group or new is None or _group_key(new) != (pod.namespace, pod.pod_group):
@@ -73,7 +78,7 @@ class GangScheduling:
     def pre_enqueue(self, pod: PodInfo, handle: Handle) -> Status | None:
         if not pod.pod_group:
             return None
-        group = handle.cluster.get_object("PodGroup", f"{pod.namespace}/{pod.pod_group}")
+        group = _pod_group_of(pod, handle)
         if group is None:
             # The pod is unschedulable until its PodGroup object is created.
             return Status(
@@ -94,7 +99,7 @@ class GangScheduling:
     def permit(self, pod: PodInfo, handle: Handle) -> PermitResult | Status | None:
         if not pod.pod_group:
             return None
-        group = handle.cluster.get_object("PodGroup", f"{pod.namespace}/{pod.pod_group}")
+        group = _pod_group_of(pod, handle)
         if group is None:
             return Status.error(
                 f"failed to get podGroup {pod.namespace}/{pod.pod_group}: "

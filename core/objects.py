@@ -30,6 +30,9 @@ __all__ = [
     "Pod",
     "PodCondition",
     "PodDisruptionBudget",
+    "PodGroup",
+    "PodGroupSchedulingPolicy",
+    "PodGroupSpec",
     "PodSpec",
     "PodStatus",
     "ResourceRequirements",
@@ -125,6 +128,7 @@ class PodSpec(TypedDict, total=False):
     tolerations: list[TolerationDict]
     topologySpreadConstraints: list[TopologySpreadConstraint]
     schedulingGates: list[dict[str, str]]
+    schedulingGroup: dict[str, str]  # {"podGroupName": ...}: the PodGroup the pod belongs to
     volumes: list[dict[str, Any]]
 
 
@@ -202,6 +206,30 @@ class PodDisruptionBudget(TypedDict, total=False):
     metadata: ObjectMeta
     spec: dict[str, Any]  # selector, minAvailable, maxUnavailable
     status: dict[str, Any]  # disruptionsAllowed, disruptedPods
+
+
+class PodGroupSchedulingPolicy(TypedDict, total=False):
+    """Exactly one of `basic` (pods one by one) and `gang` (`{"minCount": n}`: all or nothing)."""
+
+    basic: dict[str, Any]
+    gang: dict[str, int]
+
+
+class PodGroupSpec(TypedDict, total=False):
+    schedulingPolicy: PodGroupSchedulingPolicy
+    workloadRef: dict[str, str]  # workloadName, templateName
+    parentCompositePodGroupName: str
+
+
+class PodGroup(TypedDict, total=False):
+    """scheduling.k8s.io/v1beta1 PodGroup (GenericWorkload): pods join it through
+    `spec.schedulingGroup.podGroupName`."""
+
+    apiVersion: str
+    kind: str
+    metadata: ObjectMeta
+    spec: PodGroupSpec
+    status: dict[str, Any]  # conditions
 
 
 def object_meta(obj: Mapping[str, Any]) -> ObjectMeta:

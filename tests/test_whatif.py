@@ -152,7 +152,8 @@ def test_json_names_victims_and_unschedulable_pods() -> None:
     assert [u["pod"] for u in out["unschedulable_pods"]] == ["default/vol"]
     assert out["unschedulable_pods"][0]["message"].startswith(
         '0/2 nodes are available: persistentvolumeclaim "data" not found.')
-    assert out["gated_pods"] == [{"pod": "default/gated", "gates": ["wait"]}]
+    assert out["gated_pods"] == [{"pod": "default/gated", "gates": ["wait"], "plugin": "SchedulingGates",
+                                  "message": "waiting for scheduling gates: [wait]"}]
     assert "persistentvolumeclaim" in proc.stderr.lower() and len(proc.stderr.splitlines()) == 1
 
 

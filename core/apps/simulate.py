@@ -455,7 +455,12 @@ def _summarize(
         "unschedulable_reasons": dict(reasons.most_common()),
         "unschedulable_pods": sorted(unschedulable_pods, key=lambda u: u["pod"]),
         "gated_pods": sorted(
-            ({"pod": e.pod.key, "gates": list(e.pod.scheduling_gates)} for e in gated), key=lambda g: g["pod"]
+            (
+                {"pod": e.pod.key, "gates": list(e.pod.scheduling_gates), "plugin": e.gating_plugin,
+                 "message": e.last_message}
+                for e in gated
+            ),
+            key=lambda g: g["pod"],
         ),
         "errored_pods": sorted(
             ({"pod": e.pod.key, "message": e.last_message} for e in scheduler.failed.values()), key=lambda g: g["pod"]
@@ -575,10 +580,15 @@ def pod_story(result: SimulationResult, key: str) -> dict[str, Any]:
         )
     elif gated is not None:
         story["state"] = "gated"
-        story["detail"] = (
-            f"schedulingGates {', '.join(gated['gates'])}: never attempted; it waits in the gated pool"
-            " until every gate is removed"
-        )
+        if gated["gates"]:
+            story["detail"] = (
+                f"schedulingGates {', '.join(gated['gates'])}: never attempted; it waits in the gated pool"
+                " until every gate is removed"
+            )
+        else:  # held by a PreEnqueue plugin, e.g. GangScheduling until its gang is complete
+            story["detail"] = (
+                f"{gated['plugin']} PreEnqueue: {gated['message']}; never attempted, it waits in the gated pool"
+            )
     elif errored is not None:
         story["state"] = "errored"
         story["detail"] = errored["message"]

@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 from kubeberth import Code, PermitResult, PodInfo, Status
-from kubeberth.apps.simulate import load_manifests, simulate
+from kubeberth.apps.simulate import load_manifests, pod_story, simulate
 from kubeberth.backends.embedded import EmbeddedCluster
 from kubeberth.builtin_plugins.gang_scheduling import PERMIT_TIMEOUT_SECONDS, GangScheduling
 from kubeberth.runtime.config import parse_configuration
@@ -329,3 +329,16 @@ def test_hints_decide_which_gated_members_are_checked_again(tester: SchedulerTes
     tester.schedule(make_pod("a-1", "1", schedulingGroup={"podGroupName": "a"}))
     assert checks.count("a-0") == 1
     assert tester.scheduler.held_pods()["gated"] == ["default/a-0", "default/a-1", "default/b-0"]
+
+
+def test_simulate_explains_a_member_held_in_pre_enqueue() -> None:
+    examples = Path(__file__).resolve().parents[2] / "config" / "examples"
+    objects = [make_node("n1", cpu="4"), make_pod_group("g", 3), make_pod("g-0", "1", schedulingGroup={"podGroupName": "g"})]
+    result = simulate(build_generation(examples / "gang.yaml"), objects)
+    assert result.summary["gated_pods"] == [{
+        "pod": "default/g-0", "gates": [], "plugin": "GangScheduling",
+        "message": "waiting for minCount pods from a gang to appear in scheduling queue",
+    }]
+    story = pod_story(result, "default/g-0")
+    assert story["state"] == "gated"
+    assert story["detail"].startswith("GangScheduling PreEnqueue: waiting for minCount pods from a gang")

@@ -235,7 +235,8 @@ def test_simulate_replays_a_kubectl_dump_like_kube_scheduler(tmp_path: Path, fre
     sim = json.loads(proc.stdout)
     assert sim["victims"] == [{"pod": f"{NS}/batch-victim", "preemptor": f"{NS}/checkout-critical", "node": "n-00"}]
     assert sim["pending_other_pods"] == [{"pod": f"{NS}/custom-scheduled", "scheduler_name": "my-custom-scheduler"}]
-    assert sim["gated_pods"] == [{"pod": f"{NS}/gated-job", "gates": ["example.com/quota"]}]
+    assert sim["gated_pods"] == [{"pod": f"{NS}/gated-job", "gates": ["example.com/quota"], "plugin": "SchedulingGates",
+                                  "message": "waiting for scheduling gates: [example.com/quota]"}]
     assert [u["pod"] for u in sim["unschedulable_pods"]] == [f"{NS}/too-big"]
     assert f"{NS}/batch-victim" not in real and f"{NS}/batch-victim" not in sim["placements"]
     assert f"{NS}/too-big" not in real and expect_pending.isdisjoint(real)
