@@ -36,6 +36,11 @@ _BENCHMARK = (
     "names to the Test function before it"
 )
 
+_WORKLOAD_PREEMPTION = (
+    "workload-aware preemption (GenericWorkload: a PodGroup's pods chosen, reprieved and counted against PDBs as "
+    "one victim, across nodes) is not implemented in DefaultPreemption, which picks victims pod by pod"
+)
+
 UNPORTED: dict[str, str] = {
     "TestTaintTolerationFilter/Pod with Gt toleration cannot be scheduled on node when taint value is lower than threshold":
         _COMPARISON_OPS,
@@ -401,4 +406,30 @@ UNPORTED: dict[str, str] = {
     "TestFitScore/MostAllocated with defaultResources": _BENCHMARK,
     "TestFitScore/RequestedToCapacityRatio with 10 resources": _BENCHMARK,
     "TestFitScore/RequestedToCapacityRatio with defaultResources": _BENCHMARK,
+    "TestSelectVictimsOnNode/Workload Aware: Atomic preemption of PodGroup":
+        _WORKLOAD_PREEMPTION,
+    "TestSelectVictimsOnNode/Workload Aware: prefer single pod over podGroup for preemption candidate":
+        _WORKLOAD_PREEMPTION,
+    "TestSelectVictimsOnNode/Workload Aware: preempt lower priority pod group instead of higher priority single pod":
+        _WORKLOAD_PREEMPTION,
+    "TestSelectVictimsOnNode/Workload Aware: preempt lower priority single pod instead of higher priority pod group":
+        _WORKLOAD_PREEMPTION,
+    "TestSelectVictimsOnNode/Workload Aware: PDB: PodGroup as victim with 2 PDB violations":
+        _WORKLOAD_PREEMPTION,
+    "TestSelectVictimsOnNode/Workload Aware: PDB: Prefer non-violating PodGroup over lower-priority violating PodGroup (DisruptionModeAll)":
+        _WORKLOAD_PREEMPTION,
+    "TestSelectVictimsOnNode/Workload Aware: PDB: Prefer non-violating PodGroup over lower-priority violating PodGroup (DisruptionModeSingle)":
+        _WORKLOAD_PREEMPTION,
+    "TestSelectVictimsOnNode/Cross-node PodGroup: zone anti-affinity blocks reprieve via PreFilterExtension on node-a":
+        _WORKLOAD_PREEMPTION,
+    "TestSelectVictimsOnNode/Cross-node PodGroup: zone anti-affinity blocks reprieve via PreFilterExtension on node-b":
+        _WORKLOAD_PREEMPTION,
+    "TestSelectVictimsOnNode/Cross-node PodGroup: zone anti-affinity reprieve succeeds when remote pod lacks constraint label (negative control)":
+        _WORKLOAD_PREEMPTION,
+    "TestSelectVictimsOnNode/Cross-node PodGroup: topology spread blocks reprieve via PreFilterExtension on node-a":
+        _WORKLOAD_PREEMPTION,
+    "TestSelectVictimsOnNode/Cross-node PodGroup: topology spread blocks reprieve via PreFilterExtension on node-c":
+        _WORKLOAD_PREEMPTION,
+    "TestSelectVictimsOnNode/Cross-node PodGroup: whole pod group across multiple nodes expected to be preempted":
+        _WORKLOAD_PREEMPTION,
 }

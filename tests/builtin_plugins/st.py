@@ -531,6 +531,10 @@ class PodWrapper:
         self._spec["preemptionPolicy"] = policy
         return self
 
+    def PodGroupName(self, name: str) -> PodWrapper:
+        self._spec["schedulingGroup"] = {"podGroupName": name}
+        return self
+
     def Overhead(self, rl: Mapping[str, str]) -> PodWrapper:
         self._spec["overhead"] = dict(rl)
         return self
