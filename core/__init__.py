@@ -2,6 +2,7 @@
 
 from .api import helpers, objects, signing
 from .api.capabilities import CLUSTER_EVENTS, Capabilities, FilterScope, PreFilterState
+from .api.features import FeatureGates
 from .api.handle import Handle, WaitingPodHandle
 from .api.helpers import LabelSelector, NodeSelector, StrictArgs, label_selector_matches
 from .api.hookspecs import hookimpl
@@ -19,6 +20,7 @@ __all__ = [
     "CLUSTER_EVENTS",
     "Capabilities",
     "ClusterState",
+    "FeatureGates",
     "FilterScope",
     "Handle",
     "PreFilterState",

@@ -129,14 +129,14 @@ def test_plugins_list_human_table() -> None:
     proc = kubeberth_cli("plugins", "list", "--plugins-dir", str(FIXTURES / "plugins"))
     assert proc.returncode == 0, proc.stderr
     lines = proc.stdout.splitlines()
-    assert lines[0].split() == ["NAME", "SOURCE", "VERSION", "HOOKS"]
+    assert lines[0].split() == ["NAME", "SOURCE", "VERSION", "DEFAULT-PROFILE", "HOOKS"]
     rows = {line.split()[0]: line for line in lines[1:]}
     assert list(rows) == sorted(rows)
-    fit = rows["NodeResourcesFit"].split(None, 3)
-    assert fit[1:3] == [f"entrypoint:kubeberth=={kubeberth.__version__}", kubeberth.__version__]
-    assert {"filter", "score"} <= set(fit[3].split(", "))
+    fit = rows["NodeResourcesFit"].split(None, 4)
+    assert fit[1:4] == [f"entrypoint:kubeberth=={kubeberth.__version__}", kubeberth.__version__, "yes"]
+    assert {"filter", "score"} <= set(fit[4].split(", "))
     team = rows["TeamA"].split()
-    assert team[1:] == [f"dropin:{FIXTURES / 'plugins' / 'team_a.py'}", "0.0.7", "filter"]
+    assert team[1:] == [f"dropin:{FIXTURES / 'plugins' / 'team_a.py'}", "0.0.7", "-", "filter"]
     # Columns line up: every SOURCE starts at the same offset.
     offsets = {line.index(line.split()[1]) for line in lines}
     assert len(offsets) == 1

@@ -96,6 +96,7 @@ def test_plugins_list_json_shows_entry_point_and_builtins(sample_dist, capsys, r
         "version": "1.2.3",
         "hooks": ["filter", "score"],
         "builtin": False,
+        "default_profile": "-",
     }
     builtin_source = f"entrypoint:kubeberth=={kubeberth.__version__}"
     for name, hooks in {

@@ -24,6 +24,7 @@ if TYPE_CHECKING:
     from ..cache.podinfo import PodInfo
     from ..runtime.records import Diagnosis
     from .capabilities import Capabilities
+    from .features import FeatureGates
     from .status import Status
     from .types import CycleState
 
@@ -67,6 +68,12 @@ class Handle(Protocol):
     @property
     def generation_id(self) -> str:
         """The id of the generation (plugins + configuration) this cycle runs on, e.g. 'g3-1a2b3c4d'."""
+        ...
+
+    @property
+    def feature_gates(self) -> FeatureGates:
+        """The process's feature gates (`--feature-gates`), e.g.
+        `handle.feature_gates.enabled("GenericWorkload")`. Fixed for the process's lifetime."""
         ...
 
     def now(self) -> float:

@@ -55,6 +55,15 @@ def _common(parser: argparse.ArgumentParser) -> None:
     )
 
 
+def _feature_gates(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--feature-gates",
+        metavar="NAME=BOOL,...",
+        help="kube-scheduler v1.37.2 feature gates, e.g. GenericWorkload=true; they decide the default profile's "
+        "plugins (`kubeberth plugins list` shows which) (env KUBEBERTH_FEATURE_GATES)",
+    )
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="kubeberth", description=__doc__)
     sub = parser.add_subparsers(dest="command", required=True)
@@ -98,11 +107,13 @@ def build_parser() -> argparse.ArgumentParser:
         "--compare-plugins-dir", type=Path, metavar="DIR", help="the compared run's plugin folder (default: --plugins-dir)"
     )
     sim.add_argument("--report", type=Path, metavar="report.html", help="write a self-contained HTML report")
+    _feature_gates(sim)
 
     bench = sub.add_parser("bench", help="measure throughput on generated clusters")
     _common(bench)
     bench.add_argument("--size", action="append", metavar="NODESxPODS", help="e.g. 5000x10000 (repeatable)")
     bench.add_argument("--seed", type=int, default=1)
+    _feature_gates(bench)
     bench.add_argument("--write", type=Path, metavar="FILE", help="append results to FILE (docs/benchmarks.md)")
     bench.add_argument(
         "--metrics", action="store_true", help="record kube-scheduler's metrics while measuring (tracing: OTEL_* variables)"
@@ -147,6 +158,7 @@ def build_parser() -> argparse.ArgumentParser:
     plist = psub.add_parser("list", help="list available plugins, their source, hooks and version")
     _common(plist)
     plist.add_argument("--json", action="store_true")
+    _feature_gates(plist)
     plist.add_argument(
         "--server", default=None, help="show a running scheduler's generation instead, e.g. http://127.0.0.1:10260"
     )
@@ -162,6 +174,7 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--pods-per-second", type=float, help="--embedded: create pods at this rate")
     run.add_argument("--pod-lifetime", type=float, help="--embedded: seconds a bound pod runs before it completes (30)")
     run.add_argument("--seed", type=int, help="--embedded: seed for the generated cluster, pods and tie-breaking")
+    _feature_gates(run)
 
     ext = sub.add_parser("extender", help="serve a profile's filter and score plugins as a kube-scheduler extender")
     _common(ext)
@@ -170,6 +183,7 @@ def build_parser() -> argparse.ArgumentParser:
                      help="address:port of the extender API, /healthz, /readyz and /metrics (default 127.0.0.1:10262)")
     ext.add_argument("--profile", help="the profile whose plugins answer (default: the first)")
     ext.add_argument("--bind", action="store_true", help="also serve the bind verb (Binding subresource)")
+    _feature_gates(ext)
 
     new = sub.add_parser("new-plugin", help="create a pip-installable plugin package with a passing test")
     new.add_argument("name", metavar="NAME", help="the plugin's name, e.g. TeamNodes or team-nodes")
@@ -200,6 +214,7 @@ def _settings(args: argparse.Namespace) -> Settings:
             "seed": getattr(args, "seed", None),
             "otlp_endpoint": getattr(args, "otlp_endpoint", None),
             "allow_insecure_plugins_dir": getattr(args, "allow_insecure_plugins_dir", None),
+            "feature_gates": getattr(args, "feature_gates", None),
         }.items()
         if v is not None
     }
@@ -223,8 +238,12 @@ def cmd_simulate(args: argparse.Namespace, settings: Settings) -> int:
             raise KubeberthError(f"--metrics-snapshot: {args.metrics_snapshot}: no such file")
         # Read by the node metrics provider of load-aware plugins (kubeberth.contrib).
         os.environ["KUBEBERTH_METRICS_SNAPSHOT"] = str(args.metrics_snapshot)
+    gates = settings.gates()
     generation = build_generation(
-        settings.config, settings.plugins_dir, allow_insecure_plugins_dir=settings.allow_insecure_plugins_dir
+        settings.config,
+        settings.plugins_dir,
+        allow_insecure_plugins_dir=settings.allow_insecure_plugins_dir,
+        feature_gates=gates,
     )
     compare_with = None
     if args.compare is not None or args.compare_plugins_dir is not None:
@@ -232,6 +251,7 @@ def cmd_simulate(args: argparse.Namespace, settings: Settings) -> int:
             args.compare or settings.config,
             args.compare_plugins_dir or settings.plugins_dir,
             allow_insecure_plugins_dir=settings.allow_insecure_plugins_dir,
+            feature_gates=gates,
         )
     if args.explain and compare_with is not None:
         raise KubeberthError("--explain and --compare: explain one run at a time (drop --compare)")
@@ -326,7 +346,7 @@ def cmd_bench(args: argparse.Namespace, settings: Settings) -> int:
             sizes = tuple(tuple(int(x) for x in s.lower().split("x", 1)) for s in args.size)  # type: ignore[misc]
         except ValueError:
             raise KubeberthError(f"--size: expected NODESxPODS like 5000x10000, got {args.size}") from None
-    generation = build_generation(settings.config, settings.plugins_dir)
+    generation = build_generation(settings.config, settings.plugins_dir, feature_gates=settings.gates())
     if args.scenario:
         return _bench_scenarios(args, generation)
     if args.extender:
@@ -396,16 +416,30 @@ def cmd_plugins_list(args: argparse.Namespace, settings: Settings) -> int:
         status = fetch_generation(args.server)
         print(json.dumps(status, indent=2) if args.json else render_generation(status))
         return 0
+    from ..runtime.config import default_profile_status
+
     registry = discover(settings.plugins_dir, allow_insecure_plugins_dir=settings.allow_insecure_plugins_dir)
-    rows = [spec.as_dict() for spec in sorted(registry.values(), key=lambda s: s.name)]
+    status = default_profile_status(settings.gates())
+    rows = [{**spec.as_dict(), "default_profile": status.get(spec.name, "-")} for spec in registry.values()]
+    # Default-profile plugins this installation does not have (yet) are listed too.
+    rows += [
+        {"name": n, "source": "(not installed)", "version": "-", "hooks": [], "builtin": False, "default_profile": s}
+        for n, s in status.items()
+        if n not in registry
+    ]
+    rows.sort(key=lambda r: r["name"])
     if args.json:
         print(json.dumps(rows, indent=2))
         return 0
     width = max((len(r["name"]) for r in rows), default=4)
     swidth = max((len(r["source"]) for r in rows), default=6)
-    print(f"{'NAME':<{width}}  {'SOURCE':<{swidth}}  {'VERSION':<10}  HOOKS")
+    dwidth = max((len(r["default_profile"]) for r in rows), default=15)
+    print(f"{'NAME':<{width}}  {'SOURCE':<{swidth}}  {'VERSION':<10}  {'DEFAULT-PROFILE':<{dwidth}}  HOOKS")
     for r in rows:
-        print(f"{r['name']:<{width}}  {r['source']:<{swidth}}  {r['version']:<10}  {', '.join(r['hooks'])}")
+        print(
+            f"{r['name']:<{width}}  {r['source']:<{swidth}}  {r['version']:<10}  "
+            f"{r['default_profile']:<{dwidth}}  {', '.join(r['hooks'])}".rstrip()
+        )
     return 0
 
 
@@ -439,6 +473,7 @@ def main(argv: list[str] | None = None) -> int:
     try:
         settings = _settings(args)
         _setup_logging(settings.log_level, settings.log_format)
+        settings.gates()  # a bad --feature-gates is one line and exit 2 before anything starts
         if args.command == "simulate":
             return cmd_simulate(args, settings)
         if args.command == "bench":

@@ -320,7 +320,7 @@ def extender_main(args: argparse.Namespace | Any) -> int:
     settings = Settings()
     overrides = {
         k: getattr(args, k, None)
-        for k in ("config", "plugins_dir", "log_level", "otlp_endpoint", "allow_insecure_plugins_dir")
+        for k in ("config", "plugins_dir", "log_level", "otlp_endpoint", "allow_insecure_plugins_dir", "feature_gates")
     }
     settings = settings.model_copy(update={k: v for k, v in overrides.items() if v is not None})
     wanted = getattr(args, "profile", None)

@@ -64,6 +64,7 @@ class Runner:
             config or self.settings.config,
             plugins_dir or self.settings.plugins_dir,
             allow_insecure_plugins_dir=self.settings.allow_insecure_plugins_dir,
+            feature_gates=self.settings.gates(),
         )
         # What exists now (imported modules, mostly) lives as long as the process: out of the
         # cyclic collector's scans, each full collection — a pause of the scheduling loop — is
@@ -300,7 +301,9 @@ def run_main(args: argparse.Namespace | Any) -> int:
     settings = Settings()
     overrides = {
         k: getattr(args, k, None)
-        for k in ("config", "plugins_dir", "log_level", "otlp_endpoint", "seed", "allow_insecure_plugins_dir")
+        for k in (
+            "config", "plugins_dir", "log_level", "otlp_endpoint", "seed", "allow_insecure_plugins_dir", "feature_gates"
+        )
     }
     settings = settings.model_copy(update={k: v for k, v in overrides.items() if v is not None})
     load = None

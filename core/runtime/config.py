@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import logging
 import re
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -15,6 +16,7 @@ import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, create_model, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
+from ..api.features import DEFAULT_FEATURE_GATES, FeatureGates
 from ..api.hookspecs import EXTENSION_POINTS
 from ..errors import ConfigError
 
@@ -29,17 +31,19 @@ DEFAULT_PROFILE = "kubeberth"
 # Extension point names as written in the YAML -> hook names (from the one table in hookspecs).
 YAML_POINTS = {p.config: p.hook for p in EXTENSION_POINTS}
 
-# kube-scheduler v1's default profile, expressed as multiPoint (name, score weight).
-DEFAULT_MULTIPOINT: tuple[tuple[str, int], ...] = (
-    ("PrioritySort", 0),
+# kube-scheduler v1.37.2's default profile before applyFeatureGates (getDefaultPlugins in
+# pkg/scheduler/apis/config/v1/default_plugins.go), as multiPoint (name, score weight; 0: none).
+BASE_MULTIPOINT: tuple[tuple[str, int], ...] = (
     ("SchedulingGates", 0),
-    ("NodeUnschedulable", 0),
+    ("PrioritySort", 0),
     ("NodeName", 0),
+    ("NodeUnschedulable", 0),
     ("TaintToleration", 3),
     ("NodeAffinity", 2),
     ("NodePorts", 0),
     ("NodeResourcesFit", 1),
     ("VolumeRestrictions", 0),
+    ("NodeVolumeLimits", 0),
     ("VolumeBinding", 0),
     ("VolumeZone", 0),
     ("PodTopologySpread", 2),
@@ -49,6 +53,57 @@ DEFAULT_MULTIPOINT: tuple[tuple[str, int], ...] = (
     ("ImageLocality", 1),
     ("DefaultBinder", 0),
 )
+
+@dataclass(frozen=True)
+class GateRule:
+    """One step of kube-scheduler's applyFeatureGates: when `gate` is on, `plugins` (name, weight)
+    join the default profile, inserted before `before` or appended when it is None."""
+
+    gate: str
+    plugins: tuple[tuple[str, int], ...]
+    before: str | None = None
+
+
+# applyFeatureGates (pkg/scheduler/apis/config/v1/default_plugins.go), in its order.
+GATE_RULES: tuple[GateRule, ...] = (
+    GateRule("NodeDeclaredFeatures", (("NodeDeclaredFeatures", 0),)),
+    # Before NodeResourcesFit, so DeferredPodScheduling is recorded as the failing plugin.
+    GateRule("InPlacePodVerticalScalingSchedulerPreemption", (("DeferredPodScheduling", 0),), "NodeResourcesFit"),
+    # Before DefaultPreemption: deallocating an idle claim beats evicting a pod.
+    GateRule("DynamicResourceAllocation", (("DynamicResources", 2),), "DefaultPreemption"),
+    GateRule("GenericWorkload", (("GangScheduling", 0),)),
+    GateRule("TopologyAwareWorkloadScheduling", (("TopologyPlacementGenerator", 0), ("PodGroupPodsCount", 1))),
+)
+
+# Default-profile plugin -> the gate that adds it.
+GATED_PLUGINS: dict[str, str] = {name: rule.gate for rule in GATE_RULES for name, _ in rule.plugins}
+
+
+def default_multipoint(gates: FeatureGates = DEFAULT_FEATURE_GATES) -> tuple[tuple[str, int], ...]:
+    """The default profile's multiPoint plugins under `gates`: kube-scheduler's getDefaultPlugins
+    followed by applyFeatureGates (same order, same weights)."""
+    plugins = list(BASE_MULTIPOINT)
+    for rule in GATE_RULES:
+        if not gates.enabled(rule.gate):
+            continue
+        at = next((i for i, (n, _) in enumerate(plugins) if n == rule.before), len(plugins))
+        plugins[at:at] = rule.plugins
+    return tuple(plugins)
+
+
+def default_profile_status(gates: FeatureGates = DEFAULT_FEATURE_GATES) -> dict[str, str]:
+    """Every plugin the default profile may hold -> how `gates` decide it, for `plugins list`:
+    "yes", or "yes[Gate=true]" / "no[Gate=false]" for the plugins applyFeatureGates adds."""
+    enabled = {n for n, _ in default_multipoint(gates)}
+    out = {n: "yes" for n, _ in BASE_MULTIPOINT}
+    for name, gate in GATED_PLUGINS.items():
+        value = gates.enabled(gate)
+        out[name] = f"{'yes' if name in enabled else 'no'}[{gate}={str(value).lower()}]"
+    return out
+
+
+# The default profile under the v1.37.2 default gates.
+DEFAULT_MULTIPOINT: tuple[tuple[str, int], ...] = default_multipoint()
 
 
 class _Lenient(BaseModel):
@@ -315,3 +370,9 @@ class Settings(BaseSettings):
     # Server-side watch timeout in seconds (client-go: 5-10 min); a watch silent for longer than
     # this plus a grace period is dropped and resumed, so it also bounds how long one can go unnoticed.
     watch_timeout: float = 300.0
+    # kube-scheduler's --feature-gates, e.g. "GenericWorkload=true,OpportunisticBatching=false".
+    feature_gates: str = ""
+
+    def gates(self) -> FeatureGates:
+        """The validated feature gates; a bad entry is a one-line ConfigError."""
+        return FeatureGates.parse(self.feature_gates, "--feature-gates (KUBEBERTH_FEATURE_GATES)")

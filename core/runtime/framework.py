@@ -15,6 +15,7 @@ from typing import Any
 import numpy as np
 
 from ..api.capabilities import Capabilities, capabilities_of
+from ..api.features import DEFAULT_FEATURE_GATES, FeatureGates
 from ..api.signing import PodSignature, SignFragment, join_fragments
 from ..api.status import (
     Code,
@@ -130,8 +131,10 @@ class Framework:
         capabilities: dict[str, Capabilities] | None = None,
         signers: Sequence[BoundHook] | None = None,
         unsigned_plugins: Sequence[str] = (),
+        feature_gates: FeatureGates = DEFAULT_FEATURE_GATES,
     ) -> None:
         self.profile = profile
+        self.feature_gates = feature_gates
         self.points = points
         self.normalizers = normalizers
         self.unreservers = unreservers
@@ -171,7 +174,7 @@ class Framework:
             hooks = [h for h in self.points.get(point, ()) if h.plugin in wanted]
             found = Framework(
                 self.profile, {point: hooks}, {}, [], self.plugins, self.percentage_of_nodes_to_score,
-                self.generation_id, self.capabilities,
+                self.generation_id, self.capabilities, feature_gates=self.feature_gates,
             )
             self._subsets[key] = found
         return found

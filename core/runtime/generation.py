@@ -19,14 +19,15 @@ from typing import Any
 
 from ..api import hookspecs
 from ..api.capabilities import capabilities_of
+from ..api.features import DEFAULT_FEATURE_GATES, FeatureGates
 from ..errors import ConfigError, PluginLoadError
 from .config import (
-    DEFAULT_MULTIPOINT,
     YAML_POINTS,
     PluginConfig,
     PluginRef,
     Profile,
     SchedulerConfiguration,
+    default_multipoint,
     load_configuration,
 )
 from .extenders import HTTPExtender, build_extenders, ignored_resources
@@ -47,6 +48,7 @@ class Generation:
     registry: dict[str, PluginSpec]
     profiles: dict[str, Framework]
     extenders: tuple[HTTPExtender, ...] = ()
+    feature_gates: FeatureGates = DEFAULT_FEATURE_GATES
     created_at: float = field(default_factory=time.time)
 
     @property
@@ -64,11 +66,13 @@ def build_generation(
     extra_plugins: list[Any] | None = None,
     entry_point_specs: list[PluginSpec] | None = None,
     allow_insecure_plugins_dir: bool = False,
+    feature_gates: FeatureGates = DEFAULT_FEATURE_GATES,
 ) -> Generation:
     """Discover plugins and build every profile's framework; raises a one-line error on bad input.
 
     `entry_point_specs` reuses an earlier scan of installed packages (hot reload rescans them
-    only on SIGHUP or an explicit rescan)."""
+    only on SIGHUP or an explicit rescan). `feature_gates` decide the default profile's plugins
+    (kube-scheduler's applyFeatureGates) and are what plugins read through their handle."""
     source = str(config_path) if config_path else "<default configuration>"
     if config is None:
         config = load_configuration(config_path)
@@ -77,7 +81,13 @@ def build_generation(
     )
     number = next(_numbers)
     fingerprint = hashlib.sha256(
-        repr((config.model_dump(), sorted((s.name, s.source, s.version) for s in registry.values()))).encode()
+        repr(
+            (
+                config.model_dump(),
+                sorted((s.name, s.source, s.version) for s in registry.values()),
+                str(feature_gates),
+            )
+        ).encode()
     ).hexdigest()[:8]
     gen_id = f"g{number}-{fingerprint}"
     extenders = _extenders(config, source)
@@ -86,13 +96,13 @@ def build_generation(
     for i, profile in enumerate(config.profiles):
         if ignored:
             profile = _with_ignored_resources(profile, ignored)
-        fw = _build_framework(profile, f"{source}: profiles[{i}]", registry, config, gen_id)
+        fw = _build_framework(profile, f"{source}: profiles[{i}]", registry, config, gen_id, feature_gates)
         fw.extenders = extenders
         profiles[profile.schedulerName] = fw
     sorts = {tuple(fw.enabled("queue_sort")) for fw in profiles.values()}
     if len(sorts) > 1:
         raise ConfigError(f"{source}: profiles: all profiles must use the same queueSort plugin, got {sorted(sorts)}")
-    return Generation(number, gen_id, config, source, registry, profiles, extenders)
+    return Generation(number, gen_id, config, source, registry, profiles, extenders, feature_gates)
 
 
 def _extenders(config: SchedulerConfiguration, source: str) -> tuple[HTTPExtender, ...]:
@@ -124,7 +134,9 @@ def _implements(spec: PluginSpec, point: str) -> bool:
     return any(h in spec.hooks for h in hookspecs.POINTS_BY_HOOK[point].forms)
 
 
-def _resolve_points(profile: Profile, where: str, registry: dict[str, PluginSpec]) -> dict[str, list[PluginRef]]:
+def _resolve_points(
+    profile: Profile, where: str, registry: dict[str, PluginSpec], gates: FeatureGates = DEFAULT_FEATURE_GATES
+) -> dict[str, list[PluginRef]]:
     """kube-scheduler's plugin-set merging: defaults (as multiPoint), then overrides per point."""
     plugins = profile.plugins
     multi_disabled = {p.name for p in plugins.multiPoint.disabled}
@@ -132,7 +144,7 @@ def _resolve_points(profile: Profile, where: str, registry: dict[str, PluginSpec
     if "*" not in multi_disabled:
         multi = [
             PluginRef(name=n, weight=w or None)
-            for n, w in DEFAULT_MULTIPOINT
+            for n, w in default_multipoint(gates)
             if n in registry and n not in multi_disabled
         ]
     for j, ref in enumerate(plugins.multiPoint.enabled):
@@ -192,7 +204,7 @@ def _resolve_points(profile: Profile, where: str, registry: dict[str, PluginSpec
     return resolved
 
 
-def _instantiate(spec: PluginSpec, args: dict[str, Any], where: str) -> Any:
+def _instantiate(spec: PluginSpec, args: dict[str, Any], where: str, gates: FeatureGates = DEFAULT_FEATURE_GATES) -> Any:
     model = spec.args_model
     parsed = None
     if model is not None:
@@ -201,7 +213,10 @@ def _instantiate(spec: PluginSpec, args: dict[str, Any], where: str) -> Any:
         raise ConfigError(f"{where}.args: plugin {spec.name!r} takes no arguments")
     if not inspect.isclass(spec.obj):
         return spec.obj
-    kwargs = {"args": parsed} if "args" in _parameter_names(spec.obj) else {}
+    params = _parameter_names(spec.obj)
+    kwargs: dict[str, Any] = {"args": parsed} if "args" in params else {}
+    if "feature_gates" in params:  # kube-scheduler hands plugin factories its feature.Features
+        kwargs["feature_gates"] = gates
     try:
         return spec.obj(**kwargs)
     except Exception as exc:
@@ -249,9 +264,14 @@ def _argnames(fn: Any) -> tuple[str, ...]:
 
 
 def _build_framework(
-    profile: Profile, where: str, registry: dict[str, PluginSpec], config: SchedulerConfiguration, gen_id: str
+    profile: Profile,
+    where: str,
+    registry: dict[str, PluginSpec],
+    config: SchedulerConfiguration,
+    gen_id: str,
+    gates: FeatureGates = DEFAULT_FEATURE_GATES,
 ) -> Framework:
-    resolved = _resolve_points(profile, where, registry)
+    resolved = _resolve_points(profile, where, registry, gates)
     enabled_names = {r.name for refs in resolved.values() for r in refs}
     plugin_args = {pc.name: (j, pc.args) for j, pc in enumerate(profile.pluginConfig)}
     for name, (j, _args) in plugin_args.items():
@@ -261,7 +281,7 @@ def _build_framework(
     for name in sorted(enabled_names):
         j, args = plugin_args.get(name, (None, {}))
         loc = f"{where}.pluginConfig[{j}]" if j is not None else f"{where}.plugins[{name}]"
-        instances[name] = _instantiate(registry[name], args, loc)
+        instances[name] = _instantiate(registry[name], args, loc, gates)
 
     def impl(name: str, hook: str) -> BoundHook | None:
         # Hook names and signatures were checked against the hookspecs (by pluggy) at discovery;
@@ -309,6 +329,7 @@ def _build_framework(
     return Framework(
         profile.schedulerName, points, normalizers, unreservers, instances, percentage, gen_id, capabilities,
         signers, unsigned,
+        feature_gates=gates,
     )
 
 

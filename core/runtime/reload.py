@@ -24,6 +24,7 @@ from importlib.metadata import entry_points
 from pathlib import Path
 from typing import Any
 
+from ..api.features import DEFAULT_FEATURE_GATES, FeatureGates
 from ..errors import ConfigError, KubeberthError, PluginLoadError
 from .generation import Generation, build_generation
 from .plugins import ENTRY_POINT_GROUP, PluginSpec, discover_entry_points
@@ -40,11 +41,13 @@ class GenerationBuilder:
         plugins_dir: str | Path | None = None,
         allow_insecure_plugins_dir: bool = False,
         extra_plugins: list[Any] | None = None,
+        feature_gates: FeatureGates = DEFAULT_FEATURE_GATES,
     ) -> None:
         self.config = Path(config) if config else None
         self.plugins_dir = Path(plugins_dir) if plugins_dir else None
         self.allow_insecure_plugins_dir = allow_insecure_plugins_dir
         self.extra_plugins = extra_plugins
+        self.feature_gates = feature_gates  # process-wide: a reload keeps them
         self._entry_points: list[PluginSpec] | None = None
         self._dists: dict[str, str] = {}  # top-level module of a third-party entry point -> dist==version
 
@@ -91,6 +94,7 @@ class GenerationBuilder:
                 extra_plugins=self.extra_plugins,
                 entry_point_specs=self._entry_points,
                 allow_insecure_plugins_dir=self.allow_insecure_plugins_dir,
+                feature_gates=self.feature_gates,
             )
         except KubeberthError:
             raise

@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import enum
 import logging
-import os
 from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -28,6 +27,7 @@ from typing import Any
 
 import numpy as np
 
+from ..api.features import FeatureGates
 from ..api.signing import PodSignature
 from ..api.types import CycleState
 from ..cache.cluster import ClusterState
@@ -41,16 +41,9 @@ MAX_BATCH_AGE = 0.5  # seconds: kube-scheduler's maxBatchAge
 FEATURE_GATE = "OpportunisticBatching"  # beta, on by default since v1.35
 
 
-def opportunistic_batching_enabled() -> bool:
-    """The OpportunisticBatching feature gate (default on), as `--feature-gates` would set it.
-
-    Read from KUBEBERTH_FEATURE_GATES ("OpportunisticBatching=false,...") until the scheduler's
-    feature-gate registry reads the flag; this is the one place that changes then."""
-    for item in os.environ.get("KUBEBERTH_FEATURE_GATES", "").split(","):
-        name, _, value = item.partition("=")
-        if name.strip() == FEATURE_GATE:
-            return value.strip().lower() != "false"
-    return True
+def opportunistic_batching_enabled(gates: FeatureGates) -> bool:
+    """The OpportunisticBatching feature gate (default on) of the process's `--feature-gates`."""
+    return gates.enabled(FEATURE_GATE)
 
 
 class Flush(enum.Enum):

@@ -12,6 +12,7 @@ from typing import Any
 import numpy as np
 
 from ..api.capabilities import Capabilities
+from ..api.features import FeatureGates
 from ..api.status import Status
 from ..api.types import CycleState
 from ..backends.base import Backend
@@ -59,6 +60,10 @@ class FrameworkHandle:
     @property
     def generation_id(self) -> str:
         return self.framework.generation_id
+
+    @property
+    def feature_gates(self) -> FeatureGates:
+        return self.framework.feature_gates
 
     def now(self) -> float:
         return self._now()

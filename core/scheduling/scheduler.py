@@ -102,7 +102,11 @@ class Scheduler(EventHandlers, ScheduleOne, BindingCycle):
         self.stats = SchedulerStats()
         self.next_start_index = 0
         self.scheduling_cycle = 0  # pods popped so far (kube-scheduler's scheduling cycle count)
-        self.batching = opportunistic_batching_enabled() if opportunistic_batching is None else opportunistic_batching
+        self.batching = (
+            opportunistic_batching_enabled(generation.feature_gates)
+            if opportunistic_batching is None
+            else opportunistic_batching
+        )
         self._batches: dict[str, OpportunisticBatch] = {}  # profile -> its batch (ScheduleOne.batch_for)
         self.failed: dict[str, QueuedPod] = {}
         self.skipped_pods: dict[str, str] = {}  # uid -> why: pods that cannot be parsed, until fixed

@@ -18,6 +18,7 @@ from typing import Any
 
 import numpy as np
 
+from ..api.features import FeatureGates
 from ..api.status import Code, Status
 from ..api.types import CycleState
 from ..backends.embedded import EmbeddedCluster
@@ -159,7 +160,8 @@ class SchedulerTester:
     them). `max_errors_per_pod` gives up on a pod after that many Error attempts (as simulate
     does); other keyword arguments are top-level configuration fields, e.g.
     `podInitialBackoffSeconds=1` or `percentage_of_nodes_to_score=30` for the profile.
-    Pods without a `schedulerName` are scheduled by the first profile.
+    Pods without a `schedulerName` are scheduled by the first profile. `feature_gates`
+    ("GenericWorkload=true" or a mapping) are the process's `--feature-gates`.
     """
 
     def __init__(
@@ -177,6 +179,7 @@ class SchedulerTester:
         max_errors_per_pod: int | None = None,
         binding_workers: int = 16,
         start: bool = True,
+        feature_gates: str | Mapping[str, bool] | FeatureGates | None = None,
         **top: Any,
     ) -> None:
         if config is not None and (args or default_plugins or top):
@@ -193,7 +196,10 @@ class SchedulerTester:
             parsed = load_configuration(config)
         else:
             parsed = parse_configuration(dict(config))
-        self.generation: Generation = build_generation(config=parsed, plugins_dir=plugins_dir, extra_plugins=extra)
+        gates = feature_gates if isinstance(feature_gates, FeatureGates) else FeatureGates.parse(feature_gates)
+        self.generation: Generation = build_generation(
+            config=parsed, plugins_dir=plugins_dir, extra_plugins=extra, feature_gates=gates
+        )
         clock = VirtualClock()  # also the embedded cluster's: victims terminate on virtual time
         self.backend = EmbeddedCluster(clock=clock.now)
         self.scheduler = Scheduler(
