@@ -6,6 +6,8 @@ so the filter is a single gather over the candidate rows.
 
 from __future__ import annotations
 
+from typing import Any
+
 from kubeberth import Code, FilterResult, FilterScope, MemoKey, NodeView, PodInfo, hookimpl
 from kubeberth.api.signing import TOLERATIONS_SIGNER, SignFragment, tolerations_signer
 
@@ -25,6 +27,14 @@ def tolerates_unschedulable(pod: PodInfo) -> bool:
 class NodeUnschedulable:
     name = "NodeUnschedulable"
     filter_scope = FilterScope.NODE
+    queueing_hints = {"Node/Add": "is_schedulable_after_node_change", "Node/Update": "is_schedulable_after_node_change"}
+
+    def is_schedulable_after_node_change(self, pod: PodInfo, old: Any, new: Any) -> bool:
+        """isSchedulableAfterNodeChange: a schedulable node was added, or a node was uncordoned."""
+        now_cordoned = bool((new.get("spec") or {}).get("unschedulable"))
+        if old is None:
+            return not now_cordoned
+        return bool((old.get("spec") or {}).get("unschedulable")) and not now_cordoned
 
     @hookimpl
     def sign_pod(self, pod: PodInfo) -> list[SignFragment]:

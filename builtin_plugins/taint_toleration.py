@@ -7,9 +7,10 @@ pod's tolerations and the answer broadcast to the rows carrying that set.
 from __future__ import annotations
 
 import weakref
+from typing import Any
 
 import numpy as np
-from kubeberth import Code, FilterResult, FilterScope, MemoKey, NodeTable, NodeView, PodInfo, hookimpl
+from kubeberth import Code, FilterResult, FilterScope, MemoKey, NodeTable, NodeView, PodInfo, Taint, hookimpl
 from kubeberth.api.helpers import default_normalize_score, first_untolerated
 from kubeberth.api.signing import TOLERATIONS_SIGNER, SignFragment, tolerations_signer
 
@@ -46,9 +47,20 @@ class _TaintSetVerdicts:
         return self.codes
 
 
+def _node_taints(node: Any) -> list[Taint]:
+    return [Taint(t.get("key", ""), t.get("value") or "", t.get("effect", "")) for t in (node.get("spec") or {}).get("taints") or ()]
+
+
 class TaintToleration:
     name = "TaintToleration"
     filter_scope = FilterScope.NODE
+    queueing_hints = {"Node/Add": "is_schedulable_after_node_change", "Node/Update": "is_schedulable_after_node_change"}
+
+    def is_schedulable_after_node_change(self, pod: PodInfo, old: Any, new: Any) -> bool:
+        """isSchedulableAfterNodeChange: the node now tolerated had an untolerated NoSchedule/NoExecute taint."""
+        is_untolerated = first_untolerated(_node_taints(new), pod.tolerations) is not None
+        was_untolerated = old is None or first_untolerated(_node_taints(old), pod.tolerations) is not None
+        return was_untolerated and not is_untolerated
 
     def __init__(self) -> None:
         # Per instance: a reloaded generation's plugin must not see this one's answers.

@@ -22,6 +22,7 @@ from kubeberth import Code
 class v1:
     DoNotSchedule = "DoNotSchedule"
     TaintNodeUnschedulable = "node.kubernetes.io/unschedulable"
+    TaintNodeNotReady = "node.kubernetes.io/not-ready"
     DefaultHardPodAffinitySymmetricWeight = 1
     ScheduleAnyway = "ScheduleAnyway"
     NodeInclusionPolicyHonor = "Honor"
@@ -88,6 +89,8 @@ class fwk:
     Pending = Code.PENDING
     MaxNodeScore = 100
     MaxScore = 100
+    Queue = True  # QueueingHint: a kubeberth hint returns True to retry the pod
+    QueueSkip = False
     MinNodeScore = 0
 
     @staticmethod
