@@ -32,10 +32,12 @@ PLUGIN_DIRS = {
     "imagelocality": "image_locality",
     "interpodaffinity": "inter_pod_affinity",
     "nodeaffinity": "node_affinity",
+    "nodedeclaredfeatures": "node_declared_features",
     "nodename": "node_name",
     "nodeports": "node_ports",
     "noderesources": "node_resources_fit / node_resources_balanced_allocation",
     "nodeunschedulable": "node_unschedulable",
+    "nodevolumelimits": "node_volume_limits",
     "podgrouppodscount": "(not implemented: placement scoring of the pod group cycle)",
     "podtopologyspread": "pod_topology_spread",
     "queuesort": "priority_sort",
@@ -52,7 +54,7 @@ EXTRA_SOURCES: dict[str, tuple[tuple[str, tuple[str, ...] | None], ...]] = {
 }
 EXTRA_TESTS = ("test_batching.py", "test_signing.py")
 _FUNC = re.compile(r"^func (Test\w+)\(", re.M)
-_NAME = re.compile(r'\bname:\s*((?:"(?:[^"\\\n]|\\.)*"\s*(?:\+\s*)?)+)', re.S)
+_NAME = re.compile(r'\b(?:name|test):\s*((?:"(?:[^"\\\n]|\\.)*"\s*(?:\+\s*)?)+)', re.S)  # `test:` in older tables
 _LITERAL = re.compile(r'"((?:[^"\\\n]|\\.)*)"')
 _PORTED = re.compile(r"^Test\w+/.+")
 

@@ -67,6 +67,12 @@ CLUSTER_EVENTS = (
     "PodGroup/Add",
     "PodGroup/Update",
     "PodGroup/Delete",
+    "VolumeAttachment/Add",
+    "VolumeAttachment/Update",
+    "VolumeAttachment/Delete",
+    "CSIDriver/Add",
+    "CSIDriver/Update",
+    "CSIDriver/Delete",
 )
 """The events `requeue_on` may name: `Kind/Action`, or just `Kind` for every action on it.
 

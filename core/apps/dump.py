@@ -24,6 +24,8 @@ DUMP_KINDS = (
     "storageclasses",
     "priorityclasses",
     "csinodes",
+    "csidrivers",
+    "volumeattachments",
     "pdb",
     "namespaces",
     "services",

@@ -26,6 +26,9 @@ WATCHED_KINDS = (
     "PodDisruptionBudget",
     "Namespace",
     "CSINode",
+    # NodeVolumeLimits counts attached volumes and honours CSIDriver.preventPodSchedulingIfMissing.
+    "VolumeAttachment",
+    "CSIDriver",
     # PodTopologySpread's system-default selector (helper.DefaultSelector) reads these.
     "Service",
     "ReplicationController",

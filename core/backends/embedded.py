@@ -40,7 +40,9 @@ SYSTEM_PRIORITY_CLASSES = {"system-cluster-critical": 2000000000, "system-node-c
 
 def _key(kind: str, obj: dict[str, Any]) -> str:
     meta = obj.get("metadata") or {}
-    if kind in ("Node", "PersistentVolume", "StorageClass", "Namespace", "CSINode", "PriorityClass"):
+    if kind in (
+        "Node", "PersistentVolume", "StorageClass", "Namespace", "CSINode", "PriorityClass", "VolumeAttachment", "CSIDriver"
+    ):
         return str(meta.get("name"))
     return f"{meta.get('namespace') or 'default'}/{meta.get('name')}"
 

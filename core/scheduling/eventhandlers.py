@@ -81,12 +81,14 @@ class EventHandlers:
                 self.cluster.remove_node(_meta(obj).get("name") or "")
                 self.queue.move_for_event("Node/Delete", self._interested, old=obj)
                 return
+            row = self.cluster.table.row_of.get(_meta(obj).get("name") or "")
+            before = self.cluster.table.raw[row] if row is not None else None  # the node's last good state
             try:
                 self.cluster.upsert_node(obj)
             except NodeSpecError as exc:  # the table keeps the node's last good state
                 log.warning("%s; node skipped until it is fixed", exc)
                 return
-            self.queue.move_for_event(f"Node/{verb}", self._interested, new=obj)
+            self.queue.move_for_event(f"Node/{verb}", self._interested, old=before, new=obj)
             return
         if kind == "Pod":
             self._apply_pod_event(typ, obj)

@@ -43,6 +43,8 @@ RESOURCES: dict[str, Resource] = {
         Resource("PersistentVolumeClaim", "/api/v1/persistentvolumeclaims"),
         Resource("StorageClass", "/apis/storage.k8s.io/v1/storageclasses"),
         Resource("CSINode", "/apis/storage.k8s.io/v1/csinodes"),
+        Resource("VolumeAttachment", "/apis/storage.k8s.io/v1/volumeattachments"),
+        Resource("CSIDriver", "/apis/storage.k8s.io/v1/csidrivers"),
         Resource("PodDisruptionBudget", "/apis/policy/v1/poddisruptionbudgets"),
         Resource("Service", "/api/v1/services"),
         Resource("ReplicationController", "/api/v1/replicationcontrollers"),
@@ -69,6 +71,7 @@ def object_path(kind: str, key: str) -> str:
 # Nodes before pods, so placed pods find their node and pending pods are not tried on no nodes.
 # PodGroups before pods, so a gang's pending members find their group.
 LIST_ORDER = ("Namespace", "Node", "PersistentVolume", "PersistentVolumeClaim", "StorageClass", "CSINode",
+              "VolumeAttachment", "CSIDriver",
               "PodDisruptionBudget", "Service", "ReplicationController", "ReplicaSet", "StatefulSet", "PodGroup", "Pod")
 
 PAGE_SIZE = 500
