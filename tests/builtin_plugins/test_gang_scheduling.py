@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import pytest
 from kubeberth import Code, PermitResult, PodInfo, Status
+from kubeberth.api.features import FeatureGates
+from kubeberth.apps.cli import main
 from kubeberth.apps.simulate import load_manifests, pod_story, simulate
 from kubeberth.backends.embedded import EmbeddedCluster
 from kubeberth.builtin_plugins.gang_scheduling import PERMIT_TIMEOUT_SECONDS, GangScheduling
@@ -342,3 +345,21 @@ def test_simulate_explains_a_member_held_in_pre_enqueue() -> None:
     story = pod_story(result, "default/g-0")
     assert story["state"] == "gated"
     assert story["detail"].startswith("GangScheduling PreEnqueue: waiting for minCount pods from a gang")
+
+
+def test_generic_workload_gate_adds_gang_scheduling_to_the_default_profile() -> None:
+    """kube-scheduler's applyFeatureGates: GenericWorkload appends GangScheduling (multiPoint)."""
+    on = build_generation(feature_gates=FeatureGates.parse("GenericWorkload=true")).default_profile
+    assert on.enabled("pre_enqueue") == ["SchedulingGates", "GangScheduling"]
+    assert on.enabled("permit") == ["GangScheduling"]
+    off = build_generation().default_profile
+    assert "GangScheduling" not in off.enabled("pre_enqueue") + off.enabled("permit")
+
+
+def test_simulate_with_the_gate_on_the_command_line(capsys: pytest.CaptureFixture[str]) -> None:
+    cluster = Path(__file__).resolve().parents[2] / "config" / "examples" / "gang-cluster.yaml"
+    code = main(["simulate", "--feature-gates=GenericWorkload=true", f"--cluster={cluster}", "--json", "--placements"])
+    out = json.loads(capsys.readouterr().out)
+    assert code == 0
+    assert out["placements"] == {f"default/trainer-{i}": "gpu-1" for i in range(3)}
+    assert out["unschedulable"] == 3

@@ -1,7 +1,8 @@
 """Gang scheduling against a real kube-apiserver serving the PodGroup API (GenericWorkload).
 
 The API server runs with scheduling.k8s.io/v1beta1 and the GenericWorkload gate; kubeberth runs
-with exactly config/rbac.yaml's permissions and GangScheduling enabled, watching PodGroups.
+with exactly config/rbac.yaml's permissions and the same gate (so its default profile has
+GangScheduling and it watches PodGroups).
 """
 
 from __future__ import annotations
@@ -35,8 +36,10 @@ def gang_api(workload_plane: LocalControlPlane) -> Api:
 def kubeberth(workload_plane: LocalControlPlane, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Kubeberth]:
     workload_plane.kubectl("apply", "-f", str(CONFIG_DIR / "rbac.yaml"))
     kubeconfig = workload_plane.kubeconfig_for_service_account("kube-system", "kubeberth")
-    config = write_config(tmp_path_factory.mktemp("gang") / "config.yaml", plugins=("GangScheduling",))
-    kb = Kubeberth(workload_plane, kubeconfig, config, False, f"kubeberth-{suffix()}")
+    # The default profile: the GenericWorkload gate adds GangScheduling, as in kube-scheduler.
+    config = write_config(tmp_path_factory.mktemp("gang") / "config.yaml")
+    kb = Kubeberth(workload_plane, kubeconfig, config, False, f"kubeberth-{suffix()}",
+                   env={"KUBEBERTH_FEATURE_GATES": "GenericWorkload=true"})
     kb.wait_ready()
     yield kb
     kb.stop()
