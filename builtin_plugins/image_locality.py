@@ -16,7 +16,7 @@ import weakref
 from typing import Any
 
 import numpy as np
-from kubeberth import MAX_NODE_SCORE, MemoKey, NodeTable, NodeView, PodInfo, hookimpl
+from kubeberth import MAX_NODE_SCORE, MemoKey, NodeTable, NodeView, PodInfo, ScoreScope, hookimpl
 from kubeberth.api.signing import IMAGE_NAMES_SIGNER, SignFragment, image_names_signer
 
 MB = 1024 * 1024
@@ -89,6 +89,7 @@ class _ImageIndex:
 
 class ImageLocality:
     name = "ImageLocality"
+    score_scope = ScoreScope.NODE  # raw score: the pod and this node's row only
 
     def __init__(self) -> None:
         self._indexes: weakref.WeakKeyDictionary[NodeTable, _ImageIndex] = weakref.WeakKeyDictionary()

@@ -19,6 +19,7 @@ from kubeberth import (
     PodInfo,
     PreFilterResult,
     PreFilterState,
+    ScoreScope,
     Status,
     hookimpl,
 )
@@ -83,6 +84,7 @@ def _pod_preferred(pod: PodInfo) -> tuple[PreferredTerm, ...]:
 
 class NodeAffinity:
     name = "NodeAffinity"
+    score_scope = ScoreScope.NODE  # raw score: the pod and this node's row only
     filter_scope = FilterScope.NODE
     pre_filter_state = PreFilterState.NO_POD_DATA
     Args = NodeAffinityArgs

@@ -14,7 +14,7 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
-from kubeberth import MAX_NODE_SCORE, NodeView, PodInfo, Status, hookimpl
+from kubeberth import MAX_NODE_SCORE, NodeView, PodInfo, ScoreScope, Status, hookimpl
 from kubeberth.api.helpers import StrictArgs
 from kubeberth.api.signing import RESOURCES_SIGNER, SignFragment, resources_signer
 from pydantic import Field, model_validator
@@ -97,6 +97,7 @@ def balanced_change_scores(alloc: np.ndarray, allocated: np.ndarray, requested: 
 
 class NodeResourcesBalancedAllocation:
     name = "NodeResourcesBalancedAllocation"
+    score_scope = ScoreScope.NODE  # raw score: the pod and this node's row only
     Args = NodeResourcesBalancedAllocationArgs
 
     def __init__(self, args: NodeResourcesBalancedAllocationArgs | None = None) -> None:

@@ -24,6 +24,7 @@ from kubeberth import (
     PodInfo,
     PreFilterState,
     Rejection,
+    ScoreScope,
     Status,
     hookimpl,
 )
@@ -304,6 +305,7 @@ _FitRequest = tuple[np.ndarray, np.ndarray, list[str], np.ndarray]
 
 class NodeResourcesFit:
     name = "NodeResourcesFit"
+    score_scope = ScoreScope.NODE  # raw score: the pod and this node's row only
     filter_scope = FilterScope.NODE_RESOURCES
     pre_filter_state = PreFilterState.NO_POD_DATA
     Args = NodeResourcesFitArgs

@@ -10,7 +10,18 @@ import weakref
 from typing import Any
 
 import numpy as np
-from kubeberth import Code, FilterResult, FilterScope, MemoKey, NodeTable, NodeView, PodInfo, Taint, hookimpl
+from kubeberth import (
+    Code,
+    FilterResult,
+    FilterScope,
+    MemoKey,
+    NodeTable,
+    NodeView,
+    PodInfo,
+    ScoreScope,
+    Taint,
+    hookimpl,
+)
 from kubeberth.api.helpers import default_normalize_score, first_untolerated
 from kubeberth.api.signing import TOLERATIONS_SIGNER, SignFragment, tolerations_signer
 
@@ -53,6 +64,7 @@ def _node_taints(node: Any) -> list[Taint]:
 
 class TaintToleration:
     name = "TaintToleration"
+    score_scope = ScoreScope.NODE  # raw score: the pod and this node's row only
     filter_scope = FilterScope.NODE
     queueing_hints = {"Node/Add": "is_schedulable_after_node_change", "Node/Update": "is_schedulable_after_node_change"}
 

@@ -1,7 +1,7 @@
 """kubeberth: kube-scheduler's Scheduling Framework in Python, as pluggy hooks over a columnar node table."""
 
 from .api import helpers, objects, signing
-from .api.capabilities import CLUSTER_EVENTS, Capabilities, FilterScope, PreFilterState
+from .api.capabilities import CLUSTER_EVENTS, Capabilities, FilterScope, PreFilterState, ScoreScope
 from .api.features import FeatureGates
 from .api.handle import Handle, WaitingPodHandle
 from .api.helpers import LabelSelector, NodeSelector, StrictArgs, label_selector_matches
@@ -24,6 +24,7 @@ __all__ = [
     "FilterScope",
     "Handle",
     "PreFilterState",
+    "ScoreScope",
     "WaitingPodHandle",
     "LabelSelector",
     "NodeSelector",

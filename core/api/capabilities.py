@@ -36,7 +36,7 @@ QueueingHint = Callable[[Any, Any, Any], bool]
 
 _EVENT = re.compile(r"^[A-Z][A-Za-z0-9]*(/(Add|Update|Delete))?$")
 
-__all__ = ["CLUSTER_EVENTS", "Capabilities", "FilterScope", "PreFilterState", "capabilities_of"]
+__all__ = ["CLUSTER_EVENTS", "Capabilities", "FilterScope", "PreFilterState", "ScoreScope", "capabilities_of"]
 
 CLUSTER_EVENTS = (
     "Node/Add",
@@ -103,6 +103,19 @@ class FilterScope(enum.Enum):
         return self is not FilterScope.CLUSTER
 
 
+class ScoreScope(enum.Enum):
+    """What a score plugin's raw score for one node may depend on (incremental cycles rely on it).
+
+    NODE     the pod, that node's row (labels, taints, images, allocatable, requested) and the
+             node table's structure: the raw score of a node is the same whichever other nodes
+             are scored with it, and stays the same until that node changes.
+    CLUSTER  anything, including pods on other nodes (the default).
+    """
+
+    NODE = "node"
+    CLUSTER = "cluster"
+
+
 class PreFilterState(enum.Enum):
     """How a plugin's PreFilter state relates to placed pods (kube-scheduler's PreFilterExtensions).
 
@@ -126,6 +139,7 @@ class Capabilities:
     filter_scope: FilterScope = FilterScope.CLUSTER
     pre_filter_state: PreFilterState = PreFilterState.RERUN
     queueing_hints: Mapping[str, QueueingHint] = field(default_factory=dict, compare=False, hash=False)
+    score_scope: ScoreScope = ScoreScope.CLUSTER
 
     def interested_in(self, event: str) -> bool:
         """Can `event` ("Kind/Action") make a pod this plugin rejected schedulable?"""
@@ -177,4 +191,7 @@ def capabilities_of(plugin: Any) -> Capabilities:
         if not callable(hint):
             raise TypeError(f"queueing_hints[{event!r}]: {method!r} is not a method of the plugin")
         hints[event] = hint
-    return Capabilities(requeue_on, scope, state, hints)
+    score_scope = getattr(plugin, "score_scope", ScoreScope.CLUSTER)
+    if not isinstance(score_scope, ScoreScope):
+        raise TypeError(f"score_scope must be a ScoreScope, got {score_scope!r}")
+    return Capabilities(requeue_on, scope, state, hints, score_scope)

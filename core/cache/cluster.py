@@ -94,6 +94,7 @@ class ClusterState:
         self.pods_on: dict[int, dict[str, PodInfo]] = {}
         self.objects: dict[str, dict[str, dict[str, Any]]] = {}
         self.nominated: dict[str, dict[str, PodInfo]] = {}
+        self.objects_version = 0  # bumped on every change to `objects` (PVs, PVCs, Services, ...)
         self._orphans: dict[str, dict[str, PodInfo]] = {}
         self.label_counts = PodLabelCounts(self.table)
         self._indexes: dict[Any, PodIndex] = {"pod_label_counts": self.label_counts}
@@ -268,9 +269,11 @@ class ClusterState:
 
     # ---- other objects -----------------------------------------------------------------
     def upsert_object(self, kind: str, obj: dict[str, Any]) -> None:
+        self.objects_version += 1
         self.objects.setdefault(kind, {})[object_key(obj)] = obj
 
     def remove_object(self, kind: str, obj: dict[str, Any]) -> None:
+        self.objects_version += 1
         self.objects.get(kind, {}).pop(object_key(obj), None)
 
     def get_object(self, kind: str, key: str) -> dict[str, Any] | None:

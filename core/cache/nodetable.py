@@ -86,7 +86,11 @@ class NodeTable:
         self.taint_sets.intern((), ())
         self.image_sets.intern(frozenset(), {})
         self.image_node_count: Counter[str] = Counter()  # nodes holding each image (ImageLocality)
-        self.version = 0  # bumped when node membership, labels, taints or order change
+        self.version = 0  # bumped when node membership, labels, taints, images or order change
+        # Per-row change stamps: a row's stamp moves when its node is updated or a pod is placed on
+        # or removed from it (incremental cycles re-evaluate only rows stamped after their snapshot).
+        self.row_clock = 0
+        self.row_version = np.zeros(capacity, dtype=np.int64)
         self._cache: dict[Any, Any] = {}
 
     # ---- structure -------------------------------------------------------------------
@@ -95,7 +99,7 @@ class NodeTable:
 
     def _grow_rows(self) -> None:
         new = self.capacity * 2
-        for attr in ("alive", "unschedulable", "label_set", "taint_set", "image_set"):
+        for attr in ("alive", "unschedulable", "label_set", "taint_set", "image_set", "row_version"):
             old = getattr(self, attr)
             grown = np.zeros(new, dtype=old.dtype)
             grown[: self.capacity] = old
@@ -176,8 +180,9 @@ class NodeTable:
         label_id = self.label_sets.intern(frozenset(labels.items()), labels)
         taint_id = self.taint_sets.intern(taints, taints)
         image_id = self.image_sets.intern(frozenset(images.items()), images)
-        if label_id != self.label_set[row] or taint_id != self.taint_set[row]:
-            self.version += 1
+        if label_id != self.label_set[row] or taint_id != self.taint_set[row] or image_id != self.image_set[row]:
+            self.version += 1  # images too: ImageLocality's spread reads every node's images
+        self._touch(row)
         self.label_set[row] = label_id
         self.taint_set[row] = taint_id
         self.image_set[row] = image_id
@@ -201,18 +206,25 @@ class NodeTable:
         self.image_set[row] = 0
         self._free_rows.append(row)
         self.version += 1
+        self._touch(row)
         return row
+
+    def _touch(self, row: int) -> None:
+        self.row_clock += 1
+        self.row_version[row] = self.row_clock
 
     def _drop_images(self, row: int) -> None:
         self.image_node_count.subtract(self.image_sets.values[self.image_set[row]].keys())
 
     # ---- pods (incremental accounting, O(resources) per call) -------------------------
     def add_pod(self, row: int, pod: PodInfo) -> None:
+        self._touch(row)
         self.requested[row] += self.request_vector(pod)
         self.nonzero_requested[row, 0] += pod.nonzero_cpu
         self.nonzero_requested[row, 1] += pod.nonzero_memory
 
     def remove_pod(self, row: int, pod: PodInfo) -> None:
+        self._touch(row)
         self.requested[row] -= self.request_vector(pod)
         self.nonzero_requested[row, 0] -= pod.nonzero_cpu
         self.nonzero_requested[row, 1] -= pod.nonzero_memory

@@ -204,6 +204,7 @@ class Framework:
             return None, why
         fragments: list[SignFragment] = []
         kwargs = {"pod": pod}
+        assert self.signers is not None
         for hook in self.signers:
             try:
                 result = hook.call(kwargs)
@@ -214,6 +215,7 @@ class Framework:
                 if result.code == Code.ERROR:
                     log.error("sign_pod of plugin %s failed for pod %s: %s", hook.plugin, pod.key, result.message)
                 if not result.ok:
+                    self._refuser_first(hook)
                     return None, f"{hook.plugin}: {result.message or result.code.name}"
                 continue
             if result is None:
@@ -228,6 +230,14 @@ class Framework:
         except (TypeError, ValueError) as exc:
             log.error("signature of pod %s is not JSON-serialisable: %s", pod.key, exc)
             return None, f"signature not serialisable: {exc}"
+
+    def _refuser_first(self, hook: BoundHook) -> None:
+        """Ask the plugin that refused last first: the order of signers changes nothing else
+        (any refusal makes the pod unsignable; equal keys carry equal values), and a profile
+        whose plugin refuses every pod (PodTopologySpread's default constraints) pays one call."""
+        signers = self.signers
+        if signers and signers[0] is not hook:
+            self.signers = (hook, *(h for h in signers if h is not hook))
 
     # ---- queueing ----------------------------------------------------------------------
     def queue_sort_key(self, pod: PodInfo) -> Any:

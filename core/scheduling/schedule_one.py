@@ -26,6 +26,7 @@ from ..runtime.records import CycleRecord, Diagnosis, ScheduleResult
 from .batch import OpportunisticBatch, ScoredCandidates, names_array
 from .extenders import add_extender_scores, filter_with_extenders, start_prioritize
 from .handle import FrameworkHandle
+from .incremental import IncrementalCycles, ShapeVerdicts
 from .queue import QueuedPod
 from .waiting_pods import WaitingPod
 
@@ -113,7 +114,20 @@ class ScheduleOne:
                 rows = rows[keep]
                 if not len(rows):
                     return ScheduleResult(None, Status.unschedulable(diagnosis.message()), diagnosis)
-            feasible_rows, processed = self._filter_sampled(fw, state, pod, rows, diagnosis, record)
+            verdicts = inc = None
+            if self.incremental and narrowed is None and not fw.extenders and not cluster.nominated:
+                inc = self.incremental_for(fw)
+                t0 = time.time_ns()
+                refiltered = inc.rows_refiltered
+                verdicts = inc.verdicts(pod, state, rows, record)
+                if verdicts is not None:
+                    feasible_rows, processed = self._sample_from(fw, pod, state, rows, verdicts, record)
+                    if record is not None:
+                        record.step("Filter", "", t0, {"incremental": True, "refiltered": inc.rows_refiltered - refiltered})
+                    if not len(feasible_rows):
+                        verdicts = None  # a full pass collects every rejection for the FitError
+            if verdicts is None:
+                feasible_rows, processed = self._filter_sampled(fw, state, pod, rows, diagnosis, record)
         if fw.extenders and len(feasible_rows):
             feasible_rows = filter_with_extenders(fw.extenders, pod, table, feasible_rows, diagnosis, record)
         evaluated = processed
@@ -127,7 +141,10 @@ class ScheduleOne:
         view = table.view(feasible_rows)
         prioritizing = start_prioritize(fw.extenders, pod, table, view.rows) if fw.extenders else None
         fw.run_pre_score(state, pod, view, cluster, handle, record)
-        raw = fw.run_raw_scores(state, pod, view, cluster, handle, record)
+        if verdicts is not None and inc is not None and inc.scores_node_local(state):
+            raw = inc.raw_scores(verdicts, pod, state, feasible_rows, record)
+        else:
+            raw = fw.run_raw_scores(state, pod, view, cluster, handle, record)
         total, per_plugin = fw.normalize_scores(state, pod, view, raw, record)
         if prioritizing:
             add_extender_scores(prioritizing, table, view.rows, total, per_plugin, record)
@@ -179,6 +196,31 @@ class ScheduleOne:
         attempt = batch.store_schedule_results(signature, hint, node, others, cycle or 0)
         if record is not None and record.batch is not None and attempt is not None:
             record.batch["result"] = attempt.value
+
+    def incremental_for(self, fw: Framework) -> IncrementalCycles:
+        """The profile's incremental-cycle cache (a new generation's framework starts empty)."""
+        found = self._incremental.get(fw.profile)
+        if found is None or found.framework is not fw:
+            found = self._incremental[fw.profile] = IncrementalCycles(fw, self.cluster, self.handle_for(fw))
+        return found
+
+    def _sample_from(
+        self, fw: Framework, pod: PodInfo, state: CycleState, rows: np.ndarray, verdicts: ShapeVerdicts,
+        record: CycleRecord | None,
+    ) -> tuple[np.ndarray, int]:
+        """`_filter_sampled`'s result cut from known verdicts: the first numFeasibleNodesToFind
+        feasible rows from the rotating start, and how many rows that took."""
+        n = len(rows)
+        want = num_feasible_nodes_to_find(n, fw.percentage_of_nodes_to_score)
+        start = self.next_start_index % n
+        inc = self.incremental_for(fw)
+        taken, processed = inc.window(verdicts, pod, state, rows, start, want)
+        if len(taken):  # an unschedulable pod takes the full pass (and moves the start there)
+            self.next_start_index = (start + processed) % n
+            if record is not None and len(verdicts.reason_sets) > 1:  # some node was ever rejected
+                looked = (start + np.arange(processed)) % n
+                inc.record_rejections(verdicts, rows[looked], record)
+        return rows[taken], processed
 
     def _filter_sampled(
         self, fw: Framework, state: CycleState, pod: PodInfo, rows: np.ndarray, diagnosis: Diagnosis, record: CycleRecord | None

@@ -32,6 +32,7 @@ from .binding import BindingCycle, BindingPool
 from .clock import Clock, VirtualClock
 from .eventhandlers import EventHandlers, SwapGeneration
 from .handle import FrameworkHandle
+from .incremental import IncrementalCycles, incremental_cycles_enabled
 from .queue import QueuedPod, SchedulingQueue
 from .schedule_one import ScheduleOne
 from .waiting_pods import WaitingPod
@@ -69,12 +70,14 @@ class Scheduler(EventHandlers, ScheduleOne, BindingCycle):
         adopted_scheduler_names: frozenset[str] = frozenset(),
         tie_breaker: Callable[[PodInfo, list[str]], str] | None = None,
         opportunistic_batching: bool | None = None,
+        incremental_cycles: bool | None = None,
     ) -> None:
         """`adopted_scheduler_names`: schedulerNames that are not a profile but are scheduled with
         the default profile anyway (simulate's "kubeberth replaces default-scheduler");
         `adopt_unknown_profiles` adopts every name. `tie_breaker(pod, tied node names)` picks among
         best-scoring nodes instead of the seeded RNG (to replay another scheduler's choices).
-        `opportunistic_batching` overrides the OpportunisticBatching feature gate."""
+        `opportunistic_batching` overrides the OpportunisticBatching feature gate;
+        `incremental_cycles` kubeberth's exact incremental full cycles (KUBEBERTH_INCREMENTAL_CYCLES)."""
         self.generation = generation
         self.backend = backend
         self.clock = clock or Clock()
@@ -108,6 +111,8 @@ class Scheduler(EventHandlers, ScheduleOne, BindingCycle):
             else opportunistic_batching
         )
         self._batches: dict[str, OpportunisticBatch] = {}  # profile -> its batch (ScheduleOne.batch_for)
+        self.incremental = incremental_cycles_enabled() if incremental_cycles is None else incremental_cycles
+        self._incremental: dict[str, IncrementalCycles] = {}  # profile -> its shape cache
         self.failed: dict[str, QueuedPod] = {}
         self.skipped_pods: dict[str, str] = {}  # uid -> why: pods that cannot be parsed, until fixed
         self.paused = False

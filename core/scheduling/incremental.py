@@ -1,0 +1,278 @@
+"""Incremental full cycles: a full scheduling cycle's exact result, from the previous same-shaped
+pod's filter verdicts and raw scores corrected for the node rows that changed since.
+
+kube-scheduler never batches pods whose placement depends on other pods (PodTopologySpread's
+default constraints, inter-pod affinity), and its batch hint changes decisions. This goes the
+other way: every cycle is a full cycle (same sampling window, same scores, same tie-break draw),
+only cheaper. It applies when every filter plugin still active after PreFilter declares a
+node-local `filter_scope` and every score plugin still active after PreScore declares
+`score_scope = ScoreScope.NODE`: then a node's verdict and raw scores are a function of the pod
+and that node's row, so for a pod shaped like an earlier one (same namespace, labels, owners and
+spec) only rows whose version moved (a pod placed or removed there, the node updated) are
+evaluated again. The node table's structure version and the cluster's object version (PVs,
+PVCs, Services, ...) invalidate everything.
+
+What a cycle sees is what a full cycle computes: verdicts over every node (so the sampling
+window is cut from them exactly as the chunked filter cuts it), raw scores for the sampled nodes,
+then the profile's own NormalizeScore and weights over the sample.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections import OrderedDict
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from ..api.capabilities import ScoreScope
+from ..api.status import Code
+from ..api.types import CycleState
+from ..cache.cluster import ClusterState
+from ..cache.podinfo import MemoKey, PodInfo
+from ..runtime.framework import Framework
+from ..runtime.records import CycleRecord, Diagnosis
+
+SHAPES_KEPT = 8  # distinct pod shapes whose verdicts are kept per profile (LRU)
+
+
+def incremental_cycles_enabled() -> bool:
+    """kubeberth's own switch (not a kube-scheduler gate): KUBEBERTH_INCREMENTAL_CYCLES=false turns it off."""
+    return os.environ.get("KUBEBERTH_INCREMENTAL_CYCLES", "").strip().lower() != "false"
+
+
+_SHAPE: MemoKey[str] = MemoKey("kubeberth.incremental.shape")
+
+
+def pod_shape(pod: PodInfo) -> str:
+    """What a plugin may read of a pod besides its name and uid: equal shapes, equal verdicts."""
+
+    def compute(p: PodInfo) -> str:
+        meta = p.raw.get("metadata") or {}
+        return json.dumps(
+            [p.namespace, p.labels, meta.get("ownerReferences"), p.raw.get("spec")],
+            sort_keys=True,
+            separators=(",", ":"),
+            default=str,
+        )
+
+    return pod.cached(_SHAPE, compute)
+
+
+@dataclass
+class ShapeVerdicts:
+    """One pod shape's per-row filter verdicts and raw scores, valid as of `clock` (row versions)."""
+
+    filters: frozenset[str]  # the filter plugins active when built
+    table_version: int
+    objects_version: int
+    clock: int
+    ok: np.ndarray  # bool per row
+    reason: np.ndarray  # int32 per row: index into `reason_sets` (0: none)
+    reason_sets: list[tuple[tuple[str, str, Code], ...]]
+    reason_ids: dict[tuple[tuple[str, str, Code], ...], int]
+    dirty: np.ndarray | None = None  # bool per row: changed since its verdict was computed
+    raw: dict[str, np.ndarray] = field(default_factory=dict)  # plugin -> raw score per row
+    scored: dict[str, np.ndarray] = field(default_factory=dict)  # plugin -> bool per row: raw is valid
+    # Positions of feasible rows within `rows_for` (the table's ordered rows), kept until a verdict flips.
+    rows_for: np.ndarray | None = None
+    feasible_positions: np.ndarray | None = None
+
+    def positions(self, rows: np.ndarray) -> np.ndarray:
+        """Ascending positions in `rows` of the rows that pass every filter."""
+        if self.rows_for is not rows or self.feasible_positions is None:
+            self.rows_for = rows
+            self.feasible_positions = np.flatnonzero(self.ok[rows])
+        return self.feasible_positions
+
+
+class IncrementalCycles:
+    """One profile's cache of pod-shape verdicts (owned by the scheduling thread)."""
+
+    def __init__(self, framework: Framework, cluster: ClusterState, handle: Any) -> None:
+        self.framework = framework
+        self.cluster = cluster
+        self.handle = handle
+        self.shapes: OrderedDict[str, ShapeVerdicts] = OrderedDict()
+        self.seen: OrderedDict[str, None] = OrderedDict()
+        self.reused = 0
+        self.rows_refiltered = 0
+        self.rows_rescored = 0
+        self._node_local: dict[str, bool] = {}
+        self._node_scores: dict[str, bool] = {}
+
+    # ---- eligibility ---------------------------------------------------------------------
+    def _filters_node_local(self, state: CycleState) -> frozenset[str] | None:
+        active = []
+        for hook in self.framework.points.get("filter", ()):
+            if hook.plugin in state.skip_filter:
+                continue
+            local = self._node_local.get(hook.plugin)
+            if local is None:
+                local = self._node_local[hook.plugin] = self.framework.capabilities_of(hook.plugin).filter_scope.node_local
+            if not local:
+                return None
+            active.append(hook.plugin)
+        return frozenset(active)
+
+    def scores_node_local(self, state: CycleState) -> bool:
+        for hook in self.framework.points.get("score", ()):
+            if hook.plugin in state.skip_score:
+                continue
+            local = self._node_scores.get(hook.plugin)
+            if local is None:
+                local = self._node_scores[hook.plugin] = (
+                    self.framework.capabilities_of(hook.plugin).score_scope is ScoreScope.NODE
+                )
+            if not local:
+                return False
+        return True
+
+    # ---- verdicts ------------------------------------------------------------------------
+    def verdicts(self, pod: PodInfo, state: CycleState, rows: np.ndarray, record: CycleRecord | None) -> ShapeVerdicts | None:
+        """Every row's verdict for `pod`, corrected for rows changed since the shape was last seen;
+        None when the filters are not all node-local, or the shape is new (seen once, not built)."""
+        filters = self._filters_node_local(state)
+        if filters is None:
+            return None
+        table, cluster = self.cluster.table, self.cluster
+        shape = pod_shape(pod)
+        found = self.shapes.get(shape)
+        if found is not None and (
+            found.filters != filters
+            or found.table_version != table.version
+            or found.objects_version != cluster.objects_version
+            or len(found.ok) < table.size
+        ):
+            del self.shapes[shape]
+            found = None
+        if found is None:
+            if shape not in self.seen:  # the first sighting runs the ordinary full cycle
+                self.seen[shape] = None
+                if len(self.seen) > 4 * SHAPES_KEPT:
+                    self.seen.popitem(last=False)
+                return None
+            found = self._build(pod, state, filters, rows, record)
+            self.shapes[shape] = found
+            if len(self.shapes) > SHAPES_KEPT:
+                self.shapes.popitem(last=False)
+        else:
+            self.shapes.move_to_end(shape)
+            if table.row_clock != found.clock:
+                # Rows changed since: their verdicts are re-evaluated when a sampling window reaches them.
+                changed = np.flatnonzero(table.row_version[: table.size] > found.clock)
+                assert found.dirty is not None
+                found.dirty[changed] = True
+                for mask in found.scored.values():
+                    mask[changed] = False
+                found.clock = table.row_clock
+        self.reused += 1
+        return found
+
+    def _build(
+        self, pod: PodInfo, state: CycleState, filters: frozenset[str], rows: np.ndarray, record: CycleRecord | None
+    ) -> ShapeVerdicts:
+        table = self.cluster.table
+        n = len(table.alive)
+        found = ShapeVerdicts(
+            filters, table.version, self.cluster.objects_version, table.row_clock,
+            np.zeros(n, dtype=bool), np.zeros(n, dtype=np.int32), [()], {(): 0}, np.zeros(n, dtype=bool),
+        )
+        self._evaluate(found, pod, state, rows, record)
+        return found
+
+    def window(
+        self, found: ShapeVerdicts, pod: PodInfo, state: CycleState, rows: np.ndarray, start: int, want: int
+    ) -> tuple[np.ndarray, int]:
+        """kube-scheduler's sampling over known verdicts: positions in `rows` of the first `want`
+        feasible rows from `start` (wrapping), and how many rows that scans. Changed rows inside
+        the scanned range are evaluated first, until none is left there."""
+        n = len(rows)
+        assert found.dirty is not None
+        while True:
+            positions = found.positions(rows)  # feasible positions in `rows`, ascending
+            first = int(np.searchsorted(positions, start))
+            taken = positions[first : first + want]
+            if len(taken) < want:  # wrap around to the rows before the start
+                taken = np.concatenate([taken, positions[: min(first, want - len(taken))]])
+            processed = (int(taken[-1]) - start) % n + 1 if len(taken) >= want else n
+            end = start + processed
+            scanned = rows[start:end] if end <= n else np.concatenate([rows[start:], rows[: end - n]])
+            if not found.dirty[scanned].any():
+                return taken, processed
+            # A plugin call costs about the same for one row as for thousands: evaluate every
+            # changed row now, so the next windows (which rarely reach a row changed since) need none.
+            stale = np.flatnonzero(found.dirty)
+            found.dirty[stale] = False
+            self._evaluate(found, pod, state, stale[self.cluster.table.alive[stale]], None)
+
+    def _evaluate(
+        self, found: ShapeVerdicts, pod: PodInfo, state: CycleState, rows: np.ndarray, record: CycleRecord | None
+    ) -> None:
+        """Run the active filters over `rows` and store each row's verdict and reasons."""
+        if not len(rows):
+            return
+        self.rows_refiltered += len(rows)
+        table = self.cluster.table
+        diagnosis = Diagnosis(len(rows))
+        ok = self.framework.run_filters(state, pod, table.view(rows), self.cluster, self.handle, diagnosis, None)
+        if not np.array_equal(found.ok[rows], ok):
+            found.feasible_positions = None
+        found.ok[rows] = ok
+        found.reason[rows] = 0
+        if ok.all():
+            return
+        per_row: dict[int, list[tuple[str, str, Code]]] = {}
+        for plugin, reason, rejected, code in diagnosis.rejections:
+            for r in rejected.tolist():
+                per_row.setdefault(r, []).append((plugin, reason, code))
+        for r, entries in per_row.items():
+            key = tuple(entries)
+            rid = found.reason_ids.get(key)
+            if rid is None:
+                rid = found.reason_ids[key] = len(found.reason_sets)
+                found.reason_sets.append(key)
+            found.reason[r] = rid
+
+    def record_rejections(self, found: ShapeVerdicts, rows: np.ndarray, record: CycleRecord) -> None:
+        """Per plugin and reason, how many of `rows` (the nodes the cycle looked at) were rejected."""
+        ids = found.reason[rows]
+        ids = ids[ids > 0]
+        if not len(ids):
+            return
+        counts = np.bincount(ids)
+        for rid in np.flatnonzero(counts).tolist():
+            for plugin, reason, _code in found.reason_sets[rid]:
+                bucket = record.rejected.setdefault(plugin, {})
+                bucket[reason] = bucket.get(reason, 0) + int(counts[rid])
+
+    # ---- raw scores ----------------------------------------------------------------------
+    def raw_scores(
+        self, found: ShapeVerdicts, pod: PodInfo, state: CycleState, feasible: np.ndarray, record: CycleRecord | None
+    ) -> dict[str, np.ndarray]:
+        """Each active score plugin's raw scores over `feasible`, computed only for rows not cached."""
+        fw, table = self.framework, self.cluster.table
+        n = len(found.ok)
+        active = [h.plugin for h in fw.points.get("score", ()) if h.plugin not in state.skip_score]
+        missing = np.zeros(len(feasible), dtype=bool)
+        for plugin in active:
+            if plugin not in found.scored:
+                found.raw[plugin] = np.zeros(n, dtype=np.int64)
+                found.scored[plugin] = np.zeros(n, dtype=bool)
+            missing |= ~found.scored[plugin][feasible]
+        if missing.any():
+            # As for filters: score every feasible row that lacks a score in the one call.
+            lacking = np.zeros(n, dtype=bool)
+            for plugin in active:
+                lacking |= ~found.scored[plugin]
+            lacking &= found.ok & ~found.dirty  # type: ignore[operator]
+            lacking[feasible[missing]] = True
+            sub = np.flatnonzero(lacking)
+            self.rows_rescored += len(sub)
+            fresh = fw.run_raw_scores(state, pod, table.view(sub), self.cluster, self.handle, record)
+            for plugin, scores in fresh.items():
+                found.raw[plugin][sub] = scores
+                found.scored[plugin][sub] = True
+        return {plugin: found.raw[plugin][feasible] for plugin in active}
