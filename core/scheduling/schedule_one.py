@@ -48,7 +48,9 @@ class ScheduleOne:
         """The profile's opportunistic batch (a new generation's framework starts an empty one)."""
         found = self._batches.get(fw.profile)
         if found is None or found.framework is not fw:
-            found = self._batches[fw.profile] = OpportunisticBatch(fw, self.cluster, self.handle_for(fw), self.clock.now)
+            found = self._batches[fw.profile] = OpportunisticBatch(
+                fw, self.cluster, self.handle_for(fw), self.clock.now, fw.feature_gates.enabled("GenericWorkload")
+            )
         return found
 
     def find_node(
