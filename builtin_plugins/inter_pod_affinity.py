@@ -266,8 +266,34 @@ class InterPodAffinity:
     pre_filter_state = PreFilterState.SELF_UPDATING
     Args = InterPodAffinityArgs
 
+    queueing_hints = {"Node/Add": "is_schedulable_after_node_change", "Node/Update": "is_schedulable_after_node_change"}
+
     def __init__(self, args: InterPodAffinityArgs | None = None) -> None:
         self.args = args or InterPodAffinityArgs()
+
+    # ---- queueing hints -----------------------------------------------------------------
+    def is_schedulable_after_node_change(self, pod: PodInfo, old: Any, new: Any) -> bool:
+        """isSchedulableAfterNodeChange: a node gained (or, for a new node, has) a required affinity term's
+        topology key, lost a required anti-affinity term's key, or moved to another domain of either; any new
+        node may help anti-affinity."""
+        terms = pod_terms(pod)
+        new_labels = (new.get("metadata") or {}).get("labels") or {}
+        old_labels = None if old is None else (old.get("metadata") or {}).get("labels") or {}
+        for term in terms.required_affinity:
+            key = term.topology_key
+            if old_labels is None:
+                if key in new_labels:
+                    return True
+                continue
+            if key in new_labels and (key not in old_labels or old_labels[key] != new_labels[key]):
+                return True
+        for term in terms.required_anti:
+            key = term.topology_key
+            if old_labels is None:
+                return True
+            if key in old_labels and (key not in new_labels or old_labels[key] != new_labels[key]):
+                return True
+        return False
 
     # ---- filter -------------------------------------------------------------------------
     def _pre_filter_state(self, pod: PodInfo, terms: PodTerms, cluster: ClusterState) -> _PreFilterState:

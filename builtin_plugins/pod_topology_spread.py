@@ -226,6 +226,11 @@ class PodTopologySpread:
     name = "PodTopologySpread"
     pre_filter_state = PreFilterState.SELF_UPDATING
     Args = PodTopologySpreadArgs
+    queueing_hints = {
+        "Node/Add": "is_schedulable_after_node_change",
+        "Node/Update": "is_schedulable_after_node_change",
+        "Node/Delete": "is_schedulable_after_node_change",
+    }
 
     def __init__(self, args: PodTopologySpreadArgs | None = None) -> None:
         args = args or PodTopologySpreadArgs()
@@ -241,6 +246,26 @@ class PodTopologySpread:
         if not any(c.get("matchLabelKeys") for c in self.default_constraints):
             for action in (DO_NOT_SCHEDULE, SCHEDULE_ANYWAY):
                 self._parsed_defaults[action] = parse_constraints(self.default_constraints, {}, action)
+
+    # ---- queueing hints -----------------------------------------------------------------
+    def is_schedulable_after_node_change(self, pod: PodInfo, old: Any, new: Any) -> bool:
+        """isSchedulableAfterNodeChange: a node carrying every hard constraint's topology key was added or
+        deleted, gained or lost one, or changed such a label's value or its taints."""
+        raw = pod.topology_spread_constraints or self.default_constraints
+        keys = [c.get("topologyKey", "") for c in raw if c.get("whenUnsatisfiable", DO_NOT_SCHEDULE) == DO_NOT_SCHEDULE]
+
+        def labels(node: Any) -> dict[str, str]:
+            return (node.get("metadata") or {}).get("labels") or {}
+
+        def matching(node: Any) -> bool:
+            return all(k in labels(node) for k in keys)
+
+        if old is not None and new is not None:
+            if matching(old) != matching(new):
+                return True
+            taints_changed = ((old.get("spec") or {}).get("taints") or []) != ((new.get("spec") or {}).get("taints") or [])
+            return matching(new) and (any(labels(old).get(k) != labels(new).get(k) for k in keys) or taints_changed)
+        return matching(new if new is not None else old)
 
     # ---- constraints --------------------------------------------------------------------
     def constraints(self, pod: PodInfo, cluster: ClusterState, action: str) -> list[SpreadConstraint]:

@@ -11,6 +11,7 @@ from typing import Any
 
 import pytest
 import st
+from kubeberth.api.capabilities import capabilities_of
 from kubeberth.builtin_plugins.inter_pod_affinity import (
     ERR_REASON_AFFINITY as ErrReasonAffinityRulesNotMatch,
 )
@@ -2259,6 +2260,135 @@ TestPreferredAffinityWithHardPodAffinitySymmetricWeight = (
 )
 
 
+
+Test_isSchedulableAfterNodeChange = [
+    {
+        "name": "Test_isSchedulableAfterNodeChange/add a new node with matched pod affinity topologyKey",
+        "pod": st.MakePod()
+        .Name("p")
+        .PodAffinityIn("service", "zone", ["securityscan", "value2"], st.PodAffinityWithRequiredReq)
+        .Obj(),
+        "newNode": st.MakeNode().Name("node-a").Label("zone", "zone1").Obj(),
+        "expectedHint": fwk.Queue,
+    },
+    {
+        "name": "Test_isSchedulableAfterNodeChange/add a new node without matched topologyKey",
+        "pod": st.MakePod()
+        .Name("p")
+        .PodAffinityIn("service", "region", ["securityscan", "value2"], st.PodAffinityWithRequiredReq)
+        .Obj(),
+        "newNode": st.MakeNode().Name("node-a").Label("zone", "zone1").Obj(),
+        "expectedHint": fwk.QueueSkip,
+    },
+    {
+        "name": "Test_isSchedulableAfterNodeChange/update node label but not topologyKey",
+        "pod": st.MakePod()
+        .Name("p")
+        .PodAffinityIn("service", "zone", ["securityscan", "value2"], st.PodAffinityWithRequiredReq)
+        .Obj(),
+        "oldNode": st.MakeNode().Name("node-a").Label("aaa", "a").Obj(),
+        "newNode": st.MakeNode().Name("node-a").Label("aaa", "b").Obj(),
+        "expectedHint": fwk.QueueSkip,
+    },
+    {
+        "name": "Test_isSchedulableAfterNodeChange/update node label that isn't related to the pod affinity",
+        "pod": st.MakePod()
+        .Name("p")
+        .PodAffinityIn("service", "zone", ["securityscan", "value2"], st.PodAffinityWithRequiredReq)
+        .Obj(),
+        "oldNode": st.MakeNode().Name("node-a").Label("zone", "zone1").Obj(),
+        "newNode": st.MakeNode()
+        .Name("node-a")
+        .Label("zone", "zone1")
+        .Label("unrelated-label", "unrelated")
+        .Obj(),
+        "expectedHint": fwk.QueueSkip,
+    },
+    {
+        "name": "Test_isSchedulableAfterNodeChange/update node with different affinity topologyKey value",
+        "pod": st.MakePod()
+        .Name("p")
+        .PodAffinityIn("service", "zone", ["securityscan", "value2"], st.PodAffinityWithRequiredReq)
+        .Obj(),
+        "oldNode": st.MakeNode().Name("node-a").Label("zone", "zone1").Obj(),
+        "newNode": st.MakeNode().Name("node-a").Label("zone", "zone2").Obj(),
+        "expectedHint": fwk.Queue,
+    },
+    {
+        "name": "Test_isSchedulableAfterNodeChange/update node to have the affinity topology label",
+        "pod": st.MakePod()
+        .Name("p")
+        .PodAffinityIn("service", "zone", ["securityscan", "value2"], st.PodAffinityWithRequiredReq)
+        .Obj(),
+        "oldNode": st.MakeNode().Name("node-a").Label("aaa", "a").Obj(),
+        "newNode": st.MakeNode().Name("node-a").Label("zone", "zone1").Obj(),
+        "expectedHint": fwk.Queue,
+    },
+    {
+        "name": "Test_isSchedulableAfterNodeChange/add a new node with matched pod anti-affinity topologyKey",
+        "pod": st.MakePod()
+        .Name("p")
+        .PodAntiAffinity("zone", {"matchLabels": {"another": "label"}}, st.PodAntiAffinityWithRequiredReq)
+        .Obj(),
+        "newNode": st.MakeNode().Name("node-a").Label("zone", "zone1").Obj(),
+        "expectedHint": fwk.Queue,
+    },
+    {
+        "name": "Test_isSchedulableAfterNodeChange/add a new node without matched pod anti-affinity topologyKey",
+        "pod": st.MakePod()
+        .Name("p")
+        .PodAntiAffinity("zone", {"matchLabels": {"another": "label"}}, st.PodAntiAffinityWithRequiredReq)
+        .Obj(),
+        "newNode": st.MakeNode().Name("node-a").Obj(),
+        "expectedHint": fwk.Queue,
+    },
+    {
+        "name": "Test_isSchedulableAfterNodeChange/update node label that isn't related to the pod anti-affinity",
+        "pod": st.MakePod()
+        .Name("p")
+        .PodAntiAffinity("zone", {"matchLabels": {"another": "label"}}, st.PodAntiAffinityWithRequiredReq)
+        .Obj(),
+        "oldNode": st.MakeNode().Name("node-a").Label("zone", "zone1").Obj(),
+        "newNode": st.MakeNode()
+        .Name("node-a")
+        .Label("zone", "zone1")
+        .Label("unrelated-label", "unrelated")
+        .Obj(),
+        "expectedHint": fwk.QueueSkip,
+    },
+    {
+        "name": "Test_isSchedulableAfterNodeChange/update node with different anti-affinity topologyKey value",
+        "pod": st.MakePod()
+        .Name("p")
+        .PodAntiAffinity("zone", {"matchLabels": {"another": "label"}}, st.PodAntiAffinityWithRequiredReq)
+        .Obj(),
+        "oldNode": st.MakeNode().Name("node-a").Label("zone", "zone1").Obj(),
+        "newNode": st.MakeNode().Name("node-a").Label("zone", "zone2").Obj(),
+        "expectedHint": fwk.Queue,
+    },
+    {
+        "name": "Test_isSchedulableAfterNodeChange/update node to have the anti-affinity topology label",
+        "pod": st.MakePod()
+        .Name("p")
+        .PodAntiAffinity("zone", {"matchLabels": {"another": "label"}}, st.PodAntiAffinityWithRequiredReq)
+        .Obj(),
+        "oldNode": st.MakeNode().Name("node-a").Label("aaa", "a").Obj(),
+        "newNode": st.MakeNode().Name("node-a").Label("zone", "zone1").Obj(),
+        "expectedHint": fwk.QueueSkip,
+    },
+    {
+        "name": "Test_isSchedulableAfterNodeChange/update node label not to have anti-affinity topology label",
+        "pod": st.MakePod()
+        .Name("p")
+        .PodAntiAffinity("zone", {"matchLabels": {"another": "label"}}, st.PodAntiAffinityWithRequiredReq)
+        .Obj(),
+        "oldNode": st.MakeNode().Name("node-a").Label("zone", "zone1").Obj(),
+        "newNode": st.MakeNode().Name("node-a").Label("aaa", "a").Obj(),
+        "expectedHint": fwk.Queue,
+    },
+]
+
+
 @pytest.mark.parametrize("test", cases(TestRequiredAffinitySingleNode))
 def test_required_affinity_single_node(test: dict[str, Any]) -> None:
     cluster = snapshot(test.get("pods"), [test["node"]], *namespaces)
@@ -2303,3 +2433,11 @@ def test_preferred_affinity(test: dict[str, Any]) -> None:
 @pytest.mark.parametrize("test", cases(TestPreferredAffinityWithHardPodAffinitySymmetricWeight))
 def test_preferred_affinity_with_hard_pod_affinity_symmetric_weight(test: dict[str, Any]) -> None:
     _score(test, InterPodAffinityArgs(hardPodAffinityWeight=test["hardPodAffinityWeight"]))
+
+
+@pytest.mark.parametrize("tc", cases(Test_isSchedulableAfterNodeChange))
+def test_is_schedulable_after_node_change(tc: dict[str, Any]) -> None:
+    old, new = tc.get("oldNode"), tc["newNode"]
+    caps = capabilities_of(InterPodAffinity(InterPodAffinityArgs()))
+    event = "Node/Update" if old is not None else "Node/Add"
+    assert caps.requeues(event, st.pod_info(tc["pod"]), old, new) == tc["expectedHint"]

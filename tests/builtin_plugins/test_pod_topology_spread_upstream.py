@@ -12,6 +12,7 @@ from typing import Any
 import pytest
 import st
 from kubeberth import Code, CycleState, LabelSelector
+from kubeberth.api.capabilities import capabilities_of
 from kubeberth.builtin_plugins.pod_topology_spread import PodTopologySpread, PodTopologySpreadArgs
 from st import appsv1, fwk, ptr, sets, v1
 from upstream import cases, run_filter, run_score, snapshot, view
@@ -4603,6 +4604,165 @@ def _TestPreFilterStateRemovePod() -> Any:
 TestPreFilterStateRemovePod = _TestPreFilterStateRemovePod()
 
 
+
+Test_isSchedulableAfterNodeChange = [
+    {
+        "name": "Test_isSchedulableAfterNodeChange/node updates label which matches topologyKey",
+        "pod": st.MakePod()
+        .Name("p")
+        .SpreadConstraint(1, "zone", v1.DoNotSchedule, fooSelector, None, None, None, None)
+        .Obj(),
+        "oldNode": st.MakeNode().Name("node-a").Label("zone", "zone1").Obj(),
+        "newNode": st.MakeNode().Name("node-a").Label("zone", "zone2").Obj(),
+        "expectedHint": fwk.Queue,
+    },
+    {
+        "name": "Test_isSchedulableAfterNodeChange/node that doesn't match topologySpreadConstraints updates non-related label",
+        "pod": st.MakePod()
+        .Name("p")
+        .SpreadConstraint(1, "zone", v1.DoNotSchedule, fooSelector, None, None, None, None)
+        .Obj(),
+        "oldNode": st.MakeNode().Name("node-a").Label("foo", "bar1").Obj(),
+        "newNode": st.MakeNode().Name("node-a").Label("foo", "bar2").Obj(),
+        "expectedHint": fwk.QueueSkip,
+    },
+    {
+        "name": "Test_isSchedulableAfterNodeChange/node that match topologySpreadConstraints adds non-related label",
+        "pod": st.MakePod()
+        .Name("p")
+        .SpreadConstraint(1, "zone", v1.DoNotSchedule, fooSelector, None, None, None, None)
+        .SpreadConstraint(1, "node", v1.DoNotSchedule, fooSelector, None, None, None, None)
+        .Obj(),
+        "oldNode": st.MakeNode()
+        .Name("node-a")
+        .Label("zone", "zone1")
+        .Label("node", "node1")
+        .Label("foo", "bar")
+        .Obj(),
+        "newNode": st.MakeNode().Name("node-a").Label("zone", "zone1").Label("node", "node1").Obj(),
+        "expectedHint": fwk.QueueSkip,
+    },
+    {
+        "name": "Test_isSchedulableAfterNodeChange/create node with non-related labels",
+        "pod": st.MakePod()
+        .Name("p")
+        .SpreadConstraint(1, "zone", v1.DoNotSchedule, fooSelector, None, None, None, None)
+        .Obj(),
+        "newNode": st.MakeNode().Name("node-a").Label("foo", "bar").Obj(),
+        "expectedHint": fwk.QueueSkip,
+    },
+    {
+        "name": "Test_isSchedulableAfterNodeChange/create node with related labels",
+        "pod": st.MakePod()
+        .Name("p")
+        .SpreadConstraint(1, "zone", v1.DoNotSchedule, fooSelector, None, None, None, None)
+        .Obj(),
+        "newNode": st.MakeNode().Name("node-a").Label("zone", "zone1").Obj(),
+        "expectedHint": fwk.Queue,
+    },
+    {
+        "name": "Test_isSchedulableAfterNodeChange/delete node with non-related labels",
+        "pod": st.MakePod()
+        .Name("p")
+        .SpreadConstraint(1, "zone", v1.DoNotSchedule, fooSelector, None, None, None, None)
+        .Obj(),
+        "oldNode": st.MakeNode().Name("node-a").Label("foo", "bar").Obj(),
+        "expectedHint": fwk.QueueSkip,
+    },
+    {
+        "name": "Test_isSchedulableAfterNodeChange/delete node with related labels",
+        "pod": st.MakePod()
+        .Name("p")
+        .SpreadConstraint(1, "zone", v1.DoNotSchedule, fooSelector, None, None, None, None)
+        .Obj(),
+        "oldNode": st.MakeNode().Name("node-a").Label("zone", "zone1").Obj(),
+        "expectedHint": fwk.Queue,
+    },
+    {
+        "name": "Test_isSchedulableAfterNodeChange/add node with related labels that only match one of topologySpreadConstraints",
+        "pod": st.MakePod()
+        .Name("p")
+        .SpreadConstraint(1, "zone", v1.DoNotSchedule, fooSelector, None, None, None, None)
+        .SpreadConstraint(1, "node", v1.DoNotSchedule, fooSelector, None, None, None, None)
+        .Obj(),
+        "newNode": st.MakeNode().Name("node-a").Label("zone", "zone1").Obj(),
+        "expectedHint": fwk.QueueSkip,
+    },
+    {
+        "name": "Test_isSchedulableAfterNodeChange/add node with related labels that match all topologySpreadConstraints",
+        "pod": st.MakePod()
+        .Name("p")
+        .SpreadConstraint(1, "zone", v1.DoNotSchedule, fooSelector, None, None, None, None)
+        .SpreadConstraint(1, "node", v1.DoNotSchedule, fooSelector, None, None, None, None)
+        .Obj(),
+        "newNode": st.MakeNode().Name("node-a").Label("zone", "zone1").Label("node", "node1").Obj(),
+        "expectedHint": fwk.Queue,
+    },
+    {
+        "name": "Test_isSchedulableAfterNodeChange/update node with related labels that only match one of topologySpreadConstraints",
+        "pod": st.MakePod()
+        .Name("p")
+        .SpreadConstraint(1, "zone", v1.DoNotSchedule, fooSelector, None, None, None, None)
+        .SpreadConstraint(1, "node", v1.DoNotSchedule, fooSelector, None, None, None, None)
+        .Obj(),
+        "oldNode": st.MakeNode().Name("node-a").Label("zone", "zone1").Obj(),
+        "newNode": st.MakeNode().Name("node-a").Label("zone", "zone1").Obj(),
+        "expectedHint": fwk.QueueSkip,
+    },
+    {
+        "name": "Test_isSchedulableAfterNodeChange/update node with related labels that match all topologySpreadConstraints",
+        "pod": st.MakePod()
+        .Name("p")
+        .SpreadConstraint(1, "zone", v1.DoNotSchedule, fooSelector, None, None, None, None)
+        .SpreadConstraint(1, "node", v1.DoNotSchedule, fooSelector, None, None, None, None)
+        .Obj(),
+        "oldNode": st.MakeNode().Name("node-a").Label("zone", "zone1").Label("node", "node1").Obj(),
+        "newNode": st.MakeNode().Name("node-a").Label("zone", "zone1").Label("node", "node2").Obj(),
+        "expectedHint": fwk.Queue,
+    },
+    {
+        "name": "Test_isSchedulableAfterNodeChange/update node with different taints that match all topologySpreadConstraints",
+        "pod": st.MakePod()
+        .Name("p")
+        .SpreadConstraint(1, "zone", v1.DoNotSchedule, fooSelector, None, None, None, None)
+        .SpreadConstraint(1, "node", v1.DoNotSchedule, fooSelector, None, None, None, None)
+        .Obj(),
+        "oldNode": st.MakeNode()
+        .Name("node-a")
+        .Label("zone", "zone1")
+        .Label("node", "node1")
+        .Taints([{"key": "aaa", "value": "bbb", "effect": v1.TaintEffectNoSchedule}])
+        .Obj(),
+        "newNode": st.MakeNode()
+        .Name("node-a")
+        .Label("zone", "zone1")
+        .Label("node", "node1")
+        .Taints([{"key": "ccc", "value": "bbb", "effect": v1.TaintEffectNoSchedule}])
+        .Obj(),
+        "expectedHint": fwk.Queue,
+    },
+    {
+        "name": "Test_isSchedulableAfterNodeChange/update node with different taints that only match one of topologySpreadConstraints",
+        "pod": st.MakePod()
+        .Name("p")
+        .SpreadConstraint(1, "zone", v1.DoNotSchedule, fooSelector, None, None, None, None)
+        .SpreadConstraint(1, "node", v1.DoNotSchedule, fooSelector, None, None, None, None)
+        .Obj(),
+        "oldNode": st.MakeNode()
+        .Name("node-a")
+        .Label("node", "node1")
+        .Taints([{"key": "aaa", "value": "bbb", "effect": v1.TaintEffectNoSchedule}])
+        .Obj(),
+        "newNode": st.MakeNode()
+        .Name("node-a")
+        .Label("node", "node1")
+        .Taints([{"key": "ccc", "value": "bbb", "effect": v1.TaintEffectNoSchedule}])
+        .Obj(),
+        "expectedHint": fwk.QueueSkip,
+    },
+]
+
+
 def gated(pod: dict[str, Any], node_inclusion: bool = True, match_label_keys: bool = True) -> dict[str, Any]:
     """The pod as a plugin with the feature off reads it: nodeAffinityPolicy/nodeTaintsPolicy or
     matchLabelKeys ignored (the Go test flips the plugin's enable* fields; kubeberth has the GA behaviour)."""
@@ -4764,3 +4924,11 @@ def test_pre_filter_state_remove_pod(tt: dict[str, Any]) -> None:
         assert cluster.remove_pod(uid) is not None or idx < 0
 
     _state_after(tt, remove)
+
+
+@pytest.mark.parametrize("tc", cases(Test_isSchedulableAfterNodeChange))
+def test_is_schedulable_after_node_change(tc: dict[str, Any]) -> None:
+    old, new = tc.get("oldNode"), tc.get("newNode")
+    event = "Node/Update" if old is not None and new is not None else "Node/Add" if new is not None else "Node/Delete"
+    caps = capabilities_of(list_defaulting())
+    assert caps.requeues(event, st.pod_info(tc["pod"]), old, new) == tc["expectedHint"]
