@@ -230,6 +230,9 @@ class PodTopologySpread:
         "Node/Add": "is_schedulable_after_node_change",
         "Node/Update": "is_schedulable_after_node_change",
         "Node/Delete": "is_schedulable_after_node_change",
+        "Pod/Add": "is_schedulable_after_assigned_pod_change",
+        "Pod/Update": "is_schedulable_after_assigned_pod_change",
+        "Pod/Delete": "is_schedulable_after_assigned_pod_change",
     }
 
     def __init__(self, args: PodTopologySpreadArgs | None = None) -> None:
@@ -266,6 +269,25 @@ class PodTopologySpread:
             taints_changed = ((old.get("spec") or {}).get("taints") or []) != ((new.get("spec") or {}).get("taints") or [])
             return matching(new) and (any(labels(old).get(k) != labels(new).get(k) for k in keys) or taints_changed)
         return matching(new if new is not None else old)
+
+    def is_schedulable_after_assigned_pod_change(self, pod: PodInfo, old: PodInfo | None, new: PodInfo | None) -> bool:
+        """isSchedulableAfterAssignedPodChange: a placed pod of the pod's namespace that one of its hard
+        constraints' selectors counts was added or deleted, or its labels changed what a selector counts."""
+
+        def involved(other: PodInfo) -> bool:
+            return bool(other.node_name or other.nominated_node_name) and other.namespace == pod.namespace
+
+        if (new is not None and not involved(new)) or (old is not None and not involved(old)):
+            return False
+        if not pod.topology_spread_constraints:
+            return True  # default constraints select by the pod's Services and owners: not known here
+        constraints = parse_constraints(pod.topology_spread_constraints, pod.labels, DO_NOT_SCHEDULE)
+        if old is not None and new is not None:
+            if old.labels == new.labels:
+                return False
+            return any(c.selector.matches(old.labels) != c.selector.matches(new.labels) for c in constraints)
+        changed = new if new is not None else old
+        return changed is not None and any(c.selector.matches(changed.labels) for c in constraints)
 
     # ---- constraints --------------------------------------------------------------------
     def constraints(self, pod: PodInfo, cluster: ClusterState, action: str) -> list[SpreadConstraint]:

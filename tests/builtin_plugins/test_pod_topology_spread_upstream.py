@@ -4763,6 +4763,221 @@ Test_isSchedulableAfterNodeChange = [
 ]
 
 
+
+Test_isSchedulableAfterAssignedPodChange = [
+    {
+        "name": "Test_isSchedulableAfterAssignedPodChange/add pod with labels match topologySpreadConstraints selector",
+        "pod": st.MakePod()
+        .UID("p")
+        .Name("p")
+        .Label("foo", "")
+        .SpreadConstraint(1, "zone", v1.DoNotSchedule, fooSelector, None, None, None, None)
+        .Obj(),
+        "newPod": st.MakePod().UID("p2").Node("fake-node").Label("foo", "").Obj(),
+        "expectedHint": fwk.Queue,
+    },
+    {
+        "name": "Test_isSchedulableAfterAssignedPodChange/add un-scheduled pod",
+        "pod": st.MakePod()
+        .UID("p")
+        .Name("p")
+        .Label("foo", "")
+        .SpreadConstraint(1, "zone", v1.DoNotSchedule, fooSelector, None, None, None, None)
+        .Obj(),
+        "newPod": st.MakePod().UID("p2").Label("foo", "").Obj(),
+        "expectedHint": fwk.QueueSkip,
+    },
+    {
+        "name": "Test_isSchedulableAfterAssignedPodChange/update un-scheduled pod",
+        "pod": st.MakePod()
+        .UID("p")
+        .Name("p")
+        .Label("foo", "")
+        .SpreadConstraint(1, "zone", v1.DoNotSchedule, fooSelector, None, None, None, None)
+        .Obj(),
+        "newPod": st.MakePod().UID("p2").Label("foo", "").Obj(),
+        "oldPod": st.MakePod().UID("p2").Label("bar", "").Obj(),
+        "expectedHint": fwk.QueueSkip,
+    },
+    {
+        "name": "Test_isSchedulableAfterAssignedPodChange/delete un-scheduled pod",
+        "pod": st.MakePod()
+        .UID("p")
+        .Name("p")
+        .Label("foo", "")
+        .SpreadConstraint(1, "zone", v1.DoNotSchedule, fooSelector, None, None, None, None)
+        .Obj(),
+        "oldPod": st.MakePod().UID("p2").Label("foo", "").Obj(),
+        "expectedHint": fwk.QueueSkip,
+    },
+    {
+        "name": "Test_isSchedulableAfterAssignedPodChange/add pod with different namespace",
+        "pod": st.MakePod()
+        .UID("p")
+        .Name("p")
+        .Label("foo", "")
+        .SpreadConstraint(1, "zone", v1.DoNotSchedule, fooSelector, None, None, None, None)
+        .Obj(),
+        "newPod": st.MakePod().UID("p2").Node("fake-node").Namespace("fake-namespace").Label("foo", "").Obj(),
+        "expectedHint": fwk.QueueSkip,
+    },
+    {
+        "name": "Test_isSchedulableAfterAssignedPodChange/add pod with labels don't match topologySpreadConstraints selector",
+        "pod": st.MakePod()
+        .UID("p")
+        .Name("p")
+        .Label("foo", "")
+        .SpreadConstraint(1, "zone", v1.DoNotSchedule, fooSelector, None, None, None, None)
+        .Obj(),
+        "newPod": st.MakePod().UID("p2").Node("fake-node").Label("bar", "").Obj(),
+        "expectedHint": fwk.QueueSkip,
+    },
+    {
+        "name": "Test_isSchedulableAfterAssignedPodChange/delete pod with labels that match topologySpreadConstraints selector",
+        "pod": st.MakePod()
+        .UID("p")
+        .Name("p")
+        .Label("foo", "")
+        .SpreadConstraint(1, "zone", v1.DoNotSchedule, fooSelector, None, None, None, None)
+        .Obj(),
+        "oldPod": st.MakePod().UID("p2").Node("fake-node").Label("foo", "").Obj(),
+        "expectedHint": fwk.Queue,
+    },
+    {
+        "name": "Test_isSchedulableAfterAssignedPodChange/delete nominated pod with labels that don't match topologySpreadConstraints selector",
+        "pod": st.MakePod()
+        .UID("p")
+        .Name("p")
+        .Label("foo", "")
+        .SpreadConstraint(1, "zone", v1.DoNotSchedule, fooSelector, None, None, None, None)
+        .Obj(),
+        "oldPod": st.MakePod().UID("p2").NominatedNodeName("fake-node").Label("bar", "").Obj(),
+        "expectedHint": fwk.QueueSkip,
+    },
+    {
+        "name": "Test_isSchedulableAfterAssignedPodChange/delete nominated pod with labels that match topologySpreadConstraints selector",
+        "pod": st.MakePod()
+        .UID("p")
+        .Name("p")
+        .Label("foo", "")
+        .SpreadConstraint(1, "zone", v1.DoNotSchedule, fooSelector, None, None, None, None)
+        .Obj(),
+        "oldPod": st.MakePod().UID("p2").NominatedNodeName("fake-node").Label("foo", "").Obj(),
+        "expectedHint": fwk.Queue,
+    },
+    {
+        "name": "Test_isSchedulableAfterAssignedPodChange/delete pod with labels that don't match topologySpreadConstraints selector",
+        "pod": st.MakePod()
+        .UID("p")
+        .Name("p")
+        .Label("foo", "")
+        .SpreadConstraint(1, "zone", v1.DoNotSchedule, fooSelector, None, None, None, None)
+        .Obj(),
+        "oldPod": st.MakePod().UID("p2").Node("fake-node").Label("bar", "").Obj(),
+        "expectedHint": fwk.QueueSkip,
+    },
+    {
+        "name": "Test_isSchedulableAfterAssignedPodChange/update pod's non-related label",
+        "pod": st.MakePod()
+        .UID("p")
+        .Name("p")
+        .Label("foo", "")
+        .SpreadConstraint(1, "zone", v1.DoNotSchedule, fooSelector, None, None, None, None)
+        .Obj(),
+        "oldPod": st.MakePod().UID("p2").Node("fake-node").Label("foo", "").Label("bar", "bar1").Obj(),
+        "newPod": st.MakePod().UID("p2").Node("fake-node").Label("foo", "").Label("bar", "bar2").Obj(),
+        "expectedHint": fwk.QueueSkip,
+    },
+    {
+        "name": "Test_isSchedulableAfterAssignedPodChange/add pod's label that matches topologySpreadConstraints selector",
+        "pod": st.MakePod()
+        .UID("p")
+        .Name("p")
+        .Label("foo", "")
+        .SpreadConstraint(1, "zone", v1.DoNotSchedule, fooSelector, None, None, None, None)
+        .Obj(),
+        "oldPod": st.MakePod().UID("p2").Node("fake-node").Obj(),
+        "newPod": st.MakePod().UID("p2").Node("fake-node").Label("foo", "").Obj(),
+        "expectedHint": fwk.Queue,
+    },
+    {
+        "name": "Test_isSchedulableAfterAssignedPodChange/delete pod label that matches topologySpreadConstraints selector",
+        "pod": st.MakePod()
+        .UID("p")
+        .Name("p")
+        .Label("foo", "")
+        .SpreadConstraint(1, "zone", v1.DoNotSchedule, fooSelector, None, None, None, None)
+        .Obj(),
+        "oldPod": st.MakePod().UID("p2").Node("fake-node").Label("foo", "").Obj(),
+        "newPod": st.MakePod().UID("p2").Node("fake-node").Obj(),
+        "expectedHint": fwk.Queue,
+    },
+    {
+        "name": "Test_isSchedulableAfterAssignedPodChange/change pod's label that matches topologySpreadConstraints selector",
+        "pod": st.MakePod()
+        .UID("p")
+        .Name("p")
+        .Label("foo", "")
+        .SpreadConstraint(1, "zone", v1.DoNotSchedule, fooSelector, None, None, None, None)
+        .Obj(),
+        "oldPod": st.MakePod().UID("p2").Node("fake-node").Label("foo", "foo1").Obj(),
+        "newPod": st.MakePod().UID("p2").Node("fake-node").Label("foo", "foo2").Obj(),
+        "expectedHint": fwk.QueueSkip,
+    },
+    {
+        "name": "Test_isSchedulableAfterAssignedPodChange/change pod's label that doesn't match topologySpreadConstraints selector",
+        "pod": st.MakePod()
+        .UID("p")
+        .Name("p")
+        .Label("foo", "")
+        .SpreadConstraint(1, "zone", v1.DoNotSchedule, fooSelector, None, None, None, None)
+        .Obj(),
+        "oldPod": st.MakePod().UID("p2").Node("fake-node").Label("foo", "").Label("bar", "bar1").Obj(),
+        "newPod": st.MakePod().UID("p2").Node("fake-node").Label("foo", "").Label("bar", "bar2").Obj(),
+        "expectedHint": fwk.QueueSkip,
+    },
+    {
+        "name": "Test_isSchedulableAfterAssignedPodChange/add pod's label that matches topologySpreadConstraints selector with multi topologySpreadConstraints",
+        "pod": st.MakePod()
+        .UID("p")
+        .Name("p")
+        .Label("foo", "")
+        .SpreadConstraint(1, "zone", v1.DoNotSchedule, fooSelector, None, None, None, None)
+        .SpreadConstraint(1, "node", v1.DoNotSchedule, barSelector, None, None, None, None)
+        .Obj(),
+        "oldPod": st.MakePod().UID("p2").Node("fake-node").Label("foo", "").Obj(),
+        "newPod": st.MakePod().UID("p2").Node("fake-node").Label("foo", "").Label("bar", "bar2").Obj(),
+        "expectedHint": fwk.Queue,
+    },
+    {
+        "name": "Test_isSchedulableAfterAssignedPodChange/change pod's label that doesn't match topologySpreadConstraints selector with multi topologySpreadConstraints",
+        "pod": st.MakePod()
+        .UID("p")
+        .Name("p")
+        .Label("foo", "")
+        .SpreadConstraint(1, "zone", v1.DoNotSchedule, fooSelector, None, None, None, None)
+        .SpreadConstraint(1, "node", v1.DoNotSchedule, barSelector, None, None, None, None)
+        .Obj(),
+        "oldPod": st.MakePod().UID("p2").Node("fake-node").Label("foo", "").Obj(),
+        "newPod": st.MakePod().UID("p2").Node("fake-node").Label("foo", "").Label("baz", "").Obj(),
+        "expectedHint": fwk.QueueSkip,
+    },
+    {
+        "name": "Test_isSchedulableAfterAssignedPodChange/change pod's label that match topologySpreadConstraints selector with multi topologySpreadConstraints",
+        "pod": st.MakePod()
+        .UID("p")
+        .Name("p")
+        .Label("foo", "")
+        .SpreadConstraint(1, "zone", v1.DoNotSchedule, fooSelector, None, None, None, None)
+        .SpreadConstraint(1, "node", v1.DoNotSchedule, barSelector, None, None, None, None)
+        .Obj(),
+        "oldPod": st.MakePod().UID("p2").Node("fake-node").Label("foo", "").Label("bar", "").Obj(),
+        "newPod": st.MakePod().UID("p2").Node("fake-node").Label("foo", "").Label("bar", "bar2").Obj(),
+        "expectedHint": fwk.QueueSkip,
+    },
+]
+
+
 def gated(pod: dict[str, Any], node_inclusion: bool = True, match_label_keys: bool = True) -> dict[str, Any]:
     """The pod as a plugin with the feature off reads it: nodeAffinityPolicy/nodeTaintsPolicy or
     matchLabelKeys ignored (the Go test flips the plugin's enable* fields; kubeberth has the GA behaviour)."""
@@ -4930,5 +5145,14 @@ def test_pre_filter_state_remove_pod(tt: dict[str, Any]) -> None:
 def test_is_schedulable_after_node_change(tc: dict[str, Any]) -> None:
     old, new = tc.get("oldNode"), tc.get("newNode")
     event = "Node/Update" if old is not None and new is not None else "Node/Add" if new is not None else "Node/Delete"
+    caps = capabilities_of(list_defaulting())
+    assert caps.requeues(event, st.pod_info(tc["pod"]), old, new) == tc["expectedHint"]
+
+
+@pytest.mark.parametrize("tc", cases(Test_isSchedulableAfterAssignedPodChange))
+def test_is_schedulable_after_assigned_pod_change(tc: dict[str, Any]) -> None:
+    old = st.pod_info(tc["oldPod"]) if tc.get("oldPod") else None
+    new = st.pod_info(tc["newPod"]) if tc.get("newPod") else None
+    event = "Pod/Update" if old is not None and new is not None else "Pod/Add" if new is not None else "Pod/Delete"
     caps = capabilities_of(list_defaulting())
     assert caps.requeues(event, st.pod_info(tc["pod"]), old, new) == tc["expectedHint"]
