@@ -266,7 +266,13 @@ class InterPodAffinity:
     pre_filter_state = PreFilterState.SELF_UPDATING
     Args = InterPodAffinityArgs
 
-    queueing_hints = {"Node/Add": "is_schedulable_after_node_change", "Node/Update": "is_schedulable_after_node_change"}
+    queueing_hints = {
+        "Node/Add": "is_schedulable_after_node_change",
+        "Node/Update": "is_schedulable_after_node_change",
+        "Pod/Add": "is_schedulable_after_assigned_pod_change",
+        "Pod/Update": "is_schedulable_after_assigned_pod_change",
+        "Pod/Delete": "is_schedulable_after_assigned_pod_change",
+    }
 
     def __init__(self, args: InterPodAffinityArgs | None = None) -> None:
         self.args = args or InterPodAffinityArgs()
@@ -294,6 +300,31 @@ class InterPodAffinity:
             if key in old_labels and (key not in new_labels or old_labels[key] != new_labels[key]):
                 return True
         return False
+
+    def is_schedulable_after_assigned_pod_change(
+        self, pod: PodInfo, old: PodInfo | None, new: PodInfo | None
+    ) -> bool:
+        """isSchedulableAfterAssignedPodChange: a placed pod now matches all required affinity terms, no longer
+        matches an anti-affinity term, or was deleted while it matched one (or its own anti-affinity, the pod)."""
+        for other in (old, new):
+            if other is not None and not (other.node_name or other.nominated_node_name):
+                return False
+
+        def all_match(terms: tuple[AffinityTerm, ...], other: PodInfo) -> bool:
+            return bool(terms) and all(t.matches(other.namespace, other.labels, {}) for t in terms)
+
+        def any_match(terms: tuple[AffinityTerm, ...], other: PodInfo) -> bool:
+            return any(t.matches(other.namespace, other.labels, {}) for t in terms)
+
+        terms = pod_terms(pod)
+        if old is not None and new is not None:
+            if not all_match(terms.required_affinity, old) and all_match(terms.required_affinity, new):
+                return True
+            return any_match(terms.required_anti, old) and not any_match(terms.required_anti, new)
+        if new is not None:
+            return all_match(terms.required_affinity, new)
+        assert old is not None
+        return any_match(terms.required_anti, old) or any_match(pod_terms(old).required_anti, pod)
 
     # ---- filter -------------------------------------------------------------------------
     def _pre_filter_state(self, pod: PodInfo, terms: PodTerms, cluster: ClusterState) -> _PreFilterState:

@@ -2389,6 +2389,267 @@ Test_isSchedulableAfterNodeChange = [
 ]
 
 
+
+Test_isSchedulableAfterAssignedPodChange = [
+    {
+        "name": "Test_isSchedulableAfterAssignedPodChange/add a pod which matches the pod affinity",
+        "pod": st.MakePod()
+        .UID("p")
+        .Name("p")
+        .PodAffinityIn("service", "region", ["securityscan", "value2"], st.PodAffinityWithRequiredReq)
+        .Obj(),
+        "newPod": st.MakePod().UID("other").Node("fake-node").Label("service", "securityscan").Obj(),
+        "expectedHint": fwk.Queue,
+    },
+    {
+        "name": "Test_isSchedulableAfterAssignedPodChange/add an un-scheduled pod",
+        "pod": st.MakePod()
+        .UID("p")
+        .Name("p")
+        .PodAffinityIn("service", "region", ["securityscan", "value2"], st.PodAffinityWithRequiredReq)
+        .Obj(),
+        "newPod": st.MakePod().UID("other").Label("service", "securityscan").Obj(),
+        "expectedHint": fwk.QueueSkip,
+    },
+    {
+        "name": "Test_isSchedulableAfterAssignedPodChange/add a pod which doesn't match the pod affinity",
+        "pod": st.MakePod()
+        .UID("p")
+        .Name("p")
+        .PodAffinityIn("service", "region", ["securityscan", "value2"], st.PodAffinityWithRequiredReq)
+        .Obj(),
+        "newPod": st.MakePod().UID("other").Node("fake-node").Label("aaa", "a").Obj(),
+        "expectedHint": fwk.QueueSkip,
+    },
+    {
+        "name": "Test_isSchedulableAfterAssignedPodChange/update a pod from non-match to match pod affinity",
+        "pod": st.MakePod()
+        .UID("p")
+        .Name("p")
+        .PodAffinityIn("service", "region", ["securityscan", "value2"], st.PodAffinityWithRequiredReq)
+        .Obj(),
+        "newPod": st.MakePod().UID("other").Node("fake-node").Label("service", "securityscan").Obj(),
+        "oldPod": st.MakePod().UID("other").Node("fake-node").Label("aaa", "a").Obj(),
+        "expectedHint": fwk.Queue,
+    },
+    {
+        "name": "Test_isSchedulableAfterAssignedPodChange/the updating pod matches target pod's affinity both before and after label changes",
+        "pod": st.MakePod()
+        .UID("p")
+        .Name("p")
+        .PodAffinityIn("service", "region", ["securityscan", "value2"], st.PodAffinityWithRequiredReq)
+        .Obj(),
+        "newPod": st.MakePod().UID("other").Node("fake-node").Label("service", "securityscan").Obj(),
+        "oldPod": st.MakePod().UID("other").Node("fake-node").Label("service", "value2").Obj(),
+        "expectedHint": fwk.QueueSkip,
+    },
+    {
+        "name": "Test_isSchedulableAfterAssignedPodChange/update an un-scheduled pod",
+        "pod": st.MakePod()
+        .UID("p")
+        .Name("p")
+        .PodAffinityIn("service", "region", ["securityscan", "value2"], st.PodAffinityWithRequiredReq)
+        .Obj(),
+        "newPod": st.MakePod().UID("other").Label("service", "securityscan").Obj(),
+        "oldPod": st.MakePod().UID("other").Label("aaa", "a").Obj(),
+        "expectedHint": fwk.QueueSkip,
+    },
+    {
+        "name": "Test_isSchedulableAfterAssignedPodChange/update a pod from match to non-match the pod affinity",
+        "pod": st.MakePod()
+        .UID("p")
+        .Name("p")
+        .PodAffinityIn("service", "region", ["securityscan", "value2"], st.PodAffinityWithRequiredReq)
+        .Obj(),
+        "newPod": st.MakePod().UID("other").Node("fake-node").Label("aaa", "a").Obj(),
+        "oldPod": st.MakePod().UID("other").Node("fake-node").Label("service", "securityscan").Obj(),
+        "expectedHint": fwk.QueueSkip,
+    },
+    {
+        "name": "Test_isSchedulableAfterAssignedPodChange/update a pod from match to non-match pod's affinity - multiple terms case",
+        "pod": st.MakePod()
+        .UID("p")
+        .Name("p")
+        .PodAffinityExists("aaa", "hostname", st.PodAffinityWithRequiredReq)
+        .PodAffinityExists("bbb", "hostname", st.PodAffinityWithRequiredReq)
+        .Obj(),
+        "newPod": st.MakePod().UID("other").Node("fake-node").Label("service", "securityscan").Obj(),
+        "oldPod": st.MakePod().UID("other").Node("fake-node").Label("aaa", "a").Obj(),
+        "expectedHint": fwk.QueueSkip,
+    },
+    {
+        "name": "Test_isSchedulableAfterAssignedPodChange/update a pod from non-match to match pod's affinity - multiple terms case",
+        "pod": st.MakePod()
+        .UID("p")
+        .Name("p")
+        .PodAffinityExists("aaa", "hostname", st.PodAffinityWithRequiredReq)
+        .PodAffinityExists("bbb", "hostname", st.PodAffinityWithRequiredReq)
+        .Obj(),
+        "newPod": st.MakePod().UID("other").Node("fake-node").Label("aaa", "").Label("bbb", "").Obj(),
+        "oldPod": st.MakePod().UID("other").Node("fake-node").Label("aaa", "a").Obj(),
+        "expectedHint": fwk.Queue,
+    },
+    {
+        "name": "Test_isSchedulableAfterAssignedPodChange/modify pod label to change it from satisfying pod anti-affinity to not satisfying anti-affinity",
+        "pod": st.MakePod()
+        .UID("p")
+        .Name("p")
+        .PodAntiAffinityIn("service", "region", ["securityscan", "value2"], st.PodAntiAffinityWithRequiredReq)
+        .Obj(),
+        "newPod": st.MakePod().UID("other").Node("fake-node").Label("service", "aaaa").Obj(),
+        "oldPod": st.MakePod().UID("other").Node("fake-node").Label("service", "securityscan").Obj(),
+        "expectedHint": fwk.Queue,
+    },
+    {
+        "name": "Test_isSchedulableAfterAssignedPodChange/modify pod label to change it from not satisfying pod anti-affinity to satisfying anti-affinity",
+        "pod": st.MakePod()
+        .UID("p")
+        .Name("p")
+        .PodAntiAffinityIn("service", "region", ["securityscan", "value2"], st.PodAntiAffinityWithRequiredReq)
+        .Obj(),
+        "newPod": st.MakePod().UID("other").Node("fake-node").Label("service", "securityscan").Obj(),
+        "oldPod": st.MakePod().UID("other").Node("fake-node").Label("service", "bbb").Obj(),
+        "expectedHint": fwk.QueueSkip,
+    },
+    {
+        "name": "Test_isSchedulableAfterAssignedPodChange/delete a pod which doesn't match pod's anti-affinity",
+        "pod": st.MakePod()
+        .UID("p")
+        .Name("p")
+        .PodAntiAffinityIn("service", "region", ["securityscan", "value2"], st.PodAntiAffinityWithRequiredReq)
+        .Obj(),
+        "oldPod": st.MakePod().UID("other").Node("fake-node").Label("aaa", "a").Obj(),
+        "expectedHint": fwk.QueueSkip,
+    },
+    {
+        "name": "Test_isSchedulableAfterAssignedPodChange/delete a pod which matches pod's anti-affinity",
+        "pod": st.MakePod()
+        .UID("p")
+        .Name("p")
+        .PodAntiAffinityIn("service", "region", ["securityscan", "value2"], st.PodAntiAffinityWithRequiredReq)
+        .Obj(),
+        "oldPod": st.MakePod().UID("other").Node("fake-node").Label("service", "securityscan").Obj(),
+        "expectedHint": fwk.Queue,
+    },
+    {
+        "name": "Test_isSchedulableAfterAssignedPodChange/delete a pod with anti-affinity that matches pending pod",
+        "pod": st.MakePod().Name("p").Label("service", "securityscan").Obj(),
+        "oldPod": st.MakePod()
+        .Node("fake-node")
+        .PodAntiAffinityIn("service", "region", ["securityscan", "value2"], st.PodAntiAffinityWithRequiredReq)
+        .Obj(),
+        "expectedHint": fwk.Queue,
+    },
+    {
+        "name": "Test_isSchedulableAfterAssignedPodChange/delete a pod with anti-affinity that doesn't match pending pod",
+        "pod": st.MakePod().Name("p").Label("service", "foo").Obj(),
+        "oldPod": st.MakePod()
+        .Node("fake-node")
+        .PodAntiAffinityIn("service", "region", ["securityscan", "value2"], st.PodAntiAffinityWithRequiredReq)
+        .Obj(),
+        "expectedHint": fwk.QueueSkip,
+    },
+    {
+        "name": "Test_isSchedulableAfterAssignedPodChange/delete a pod which doesn't match pending pod's anti-affinity and has anti-affinity that doesn't match pending pod",
+        "pod": st.MakePod()
+        .Name("p")
+        .PodAntiAffinityIn("service", "region", ["securityscan", "value2"], st.PodAntiAffinityWithRequiredReq)
+        .Label("service", "foo")
+        .Obj(),
+        "oldPod": st.MakePod()
+        .Node("fake-node")
+        .PodAntiAffinityIn("service", "region", ["securityscan", "value2"], st.PodAntiAffinityWithRequiredReq)
+        .Label("service", "foo")
+        .Obj(),
+        "expectedHint": fwk.QueueSkip,
+    },
+    {
+        "name": "Test_isSchedulableAfterAssignedPodChange/delete a nominated pod which doesn't match pod's anti-affinity",
+        "pod": st.MakePod()
+        .Name("p")
+        .PodAntiAffinityIn("service", "region", ["securityscan", "value2"], st.PodAntiAffinityWithRequiredReq)
+        .Obj(),
+        "oldPod": st.MakePod().NominatedNodeName("fake-node").Label("aaa", "a").Obj(),
+        "expectedHint": fwk.QueueSkip,
+    },
+    {
+        "name": "Test_isSchedulableAfterAssignedPodChange/delete a nominated pod which matches pod's anti-affinity",
+        "pod": st.MakePod()
+        .Name("p")
+        .PodAntiAffinityIn("service", "region", ["securityscan", "value2"], st.PodAntiAffinityWithRequiredReq)
+        .Obj(),
+        "oldPod": st.MakePod().NominatedNodeName("fake-node").Label("service", "securityscan").Obj(),
+        "expectedHint": fwk.Queue,
+    },
+    {
+        "name": "Test_isSchedulableAfterAssignedPodChange/modify pod label to change it from matching only one of target pod's anti-affinity terms to matching none",
+        "pod": st.MakePod()
+        .UID("p")
+        .Name("p")
+        .PodAntiAffinityIn("service", "region", ["securityscan"], st.PodAntiAffinityWithRequiredReq)
+        .PodAntiAffinityIn("app", "region", ["web"], st.PodAntiAffinityWithRequiredReq)
+        .Obj(),
+        "newPod": st.MakePod()
+        .UID("other")
+        .Node("fake-node")
+        .Label("service", "foo")
+        .Label("app", "bar")
+        .Obj(),
+        "oldPod": st.MakePod()
+        .UID("other")
+        .Node("fake-node")
+        .Label("service", "securityscan")
+        .Label("app", "bar")
+        .Obj(),
+        "expectedHint": fwk.Queue,
+    },
+    {
+        "name": "Test_isSchedulableAfterAssignedPodChange/modify pod label but it still matches one of target pod's anti-affinity terms",
+        "pod": st.MakePod()
+        .UID("p")
+        .Name("p")
+        .PodAntiAffinityIn("service", "region", ["securityscan"], st.PodAntiAffinityWithRequiredReq)
+        .PodAntiAffinityIn("app", "region", ["web"], st.PodAntiAffinityWithRequiredReq)
+        .Obj(),
+        "newPod": st.MakePod()
+        .UID("other")
+        .Node("fake-node")
+        .Label("service", "foo")
+        .Label("app", "web")
+        .Obj(),
+        "oldPod": st.MakePod()
+        .UID("other")
+        .Node("fake-node")
+        .Label("service", "securityscan")
+        .Label("app", "bar")
+        .Obj(),
+        "expectedHint": fwk.QueueSkip,
+    },
+    {
+        "name": "Test_isSchedulableAfterAssignedPodChange/delete a pod which matches only one of target pod's anti-affinity terms",
+        "pod": st.MakePod()
+        .UID("p")
+        .Name("p")
+        .PodAntiAffinityIn("service", "region", ["securityscan"], st.PodAntiAffinityWithRequiredReq)
+        .PodAntiAffinityIn("app", "region", ["web"], st.PodAntiAffinityWithRequiredReq)
+        .Obj(),
+        "oldPod": st.MakePod().UID("other").Node("fake-node").Label("service", "securityscan").Obj(),
+        "expectedHint": fwk.Queue,
+    },
+    {
+        "name": "Test_isSchedulableAfterAssignedPodChange/delete a pod with anti-affinity that matches pending pod on only one term",
+        "pod": st.MakePod().Name("p").Label("service", "securityscan").Obj(),
+        "oldPod": st.MakePod()
+        .Node("fake-node")
+        .UID("other")
+        .PodAntiAffinityIn("service", "region", ["securityscan"], st.PodAntiAffinityWithRequiredReq)
+        .PodAntiAffinityIn("app", "region", ["web"], st.PodAntiAffinityWithRequiredReq)
+        .Obj(),
+        "expectedHint": fwk.Queue,
+    },
+]
+
+
 @pytest.mark.parametrize("test", cases(TestRequiredAffinitySingleNode))
 def test_required_affinity_single_node(test: dict[str, Any]) -> None:
     cluster = snapshot(test.get("pods"), [test["node"]], *namespaces)
@@ -2440,4 +2701,13 @@ def test_is_schedulable_after_node_change(tc: dict[str, Any]) -> None:
     old, new = tc.get("oldNode"), tc["newNode"]
     caps = capabilities_of(InterPodAffinity(InterPodAffinityArgs()))
     event = "Node/Update" if old is not None else "Node/Add"
+    assert caps.requeues(event, st.pod_info(tc["pod"]), old, new) == tc["expectedHint"]
+
+
+@pytest.mark.parametrize("tc", cases(Test_isSchedulableAfterAssignedPodChange))
+def test_is_schedulable_after_assigned_pod_change(tc: dict[str, Any]) -> None:
+    old = st.pod_info(tc["oldPod"]) if tc.get("oldPod") else None
+    new = st.pod_info(tc["newPod"]) if tc.get("newPod") else None
+    event = "Pod/Update" if old is not None and new is not None else "Pod/Add" if new is not None else "Pod/Delete"
+    caps = capabilities_of(InterPodAffinity(InterPodAffinityArgs()))
     assert caps.requeues(event, st.pod_info(tc["pod"]), old, new) == tc["expectedHint"]
