@@ -23,7 +23,7 @@ _ZERO_WEIGHT = (
 )
 
 _TARGET_POD = (
-    "a hint for an update of the pending pod itself (TargetPod/UpdatePodToleration): kubeberth re-queues a pending "
+    "a hint for an update of the pending pod itself (TargetPod events): kubeberth re-queues a pending "
     "pod whenever it is updated, without asking the plugins that rejected it"
 )
 
@@ -314,4 +314,15 @@ UNPORTED: dict[str, str] = {
         _WORKLOAD_PREEMPTION,
     "TestSelectVictimsOnNode/Cross-node PodGroup: whole pod group across multiple nodes expected to be preempted":
         _WORKLOAD_PREEMPTION,
+    "TestPreFilterStateRemovePod/1000nodes/single-constraint-node": _BENCHMARK,
+    "TestPreFilterStateRemovePod/1000nodes/single-constraint-zone": _BENCHMARK,
+    "TestPreFilterStateRemovePod/1000nodes/two-Constraints-zone-node": _BENCHMARK,
+    "Test_isSchedulableAfterTargetPodChange/the unschedulable Pod has topologySpreadConstraint and has got a new "
+    "label matching the selector of the constraint": _TARGET_POD,
+    "Test_isSchedulableAfterTargetPodChange/the unschedulable Pod has topologySpreadConstraint and has got a new "
+    "unrelated label": _TARGET_POD,
+    "Test_isSchedulableAfterTargetPodChange/the unschedulable Pod has topologySpreadConstraint with "
+    "NodeTaintsPolicy:Honor and has got a new toleration": _TARGET_POD,
+    "Test_isSchedulableAfterTargetPodChange/the unschedulable Pod has topologySpreadConstraint without "
+    "NodeTaintsPolicy:Honor and has got a new toleration": _TARGET_POD,
 }

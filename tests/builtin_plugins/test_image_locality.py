@@ -178,3 +178,21 @@ def test_image_volume_counts_even_when_absent() -> None:
     n = [image_node("node1", [(["gcr.io/300:latest"], 300 * MB)])]
     assert scores(n, spec_pod(["gcr.io/300"])) == [priority(300 * MB, 1)]
     assert scores(n, spec_pod(["gcr.io/300"], (), ["gcr.io/missing"])) == [priority(300 * MB, 2)]
+
+
+# TestImageSignature, v1.37.2, verbatim
+IMAGE_SIGNATURE_CASES = [
+    ("TestImageSignature/no images", [], []),
+    ("TestImageSignature/one image", [{"name": "c", "image": "myimage"}], ["myimage:latest"]),
+    ("TestImageSignature/two images unsorted", [{"name": "c", "image": "zmyimage"}, {"name": "c2", "image": "myimage"}],
+     ["myimage:latest", "zmyimage:latest"]),
+]
+
+
+@pytest.mark.parametrize(("containers", "value"), [c[1:] for c in IMAGE_SIGNATURE_CASES],
+                         ids=[c[0] for c in IMAGE_SIGNATURE_CASES])
+def test_upstream_image_signature(containers: list[dict[str, Any]], value: list[str]) -> None:
+    from kubeberth.api.signing import IMAGE_NAMES_SIGNER
+
+    got = ImageLocality().sign_pod(pod=PodInfo.from_dict({"kind": "Pod", "spec": {"containers": containers}}))
+    assert [(f.key, list(f.value)) for f in got] == [(IMAGE_NAMES_SIGNER, value)]

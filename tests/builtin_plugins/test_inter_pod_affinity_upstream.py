@@ -12,6 +12,7 @@ from typing import Any
 import pytest
 import st
 from kubeberth.api.capabilities import capabilities_of
+from kubeberth.api.signing import LABELS_SIGNER
 from kubeberth.builtin_plugins.inter_pod_affinity import (
     ERR_REASON_AFFINITY as ErrReasonAffinityRulesNotMatch,
 )
@@ -2711,3 +2712,27 @@ def test_is_schedulable_after_assigned_pod_change(tc: dict[str, Any]) -> None:
     event = "Pod/Update" if old is not None and new is not None else "Pod/Add" if new is not None else "Pod/Delete"
     caps = capabilities_of(InterPodAffinity(InterPodAffinityArgs()))
     assert caps.requeues(event, st.pod_info(tc["pod"]), old, new) == tc["expectedHint"]
+
+
+# TestPodAffinitySignature (plugin_test.go)
+TestPodAffinitySignature = [
+    {"name": "TestPodAffinitySignature/no affinity, default settings",
+     "pod": {"kind": "Pod", "metadata": {"labels": {"foo": "bar"}}, "spec": {}},
+     "expectedSignature": [{"key": LABELS_SIGNER, "value": {"foo": "bar"}}], "schedulable": True},
+    {"name": "TestPodAffinitySignature/no affinity, ignore setting set",
+     "pod": {"kind": "Pod", "metadata": {"labels": {"foo": "bar"}}, "spec": {}}, "schedulable": True,
+     "config": {"ignorePreferredTermsOfExistingPods": True}},
+    {"name": "TestPodAffinitySignature/affinity set",
+     "pod": {"kind": "Pod", "metadata": {"labels": {"foo": "bar"}},
+             "spec": {"affinity": {"podAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": [{}]}}}},
+     "schedulable": False},
+]
+
+
+@pytest.mark.parametrize("test", cases(TestPodAffinitySignature))
+def test_pod_affinity_signature(test: dict[str, Any]) -> None:
+    got = InterPodAffinity(InterPodAffinityArgs(**(test.get("config") or {}))).sign_pod(pod=st.pod_info(test["pod"]))
+    unsignable = got is not None and hasattr(got, "code")
+    signature = None if got is None or unsignable else [{"key": f.key, "value": f.value} for f in got]
+    assert signature == test.get("expectedSignature")
+    assert (not unsignable) == test["schedulable"]

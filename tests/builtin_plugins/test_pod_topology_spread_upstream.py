@@ -5156,3 +5156,24 @@ def test_is_schedulable_after_assigned_pod_change(tc: dict[str, Any]) -> None:
     event = "Pod/Update" if old is not None and new is not None else "Pod/Add" if new is not None else "Pod/Delete"
     caps = capabilities_of(list_defaulting())
     assert caps.requeues(event, st.pod_info(tc["pod"]), old, new) == tc["expectedHint"]
+
+
+# TestPodTopoSignatures (filtering_test.go): expectedSignature is nil in every case; a pod with constraints, or
+# any pod under System defaulting, is not signable.
+TestPodTopoSignatures = [
+    {"name": "TestPodTopoSignatures/pod w constraints",
+     "pod": {"kind": "Pod", "spec": {"topologySpreadConstraints": [{"topologyKey": "test"}]}},
+     "config": {"defaultingType": "System"}, "scheduleable": False},
+    {"name": "TestPodTopoSignatures/pod no constraints but default", "pod": {"kind": "Pod", "spec": {}},
+     "config": {"defaultingType": "System"}, "scheduleable": False},
+    {"name": "TestPodTopoSignatures/pod no constraints no default", "pod": {"kind": "Pod", "spec": {}},
+     "config": {"defaultingType": "List", "defaultConstraints": []}, "scheduleable": True},
+]
+
+
+@pytest.mark.parametrize("test", cases(TestPodTopoSignatures))
+def test_pod_topo_signatures(test: dict[str, Any]) -> None:
+    got = PodTopologySpread(PodTopologySpreadArgs(**test["config"])).sign_pod(pod=st.pod_info(test["pod"]))
+    signature = None if got is None or hasattr(got, "code") else got
+    assert signature is None  # expectedSignature: nil
+    assert (got is None) == test["scheduleable"]
