@@ -7,13 +7,18 @@ from typing import Any
 
 import pytest
 import st
+from kubeberth import PodInfo
 from kubeberth.builtin_plugins.node_resources_balanced_allocation import (
     NodeResourcesBalancedAllocation,
     NodeResourcesBalancedAllocationArgs,
 )
-from kubeberth.builtin_plugins.node_resources_fit import NodeResourcesFit, NodeResourcesFitArgs
+from kubeberth.builtin_plugins.node_resources_fit import (
+    NodeResourcesFit,
+    NodeResourcesFitArgs,
+    ResourceAllocationScorer,
+)
 from pydantic import ValidationError
-from st import fwk, v1
+from st import fwk, resource, v1
 from upstream import cases, run_score, snapshot
 
 
@@ -32,6 +37,11 @@ def field_ErrorList(*errs: dict[str, Any]) -> list[dict[str, Any]]:
 
 
 string = str
+
+
+class util:  # noqa: N801 - k8s.io/kubernetes/pkg/scheduler/util
+    DefaultMilliCPURequest = 100
+    DefaultMemoryRequest = 200 * 1024 * 1024
 v1.ResourceName = str  # type: ignore[attr-defined]
 extendedResourceName = "extended.resource.dra.io/something"
 extendedResourceDRA = extendedResourceName
@@ -924,6 +934,189 @@ def _TestNodeResourcesBalancedAllocation() -> Any:
 TestNodeResourcesBalancedAllocation = _TestNodeResourcesBalancedAllocation()
 
 
+
+def _TestResourceAllocationScorerCalculateRequests() -> Any:
+    oneMi = 1048576
+    return [
+        {
+            "name": "TestResourceAllocationScorerCalculateRequests/overhead only",
+            "pod": {
+                "kind": "Pod",
+                "spec": {
+                    "overhead": {
+                        v1.ResourceCPU: resource.MustParse("1"),
+                        v1.ResourceMemory: resource.MustParse("1Mi"),
+                    }
+                },
+            },
+            "expected": {v1.ResourceCPU: 1000, v1.ResourceMemory: oneMi},
+        },
+        {
+            "name": "TestResourceAllocationScorerCalculateRequests/1x requestless container",
+            "pod": {"kind": "Pod", "spec": {"containers": [{}]}},
+            "expected": {
+                v1.ResourceCPU: util.DefaultMilliCPURequest,
+                v1.ResourceMemory: util.DefaultMemoryRequest,
+            },
+        },
+        {
+            "name": "TestResourceAllocationScorerCalculateRequests/2x requestless container",
+            "pod": {"kind": "Pod", "spec": {"containers": [{}, {}]}},
+            "expected": {
+                v1.ResourceCPU: 2 * util.DefaultMilliCPURequest,
+                v1.ResourceMemory: 2 * util.DefaultMemoryRequest,
+            },
+        },
+        {
+            "name": "TestResourceAllocationScorerCalculateRequests/request container + requestless container",
+            "pod": {
+                "kind": "Pod",
+                "spec": {
+                    "containers": [
+                        {
+                            "resources": {
+                                "requests": {
+                                    v1.ResourceCPU: resource.MustParse("1"),
+                                    v1.ResourceMemory: resource.MustParse("1Mi"),
+                                }
+                            }
+                        },
+                        {},
+                    ]
+                },
+            },
+            "expected": {
+                v1.ResourceCPU: 1000 + util.DefaultMilliCPURequest,
+                v1.ResourceMemory: oneMi + util.DefaultMemoryRequest,
+            },
+        },
+        {
+            "name": "TestResourceAllocationScorerCalculateRequests/container + requestless container + overhead",
+            "pod": {
+                "kind": "Pod",
+                "spec": {
+                    "overhead": {
+                        v1.ResourceCPU: resource.MustParse("1"),
+                        v1.ResourceMemory: resource.MustParse("1Mi"),
+                    },
+                    "containers": [
+                        {
+                            "resources": {
+                                "requests": {
+                                    v1.ResourceCPU: resource.MustParse("1"),
+                                    v1.ResourceMemory: resource.MustParse("1Mi"),
+                                }
+                            }
+                        },
+                        {},
+                    ],
+                },
+            },
+            "expected": {
+                v1.ResourceCPU: 2000 + util.DefaultMilliCPURequest,
+                v1.ResourceMemory: 2 * oneMi + util.DefaultMemoryRequest,
+            },
+        },
+        {
+            "name": "TestResourceAllocationScorerCalculateRequests/init container + container + requestless container + overhead",
+            "pod": {
+                "kind": "Pod",
+                "spec": {
+                    "overhead": {
+                        v1.ResourceCPU: resource.MustParse("1"),
+                        v1.ResourceMemory: resource.MustParse("1Mi"),
+                    },
+                    "initContainers": [
+                        {"resources": {"requests": {v1.ResourceCPU: resource.MustParse("3")}}}
+                    ],
+                    "containers": [
+                        {
+                            "resources": {
+                                "requests": {
+                                    v1.ResourceCPU: resource.MustParse("1"),
+                                    v1.ResourceMemory: resource.MustParse("1Mi"),
+                                }
+                            }
+                        },
+                        {},
+                    ],
+                },
+            },
+            "expected": {v1.ResourceCPU: 4000, v1.ResourceMemory: 2 * oneMi + util.DefaultMemoryRequest},
+        },
+        {
+            "name": "TestResourceAllocationScorerCalculateRequests/requestless init container + small init container + small container ",
+            "pod": {
+                "kind": "Pod",
+                "spec": {
+                    "initContainers": [
+                        {},
+                        {
+                            "resources": {
+                                "requests": {
+                                    v1.ResourceCPU: resource.MustParse("1m"),
+                                    v1.ResourceMemory: resource.MustParse("1"),
+                                }
+                            }
+                        },
+                    ],
+                    "containers": [
+                        {
+                            "resources": {
+                                "requests": {
+                                    v1.ResourceCPU: resource.MustParse("3m"),
+                                    v1.ResourceMemory: resource.MustParse("3"),
+                                }
+                            }
+                        }
+                    ],
+                },
+            },
+            "expected": {
+                v1.ResourceCPU: util.DefaultMilliCPURequest,
+                v1.ResourceMemory: util.DefaultMemoryRequest,
+            },
+        },
+        {
+            "name": "TestResourceAllocationScorerCalculateRequests/requestless init container + small init container + small container + requestless container ",
+            "pod": {
+                "kind": "Pod",
+                "spec": {
+                    "initContainers": [
+                        {},
+                        {
+                            "resources": {
+                                "requests": {
+                                    v1.ResourceCPU: resource.MustParse("1m"),
+                                    v1.ResourceMemory: resource.MustParse("1"),
+                                }
+                            }
+                        },
+                    ],
+                    "containers": [
+                        {
+                            "resources": {
+                                "requests": {
+                                    v1.ResourceCPU: resource.MustParse("3m"),
+                                    v1.ResourceMemory: resource.MustParse("3"),
+                                }
+                            }
+                        },
+                        {},
+                    ],
+                },
+            },
+            "expected": {
+                v1.ResourceCPU: 3 + util.DefaultMilliCPURequest,
+                v1.ResourceMemory: 3 + util.DefaultMemoryRequest,
+            },
+        },
+    ]
+
+
+TestResourceAllocationScorerCalculateRequests = _TestResourceAllocationScorerCalculateRequests()
+
+
 def _fit_scores(test: dict[str, Any], strategy: dict[str, Any], pod: str = "requestedPod",
                 pods: str = "existingPods") -> None:
     want_errs = test.get("wantErrs")
@@ -982,3 +1175,11 @@ def test_node_resources_balanced_allocation(test: dict[str, Any]) -> None:
         if pre is not None and pre.code == fwk.Skip:
             return
     assert [s for s in got.values()] == [e["score"] for e in test["expectedScores"]]
+
+
+@pytest.mark.parametrize("tc", cases(TestResourceAllocationScorerCalculateRequests))
+def test_resource_allocation_scorer_calculate_requests(tc: dict[str, Any]) -> None:
+    """A zero-value resourceAllocationScorer (useRequested false): the non-zero requests scoring uses."""
+    names = list(tc["expected"])
+    scorer = ResourceAllocationScorer([(n, 1) for n in names], use_requested=False)
+    assert dict(zip(names, scorer.pod_requests(PodInfo.from_dict(tc["pod"])), strict=True)) == tc["expected"]
