@@ -325,4 +325,14 @@ UNPORTED: dict[str, str] = {
     "NodeTaintsPolicy:Honor and has got a new toleration": _TARGET_POD,
     "Test_isSchedulableAfterTargetPodChange/the unschedulable Pod has topologySpreadConstraint without "
     "NodeTaintsPolicy:Honor and has got a new toleration": _TARGET_POD,
+    "TestPodEligibleToPreemptOthers/Preemptor with SchedulingGroup, victim priority overridden by PodGroup in victim namespace":
+        _WORKLOAD_PREEMPTION,
+    "TestPodEligibleToPreemptOthers/Preemptor with SchedulingGroup, victim priority overridden by CompositePodGroup in victim namespace":
+        _WORKLOAD_PREEMPTION,
+    "TestPodEligibleToPreemptOthers/Preemptor with SchedulingGroup, CompositePodGroup not found in victim namespace, fallback to PodGroup priority":
+        _WORKLOAD_PREEMPTION,
+    "TestPodEligibleToPreemptOthers/Preemptor with SchedulingGroup, PodGroup not found in victim namespace, fallback to pod priority when CompositePodGroup is enabled":
+        _WORKLOAD_PREEMPTION,
+    "TestPodEligibleToPreemptOthers/Preemptor with SchedulingGroup, victim priority overridden by root CompositePodGroup in multi-level CPG hierarchy":
+        _WORKLOAD_PREEMPTION,
 }

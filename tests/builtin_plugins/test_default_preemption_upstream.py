@@ -7,10 +7,11 @@ from __future__ import annotations
 
 from typing import Any
 
+import numpy as np
 import pytest
 import st
-from kubeberth import CycleState
-from kubeberth.builtin_plugins.default_preemption import PDB
+from kubeberth import CycleState, Diagnosis
+from kubeberth.builtin_plugins.default_preemption import PDB, DefaultPreemption
 from kubeberth.builtin_plugins.default_preemption.evaluator import Evaluator
 from st import fwk, sets, v1
 from test_default_preemption import FakeHandle, framework
@@ -23,6 +24,13 @@ largeRes = {v1.ResourceCPU: "300m", v1.ResourceMemory: "300"}
 veryLargeRes = {v1.ResourceCPU: "500m", v1.ResourceMemory: "500"}
 labelKeys = ["hostname", "zone", "region"]
 v1.NamespaceDefault = "default"  # type: ignore[attr-defined]
+v1.DisruptionTarget = "DisruptionTarget"  # type: ignore[attr-defined]
+v1.ConditionTrue = "True"  # type: ignore[attr-defined]
+v1.PodReasonPreemptionByScheduler = "PreemptionByScheduler"  # type: ignore[attr-defined]
+
+
+class tainttoleration:  # noqa: N801 - its ErrReasonNotMatch
+    ErrReasonNotMatch = "node(s) had untolerated taint(s)"
 
 
 class _Unported:
@@ -36,7 +44,7 @@ class _Unported:
 
 
 tf = frameworkruntime = interpodaffinity = podtopologyspread = podTopologySpreadFunc = _Unported()
-st.MakePodGroup = lambda: _Unported()  # type: ignore[attr-defined]
+st.MakePodGroup = st.MakeCompositePodGroup = lambda: _Unported()  # type: ignore[attr-defined]
 names = _Unported()
 
 
@@ -757,6 +765,256 @@ TestSelectVictimsOnNode = [
 ]
 
 
+
+TestPodEligibleToPreemptOthers = [
+    {
+        "name": "TestPodEligibleToPreemptOthers/Pod with nominated node",
+        "pod": st.MakePod()
+        .Name("p_with_nominated_node")
+        .UID("p")
+        .Priority(highPriority)
+        .NominatedNodeName("node1")
+        .Obj(),
+        "pods": [st.MakePod().Name("p1").UID("p1").Priority(lowPriority).Node("node1").Terminating().Obj()],
+        "nodes": ["node1"],
+        "nominatedNodeStatus": fwk.NewStatus(
+            fwk.UnschedulableAndUnresolvable, tainttoleration.ErrReasonNotMatch
+        ),
+        "expected": True,
+    },
+    {
+        "name": "TestPodEligibleToPreemptOthers/Pod without nominated node",
+        "pod": st.MakePod().Name("p_without_nominated_node").UID("p").Priority(highPriority).Obj(),
+        "pods": [],
+        "nodes": [],
+        "nominatedNodeStatus": None,
+        "expected": True,
+    },
+    {
+        "name": "TestPodEligibleToPreemptOthers/Pod with 'PreemptNever' preemption policy",
+        "pod": st.MakePod()
+        .Name("p_with_preempt_never_policy")
+        .UID("p")
+        .Priority(highPriority)
+        .PreemptionPolicy(v1.PreemptNever)
+        .Obj(),
+        "pods": [],
+        "nodes": [],
+        "nominatedNodeStatus": None,
+        "expected": False,
+    },
+    {
+        "name": "TestPodEligibleToPreemptOthers/preemption victim pod terminating, as indicated by the dedicated DisruptionTarget condition",
+        "pod": st.MakePod()
+        .Name("p_with_nominated_node")
+        .UID("p")
+        .Priority(highPriority)
+        .NominatedNodeName("node1")
+        .Obj(),
+        "pods": [
+            st.MakePod()
+            .Name("p1")
+            .UID("p1")
+            .Priority(lowPriority)
+            .Node("node1")
+            .Terminating()
+            .Condition(v1.DisruptionTarget, v1.ConditionTrue, v1.PodReasonPreemptionByScheduler)
+            .Obj()
+        ],
+        "nodes": ["node1"],
+        "expected": False,
+    },
+    {
+        "name": "TestPodEligibleToPreemptOthers/non-victim Pods terminating",
+        "pod": st.MakePod()
+        .Name("p_with_nominated_node")
+        .UID("p")
+        .Priority(highPriority)
+        .NominatedNodeName("node1")
+        .Obj(),
+        "pods": [st.MakePod().Name("p1").UID("p1").Priority(lowPriority).Node("node1").Terminating().Obj()],
+        "nodes": ["node1"],
+        "expected": True,
+    },
+    {
+        "name": "TestPodEligibleToPreemptOthers/Preemptor with SchedulingGroup, victim priority overridden by PodGroup in victim namespace",
+        "pod": st.MakePod()
+        .Name("p")
+        .UID("p")
+        .Namespace("ns1")
+        .Priority(highPriority)
+        .PodGroupName("pg1")
+        .NominatedNodeName("node1")
+        .Obj(),
+        "pods": [
+            st.MakePod()
+            .Name("v1")
+            .UID("v1")
+            .Namespace("ns2")
+            .Node("node1")
+            .Priority(veryHighPriority)
+            .PodGroupName("pg1")
+            .Terminating()
+            .Condition(v1.DisruptionTarget, v1.ConditionTrue, v1.PodReasonPreemptionByScheduler)
+            .Obj()
+        ],
+        "podGroups": [st.MakePodGroup().Name("pg1").UID("pg1").Namespace("ns2").Priority(lowPriority).Obj()],
+        "nodes": ["node1"],
+        "features": {"enableGenericWorkload": True},
+        "expected": False,
+    },
+    {
+        "name": "TestPodEligibleToPreemptOthers/Preemptor with SchedulingGroup, victim priority overridden by CompositePodGroup in victim namespace",
+        "pod": st.MakePod()
+        .Name("p")
+        .UID("p")
+        .Namespace("ns1")
+        .Priority(highPriority)
+        .PodGroupName("pg1")
+        .NominatedNodeName("node1")
+        .Obj(),
+        "pods": [
+            st.MakePod()
+            .Name("v1")
+            .UID("v1")
+            .Namespace("ns2")
+            .Node("node1")
+            .Priority(veryHighPriority)
+            .PodGroupName("pg1")
+            .Terminating()
+            .Condition(v1.DisruptionTarget, v1.ConditionTrue, v1.PodReasonPreemptionByScheduler)
+            .Obj()
+        ],
+        "podGroups": [
+            st.MakePodGroup()
+            .Name("pg1")
+            .UID("pg1")
+            .Namespace("ns2")
+            .ParentCompositePodGroup("cpg1")
+            .Priority(lowPriority)
+            .Obj()
+        ],
+        "compositePodGroups": [
+            st.MakeCompositePodGroup().Name("cpg1").UID("cpg1").Namespace("ns2").Priority(lowPriority).Obj()
+        ],
+        "nodes": ["node1"],
+        "features": {"enableGenericWorkload": True, "enableCompositePodGroup": True},
+        "expected": False,
+    },
+    {
+        "name": "TestPodEligibleToPreemptOthers/Preemptor with SchedulingGroup, CompositePodGroup not found in victim namespace, fallback to PodGroup priority",
+        "pod": st.MakePod()
+        .Name("p")
+        .UID("p")
+        .Namespace("ns1")
+        .Priority(highPriority)
+        .PodGroupName("pg1")
+        .NominatedNodeName("node1")
+        .Obj(),
+        "pods": [
+            st.MakePod()
+            .Name("v1")
+            .UID("v1")
+            .Namespace("ns2")
+            .Node("node1")
+            .Priority(veryHighPriority)
+            .PodGroupName("pg1")
+            .Terminating()
+            .Condition(v1.DisruptionTarget, v1.ConditionTrue, v1.PodReasonPreemptionByScheduler)
+            .Obj()
+        ],
+        "podGroups": [
+            st.MakePodGroup()
+            .Name("pg1")
+            .UID("pg1")
+            .Namespace("ns2")
+            .ParentCompositePodGroup("cpg1")
+            .Priority(lowPriority)
+            .Obj()
+        ],
+        "nodes": ["node1"],
+        "features": {"enableGenericWorkload": True, "enableCompositePodGroup": True},
+        "expected": False,
+    },
+    {
+        "name": "TestPodEligibleToPreemptOthers/Preemptor with SchedulingGroup, PodGroup not found in victim namespace, fallback to pod priority when CompositePodGroup is enabled",
+        "pod": st.MakePod()
+        .Name("p")
+        .UID("p")
+        .Namespace("ns1")
+        .Priority(highPriority)
+        .PodGroupName("pg1")
+        .NominatedNodeName("node1")
+        .Obj(),
+        "pods": [
+            st.MakePod()
+            .Name("v1")
+            .UID("v1")
+            .Namespace("ns2")
+            .Node("node1")
+            .Priority(veryHighPriority)
+            .PodGroupName("pg1")
+            .Terminating()
+            .Condition(v1.DisruptionTarget, v1.ConditionTrue, v1.PodReasonPreemptionByScheduler)
+            .Obj()
+        ],
+        "nodes": ["node1"],
+        "features": {"enableGenericWorkload": True, "enableCompositePodGroup": True},
+        "expected": True,
+    },
+    {
+        "name": "TestPodEligibleToPreemptOthers/Preemptor with SchedulingGroup, victim priority overridden by root CompositePodGroup in multi-level CPG hierarchy",
+        "pod": st.MakePod()
+        .Name("p")
+        .UID("p")
+        .Namespace("ns1")
+        .Priority(highPriority)
+        .PodGroupName("pg1")
+        .NominatedNodeName("node1")
+        .Obj(),
+        "pods": [
+            st.MakePod()
+            .Name("v1")
+            .UID("v1")
+            .Namespace("ns2")
+            .Node("node1")
+            .Priority(veryHighPriority)
+            .PodGroupName("leaf-pg")
+            .Terminating()
+            .Condition(v1.DisruptionTarget, v1.ConditionTrue, v1.PodReasonPreemptionByScheduler)
+            .Obj()
+        ],
+        "podGroups": [
+            st.MakePodGroup()
+            .Name("leaf-pg")
+            .UID("leaf-pg")
+            .Namespace("ns2")
+            .ParentCompositePodGroup("child-cpg")
+            .Priority(veryHighPriority)
+            .Obj()
+        ],
+        "compositePodGroups": [
+            st.MakeCompositePodGroup()
+            .Name("child-cpg")
+            .UID("child-cpg")
+            .Namespace("ns2")
+            .ParentCompositePodGroup("root-cpg")
+            .Priority(veryHighPriority)
+            .Obj(),
+            st.MakeCompositePodGroup()
+            .Name("root-cpg")
+            .UID("root-cpg")
+            .Namespace("ns2")
+            .Priority(lowPriority)
+            .Obj(),
+        ],
+        "nodes": ["node1"],
+        "features": {"enableGenericWorkload": True, "enableCompositePodGroup": True},
+        "expected": False,
+    },
+]
+
+
 @pytest.mark.parametrize("tt", cases(TestSelectVictimsOnNode))
 def test_select_victims_on_node(tt: dict[str, Any]) -> None:
     nodes = []
@@ -789,3 +1047,17 @@ def test_select_victims_on_node(tt: dict[str, Any]) -> None:
     assert victims is not None and (want is None or want.code == fwk.Success)
     assert num_violating == tt.get("expectedNumViolatingVictim", 0)
     assert frozenset(v.name for v in victims) == tt["expectedPods"]
+
+
+@pytest.mark.parametrize("test", cases(TestPodEligibleToPreemptOthers))
+def test_pod_eligible_to_preempt_others(test: dict[str, Any]) -> None:
+    nodes = [st.MakeNode().Name(n).Obj() for n in test.get("nodes") or []]
+    cluster = snapshot(test.get("pods"), nodes)
+    plugin = DefaultPreemption()
+    pod = pod_info(test["pod"])
+    diagnosis = Diagnosis(num_all_nodes=len(nodes))
+    status = test.get("nominatedNodeStatus")
+    if status is not None and pod.nominated_node_name in cluster.table.row_of:
+        rows = np.asarray([cluster.table.row_of[pod.nominated_node_name]], dtype=np.int64)
+        diagnosis.add("TaintToleration", status.reasons[0], rows, status.code)
+    assert plugin.eligible(pod, cluster, diagnosis)[0] == test["expected"]
