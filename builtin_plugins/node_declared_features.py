@@ -23,6 +23,7 @@ from kubeberth import (
     Code,
     FeatureGates,
     FilterResult,
+    FilterScope,
     MemoKey,
     NodeView,
     PodInfo,
@@ -137,6 +138,7 @@ class NodeDeclaredFeatures:
     """Rejects nodes that do not declare every feature the pod requires (UnschedulableAndUnresolvable)."""
 
     name = NAME
+    filter_scope = FilterScope.NODE  # the node's declared features only
     pre_filter_state = PreFilterState.NO_POD_DATA
 
     def __init__(

@@ -7,9 +7,13 @@ Upstream's pods have the empty namespace; here that is `default`, for pods and c
 
 from __future__ import annotations
 
+import json
+import subprocess
+import sys
 from typing import Any
 
 import pytest
+import yaml
 from kubeberth import ClusterState, Code, FeatureGates, PodInfo, Status
 from kubeberth.builtin_plugins.node_volume_limits import (
     ERR_REASON_MAX_VOLUME_COUNT_EXCEEDED,
@@ -426,3 +430,34 @@ def test_csinode_update_requeues_only_when_a_limit_rises(scheduler_tester) -> No
     assert entry.where != "unschedulable"
     t.settle()
     assert t.node_of("default/new") == "n1"
+
+
+def test_simulate_manifests_with_csinode_volume_attachment_and_csidriver(tmp_path) -> None:
+    """`kubeberth simulate --cluster` takes CSINode, CSIDriver and VolumeAttachment manifests: the
+    big node's one EBS slot is taken by an attachment, so the default profile places the pod on the
+    small node, and explains why."""
+    docs = [
+        {**make_node("big", cpu="64", memory="128Gi"), "apiVersion": "v1", "kind": "Node"},
+        {**make_node("small"), "apiVersion": "v1", "kind": "Node"},
+        {"apiVersion": "storage.k8s.io/v1", "kind": "CSINode", "metadata": {"name": "big"},
+         "spec": {"drivers": [{"name": EBS, "nodeID": "big", "allocatable": {"count": 1}}]}},
+        {"apiVersion": "storage.k8s.io/v1", "kind": "CSIDriver", "metadata": {"name": EBS}, "spec": {}},
+        {"apiVersion": "v1", "kind": "PersistentVolume", "metadata": {"name": "pv1"},
+         "spec": {"capacity": {"storage": "1Gi"}, "accessModes": ["ReadWriteOnce"],
+                  "csi": {"driver": EBS, "volumeHandle": "h1"}}},
+        {"apiVersion": "storage.k8s.io/v1", "kind": "VolumeAttachment", "metadata": {"name": "va1"},
+         "spec": {"attacher": EBS, "nodeName": "big", "source": {"persistentVolumeName": "pv1"}}},
+        {**make_pod("web", cpu="10m", volumes=[{"name": "d", "awsElasticBlockStore": {"volumeID": "vol-1"}}]),
+         "apiVersion": "v1", "kind": "Pod"},
+    ]
+    path = tmp_path / "cluster.yaml"
+    path.write_text(yaml.safe_dump_all(docs))
+    run = [sys.executable, "-m", "kubeberth", "simulate", "--cluster", str(path)]
+    done = subprocess.run([*run, "--json", "--placements"], capture_output=True, text=True, check=True)
+    assert json.loads(done.stdout)["placements"] == {"default/web": "small"}
+    story = subprocess.run([*run, "--explain", "default/web"], capture_output=True, text=True, check=True).stdout
+    assert f"NodeVolumeLimits: 1\n        1 × {MAX}" in story
+    docs.pop(5)  # without the attachment the big node has room
+    path.write_text(yaml.safe_dump_all(docs))
+    done = subprocess.run([*run, "--json", "--placements"], capture_output=True, text=True, check=True)
+    assert json.loads(done.stdout)["placements"] == {"default/web": "big"}
