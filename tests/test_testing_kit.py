@@ -332,3 +332,21 @@ def test_plugin_site_installs_a_distribution_discovery_finds(plugin_site, schedu
     assert "greeter" in sys.modules
     assert plugin_site.forget_modules() == ["greeter"]
     assert "greeter" not in sys.modules
+
+
+def test_evaluate_with_preemption_is_a_dry_run() -> None:
+    """evaluate(preemption=True) says where preemption would nominate the pod and whom it would
+    delete, and writes nothing: the victim keeps running, the pod is not nominated."""
+    from kubeberth.testing import SchedulerTester, make_node, make_pod
+
+    with SchedulerTester(default_plugins=True) as t:
+        t.add(make_node("n1", cpu="4"), make_node("n2", cpu="4"),
+              make_pod("low", "3", nodeName="n1", priority=1), make_pod("mid", "3", nodeName="n2", priority=5))
+        ev = t.evaluate(make_pod("high", "2", priority=10), preemption=True)
+        assert (ev.feasible, ev.nominated_node, ev.victims) == ([], "n1", ["default/low"])
+        assert ev.message == "0/2 nodes are available: 2 Insufficient cpu."
+        assert not t.pod("low")["metadata"].get("deletionTimestamp")
+        plain = t.evaluate(make_pod("high2", "2", priority=0), preemption=True)
+        assert plain.nominated_node == "" and plain.message == (
+            "0/2 nodes are available: 2 Insufficient cpu. "
+            "preemption: 0/2 nodes are available: 2 No preemption victims found for incoming pod.")

@@ -44,6 +44,7 @@ if TYPE_CHECKING:
         PluginError,
         SchedulerTester,
         Verdict,
+        evaluate_pod,
         plugin_name,
         profile_config,
     )
@@ -58,6 +59,7 @@ __all__ = [
     "Verdict",
     "all_nodes",
     "cluster_of",
+    "evaluate_pod",
     "load_objects",
     "make_node",
     "make_pod",
@@ -72,7 +74,7 @@ __all__ = [
 ]
 
 _TESTER = {"BASE_PLUGINS", "PROFILE", "Evaluation", "PluginError", "SchedulerTester", "Verdict", "plugin_name",
-           "profile_config"}
+           "profile_config", "evaluate_pod"}
 
 
 def __getattr__(name: str) -> Any:

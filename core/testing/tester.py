@@ -29,6 +29,7 @@ from ..runtime.framework import Framework, PluginFailure
 from ..runtime.generation import Generation, build_generation
 from ..runtime.records import CycleRecord, Diagnosis
 from ..scheduling.clock import VirtualClock
+from ..scheduling.handle import FrameworkHandle
 from ..scheduling.scheduler import Scheduler
 from .builders import load_objects
 
@@ -73,6 +74,8 @@ class Evaluation:
     scores: dict[str, dict[str, int]] = field(default_factory=dict)
     totals: dict[str, int] = field(default_factory=dict)
     message: str = ""
+    nominated_node: str = ""  # evaluate(..., preemption=True): where preemption would nominate the pod
+    victims: list[str] = field(default_factory=list)  # and the pods (namespace/name) it would delete
 
     @property
     def feasible(self) -> list[str]:
@@ -271,65 +274,18 @@ class SchedulerTester:
         self.scheduler.drain_events()
 
     # ---- running the framework ---------------------------------------------------------------
-    def evaluate(self, pod: dict[str, Any] | PodInfo, *, profile: str | None = None) -> Evaluation:
+    def evaluate(self, pod: dict[str, Any] | PodInfo, *, profile: str | None = None, preemption: bool = False) -> Evaluation:
         """Run PreFilter, Filter, PreScore, Score and NormalizeScore for `pod` over every node.
 
         Nothing is reserved, bound or queued; the pod need not be in the cluster. Unlike a real
         cycle, every node is filtered (no percentageOfNodesToScore sampling) and feasible nodes
         are scored even when only one fits. Pods nominated by preemption are accounted as in a
         real cycle. A plugin that raises or returns Error raises PluginError (the plugin's own
-        exception as its cause).
+        exception as its cause). With `preemption`, a pod that fits nowhere runs PostFilter as a
+        dry run (see `evaluate_pod`).
         """
         self.sync()
-        info = pod if isinstance(pod, PodInfo) else PodInfo.from_dict(pod)
-        scheduler = self.scheduler
-        fw = self.generation.profiles[profile] if profile else (scheduler.framework_for(info) or self.framework)
-        handle = scheduler.handle_for(fw)
-        cluster = scheduler.cluster
-        table = cluster.table
-        rows = np.asarray(sorted(table.row_of.values()), dtype=np.int64)
-        names = [table.names[r] or "" for r in rows.tolist()]
-        state = CycleState()
-        diagnosis = Diagnosis(num_all_nodes=len(rows))
-        verdicts: dict[str, Verdict | None] = dict.fromkeys(names)
-        try:
-            with scheduler._nominated_pods_placed(info):
-                status, narrowed = fw.run_pre_filter(state, info, table.view(rows), cluster, handle, None)
-                if not status.ok:
-                    diagnosis.pre_filter_msg = status.message
-                    verdicts = {n: Verdict(status.plugin, status.message, status.code) for n in names}
-                    return Evaluation(info, status, verdicts, message=diagnosis.message())
-                candidates = rows
-                if narrowed is not None:
-                    keep = [table.names[r] in narrowed for r in rows.tolist()]
-                    for name, kept in zip(names, keep, strict=True):
-                        if not kept:
-                            verdicts[name] = Verdict(min(state.narrowed_by), state.narrowed_reason(),
-                                                     Code.UNSCHEDULABLE_AND_UNRESOLVABLE)
-                    kept_mask = np.asarray(keep, dtype=bool)
-                    if not kept_mask.all():
-                        diagnosis.add(min(state.narrowed_by), state.narrowed_reason(), rows[~kept_mask],
-                                      Code.UNSCHEDULABLE_AND_UNRESOLVABLE)
-                    candidates = rows[kept_mask]
-                feasible = fw.run_filters(state, info, table.view(candidates), cluster, handle, diagnosis, None)
-                for plugin, reason, hit_rows, code in diagnosis.rejections:
-                    for row in hit_rows.tolist():
-                        name = table.names[row] or ""
-                        if verdicts[name] is None:
-                            verdicts[name] = Verdict(plugin, reason, code)
-                feasible_rows = candidates[feasible]
-                evaluation = Evaluation(info, status, verdicts)
-                if len(feasible_rows) == 0:
-                    evaluation.message = diagnosis.message()
-                    return evaluation
-                view = table.view(feasible_rows)
-                total, per_plugin = fw.run_scores(state, info, view, cluster, handle, None)
-        except PluginFailure as failure:
-            raise PluginError(failure.status) from failure.__cause__
-        feasible_names = view.names
-        evaluation.scores = {p: dict(zip(feasible_names, s.tolist(), strict=True)) for p, s in per_plugin.items()}
-        evaluation.totals = dict(zip(feasible_names, total.tolist(), strict=True))
-        return evaluation
+        return evaluate_pod(self.scheduler, pod, profile=profile, preemption=preemption)
 
     def schedule(self, *pods: dict[str, Any] | str, timeout: float = 30) -> dict[str, str | None]:
         """Add `pods` (or YAML), run the scheduler until nothing is left to try; each added pod's node.
@@ -422,3 +378,99 @@ class SchedulerTester:
 
 def _pod_key(key: str) -> str:
     return key if "/" in key else f"default/{key}"
+
+
+class _DryRunHandle(FrameworkHandle):
+    """A Handle whose preemption writes are recorded instead of made (victims, nominations)."""
+
+    def __init__(self, base: FrameworkHandle) -> None:
+        super().__init__(base.framework, base._backend, base._cluster, base._now, base._waiting)
+        self.victims: list[str] = []
+        self.nominations: list[tuple[str, str | None]] = []
+
+    def nominate(self, pod: PodInfo, node_name: str | None) -> None:
+        self.nominations.append((pod.key, node_name))
+
+    def delete_victim(self, victim: PodInfo, preemptor: PodInfo, node_name: str = "") -> Status:
+        self.victims.append(victim.key)
+        return Status.success()
+
+
+def evaluate_pod(
+    scheduler: Scheduler, pod: dict[str, Any] | PodInfo, *, profile: str | None = None, preemption: bool = False
+) -> Evaluation:
+    """`SchedulerTester.evaluate` over any running Scheduler's cache (embedded or Kubernetes backend).
+
+    With `preemption`, a pod that fits nowhere runs the profile's PostFilter plugins as a dry run:
+    `nominated_node` and `victims` say what preemption would do (nothing is deleted or written),
+    and `message` is the whole FailedScheduling text, PostFilter's part included.
+    """
+    info = pod if isinstance(pod, PodInfo) else PodInfo.from_dict(pod)
+    fw = scheduler.generation.profiles[profile] if profile else (scheduler.framework_for(info) or scheduler.generation.default_profile)
+    handle = scheduler.handle_for(fw)
+    cluster = scheduler.cluster
+    table = cluster.table
+    rows = np.asarray(sorted(table.row_of.values()), dtype=np.int64)
+    names = [table.names[r] or "" for r in rows.tolist()]
+    state = CycleState()
+    diagnosis = Diagnosis(num_all_nodes=len(rows))
+    verdicts: dict[str, Verdict | None] = dict.fromkeys(names)
+    try:
+        with scheduler._nominated_pods_placed(info):
+            status, narrowed = fw.run_pre_filter(state, info, table.view(rows), cluster, handle, None)
+            if not status.ok:
+                diagnosis.pre_filter_msg = status.message
+                diagnosis.pre_filter_code = status.code
+                diagnosis.unschedulable_plugins.add(status.plugin)
+                diagnosis.add(status.plugin, status.message, rows, status.code)
+                verdicts = {n: Verdict(status.plugin, status.message, status.code) for n in names}
+                evaluation = Evaluation(info, status, verdicts)
+                _post_filter(evaluation, fw, state, info, cluster, handle, diagnosis, preemption)
+                return evaluation
+            candidates = rows
+            if narrowed is not None:
+                keep = [table.names[r] in narrowed for r in rows.tolist()]
+                for name, kept in zip(names, keep, strict=True):
+                    if not kept:
+                        verdicts[name] = Verdict(min(state.narrowed_by), state.narrowed_reason(),
+                                                 Code.UNSCHEDULABLE_AND_UNRESOLVABLE)
+                kept_mask = np.asarray(keep, dtype=bool)
+                if not kept_mask.all():
+                    diagnosis.add(min(state.narrowed_by), state.narrowed_reason(), rows[~kept_mask],
+                                  Code.UNSCHEDULABLE_AND_UNRESOLVABLE)
+                candidates = rows[kept_mask]
+            feasible = fw.run_filters(state, info, table.view(candidates), cluster, handle, diagnosis, None)
+            for plugin, reason, hit_rows, code in diagnosis.rejections:
+                for row in hit_rows.tolist():
+                    name = table.names[row] or ""
+                    if verdicts[name] is None:
+                        verdicts[name] = Verdict(plugin, reason, code)
+            feasible_rows = candidates[feasible]
+            evaluation = Evaluation(info, status, verdicts)
+            if len(feasible_rows) == 0:
+                _post_filter(evaluation, fw, state, info, cluster, handle, diagnosis, preemption)
+                return evaluation
+            view = table.view(feasible_rows)
+            total, per_plugin = fw.run_scores(state, info, view, cluster, handle, None)
+    except PluginFailure as failure:
+        raise PluginError(failure.status) from failure.__cause__
+    feasible_names = view.names
+    evaluation.scores = {p: dict(zip(feasible_names, s.tolist(), strict=True)) for p, s in per_plugin.items()}
+    evaluation.totals = dict(zip(feasible_names, total.tolist(), strict=True))
+    return evaluation
+
+
+def _post_filter(
+    evaluation: Evaluation, fw: Framework, state: CycleState, pod: PodInfo, cluster: ClusterState,
+    handle: FrameworkHandle, diagnosis: Diagnosis, preemption: bool,
+) -> None:
+    """The FailedScheduling text, with PostFilter run as a dry run when `preemption` is asked for."""
+    if preemption and fw.points.get("post_filter") and diagnosis.num_all_nodes:
+        dry = _DryRunHandle(handle)
+        nominated, post_status = fw.run_post_filter(state, pod, cluster, dry, diagnosis, None)
+        if nominated:
+            evaluation.nominated_node = nominated
+            evaluation.victims = sorted(dry.victims)
+        elif post_status.message:
+            diagnosis.post_filter_msg = post_status.message
+    evaluation.message = diagnosis.message()
