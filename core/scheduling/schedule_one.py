@@ -3,7 +3,6 @@ then assume, reserve and permit, handing the pod to the binding cycle."""
 
 from __future__ import annotations
 
-import contextlib
 import logging
 import time
 from collections.abc import Callable
@@ -36,13 +35,49 @@ log = logging.getLogger(__name__)
 class ScheduleOne:
     """The scheduling cycle's steps, run by the scheduling thread one pod at a time."""
 
-    def _nominated_pods_placed(self, pod: PodInfo) -> contextlib.AbstractContextManager[object]:
-        """Account pods nominated by preemption with priority >= this pod's on their nodes."""
+    def filter_rows(
+        self,
+        fw: Framework,
+        state: CycleState,
+        pod: PodInfo,
+        rows: np.ndarray,
+        diagnosis: Diagnosis | None,
+        record: CycleRecord | None,
+        nominated: dict[int, list[PodInfo]],
+    ) -> np.ndarray:
+        """The filters over `rows` (feasible mask), as RunFilterPluginsWithNominatedPods runs them.
+
+        On a node with pods nominated there by preemption with priority >= this pod's, the filters
+        run twice: first with those pods placed there (kube-scheduler adds them to a clone of the
+        PreFilter state through AddPod; here PreFilter runs again with them placed), then without
+        them; the node must pass both, and the first failure is the one reported. Other nodes run
+        once, in one batch, without any nominated pod.
+        """
         cluster = self.cluster
-        if not cluster.nominated:
-            return contextlib.nullcontext()
-        ghosts = [(other, row) for row, pods in cluster.nominated_ghosts(pod).items() for other in pods]
-        return cluster.hypothetical(add=ghosts)
+        handle = self.handle_for(fw)
+        table = cluster.table
+        if not nominated:
+            return fw.run_filters(state, pod, table.view(rows), cluster, handle, diagnosis, record)
+        special = np.fromiter((r in nominated for r in rows.tolist()), dtype=bool, count=len(rows))
+        mask = np.zeros(len(rows), dtype=bool)
+        plain = ~special
+        if plain.any():
+            mask[plain] = fw.run_filters(state, pod, table.view(rows[plain]), cluster, handle, diagnosis, record)
+        for i in np.flatnonzero(special).tolist():
+            row = int(rows[i])
+            one = table.view(np.asarray([row], dtype=np.int64))
+            with cluster.hypothetical(add=[(other, row) for other in nominated[row]]):
+                with_state = CycleState()
+                # AddPod keeps the cycle's PreFilter result (narrowed nodes): only the state is redone.
+                status, _ = fw.run_pre_filter(with_state, pod, table.view(table.ordered_rows()), cluster, handle, None)
+                if not status.ok:
+                    if diagnosis is not None:
+                        diagnosis.add(status.plugin, status.message, one.rows, status.code)
+                    continue
+                if not fw.run_filters(with_state, pod, one, cluster, handle, diagnosis, record)[0]:
+                    continue
+            mask[i] = bool(fw.run_filters(state, pod, one, cluster, handle, diagnosis, record)[0])
+        return mask
 
     def batch_for(self, fw: Framework) -> OpportunisticBatch:
         """The profile's opportunistic batch (a new generation's framework starts an empty one)."""
@@ -68,8 +103,7 @@ class ScheduleOne:
         if len(all_rows) == 0:
             diagnosis.pre_filter_msg = "no nodes available to schedule pods"
             return ScheduleResult(None, Status.unschedulable(diagnosis.message()), diagnosis)
-        with self._nominated_pods_placed(pod):
-            status, narrowed = fw.run_pre_filter(state, pod, table.view(all_rows), cluster, handle, record)
+        status, narrowed = fw.run_pre_filter(state, pod, table.view(all_rows), cluster, handle, record)
         if not status.ok:
             diagnosis.pre_filter_msg = status.message
             diagnosis.pre_filter_code = status.code
@@ -92,44 +126,44 @@ class ScheduleOne:
                 if unsigned:
                     record.batch["unsigned"] = unsigned
                 record.step("Batch", "", t0, {"hint": hint})
-        with self._nominated_pods_placed(pod):
-            # kube-scheduler's evaluateNominatedNode: a nominated node (preemption) or the batch's
-            # hint is tried alone first; if it passes every filter, it is the only feasible node.
-            nominated = pod.nominated_node_name or hint
-            if nominated and nominated in table.row_of and (narrowed is None or nominated in narrowed):
-                one = np.asarray([table.row_of[nominated]], dtype=np.int64)
-                if fw.run_filters(state, pod, table.view(one), cluster, handle)[0] and (
-                    not fw.extenders or len(filter_with_extenders(fw.extenders, pod, table, one, None, record))
-                ):
-                    if batch is not None:
-                        self._store(batch, signature, hint, nominated, None, cycle, record)
-                    return ScheduleResult(nominated, Status.success(), None, 1, 1)
-            rows = all_rows
-            if narrowed is not None:
-                keep = np.fromiter((table.names[r] in narrowed for r in rows.tolist()), dtype=bool, count=len(rows))
-                if not keep.all():
-                    # kube-scheduler: the nodes a PreFilterResult left out are UnschedulableAndUnresolvable,
-                    # counted in the FitError as `didn't satisfy plugin(s) [<plugins that narrowed>]`.
-                    reason = state.narrowed_reason()
-                    diagnosis.add(min(state.narrowed_by), reason, rows[~keep], Code.UNSCHEDULABLE_AND_UNRESOLVABLE)
-                    diagnosis.unschedulable_plugins.update(state.narrowed_by)
-                rows = rows[keep]
-                if not len(rows):
-                    return ScheduleResult(None, Status.unschedulable(diagnosis.message()), diagnosis)
-            verdicts = inc = None
-            if self.incremental and narrowed is None and not fw.extenders and not cluster.nominated:
-                inc = self.incremental_for(fw)
-                t0 = time.time_ns()
-                refiltered = inc.rows_refiltered
-                verdicts = inc.verdicts(pod, state, rows, record)
-                if verdicts is not None:
-                    feasible_rows, processed = self._sample_from(fw, pod, state, rows, verdicts, record)
-                    if record is not None:
-                        record.step("Filter", "", t0, {"incremental": True, "refiltered": inc.rows_refiltered - refiltered})
-                    if not len(feasible_rows):
-                        verdicts = None  # a full pass collects every rejection for the FitError
-            if verdicts is None:
-                feasible_rows, processed = self._filter_sampled(fw, state, pod, rows, diagnosis, record)
+        ghosts = cluster.nominated_ghosts(pod) if cluster.nominated else {}
+        # kube-scheduler's evaluateNominatedNode: a nominated node (preemption) or the batch's
+        # hint is tried alone first; if it passes every filter, it is the only feasible node.
+        nominated = pod.nominated_node_name or hint
+        if nominated and nominated in table.row_of and (narrowed is None or nominated in narrowed):
+            one = np.asarray([table.row_of[nominated]], dtype=np.int64)
+            if self.filter_rows(fw, state, pod, one, None, None, ghosts)[0] and (
+                not fw.extenders or len(filter_with_extenders(fw.extenders, pod, table, one, None, record))
+            ):
+                if batch is not None:
+                    self._store(batch, signature, hint, nominated, None, cycle, record)
+                return ScheduleResult(nominated, Status.success(), None, 1, 1)
+        rows = all_rows
+        if narrowed is not None:
+            keep = np.fromiter((table.names[r] in narrowed for r in rows.tolist()), dtype=bool, count=len(rows))
+            if not keep.all():
+                # kube-scheduler: the nodes a PreFilterResult left out are UnschedulableAndUnresolvable,
+                # counted in the FitError as `didn't satisfy plugin(s) [<plugins that narrowed>]`.
+                reason = state.narrowed_reason()
+                diagnosis.add(min(state.narrowed_by), reason, rows[~keep], Code.UNSCHEDULABLE_AND_UNRESOLVABLE)
+                diagnosis.unschedulable_plugins.update(state.narrowed_by)
+            rows = rows[keep]
+            if not len(rows):
+                return ScheduleResult(None, Status.unschedulable(diagnosis.message()), diagnosis)
+        verdicts = inc = None
+        if self.incremental and narrowed is None and not fw.extenders and not cluster.nominated:
+            inc = self.incremental_for(fw)
+            t0 = time.time_ns()
+            refiltered = inc.rows_refiltered
+            verdicts = inc.verdicts(pod, state, rows, record)
+            if verdicts is not None:
+                feasible_rows, processed = self._sample_from(fw, pod, state, rows, verdicts, record)
+                if record is not None:
+                    record.step("Filter", "", t0, {"incremental": True, "refiltered": inc.rows_refiltered - refiltered})
+                if not len(feasible_rows):
+                    verdicts = None  # a full pass collects every rejection for the FitError
+        if verdicts is None:
+            feasible_rows, processed = self._filter_sampled(fw, state, pod, rows, diagnosis, record, ghosts)
         if fw.extenders and len(feasible_rows):
             feasible_rows = filter_with_extenders(fw.extenders, pod, table, feasible_rows, diagnosis, record)
         evaluated = processed
@@ -225,15 +259,20 @@ class ScheduleOne:
         return rows[taken], processed
 
     def _filter_sampled(
-        self, fw: Framework, state: CycleState, pod: PodInfo, rows: np.ndarray, diagnosis: Diagnosis, record: CycleRecord | None
+        self,
+        fw: Framework,
+        state: CycleState,
+        pod: PodInfo,
+        rows: np.ndarray,
+        diagnosis: Diagnosis,
+        record: CycleRecord | None,
+        nominated: dict[int, list[PodInfo]],
     ) -> tuple[np.ndarray, int]:
         """Find up to numFeasibleNodesToFind feasible nodes, starting where the last cycle stopped."""
         n = len(rows)
         want = num_feasible_nodes_to_find(n, fw.percentage_of_nodes_to_score)
         start = self.next_start_index % n
         rotated = np.concatenate([rows[start:], rows[:start]]) if start else rows
-        table = self.cluster.table
-        handle = self.handle_for(fw)
         found: list[np.ndarray] = []
         count = 0
         pos = 0
@@ -245,7 +284,7 @@ class ScheduleOne:
         processed = n
         while pos < n and count < want:
             sub = rotated[pos : pos + chunk]
-            mask = fw.run_filters(state, pod, table.view(sub), self.cluster, handle, diagnosis, record)
+            mask = self.filter_rows(fw, state, pod, sub, diagnosis, record, nominated)
             hits = sub[mask]
             if count + len(hits) >= want:
                 need = want - count

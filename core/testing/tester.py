@@ -416,42 +416,42 @@ def evaluate_pod(
     diagnosis = Diagnosis(num_all_nodes=len(rows))
     verdicts: dict[str, Verdict | None] = dict.fromkeys(names)
     try:
-        with scheduler._nominated_pods_placed(info):
-            status, narrowed = fw.run_pre_filter(state, info, table.view(rows), cluster, handle, None)
-            if not status.ok:
-                diagnosis.pre_filter_msg = status.message
-                diagnosis.pre_filter_code = status.code
-                diagnosis.unschedulable_plugins.add(status.plugin)
-                diagnosis.add(status.plugin, status.message, rows, status.code)
-                verdicts = {n: Verdict(status.plugin, status.message, status.code) for n in names}
-                evaluation = Evaluation(info, status, verdicts)
-                _post_filter(evaluation, fw, state, info, cluster, handle, diagnosis, preemption)
-                return evaluation
-            candidates = rows
-            if narrowed is not None:
-                keep = [table.names[r] in narrowed for r in rows.tolist()]
-                for name, kept in zip(names, keep, strict=True):
-                    if not kept:
-                        verdicts[name] = Verdict(min(state.narrowed_by), state.narrowed_reason(),
-                                                 Code.UNSCHEDULABLE_AND_UNRESOLVABLE)
-                kept_mask = np.asarray(keep, dtype=bool)
-                if not kept_mask.all():
-                    diagnosis.add(min(state.narrowed_by), state.narrowed_reason(), rows[~kept_mask],
-                                  Code.UNSCHEDULABLE_AND_UNRESOLVABLE)
-                candidates = rows[kept_mask]
-            feasible = fw.run_filters(state, info, table.view(candidates), cluster, handle, diagnosis, None)
-            for plugin, reason, hit_rows, code in diagnosis.rejections:
-                for row in hit_rows.tolist():
-                    name = table.names[row] or ""
-                    if verdicts[name] is None:
-                        verdicts[name] = Verdict(plugin, reason, code)
-            feasible_rows = candidates[feasible]
+        status, narrowed = fw.run_pre_filter(state, info, table.view(rows), cluster, handle, None)
+        if not status.ok:
+            diagnosis.pre_filter_msg = status.message
+            diagnosis.pre_filter_code = status.code
+            diagnosis.unschedulable_plugins.add(status.plugin)
+            diagnosis.add(status.plugin, status.message, rows, status.code)
+            verdicts = {n: Verdict(status.plugin, status.message, status.code) for n in names}
             evaluation = Evaluation(info, status, verdicts)
-            if len(feasible_rows) == 0:
-                _post_filter(evaluation, fw, state, info, cluster, handle, diagnosis, preemption)
-                return evaluation
-            view = table.view(feasible_rows)
-            total, per_plugin = fw.run_scores(state, info, view, cluster, handle, None)
+            _post_filter(evaluation, fw, state, info, cluster, handle, diagnosis, preemption)
+            return evaluation
+        candidates = rows
+        if narrowed is not None:
+            keep = [table.names[r] in narrowed for r in rows.tolist()]
+            for name, kept in zip(names, keep, strict=True):
+                if not kept:
+                    verdicts[name] = Verdict(min(state.narrowed_by), state.narrowed_reason(),
+                                             Code.UNSCHEDULABLE_AND_UNRESOLVABLE)
+            kept_mask = np.asarray(keep, dtype=bool)
+            if not kept_mask.all():
+                diagnosis.add(min(state.narrowed_by), state.narrowed_reason(), rows[~kept_mask],
+                              Code.UNSCHEDULABLE_AND_UNRESOLVABLE)
+            candidates = rows[kept_mask]
+        ghosts = cluster.nominated_ghosts(info) if cluster.nominated else {}
+        feasible = scheduler.filter_rows(fw, state, info, candidates, diagnosis, None, ghosts)
+        for plugin, reason, hit_rows, code in diagnosis.rejections:
+            for row in hit_rows.tolist():
+                name = table.names[row] or ""
+                if verdicts[name] is None:
+                    verdicts[name] = Verdict(plugin, reason, code)
+        feasible_rows = candidates[feasible]
+        evaluation = Evaluation(info, status, verdicts)
+        if len(feasible_rows) == 0:
+            _post_filter(evaluation, fw, state, info, cluster, handle, diagnosis, preemption)
+            return evaluation
+        view = table.view(feasible_rows)
+        total, per_plugin = fw.run_scores(state, info, view, cluster, handle, None)
     except PluginFailure as failure:
         raise PluginError(failure.status) from failure.__cause__
     feasible_names = view.names
