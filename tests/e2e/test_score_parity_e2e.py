@@ -352,7 +352,7 @@ def test_preemption_outcomes_match_kube_scheduler(api: Api, namespace: str, node
                          f"kube-scheduler {value} {victims}; kubeberth {ev.nominated_node or None} {ev.victims}"))
             for victim in victims:  # the kubelet's final delete
                 api.delete_pod(ns, victim.split("/", 1)[1])
-            wait_for(lambda n=name: api.bound(ns).get(n), 30, f"kube-scheduler to bind {name}")
+            wait_for(lambda n=name: api.bound(ns).get(n), 90, f"kube-scheduler to bind {name}")
         else:
             same = not ev.nominated_node and ev.message == value
             rows.append((name, "unschedulable" if same else "MISMATCH",
