@@ -18,6 +18,7 @@ by its resourceVersion), or the selected-node annotation on a claim to provision
 
 from __future__ import annotations
 
+import time
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
@@ -55,6 +56,7 @@ ANN_SELECTED_NODE = "volume.kubernetes.io/selected-node"
 ANN_BETA_CLASS = "volume.beta.kubernetes.io/storage-class"
 NOT_SUPPORTED_PROVISIONER = "kubernetes.io/no-provisioner"
 _STATE_KEY = "VolumeBinding"
+BIND_POLL_SECONDS = 1.0  # BindPodVolumes polls its bindings every second
 _INDEX_KEY = "VolumeBinding.assumed"
 
 
@@ -564,6 +566,9 @@ class VolumeBinding:
 
     @hookimpl
     def pre_bind(self, state: dict[str, Any], pod: PodInfo, handle: Handle) -> Status | None:
+        """BindPodVolumes: the API updates, then wait (polling every second, up to
+        bindTimeoutSeconds) until the PV controller has bound every claim and the provisioner has
+        provisioned every claim to provision; a binding undone meanwhile fails the pod's binding."""
         st: _State | None = state.get(_STATE_KEY)
         if st is None or st.all_bound or not st.assignments:
             return None
@@ -571,7 +576,39 @@ class VolumeBinding:
             status = bind_claim(handle, item) if item["pv"] else select_node(handle, item)
             if not status.ok:
                 return Status(Code.ERROR, (f"binding volumes of {pod.key}: {status.message}",), self.name)
-        return None
+        deadline = time.monotonic() + self.args.bindTimeoutSeconds
+        while True:
+            done, problem = check_bindings(handle, pod, st.assignments)
+            if problem:
+                return Status(Code.ERROR, (f"binding volumes: {problem}",), self.name)
+            if done:
+                return None
+            if time.monotonic() >= deadline:
+                return Status(Code.ERROR, ("binding volumes: context deadline exceeded",), self.name)
+            time.sleep(min(BIND_POLL_SECONDS, max(0.0, deadline - time.monotonic())))
+
+
+def check_bindings(handle: Handle, pod: PodInfo, assignments: list[dict[str, Any]]) -> tuple[bool, str]:
+    """kube-scheduler's checkBindings over fresh reads: (all done, the error that ends the wait)."""
+    if handle.get_object("Pod", pod.key) is None:
+        return False, f'pod does not exist any more: pods "{pod.name}" not found'
+    done = True
+    for item in assignments:
+        pvc = handle.get_object("PersistentVolumeClaim", item["claim"])
+        if pvc is None:
+            return False, f'failed to check binding: persistentvolumeclaim "{item["claim"]}" not found'
+        if item["pv"]:
+            pv = handle.get_object("PersistentVolume", item["pv"])
+            if pv is None:
+                return False, f'failed to check binding: persistentvolume "{item["pv"]}" not found'
+            ref = _spec(pv).get("claimRef") or {}
+            if not ref or not ref.get("uid"):
+                return False, f'ClaimRef got reset for pv "{item["pv"]}"'
+        elif (_meta(pvc).get("annotations") or {}).get(ANN_SELECTED_NODE) != item["node"]:
+            return False, f'provisioning failed for PVC "{_meta(pvc).get("name", "")}"'
+        if not is_fully_bound(pvc):
+            done = False
+    return done, ""
 
 
 def bind_claim(handle: Handle, item: dict[str, Any]) -> Status:

@@ -292,7 +292,30 @@ class EmbeddedCluster(Backend):
             obj = _merge_patch(copy.deepcopy(current), patch)
             self._stamp(obj)
             self.apply(obj)
+            if kind == "PersistentVolumeClaim":
+                self._provisioner(obj)
         return Status.success()
+
+    def _provisioner(self, pvc: dict[str, Any]) -> None:
+        """The embedded cluster is its own provisioner too: a claim given a selected node gets a
+        PV of its size and class, bound at once (a real provisioner creates it, the PV
+        controller binds it; VolumeBinding's PreBind waits for both)."""
+        meta = pvc.get("metadata") or {}
+        spec = pvc.get("spec") or {}
+        node = (meta.get("annotations") or {}).get("volume.kubernetes.io/selected-node")
+        if not node or spec.get("volumeName"):
+            return
+        name = f"pvc-{meta.get('uid') or uuid.uuid5(_UID_NAMESPACE, str(meta.get('name')))}"
+        storage = ((spec.get("resources") or {}).get("requests") or {}).get("storage", "0")
+        pv = {"apiVersion": "v1", "kind": "PersistentVolume", "metadata": {"name": name},
+              "spec": {"capacity": {"storage": storage}, "accessModes": spec.get("accessModes") or ["ReadWriteOnce"],
+                       "storageClassName": spec.get("storageClassName") or "",
+                       "persistentVolumeReclaimPolicy": "Delete",
+                       "claimRef": {"kind": "PersistentVolumeClaim", "apiVersion": "v1",
+                                    "namespace": meta.get("namespace") or "default", "name": meta.get("name"),
+                                    "uid": meta.get("uid") or ""}}}
+        self.apply(pv)
+        self._pv_controller(self.get("PersistentVolume", name) or pv)
 
     def _stamp(self, obj: dict[str, Any]) -> None:
         meta = obj.setdefault("metadata", {})

@@ -301,9 +301,12 @@ def test_assumption_survives_new_plugin_instance_and_drops_when_bound() -> None:
     assert out == {"node-a-0": (ERR_REASON_BIND_CONFLICT,)}  # now really bound to c1
 
 
-def volume_handle(cluster: ClusterState) -> tuple[FrameworkHandle, EmbeddedCluster]:
-    """The runtime's Handle over an embedded cluster holding the cache's volume objects."""
+def volume_handle(cluster: ClusterState, pod: PodInfo | None = None) -> tuple[FrameworkHandle, EmbeddedCluster]:
+    """The runtime's Handle over an embedded cluster holding the cache's volume objects (and the
+    pod being bound: PreBind stops waiting for a pod that no longer exists)."""
     backend = EmbeddedCluster()
+    if pod is not None:
+        backend.apply({"kind": "Pod", **pod.raw})
     for kind in ("PersistentVolume", "PersistentVolumeClaim", "StorageClass"):
         for obj in cluster.list_objects(kind):
             backend.apply({"kind": kind, **obj})
@@ -317,7 +320,7 @@ def test_pre_bind_sets_claim_ref_on_the_chosen_pv() -> None:
     pod = claim_pod("c")
     _, state, _ = run_filter(plugin, cluster, pod)
     plugin.reserve(state, pod, "node-a-0", cluster)
-    handle, backend = volume_handle(cluster)
+    handle, backend = volume_handle(cluster, pod)
     assert plugin.pre_bind(state, pod, handle) is None
     pv = backend.get("PersistentVolume", "pv")
     assert pv["spec"]["claimRef"]["name"] == "c" and pv["spec"]["claimRef"]["namespace"] == "default"
@@ -332,7 +335,7 @@ def test_pre_bind_fails_when_the_pv_was_claimed_meanwhile() -> None:
     pod = claim_pod("c")
     _, state, _ = run_filter(plugin, cluster, pod)
     plugin.reserve(state, pod, "node-a-0", cluster)
-    handle, backend = volume_handle(cluster)
+    handle, backend = volume_handle(cluster, pod)
     backend.apply({"kind": "PersistentVolume", **make_pv("pv", claim_ref="other")})
     status = plugin.pre_bind(state, pod, handle)
     assert status.code == Code.ERROR
@@ -345,7 +348,7 @@ def test_pre_bind_marks_claims_to_provision_with_the_selected_node() -> None:
     pod = claim_pod("c")
     _, state, _ = run_filter(plugin, cluster, pod)
     plugin.reserve(state, pod, "node-a-0", cluster)
-    handle, backend = volume_handle(cluster)
+    handle, backend = volume_handle(cluster, pod)
     assert plugin.pre_bind(state, pod, handle) is None
     pvc = backend.get("PersistentVolumeClaim", "default/c")
     assert pvc["metadata"]["annotations"]["volume.kubernetes.io/selected-node"] == "node-a-0"
@@ -357,10 +360,46 @@ def test_pre_bind_skips_when_all_bound() -> None:
     pod = claim_pod("c")
     _, state, _ = run_filter(plugin, cluster, pod)
     plugin.reserve(state, pod, "node-a-0", cluster)
-    handle, backend = volume_handle(cluster)
+    handle, backend = volume_handle(cluster, pod)
     before = backend.get("PersistentVolume", "pv")
     assert plugin.pre_bind(state, pod, handle) is None
     assert backend.get("PersistentVolume", "pv") is before  # nothing written
+
+
+def test_pre_bind_waits_until_the_pv_controller_binds() -> None:
+    """BindPodVolumes polls until the claim is fully bound; a controller that never binds it
+    runs into bindTimeoutSeconds ("binding volumes: context deadline exceeded")."""
+    cluster = make_cluster(storage_class("local"), make_pvc("c"), make_pv("pv"), zones=("a",))
+    plugin = VolumeBinding(VolumeBinding.Args(bindTimeoutSeconds=1))
+    pod = claim_pod("c")
+    _, state, _ = run_filter(plugin, cluster, pod)
+    plugin.reserve(state, pod, "node-a-0", cluster)
+    handle, backend = volume_handle(cluster, pod)
+    backend._pv_controller = lambda pv: None  # type: ignore[method-assign]  # no PV controller
+    status = plugin.pre_bind(state, pod, handle)
+    assert status is not None and status.code == Code.ERROR
+    assert status.message == "binding volumes: context deadline exceeded"
+    assert backend.get("PersistentVolume", "pv")["spec"]["claimRef"]["name"] == "c"  # the API update was made
+
+
+def test_pre_bind_stops_waiting_when_the_binding_is_undone_or_the_pod_is_gone() -> None:
+    cluster = make_cluster(storage_class("local"), make_pvc("c"), make_pv("pv"), zones=("a",))
+    plugin = VolumeBinding()
+    pod = claim_pod("c")
+    _, state, _ = run_filter(plugin, cluster, pod)
+    plugin.reserve(state, pod, "node-a-0", cluster)
+    handle, backend = volume_handle(cluster, pod)
+
+    def unbind(pv: dict) -> None:  # a controller that drops the claimRef (unbindVolume)
+        pv = {**pv, "spec": {k: v for k, v in pv["spec"].items() if k != "claimRef"}}
+        backend.apply(pv)
+
+    backend._pv_controller = unbind  # type: ignore[method-assign]
+    status = plugin.pre_bind(state, pod, handle)
+    assert status is not None and status.message == 'binding volumes: ClaimRef got reset for pv "pv"'
+    backend.delete("Pod", "default/p")
+    status = plugin.pre_bind(state, pod, handle)
+    assert status is not None and status.message == 'binding volumes: pod does not exist any more: pods "p" not found'
 
 
 def test_evaluated_once_per_label_set() -> None:

@@ -256,6 +256,14 @@ def test_side_by_side_with_kube_scheduler(control_plane: LocalControlPlane, kube
     assert rate >= minimum, rows
 
 
+def bind_claim_as_pv_controller(api: Api, namespace: str, claim: str, pv: str) -> None:
+    """What the PV controller does once a PV's claimRef names a claim: bind both ways."""
+    api._patch(f"/api/v1/namespaces/{namespace}/persistentvolumeclaims/{claim}", {
+        "metadata": {"annotations": {"pv.kubernetes.io/bind-completed": "yes"}}, "spec": {"volumeName": pv}})
+    api._patch(f"/api/v1/namespaces/{namespace}/persistentvolumeclaims/{claim}/status", {"status": {"phase": "Bound"}})
+    api._patch(f"/api/v1/persistentvolumes/{pv}/status", {"status": {"phase": "Bound"}})
+
+
 def test_volume_binding_sets_claim_ref_on_the_chosen_pv(api: Api, namespace: str, nodes: list[str],
                                                       start_kubeberth: Any) -> None:
     """WaitForFirstConsumer: kubeberth picks the node whose local PV fits and binds that PV to the claim."""
@@ -291,11 +299,65 @@ def test_volume_binding_sets_claim_ref_on_the_chosen_pv(api: Api, namespace: str
             "spec": {"schedulerName": PROFILE,
                      "containers": [{"name": "c", "image": "registry.k8s.io/pause:3.10"}],
                      "volumes": [{"name": "data", "persistentVolumeClaim": {"claimName": "data"}}]}})
-        wait_for(lambda: api.bound(namespace).get("db") == big, 30, "the pod on the node with the big PV")
-        ref = api.call("GET", f"/api/v1/persistentvolumes/pv-{big}")["spec"].get("claimRef") or {}
+        ref = wait_for(lambda: api.call("GET", f"/api/v1/persistentvolumes/pv-{big}")["spec"].get("claimRef"), 30,
+                       "kubeberth to set the big PV's claimRef")
         assert (ref.get("namespace"), ref.get("name")) == (namespace, "data")
         assert not api.call("GET", f"/api/v1/persistentvolumes/pv-{small}")["spec"].get("claimRef")
+        # PreBind waits for the PV controller (none runs here): the pod stays unbound meanwhile.
+        time.sleep(2.5)
+        assert "db" not in api.bound(namespace)
+        bind_claim_as_pv_controller(api, namespace, "data", f"pv-{big}")
+        wait_for(lambda: api.bound(namespace).get("db") == big, 30, "the pod on the node with the big PV")
     finally:
         for name in pvs:
             api.call("DELETE", f"/api/v1/persistentvolumes/{name}", ok=(200, 202, 404))
+        api.call("DELETE", f"/apis/storage.k8s.io/v1/storageclasses/{sc}", ok=(200, 202, 404))
+
+
+def test_volume_binding_times_out_without_a_pv_controller(api: Api, namespace: str, nodes: list[str],
+                                                          start_kubeberth: Any) -> None:
+    """bindTimeoutSeconds: with nobody to complete the binding, PreBind gives up as kube-scheduler's
+    BindPodVolumes does ("binding volumes: context deadline exceeded") and the pod is not bound."""
+    sfx = suffix()
+    node = f"kb-vt-{sfx}"
+    api.create_node(node, "4", "8Gi")
+    nodes.append(node)
+    sc, pv = f"local-t-{sfx}", f"pv-t-{sfx}"
+    api.call("POST", "/apis/storage.k8s.io/v1/storageclasses", {
+        "apiVersion": "storage.k8s.io/v1", "kind": "StorageClass", "metadata": {"name": sc},
+        "provisioner": "kubernetes.io/no-provisioner", "volumeBindingMode": "WaitForFirstConsumer"})
+    api.call("POST", "/api/v1/persistentvolumes", {
+        "apiVersion": "v1", "kind": "PersistentVolume", "metadata": {"name": pv},
+        "spec": {"capacity": {"storage": "1Gi"}, "accessModes": ["ReadWriteOnce"], "storageClassName": sc,
+                 "local": {"path": "/mnt/data"},
+                 "nodeAffinity": {"required": {"nodeSelectorTerms": [{"matchExpressions": [
+                     {"key": "kubernetes.io/hostname", "operator": "In", "values": [node]}]}]}}}})
+    api._patch(f"/api/v1/persistentvolumes/{pv}/status", {"status": {"phase": "Available"}})
+    try:
+        api.call("POST", f"/api/v1/namespaces/{namespace}/persistentvolumeclaims", {
+            "apiVersion": "v1", "kind": "PersistentVolumeClaim", "metadata": {"name": "data"},
+            "spec": {"accessModes": ["ReadWriteOnce"], "storageClassName": sc,
+                     "resources": {"requests": {"storage": "1Gi"}}}})
+        kb = start_kubeberth(plugin_config=[{"name": "VolumeBinding", "args": {"bindTimeoutSeconds": 2}}])
+        api.call("POST", f"/api/v1/namespaces/{namespace}/pods", {
+            "apiVersion": "v1", "kind": "Pod", "metadata": {"name": "db"},
+            "spec": {"schedulerName": PROFILE,
+                     "containers": [{"name": "c", "image": "registry.k8s.io/pause:3.10"}],
+                     "volumes": [{"name": "data", "persistentVolumeClaim": {"claimName": "data"}}]}})
+
+        def timed_out() -> list[str]:
+            return [e["note"] for e in api.events(namespace) if e["reason"] == "FailedScheduling"
+                    and "binding volumes: context deadline exceeded" in e["note"]]
+
+        try:
+            wait_for(timed_out, 30, "PreBind to time out")
+        except AssertionError:
+            raise AssertionError(f"events: {[(e['reason'], e['note']) for e in api.events(namespace)]}\n"
+                                 f"{kb.log_tail()}") from None
+        assert "db" not in api.bound(namespace)
+        # Once the binding completes (as the PV controller would), a retry binds the pod.
+        bind_claim_as_pv_controller(api, namespace, "data", pv)
+        wait_for(lambda: api.bound(namespace).get("db") == node, 60, "the pod bound after the claim was")
+    finally:
+        api.call("DELETE", f"/api/v1/persistentvolumes/{pv}", ok=(200, 202, 404))
         api.call("DELETE", f"/apis/storage.k8s.io/v1/storageclasses/{sc}", ok=(200, 202, 404))
