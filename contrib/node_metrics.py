@@ -187,7 +187,9 @@ class NodeMetricsProvider:
 
 # ---- sharing ------------------------------------------------------------------------------
 _providers: dict[str, NodeMetricsProvider] = {}
-_registry_lock = threading.Lock()
+# Reentrant: a provider user's weakref finalizer may run `release` from garbage collection that
+# triggers inside `acquire` on the same thread (a plain Lock deadlocks there).
+_registry_lock = threading.RLock()
 
 
 def _effective(args: MetricsSourceArgs) -> MetricsSourceArgs:
