@@ -96,7 +96,7 @@ class IncrementalCycles:
         self.cluster = cluster
         self.handle = handle
         self.shapes: OrderedDict[str, ShapeVerdicts] = OrderedDict()
-        self.seen: OrderedDict[str, None] = OrderedDict()
+        self.last_shape = ""  # the shape of the pod this cache saw last
         self.reused = 0
         self.rows_refiltered = 0
         self.rows_rescored = 0
@@ -133,7 +133,7 @@ class IncrementalCycles:
     # ---- verdicts ------------------------------------------------------------------------
     def verdicts(self, pod: PodInfo, state: CycleState, rows: np.ndarray, record: CycleRecord | None) -> ShapeVerdicts | None:
         """Every row's verdict for `pod`, corrected for rows changed since the shape was last seen;
-        None when the filters are not all node-local, or the shape is new (seen once, not built)."""
+        None when the filters are not all node-local, or the cache has nothing for this shape and it is not a run (the previous pod was shaped otherwise)."""
         filters = self._filters_node_local(state)
         if filters is None:
             return None
@@ -148,11 +148,11 @@ class IncrementalCycles:
         ):
             del self.shapes[shape]
             found = None
+        previous, self.last_shape = self.last_shape, shape
         if found is None:
-            if shape not in self.seen:  # the first sighting runs the ordinary full cycle
-                self.seen[shape] = None
-                if len(self.seen) > 4 * SHAPES_KEPT:
-                    self.seen.popitem(last=False)
+            # Evaluating every node costs more than one sampled cycle: only worth it for a shape
+            # that comes twice in a row (a run of replicas), not for a shape seen now and then.
+            if shape != previous:
                 return None
             found = self._build(pod, state, filters, rows, record)
             self.shapes[shape] = found
