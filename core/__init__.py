@@ -9,6 +9,7 @@ from .api.hookspecs import hookimpl
 from .api.signing import SignFragment
 from .api.status import Code, FilterResult, PermitResult, PostFilterResult, PreFilterResult, Rejection, Status
 from .cache.cluster import ClusterState, PodIndex
+from .cache.devices import DeviceState
 from .cache.nodetable import NodeTable, NodeView, Taint
 from .cache.podinfo import MemoKey, PodInfo, Toleration
 from .runtime.framework import MAX_NODE_SCORE, CycleState, Diagnosis, NodeInfo
@@ -31,6 +32,7 @@ __all__ = [
     "StrictArgs",
     "Code",
     "CycleState",
+    "DeviceState",
     "Diagnosis",
     "FilterResult",
     "MemoKey",

@@ -73,6 +73,15 @@ CLUSTER_EVENTS = (
     "CSIDriver/Add",
     "CSIDriver/Update",
     "CSIDriver/Delete",
+    "DeviceClass/Add",
+    "DeviceClass/Update",
+    "DeviceClass/Delete",
+    "ResourceSlice/Add",
+    "ResourceSlice/Update",
+    "ResourceSlice/Delete",
+    "ResourceClaim/Add",
+    "ResourceClaim/Update",
+    "ResourceClaim/Delete",
 )
 """The events `requeue_on` may name: `Kind/Action`, or just `Kind` for every action on it.
 

@@ -98,9 +98,11 @@ class Handle(Protocol):
         """Bind the pod through the Binding subresource (for bind plugins)."""
         ...
 
-    def update_object(self, kind: str, obj: dict[str, Any]) -> Status:
+    def update_object(self, kind: str, obj: dict[str, Any], subresource: str = "") -> Status:
         """Replace an object the plugin owns the change to (e.g. a PV's claimRef). The object's
-        metadata.resourceVersion guards the write: a concurrent change is an Error status."""
+        metadata.resourceVersion guards the write: a concurrent change is an Error status whose
+        message says "the object has been modified". `subresource="status"` writes only the
+        status (a ResourceClaim's allocation), as the API's /status subresource does."""
         ...
 
     def patch_object(self, kind: str, key: str, patch: Mapping[str, Any]) -> Status:

@@ -34,6 +34,10 @@ WATCHED_KINDS = (
     "ReplicationController",
     "ReplicaSet",
     "StatefulSet",
+    # Dynamic Resource Allocation (resource.k8s.io/v1): DynamicResources reads them.
+    "DeviceClass",
+    "ResourceSlice",
+    "ResourceClaim",
 )
 # Watched in addition when a profile enables a plugin that reads them (see `kinds_for`).
 OPTIONAL_KINDS: dict[str, tuple[str, ...]] = {"GangScheduling": ("PodGroup",)}
@@ -109,9 +113,10 @@ class Backend(abc.ABC):
         """A fresh read of one object ('ns/name' or 'name'); None when it does not exist."""
         return None
 
-    def update_object(self, kind: str, obj: dict[str, Any]) -> Status:
+    def update_object(self, kind: str, obj: dict[str, Any], subresource: str = "") -> Status:
         """Replace an object (a plugin's owned write, e.g. a PV's claimRef); its
-        metadata.resourceVersion, when set, must still be current (else an Error status)."""
+        metadata.resourceVersion, when set, must still be current (else an Error status).
+        `subresource="status"` replaces only the status, as PUT .../status does."""
         return Status.error(f"this backend cannot write {kind} objects")
 
     def patch_object(self, kind: str, key: str, patch: dict[str, Any]) -> Status:

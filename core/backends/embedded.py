@@ -28,6 +28,7 @@ from typing import Any
 from ..api.status import Code, Status
 from ..cache.podinfo import PodInfo
 from ..cache.shapes import section
+from . import claim_controller
 from .base import WATCHED_KINDS, Backend, ClusterEvent, EventSink, PodGone
 
 log = logging.getLogger(__name__)
@@ -38,11 +39,17 @@ DEFAULT_TERMINATION_GRACE_SECONDS = 30  # the API server's default for spec.term
 SYSTEM_PRIORITY_CLASSES = {"system-cluster-critical": 2000000000, "system-node-critical": 2000001000}
 
 
+_FIRST = {"PriorityClass": 0, "ResourceClaimTemplate": 1}
+CLUSTER_SCOPED = (
+    "Node", "PersistentVolume", "StorageClass", "Namespace", "CSINode", "PriorityClass", "VolumeAttachment", "CSIDriver",
+    "DeviceClass", "ResourceSlice",
+)
+_STATUS_SUBRESOURCE = ("ResourceClaim",)  # kinds whose status is written only through .../status
+
+
 def _key(kind: str, obj: dict[str, Any]) -> str:
     meta = obj.get("metadata") or {}
-    if kind in (
-        "Node", "PersistentVolume", "StorageClass", "Namespace", "CSINode", "PriorityClass", "VolumeAttachment", "CSIDriver"
-    ):
+    if kind in CLUSTER_SCOPED:
         return str(meta.get("name"))
     return f"{meta.get('namespace') or 'default'}/{meta.get('name')}"
 
@@ -66,8 +73,9 @@ class EmbeddedCluster(Backend):
         self._terminating: list[tuple[float, str, str]] = []  # heap of (removal time, pod key, uid)
         self.unknown_priority_classes: Counter[str] = Counter()
         objects = list(objects)
-        # PriorityClasses first, as they exist before the pods that admission resolves against.
-        for obj in sorted(objects, key=lambda o: o.get("kind") != "PriorityClass"):
+        # PriorityClasses first, as they exist before the pods that admission resolves against;
+        # claim templates next, so pods naming them get their claims at once.
+        for obj in sorted(objects, key=lambda o: _FIRST.get(str(o.get("kind")), 2)):
             self.apply(obj)
 
     # ---- object store ------------------------------------------------------------------
@@ -88,14 +96,20 @@ class EmbeddedCluster(Backend):
                 labels = meta["labels"] = {}
             if isinstance(labels, dict):
                 labels.setdefault("kubernetes.io/hostname", meta["name"])
+        if kind in ("ResourceClaim", "ResourceClaimTemplate"):
+            meta.setdefault("namespace", "default")
         if not meta.get("uid"):
             meta["uid"] = str(uuid.uuid5(_UID_NAMESPACE, f"{kind}/{_key(kind, obj)}"))
         with self._lock:
+            if kind == "Pod":
+                claim_controller.generate_claims(self, obj)
             bucket = self.store.setdefault(kind, {})
             key = _key(kind, obj)
             typ = "MODIFIED" if key in bucket else "ADDED"
             bucket[key] = obj
             self._emit(kind, typ, obj)
+            if kind == "ResourceClaimTemplate":
+                claim_controller.template_added(self, obj)
         return obj
 
     def delete(self, kind: str, key: str) -> dict[str, Any] | None:
@@ -103,6 +117,8 @@ class EmbeddedCluster(Backend):
             obj = self.store.get(kind, {}).pop(key, None)
             if obj is not None:
                 self._emit(kind, "DELETED", obj)
+                if kind == "Pod":
+                    claim_controller.pod_removed(self, obj)
             return obj
 
     def get(self, kind: str, key: str) -> dict[str, Any] | None:
@@ -266,7 +282,7 @@ class EmbeddedCluster(Backend):
         found = self.get(kind, key)
         return copy.deepcopy(found) if found is not None else None
 
-    def update_object(self, kind: str, obj: dict[str, Any]) -> Status:
+    def update_object(self, kind: str, obj: dict[str, Any], subresource: str = "") -> Status:
         with self._lock:
             key = _key(kind, obj)
             current = self.get(kind, key)
@@ -276,6 +292,12 @@ class EmbeddedCluster(Backend):
             have = (current.get("metadata") or {}).get("resourceVersion")
             if wanted is not None and wanted != have:
                 return Status.error(f'{kind} "{key}": the object has been modified; please apply your changes to the latest version')
+            if subresource == "status":  # only the status changes, as PUT .../status
+                obj = {**copy.deepcopy(current), "status": copy.deepcopy(obj.get("status") or {})}
+            elif subresource:
+                return Status.error(f"{kind} has no {subresource} subresource here")
+            elif kind in _STATUS_SUBRESOURCE:  # the main resource ignores status changes
+                obj = {**copy.deepcopy(obj), "status": copy.deepcopy(current.get("status") or {})}
             obj = copy.deepcopy(obj)
             obj.setdefault("kind", kind)
             self._stamp(obj)

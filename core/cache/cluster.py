@@ -14,6 +14,7 @@ from typing import Any, Protocol
 
 import numpy as np
 
+from .devices import DeviceState
 from .nodetable import NodeTable
 from .podgroups import PodGroupMembers, PodGroupState
 from .podinfo import PodInfo
@@ -97,6 +98,8 @@ class ClusterState:
         self.objects_version = 0  # bumped on every change to `objects` (PVs, PVCs, Services, ...)
         self._orphans: dict[str, dict[str, PodInfo]] = {}
         self.label_counts = PodLabelCounts(self.table)
+        # ResourceSlices by node, devices allocated by ResourceClaims (DynamicResources reads it).
+        self.devices = DeviceState()
         self._indexes: dict[Any, PodIndex] = {"pod_label_counts": self.label_counts}
         self._pod_groups = PodGroupMembers()
 
@@ -271,10 +274,18 @@ class ClusterState:
     def upsert_object(self, kind: str, obj: dict[str, Any]) -> None:
         self.objects_version += 1
         self.objects.setdefault(kind, {})[object_key(obj)] = obj
+        if kind == "ResourceSlice":
+            self.devices.upsert_slice(obj)
+        elif kind == "ResourceClaim":
+            self.devices.upsert_claim(obj)
 
     def remove_object(self, kind: str, obj: dict[str, Any]) -> None:
         self.objects_version += 1
         self.objects.get(kind, {}).pop(object_key(obj), None)
+        if kind == "ResourceSlice":
+            self.devices.remove_slice(obj)
+        elif kind == "ResourceClaim":
+            self.devices.remove_claim(obj)
 
     def get_object(self, kind: str, key: str) -> dict[str, Any] | None:
         return self.objects.get(kind, {}).get(key)

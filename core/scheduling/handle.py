@@ -102,8 +102,8 @@ class FrameworkHandle:
     def bind(self, pod: PodInfo, node_name: str) -> Status:
         return self._backend.bind(pod, node_name)
 
-    def update_object(self, kind: str, obj: dict[str, Any]) -> Status:
-        return self._backend.update_object(kind, obj)
+    def update_object(self, kind: str, obj: dict[str, Any], subresource: str = "") -> Status:
+        return self._backend.update_object(kind, obj, subresource)
 
     def patch_object(self, kind: str, key: str, patch: Mapping[str, Any]) -> Status:
         return self._backend.patch_object(kind, key, dict(patch))

@@ -173,16 +173,17 @@ class KubernetesBackend(Backend):
                 return None
             raise
 
-    def update_object(self, kind: str, obj: dict[str, Any]) -> Status:
+    def update_object(self, kind: str, obj: dict[str, Any], subresource: str = "") -> Status:
         if not self.writes_allowed.is_set():
             return Status.error(f"not the leader: {kind} update refused")
         meta = obj.get("metadata") or {}
         key = f"{meta['namespace']}/{meta['name']}" if meta.get("namespace") else str(meta.get("name"))
+        path = object_path(kind, key) + (f"/{subresource}" if subresource else "")
         try:
-            self.raw.request("PUT", object_path(kind, key), body=obj)  # metadata.resourceVersion guards races
+            self.raw.request("PUT", path, body=obj)  # metadata.resourceVersion guards races
         except ApiError as exc:
-            return Status.error(f"updating {kind} {key}: {exc.message}")
-        log.info("updated %s %s", kind, key)
+            return Status.error(f"updating {kind} {key}{' ' + subresource if subresource else ''}: {exc.message}")
+        log.info("updated %s %s%s", kind, key, f" ({subresource})" if subresource else "")
         return Status.success()
 
     def patch_object(self, kind: str, key: str, patch: dict[str, Any]) -> Status:

@@ -52,6 +52,9 @@ RESOURCES: dict[str, Resource] = {
         Resource("StatefulSet", "/apis/apps/v1/statefulsets"),
         # GenericWorkload: served only when the API server enables scheduling.k8s.io/v1beta1.
         Resource("PodGroup", "/apis/scheduling.k8s.io/v1beta1/podgroups"),
+        Resource("DeviceClass", "/apis/resource.k8s.io/v1/deviceclasses"),
+        Resource("ResourceSlice", "/apis/resource.k8s.io/v1/resourceslices"),
+        Resource("ResourceClaim", "/apis/resource.k8s.io/v1/resourceclaims"),
         # Terminal pods hold no resources; kube-scheduler's pod informer uses the same selector.
         Resource("Pod", "/api/v1/pods", "status.phase!=Succeeded,status.phase!=Failed"),
     )
@@ -72,7 +75,8 @@ def object_path(kind: str, key: str) -> str:
 # PodGroups before pods, so a gang's pending members find their group.
 LIST_ORDER = ("Namespace", "Node", "PersistentVolume", "PersistentVolumeClaim", "StorageClass", "CSINode",
               "VolumeAttachment", "CSIDriver",
-              "PodDisruptionBudget", "Service", "ReplicationController", "ReplicaSet", "StatefulSet", "PodGroup", "Pod")
+              "PodDisruptionBudget", "Service", "ReplicationController", "ReplicaSet", "StatefulSet", "PodGroup",
+              "DeviceClass", "ResourceSlice", "ResourceClaim", "Pod")
 
 PAGE_SIZE = 500
 

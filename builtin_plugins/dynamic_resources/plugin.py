@@ -1,0 +1,398 @@
+"""DynamicResources: kube-scheduler's DRA plugin with structured parameters (resource.k8s.io/v1).
+
+PreFilter resolves the pod's ResourceClaims (claim templates through the generated claim named in
+`status.resourceClaimStatuses`), checks their device classes and prepares an allocator over the
+cluster's ResourceSlices and the devices already taken (claims in the cache and allocations in
+flight). Filter allocates per node: nodes without a ResourceSlice of their own share one
+computation, so a 5,000-node cluster costs one allocation plus one per node that publishes devices.
+Allocated claims only admit the nodes of their allocation's node selector. Reserve holds the
+chosen allocation in the cache (`cluster.devices`), so the next pod cannot take the same devices
+before the claim's status comes back; PreBind writes `status.allocation` and `status.reservedFor`
+(the status subresource, through the Handle); Unreserve releases both. PostFilter deallocates an
+allocated claim that no other pod uses when it is the reason the pod fits nowhere. Score prefers
+nodes where earlier `firstAvailable` subrequests were chosen.
+
+Pods without `spec.resourceClaims` return Skip from PreFilter and cost nothing else.
+"""
+
+from __future__ import annotations
+
+import copy
+import datetime
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+from kubeberth import (
+    ClusterState,
+    Code,
+    FilterResult,
+    FilterScope,
+    Handle,
+    NodeSelector,
+    NodeView,
+    PodInfo,
+    PreFilterState,
+    Rejection,
+    Status,
+)
+from kubeberth.api.hookspecs import hookimpl
+
+from .allocator import AllocationError, Allocator, DeviceContexts, FailedOnNode, kobj
+from .cel import SelectorCache
+from .claims import FINALIZER, ClaimLookupError, pod_claims, pod_has_claims, reserved_for_pod
+
+__all__ = ["DynamicResources"]
+
+STATE_KEY = "DynamicResources"
+FIRST_AVAILABLE_MAX = 8  # resourceapi.FirstAvailableDeviceRequestMaxSize
+REASON_CANNOT_ALLOCATE = "cannot allocate all claims"
+REASON_NOT_AVAILABLE = "resourceclaim not available on the node"
+_CONFLICT_RETRIES = 5  # retry.DefaultRetry.Steps
+
+
+@dataclass
+class _State:
+    """stateData: the pod's claims and what Filter found per node."""
+
+    claims: list[dict[str, Any]]
+    available_on: list[NodeSelector | None]  # per claim: its allocation's node selector
+    to_allocate: list[int]  # indices of claims the scheduler allocates
+    allocator: Allocator | None = None
+    node_allocations: dict[str, list[dict[str, Any]]] = field(default_factory=dict)
+    unavailable: set[int] = field(default_factory=set)
+    allocations: dict[int, dict[str, Any]] = field(default_factory=dict)  # set in Reserve
+
+
+class DynamicResources:
+    """Allocates devices for a pod's ResourceClaims per node, and writes the allocation back."""
+
+    name = "DynamicResources"
+    # Placed pods never change a node's verdict (devices are held by claims, not pods): preemption
+    # may reuse PreFilter's state and evaluate nodes without re-running it.
+    filter_scope = FilterScope.NODE
+    pre_filter_state = PreFilterState.NO_POD_DATA
+    # EventsToRegister: node labels (topology), any claim change, classes and slices appearing or
+    # changing. A pod's own update (its generated claim's name in status) requeues it anyway.
+    requeue_on = frozenset({
+        "Node/Add", "Node/Update", "ResourceClaim/Add", "ResourceClaim/Update", "ResourceClaim/Delete",
+        "DeviceClass/Add", "DeviceClass/Update", "ResourceSlice/Add", "ResourceSlice/Update",
+    })
+
+    def __init__(self) -> None:
+        self.selectors = SelectorCache()
+        self.contexts = DeviceContexts(self.selectors)
+
+    # ---- PreFilter ---------------------------------------------------------------------
+    @hookimpl
+    def pre_filter(self, state: dict[str, Any], pod: PodInfo, cluster: ClusterState) -> Status | None:
+        if not pod_has_claims(pod):
+            return Status.skip()
+        try:
+            claims = pod_claims(pod, cluster)
+        except ClaimLookupError as exc:
+            return Status.unschedulable(str(exc), unresolvable=True)
+        if not claims:
+            return Status.skip()
+        devices = cluster.devices
+        available_on: list[NodeSelector | None] = []
+        to_allocate: list[int] = []
+        for index, claim in enumerate(claims):
+            allocation = (claim.get("status") or {}).get("allocation")
+            if allocation is not None:
+                selector = allocation.get("nodeSelector")
+                available_on.append(NodeSelector.parse(selector) if selector is not None else None)
+                continue
+            available_on.append(None)
+            to_allocate.append(index)
+            uid = str((claim.get("metadata") or {}).get("uid") or "")
+            if devices.pending_allocation(uid) is not None:
+                return Status.unschedulable(
+                    f"resource claim {kobj(claim)} is in the process of being allocated", unresolvable=True
+                )
+            for request in ((claim.get("spec") or {}).get("devices") or {}).get("requests") or ():
+                rname = str(request.get("name", ""))
+                if request.get("exactly") is not None:
+                    status = self._check_class(cluster, request["exactly"].get("deviceClassName") or "", rname)
+                elif request.get("firstAvailable"):
+                    status = None
+                    for sub in request["firstAvailable"]:
+                        status = self._check_class(cluster, sub.get("deviceClassName") or "", f"{rname}/{sub.get('name', '')}")
+                        if status is not None:
+                            break
+                else:
+                    status = Status.unschedulable(
+                        f"resource claim {kobj(claim)}, request {rname}: unknown request type", unresolvable=True
+                    )
+                if status is not None:
+                    return status
+        st = _State(claims, available_on, to_allocate)
+        if to_allocate:
+            st.allocator = Allocator(
+                [claims[i] for i in to_allocate],
+                devices.allocated_devices(),
+                lambda name: cluster.get_object("DeviceClass", name),
+                self.selectors,
+                self.contexts,
+                devices.all_slices,
+            )
+        state[STATE_KEY] = st
+        return None
+
+    @staticmethod
+    def _check_class(cluster: ClusterState, class_name: str, request: str) -> Status | None:
+        """validateDeviceClass."""
+        if not class_name:
+            return Status.error(f"request {request}: unsupported request type")
+        if cluster.get_object("DeviceClass", class_name) is None:
+            return Status.unschedulable(f"request {request}: device class {class_name} does not exist", unresolvable=True)
+        return None
+
+    # ---- Filter ------------------------------------------------------------------------
+    @hookimpl
+    def filter(self, state: dict[str, Any], nodes: NodeView, cluster: ClusterState) -> FilterResult | Status | None:
+        st: _State | None = state.get(STATE_KEY)
+        if st is None:
+            return None
+        table = nodes.table
+        n = len(nodes)
+        # Allocated claims: nodes outside their allocation's node selector.
+        unavailable = np.zeros(n, dtype=bool)
+        for index, selector in enumerate(st.available_on):
+            if selector is None:
+                continue
+            miss = ~selector.row_mask(table, nodes.rows)
+            if miss.any():
+                st.unavailable.add(index)
+                unavailable |= miss
+        failed: dict[str, np.ndarray] = {}
+        allocator = st.allocator
+        if allocator is not None:
+            devices = cluster.devices
+            names = nodes.names
+            shared = not devices.node_independent
+            # Nodes with no slice of their own all see the same (node-independent) slices; without
+            # node-independent slices the outcome does not depend on the node at all: one run.
+            own = [i for i, name in enumerate(names) if name in devices.by_node]
+            others = np.ones(n, dtype=bool)
+            others[own] = False
+            try:
+                if others.any():
+                    if shared:
+                        outcome = self._allocate(allocator, "", {}, [])
+                        self._record(st, failed, outcome, np.flatnonzero(others), names, n)
+                    else:
+                        for i in np.flatnonzero(others).tolist():
+                            row = int(nodes.rows[i])
+                            outcome = self._allocate(allocator, names[i], table.labels_of(row), devices.slices_for(names[i]))
+                            self._record(st, failed, outcome, np.asarray([i]), names, n)
+                for i in own:
+                    row = int(nodes.rows[i])
+                    outcome = self._allocate(allocator, names[i], table.labels_of(row), devices.slices_for(names[i]))
+                    self._record(st, failed, outcome, np.asarray([i]), names, n)
+            except AllocationError as exc:
+                return Status.error(str(exc))
+        rejected = np.zeros(n, dtype=bool)
+        rejections = []
+        for reason, mask in failed.items():
+            rejected |= mask
+            rejections.append(Rejection(reason, mask, Code.UNSCHEDULABLE_AND_UNRESOLVABLE))
+        rest = unavailable & ~rejected
+        if rest.any():
+            rejected |= rest
+            rejections.append(Rejection(REASON_NOT_AVAILABLE, rest, Code.UNSCHEDULABLE_AND_UNRESOLVABLE))
+        if not rejected.any():
+            return None
+        return FilterResult(~rejected, rejections)
+
+    @staticmethod
+    def _allocate(allocator: Allocator, node: str, labels: dict[str, str], slices: list[dict[str, Any]]) -> list[dict[str, Any]] | str:
+        """The allocation results, or the reason this node cannot hold the claims."""
+        try:
+            results = allocator.allocate(node, labels, slices)
+        except FailedOnNode as exc:
+            return str(exc)
+        if results is None or len(results) != len(allocator.claims):
+            return REASON_CANNOT_ALLOCATE
+        return results
+
+    @staticmethod
+    def _record(st: _State, failed: dict[str, np.ndarray], outcome: list[dict[str, Any]] | str,
+                idx: np.ndarray, names: list[str], n: int) -> None:
+        if isinstance(outcome, str):
+            mask = failed.get(outcome)
+            if mask is None:
+                mask = failed[outcome] = np.zeros(n, dtype=bool)
+            mask[idx] = True
+            return
+        for i in idx.tolist():
+            st.node_allocations[names[i]] = outcome
+
+    # ---- PostFilter --------------------------------------------------------------------
+    @hookimpl
+    def post_filter(self, state: dict[str, Any], pod: PodInfo, handle: Handle) -> Status:
+        st: _State | None = state.get(STATE_KEY)
+        if st is None or not st.claims:
+            return Status(Code.UNSCHEDULABLE)
+        for index in sorted(st.unavailable):
+            claim = st.claims[index]
+            reserved = (claim.get("status") or {}).get("reservedFor") or []
+            if not reserved or (len(reserved) == 1 and reserved[0].get("uid") == pod.uid):
+                fresh = copy.deepcopy(claim)
+                status = fresh.setdefault("status", {})
+                for key in ("reservedFor", "allocation", "devices"):
+                    status.pop(key, None)
+                written = handle.update_object("ResourceClaim", fresh, subresource="status")
+                if not written.ok:
+                    return Status.error(written.message)
+                return Status.unschedulable("deallocation of ResourceClaim completed")
+        return Status(Code.UNSCHEDULABLE)
+
+    # ---- Score -------------------------------------------------------------------------
+    @hookimpl
+    def pre_score(self, state: dict[str, Any]) -> Status | None:
+        """Pods without claims skip Score and NormalizeScore (upstream scores them 0 per node)."""
+        st: _State | None = state.get(STATE_KEY)
+        return Status.skip() if st is None or not st.claims else None
+
+    @hookimpl
+    def score(self, state: dict[str, Any], nodes: NodeView) -> np.ndarray:
+        st: _State | None = state.get(STATE_KEY)
+        out = np.zeros(len(nodes), dtype=np.int64)
+        if st is None or not st.claims:
+            return out
+        for i, name in enumerate(nodes.names):
+            allocations = st.node_allocations.get(name)
+            if allocations is not None:
+                out[i] = compute_score(st.claims, allocations)
+        return out
+
+    @hookimpl
+    def normalize_score(self, scores: np.ndarray) -> np.ndarray:
+        """helper.DefaultNormalizeScore(MaxNodeScore, reverse=false)."""
+        top = int(scores.max()) if scores.size else 0
+        if top == 0:
+            return scores
+        return (100 * scores) // top
+
+    # ---- Reserve / Unreserve -----------------------------------------------------------
+    @hookimpl
+    def reserve(self, state: dict[str, Any], pod: PodInfo, node_name: str, cluster: ClusterState) -> Status | None:
+        st: _State | None = state.get(STATE_KEY)
+        if st is None or not st.to_allocate or st.allocator is None:
+            return None
+        allocations = st.node_allocations.get(node_name)
+        if not allocations:
+            return Status.error("claim allocation not found for node")
+        if len(allocations) != len(st.to_allocate):
+            return Status.error(
+                f"internal error, have {len(allocations)} allocations, {len(st.to_allocate)} claims to allocate, want {len(st.to_allocate)} claims"
+            )
+        for index, allocation in zip(st.to_allocate, allocations, strict=True):
+            claim = copy.deepcopy(st.claims[index])
+            meta = claim.setdefault("metadata", {})
+            finalizers = meta.setdefault("finalizers", [])
+            if FINALIZER not in finalizers:
+                finalizers.append(FINALIZER)
+            claim.setdefault("status", {})["allocation"] = allocation
+            st.allocations[index] = allocation
+            cluster.devices.assume_allocation(str(meta.get("uid") or ""), kobj(claim), claim, pod.uid)
+        return None
+
+    @hookimpl
+    def unreserve(self, state: dict[str, Any], pod: PodInfo, cluster: ClusterState, handle: Handle) -> None:
+        st: _State | None = state.get(STATE_KEY)
+        if st is None:
+            return
+        for claim in st.claims:
+            cluster.devices.release(str((claim.get("metadata") or {}).get("uid") or ""), pod.uid)
+            if (claim.get("status") or {}).get("allocation") is not None and reserved_for_pod(claim, pod):
+                fresh = handle.get_object("ResourceClaim", kobj(claim))
+                if fresh is None:
+                    continue
+                status = fresh.setdefault("status", {})
+                status["reservedFor"] = [r for r in status.get("reservedFor") or () if r.get("uid") != pod.uid]
+                handle.update_object("ResourceClaim", fresh, subresource="status")  # retried on the next attempt
+        st.allocations.clear()
+
+    # ---- PreBind -----------------------------------------------------------------------
+    @hookimpl
+    def pre_bind(self, state: dict[str, Any], pod: PodInfo, handle: Handle) -> Status | None:
+        st: _State | None = state.get(STATE_KEY)
+        if st is None:
+            return None
+        for index, claim in enumerate(st.claims):
+            if reserved_for_pod(claim, pod):
+                continue
+            error = bind_claim(handle, claim, st.allocations.get(index), pod)
+            if error:
+                return Status.error(error)
+        return None
+
+
+def bind_claim(handle: Handle, claim: dict[str, Any], allocation: dict[str, Any] | None, pod: PodInfo) -> str:
+    """bindClaim: add the allocation (with the delete-protection finalizer first) and the pod's
+    reservation to the claim's status, retrying on conflicts; returns an error text or ''."""
+    key = kobj(claim)
+    last = ""
+    for _ in range(_CONFLICT_RETRIES):
+        fresh = handle.get_object("ResourceClaim", key)
+        if fresh is None:
+            return f'resourceclaims.resource.k8s.io "{(claim.get("metadata") or {}).get("name", "")}" not found'
+        meta = fresh.setdefault("metadata", {})
+        if meta.get("deletionTimestamp"):
+            return f"claim {key} got deleted in the meantime"
+        status = fresh.setdefault("status", {})
+        if allocation is not None:
+            if status.get("allocation") is not None:
+                return f"claim {key} got allocated elsewhere in the meantime"
+            finalizers = meta.setdefault("finalizers", [])
+            if FINALIZER not in finalizers:
+                finalizers.append(FINALIZER)
+                written = handle.update_object("ResourceClaim", fresh)
+                if not written.ok:
+                    last = f"add finalizer to claim {key}: {written.message}"
+                    if _conflict(written):
+                        continue
+                    return last
+                fresh = handle.get_object("ResourceClaim", key) or fresh
+                status = fresh.setdefault("status", {})
+            status["allocation"] = copy.deepcopy(allocation)
+        status.setdefault("reservedFor", []).append({"resource": "pods", "name": pod.name, "uid": pod.uid})
+        if status.get("allocation") is None:
+            return f"claim {key} got deallocated elsewhere in the meantime"
+        status["allocation"].setdefault(
+            "allocationTimestamp", datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+        )
+        written = handle.update_object("ResourceClaim", fresh, subresource="status")
+        if written.ok:
+            return ""
+        what = "add allocation and reservation to" if allocation is not None else "add reservation to"
+        last = f"{what} claim {key}: {written.message}"
+        if not _conflict(written):
+            return last
+    return last
+
+
+def _conflict(status: Status) -> bool:
+    return "the object has been modified" in status.message or "Conflict" in status.message
+
+
+def compute_score(claims: list[dict[str, Any]], allocations: list[dict[str, Any]]) -> int:
+    """computeScore: for every chosen firstAvailable subrequest, 8 minus its position."""
+    score = 0
+    pending = iter(allocations)
+    for claim in claims:
+        allocation = (claim.get("status") or {}).get("allocation")
+        if allocation is None:
+            allocation = next(pending, None)
+            if allocation is None:
+                break
+        chosen = {r.get("request") for r in ((allocation.get("devices") or {}).get("results") or ()) if "/" in str(r.get("request", ""))}
+        for request in ((claim.get("spec") or {}).get("devices") or {}).get("requests") or ():
+            if request.get("exactly") is not None:
+                continue
+            for i, sub in enumerate(request.get("firstAvailable") or ()):
+                if f"{request.get('name')}/{sub.get('name')}" in chosen:
+                    score += FIRST_AVAILABLE_MAX - i
+    return score
