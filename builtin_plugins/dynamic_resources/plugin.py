@@ -83,6 +83,14 @@ class DynamicResources:
         self.selectors = SelectorCache()
         self.contexts = DeviceContexts(self.selectors)
 
+    # ---- SignPod -----------------------------------------------------------------------
+    @hookimpl
+    def sign_pod(self, pod: PodInfo) -> Status | None:
+        """kube-scheduler's DynamicResources.SignPod: pods with claims are never batched."""
+        if pod_has_claims(pod):
+            return Status.unschedulable("pods with dra resource claims are not signable")
+        return None
+
     # ---- PreFilter ---------------------------------------------------------------------
     @hookimpl
     def pre_filter(self, state: dict[str, Any], pod: PodInfo, cluster: ClusterState) -> Status | None:

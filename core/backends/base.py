@@ -34,13 +34,13 @@ WATCHED_KINDS = (
     "ReplicationController",
     "ReplicaSet",
     "StatefulSet",
-    # Dynamic Resource Allocation (resource.k8s.io/v1): DynamicResources reads them.
-    "DeviceClass",
-    "ResourceSlice",
-    "ResourceClaim",
 )
 # Watched in addition when a profile enables a plugin that reads them (see `kinds_for`).
-OPTIONAL_KINDS: dict[str, tuple[str, ...]] = {"GangScheduling": ("PodGroup",)}
+OPTIONAL_KINDS: dict[str, tuple[str, ...]] = {
+    "GangScheduling": ("PodGroup",),
+    # Dynamic Resource Allocation (resource.k8s.io/v1).
+    "DynamicResources": ("DeviceClass", "ResourceSlice", "ResourceClaim"),
+}
 
 
 def kinds_for(enabled_plugins: set[str]) -> tuple[str, ...]:
