@@ -28,6 +28,7 @@ ROOT = Path(__file__).resolve().parent.parent
 PLUGIN_DIRS = {
     "defaultbinder": "default_binder",
     "defaultpreemption": "default_preemption",
+    "dynamicresources": "dynamic_resources",
     "gangscheduling": "gang_scheduling",
     "imagelocality": "image_locality",
     "interpodaffinity": "inter_pod_affinity",
@@ -55,6 +56,11 @@ EXTRA_SOURCES: dict[str, tuple[tuple[str, tuple[str, ...] | None], ...]] = {
 EXTRA_TESTS = ("test_batching.py", "test_signing.py")
 _FUNC = re.compile(r"^func (Test\w+)\(", re.M)
 _NAME = re.compile(r'\b(?:name|test):\s*((?:"(?:[^"\\\n]|\\.)*"\s*(?:\+\s*)?)+)', re.S)  # `test:` in older tables
+# Folders whose tables are maps keyed by case name (`"case": {` two tabs in), some filled in
+# lower-case helpers that the Test function of the same name runs (testPlugin for TestPlugin).
+MAP_KEYED = {"dynamicresources"}
+_ANY_FUNC = re.compile(r"^func (\w+)\(", re.M)
+_MAP_KEY = re.compile(r'^\t\t"((?:[^"\\\n]|\\.)*)": \{', re.M)
 _LITERAL = re.compile(r'"((?:[^"\\\n]|\\.)*)"')
 _PORTED = re.compile(r"^Test\w+/.+")
 
@@ -84,6 +90,25 @@ def _cases_in(path: Path, only: tuple[str, ...] | None = None) -> list[str]:
     return cases
 
 
+def _map_cases_in(path: Path) -> list[str]:
+    """Cases of map-keyed tables: `TestX/key`, the owner being TestX or the helper testX it runs."""
+    text = path.read_text()
+    funcs = [(m.start(), m.group(1)) for m in _ANY_FUNC.finditer(text)]
+    tests = {name for _pos, name in funcs if name.startswith("Test")}
+    cases = []
+    for m in _MAP_KEY.finditer(text):
+        owner = [name for pos, name in funcs if pos < m.start()]
+        if not owner:
+            continue
+        name = owner[-1]
+        if name.startswith("test") and "T" + name[1:] in tests:
+            name = "T" + name[1:]
+        if not name.startswith("Test"):
+            continue
+        cases.append(f"{name}/{bytes(m.group(1), 'utf-8').decode('unicode_escape')}")
+    return cases
+
+
 def upstream_cases(sched: Path) -> dict[str, list[str]]:
     """plugin folder (or EXTRA_SOURCES label) -> ["TestFunction/case name", ...] from its *_test.go files."""
     out: dict[str, list[str]] = {}
@@ -91,6 +116,8 @@ def upstream_cases(sched: Path) -> dict[str, list[str]]:
         cases: list[str] = []
         for path in sorted((sched / "framework" / "plugins" / plugin).rglob("*_test.go")):
             cases += _cases_in(path)
+            if plugin in MAP_KEYED:
+                cases += _map_cases_in(path)
         out[plugin] = cases
     for label, sources in EXTRA_SOURCES.items():
         out[label] = [c for rel, only in sources for c in _cases_in(sched / rel, only)]

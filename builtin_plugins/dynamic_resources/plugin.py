@@ -264,7 +264,7 @@ class DynamicResources:
         return Status.skip() if st is None or not st.claims else None
 
     @hookimpl
-    def score(self, state: dict[str, Any], nodes: NodeView) -> np.ndarray:
+    def score(self, state: dict[str, Any], nodes: NodeView) -> np.ndarray | Status:
         st: _State | None = state.get(STATE_KEY)
         out = np.zeros(len(nodes), dtype=np.int64)
         if st is None or not st.claims:
@@ -272,7 +272,10 @@ class DynamicResources:
         for i, name in enumerate(nodes.names):
             allocations = st.node_allocations.get(name)
             if allocations is not None:
-                out[i] = compute_score(st.claims, allocations)
+                try:
+                    out[i] = compute_score(st.claims, allocations)
+                except ValueError as exc:
+                    return Status.error(str(exc))
         return out
 
     @hookimpl
@@ -389,13 +392,16 @@ def _conflict(status: Status) -> bool:
 def compute_score(claims: list[dict[str, Any]], allocations: list[dict[str, Any]]) -> int:
     """computeScore: for every chosen firstAvailable subrequest, 8 minus its position."""
     score = 0
-    pending = iter(allocations)
+    pending = 0
     for claim in claims:
         allocation = (claim.get("status") or {}).get("allocation")
         if allocation is None:
-            allocation = next(pending, None)
-            if allocation is None:
-                break
+            if pending >= len(allocations):
+                raise ValueError(
+                    f"number of allocations {len(allocations)} is smaller than number of claims needing allocation"
+                )
+            allocation = allocations[pending]
+            pending += 1
         chosen = {r.get("request") for r in ((allocation.get("devices") or {}).get("results") or ()) if "/" in str(r.get("request", ""))}
         for request in ((claim.get("spec") or {}).get("devices") or {}).get("requests") or ():
             if request.get("exactly") is not None:

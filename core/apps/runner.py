@@ -88,7 +88,7 @@ class Runner:
                 qps=cfg.clientConnection.qps,
                 burst=cfg.clientConnection.burst,
                 watch_timeout=self.settings.watch_timeout,
-                kinds=kinds_for({p for fw in generation.profiles.values() for p in fw.enabled("pre_enqueue")}),
+                kinds=kinds_for({p for fw in generation.profiles.values() for point in fw.points for p in fw.enabled(point)}),
             )
         self.scheduler = Scheduler(
             generation, self.backend, seed=self.settings.seed, binding_workers=self.settings.binding_workers

@@ -80,7 +80,11 @@ def test_claims_allocated_and_written_back_like_kube_scheduler(kube_scheduler: A
                          {"apiVersion": "resource.k8s.io/v1", "kind": "ResourceClaim",
                           "metadata": {"name": claim_name}, "spec": spec})
                 pod = api.call("POST", f"/api/v1/namespaces/{ns}/pods", _pod(pod_name, scheduler, {"resourceClaimName": claim_name}))
-                node = wait_for(lambda p=pod_name: api.bound(ns).get(p), 60, f"{scheduler} to bind {pod_name}")
+                try:
+                    node = wait_for(lambda p=pod_name: api.bound(ns).get(p), 60, f"{scheduler} to bind {pod_name}")
+                except AssertionError:
+                    notes = [e.get("note") for e in api.events(ns) if (e.get("regarding") or {}).get("name") == pod_name]
+                    raise AssertionError(f"{scheduler} did not bind {pod_name}; events: {notes}") from None
                 claim = api.call("GET", f"{RESOURCE}/namespaces/{ns}/resourceclaims/{claim_name}")
                 status = claim["status"]
                 assert [r["uid"] for r in status["reservedFor"]] == [pod["metadata"]["uid"]], status
