@@ -48,9 +48,6 @@ BASE_MULTIPOINT: tuple[tuple[str, int], ...] = (
     ("VolumeZone", 0),
     ("PodTopologySpread", 2),
     ("InterPodAffinity", 2),
-    # Before DefaultPreemption (kube-scheduler's applyDynamicResources): deallocating an idle
-    # ResourceClaim beats evicting a pod.
-    ("DynamicResources", 2),
     ("DefaultPreemption", 0),
     ("NodeResourcesBalancedAllocation", 1),
     ("ImageLocality", 1),
