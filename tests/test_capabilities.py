@@ -88,7 +88,6 @@ def test_builtins_declare_what_preemption_needs() -> None:
     assert {n for n, s in scopes.items() if s is FilterScope.NODE} == {
         "NodeUnschedulable", "NodeName", "TaintToleration", "NodeAffinity", "VolumeBinding", "VolumeZone",
         "NodeDeclaredFeatures",
-        "DynamicResources",
     }
     rerun = [n for n in fw.enabled("pre_filter") if fw.capabilities_of(n).pre_filter_state is PreFilterState.RERUN]
     assert rerun == ["VolumeRestrictions"]

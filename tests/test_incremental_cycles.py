@@ -107,5 +107,6 @@ def test_built_in_scorers_declare_node_scope_only_where_it_holds() -> None:
         "ImageLocality": ScoreScope.NODE,
         "PodTopologySpread": ScoreScope.CLUSTER,
         "InterPodAffinity": ScoreScope.CLUSTER,
+        "DynamicResources": ScoreScope.CLUSTER,  # skipped (PreScore) for pods without claims
     }
     assert scopes == expected

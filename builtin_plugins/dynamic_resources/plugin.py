@@ -34,6 +34,7 @@ from kubeberth import (
     PodInfo,
     PreFilterState,
     Rejection,
+    ScoreScope,
     Status,
 )
 from kubeberth.api.hookspecs import hookimpl
@@ -68,9 +69,12 @@ class DynamicResources:
     """Allocates devices for a pod's ResourceClaims per node, and writes the allocation back."""
 
     name = "DynamicResources"
-    # Placed pods never change a node's verdict (devices are held by claims, not pods): preemption
-    # may reuse PreFilter's state and evaluate nodes without re-running it.
-    filter_scope = FilterScope.NODE
+    # A node's verdict and score depend on devices other claims hold, anywhere (a node-independent
+    # slice serves many nodes): not node-local, so incremental cycles never reuse them. Pods without
+    # claims skip Filter and Score, so this costs them nothing. Placed pods hold no devices (claims
+    # do): preemption may reuse PreFilter's state as is.
+    filter_scope = FilterScope.CLUSTER
+    score_scope = ScoreScope.CLUSTER
     pre_filter_state = PreFilterState.NO_POD_DATA
     # EventsToRegister: node labels (topology), any claim change, classes and slices appearing or
     # changing. A pod's own update (its generated claim's name in status) requeues it anyway.
