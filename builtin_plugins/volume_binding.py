@@ -53,6 +53,7 @@ ERR_UNBOUND_IMMEDIATE = "pod has unbound immediate PersistentVolumeClaims"
 ANN_BIND_COMPLETED = "pv.kubernetes.io/bind-completed"
 ANN_BOUND_BY_CONTROLLER = "pv.kubernetes.io/bound-by-controller"
 ANN_SELECTED_NODE = "volume.kubernetes.io/selected-node"
+ANN_MIGRATED_PLUGINS = "storage.alpha.kubernetes.io/migrated-plugins"
 ANN_BETA_CLASS = "volume.beta.kubernetes.io/storage-class"
 NOT_SUPPORTED_PROVISIONER = "kubernetes.io/no-provisioner"
 _STATE_KEY = "VolumeBinding"
@@ -241,6 +242,21 @@ class _State:
     assignments: list[dict[str, Any]] = field(default_factory=list)
 
 
+def _as_objects(old: Any, new: Any) -> tuple[dict[str, Any] | None, dict[str, Any]]:
+    """util.As: a hint handed something other than API objects fails (the pod is then retried)."""
+    if not isinstance(new, dict) or (old is not None and not isinstance(old, dict)):
+        raise TypeError(f"expected API objects, got {type(old).__name__} and {type(new).__name__}")
+    return old, new
+
+
+def _volume_limit(capacity: dict[str, Any]) -> int | None:
+    """volumeLimit: maximumVolumeSize when set (it is more precise), else capacity."""
+    value = capacity.get("maximumVolumeSize")
+    if value is None:
+        value = capacity.get("capacity")
+    return None if value is None else _storage(value)
+
+
 def _pod_claims(pod: PodInfo) -> list[tuple[str, bool]]:
     """(claim name, is generic ephemeral) per volume that uses a claim (memoised)."""
     cached = _CLAIMS.get(pod)
@@ -276,8 +292,62 @@ class VolumeBinding:
         bindTimeoutSeconds: int = Field(600, ge=0)
         shape: list[dict[str, int]] = Field(default_factory=list)  # only for an alpha scoring gate; unused
 
+    # EventsToRegister's hinted events; every other event still retries the pod (requeue_on unset).
+    queueing_hints = {
+        "StorageClass/Add": "is_schedulable_after_storage_class_change",
+        "StorageClass/Update": "is_schedulable_after_storage_class_change",
+        "PersistentVolumeClaim/Add": "is_schedulable_after_claim_change",
+        "PersistentVolumeClaim/Update": "is_schedulable_after_claim_change",
+        "CSINode/Add": "is_schedulable_after_csinode_change",
+        "CSINode/Update": "is_schedulable_after_csinode_change",
+        "CSIDriver/Update": "is_schedulable_after_csidriver_change",
+        "CSIStorageCapacity/Add": "is_schedulable_after_capacity_change",
+        "CSIStorageCapacity/Update": "is_schedulable_after_capacity_change",
+    }
+
     def __init__(self, args: Args | None = None) -> None:
         self.args = args or self.Args()
+
+    # ---- queueing hints -----------------------------------------------------------------
+    def is_schedulable_after_csinode_change(self, pod: PodInfo, old: Any, new: Any) -> bool:
+        """A new CSINode, or a change of its migrated-plugins annotation (in-tree PVs translate through it)."""
+        old, new = _as_objects(old, new)
+        if old is None:
+            return True
+        key = ANN_MIGRATED_PLUGINS
+        return (_meta(old).get("annotations") or {}).get(key) != (_meta(new).get("annotations") or {}).get(key)
+
+    def is_schedulable_after_claim_change(self, pod: PodInfo, old: Any, new: Any) -> bool:
+        """A claim the pod uses (by name, in its namespace) was created or updated."""
+        _, new = _as_objects(old, new)
+        if pod.namespace != (_meta(new).get("namespace") or "default"):
+            return False
+        name = _meta(new).get("name")
+        return any(claim == name for claim, _ in _pod_claims(pod))
+
+    def is_schedulable_after_storage_class_change(self, pod: PodInfo, old: Any, new: Any) -> bool:
+        """A new StorageClass, or a change of allowedTopologies (volumeBindingMode is immutable)."""
+        old, new = _as_objects(old, new)
+        return old is None or (old.get("allowedTopologies") or None) != (new.get("allowedTopologies") or None)
+
+    def is_schedulable_after_capacity_change(self, pod: PodInfo, old: Any, new: Any) -> bool:
+        """A new CSIStorageCapacity, or a larger volume limit (maximumVolumeSize, else capacity)."""
+        old, new = _as_objects(old, new)
+        if old is None:
+            return True
+        old_limit, new_limit = _volume_limit(old), _volume_limit(new)
+        return new_limit is not None and (old_limit is None or new_limit > old_limit)
+
+    def is_schedulable_after_csidriver_change(self, pod: PodInfo, old: Any, new: Any) -> bool:
+        """A CSI driver the pod's inline CSI volumes use stopped publishing storage capacity."""
+        old, new = _as_objects(old, new)
+        name = _meta(new).get("name")
+        for v in (pod.raw.get("spec") or {}).get("volumes") or ():
+            if v.get("csi") is None or (v["csi"] or {}).get("driver") != name:
+                continue
+            if _spec(old).get("storageCapacity") is True and _spec(new).get("storageCapacity") is not True:
+                return True
+        return False
 
     # ---- pre_filter --------------------------------------------------------------------
     @hookimpl

@@ -1,0 +1,587 @@
+"""VolumeBinding: kube-scheduler v1.37.2's volume_binding_test.go tables, case by case."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+import st
+from kubeberth.api.capabilities import capabilities_of
+from kubeberth.builtin_plugins.volume_binding import VolumeBinding
+from st import fwk, ptr, v1
+from upstream import cases
+
+v1.MigratedPluginsAnnotationKey = "storage.alpha.kubernetes.io/migrated-plugins"  # type: ignore[attr-defined]
+v1.NamespaceDefault = "default"  # type: ignore[attr-defined]
+
+
+class storagev1:  # noqa: N801 - k8s.io/api/storage/v1
+    @staticmethod
+    def CSINode(ObjectMeta: dict[str, Any]) -> dict[str, Any]:  # noqa: N802, N803
+        return {"kind": "CSINode", "metadata": ObjectMeta}
+
+    @staticmethod
+    def StorageClass(ObjectMeta: dict[str, Any], AllowedTopologies: Any = None) -> dict[str, Any]:  # noqa: N802, N803
+        sc: dict[str, Any] = {"kind": "StorageClass", "metadata": ObjectMeta}
+        if AllowedTopologies is not None:
+            sc["allowedTopologies"] = AllowedTopologies
+        return sc
+
+    @staticmethod
+    def CSIStorageCapacity(ObjectMeta: dict[str, Any], Capacity: Any = None,  # noqa: N802, N803
+                           MaximumVolumeSize: Any = None) -> dict[str, Any]:  # noqa: N803
+        cap: dict[str, Any] = {"kind": "CSIStorageCapacity", "metadata": ObjectMeta}
+        if Capacity is not None:
+            cap["capacity"] = Capacity
+        if MaximumVolumeSize is not None:
+            cap["maximumVolumeSize"] = MaximumVolumeSize
+        return cap
+
+    @staticmethod
+    def CSIDriver(ObjectMeta: dict[str, Any], Spec: dict[str, Any] | None = None) -> dict[str, Any]:  # noqa: N802, N803
+        return {"kind": "CSIDriver", "metadata": ObjectMeta, "spec": dict(Spec or {})}
+
+    @staticmethod
+    def CSIDriverSpec(StorageCapacity: bool | None = None) -> dict[str, Any]:  # noqa: N802, N803
+        return {} if StorageCapacity is None else {"storageCapacity": StorageCapacity}
+
+
+def ObjectMeta(Name: str, Annotations: dict[str, str] | None = None) -> dict[str, Any]:  # noqa: N802, N803
+    meta: dict[str, Any] = {"name": Name}
+    if Annotations is not None:
+        meta["annotations"] = Annotations
+    return meta
+
+
+def TopologySelectorTerm(MatchLabelExpressions: list[dict[str, Any]]) -> dict[str, Any]:  # noqa: N802, N803
+    return {"matchLabelExpressions": MatchLabelExpressions}
+
+
+def TopologySelectorLabelRequirement(Key: str, Values: list[str]) -> dict[str, Any]:  # noqa: N802, N803
+    return {"key": Key, "values": Values}
+
+
+class resource:  # noqa: N801
+    DecimalSI = "DecimalSI"
+
+    @staticmethod
+    def NewQuantity(value: int, fmt: str) -> str:  # noqa: N802
+        return str(value)
+
+
+class StructZero:
+    """Go's new(struct{}): a value that is not an API object (util.As fails on it)."""
+
+
+def new_struct() -> StructZero:
+    return StructZero()
+
+
+class podBuilder:  # noqa: N801 - test_utils.go
+    def __init__(self, name: str) -> None:
+        self.Pod: dict[str, Any] = {"kind": "Pod", "metadata": {"name": name, "namespace": v1.NamespaceDefault},
+                                    "spec": {"volumes": []}}
+
+    def withNamespace(self, name: str) -> podBuilder:  # noqa: N802
+        self.Pod["metadata"]["namespace"] = name
+        return self
+
+    def withPVCVolume(self, pvcName: str, name: str) -> podBuilder:  # noqa: N802, N803
+        self.Pod["spec"]["volumes"].append({"name": name, "persistentVolumeClaim": {"claimName": pvcName}})
+        return self
+
+    def withEmptyDirVolume(self) -> podBuilder:  # noqa: N802
+        self.Pod["spec"]["volumes"].append({"name": "", "emptyDir": {}})
+        return self
+
+    def withGenericEphemeralVolume(self, name: str) -> podBuilder:  # noqa: N802
+        self.Pod["spec"]["volumes"].append({"name": name, "ephemeral": {}})
+        return self
+
+    def withCSI(self, driver: str) -> podBuilder:  # noqa: N802
+        self.Pod["spec"]["volumes"].append({"name": "", "csi": {"driver": driver}})
+        return self
+
+
+def makePod(name: str) -> podBuilder:  # noqa: N802
+    return podBuilder(name)
+
+
+class pvcBuilder:  # noqa: N801
+    def __init__(self, name: str, storageClassName: str) -> None:  # noqa: N803
+        self.PersistentVolumeClaim: dict[str, Any] = {
+            "kind": "PersistentVolumeClaim",
+            "metadata": {"name": name, "namespace": v1.NamespaceDefault},
+            "spec": {"storageClassName": storageClassName},
+        }
+
+
+def makePVC(name: str, storageClassName: str) -> pvcBuilder:  # noqa: N802, N803
+    return pvcBuilder(name, storageClassName)
+
+
+def _named(function: str, rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    return [{**row, "name": f"{function}/{row['name']}"} for row in rows]
+
+
+def check_hint(event_kind: str, method: str, pod: dict[str, Any] | None, old: Any, new: Any, err: bool,
+               expect: bool) -> None:
+    """The hint's verdict and error, and the framework's requeue decision (a failing hint queues the pod)."""
+    plugin = VolumeBinding()
+    pod_info = st.pod_info(pod if pod is not None else {"kind": "Pod", "metadata": {}, "spec": {}})
+    hint = getattr(plugin, method)
+    if err:
+        with pytest.raises(TypeError):
+            hint(pod_info, old, new)
+    else:
+        assert hint(pod_info, old, new) == expect
+    event = f"{event_kind}/Add" if old is None else f"{event_kind}/Update"
+    assert capabilities_of(plugin).requeues(event, pod_info, old, new) == expect
+
+
+TestIsSchedulableAfterCSINodeChange = _named("TestIsSchedulableAfterCSINodeChange", [
+    {
+        "name": "unexpected objects are passed",
+        "oldObj": new_struct(),
+        "newObj": new_struct(),
+        "err": True,
+        "expect": fwk.Queue,
+    },
+    {
+        "name": "CSINode is newly created",
+        "newObj": storagev1.CSINode(
+            ObjectMeta=ObjectMeta(
+                Name="csinode-a",
+            ),
+        ),
+        "oldObj": None,
+        "err": False,
+        "expect": fwk.Queue,
+    },
+    {
+        "name": "CSINode's migrated-plugins annotations is added",
+        "oldObj": storagev1.CSINode(
+            ObjectMeta=ObjectMeta(
+                Name="csinode-a",
+                Annotations={
+                    v1.MigratedPluginsAnnotationKey: "test1",
+                },
+            ),
+        ),
+        "newObj": storagev1.CSINode(
+            ObjectMeta=ObjectMeta(
+                Name="csinode-a",
+                Annotations={
+                    v1.MigratedPluginsAnnotationKey: "test1, test2",
+                },
+            ),
+        ),
+        "err": False,
+        "expect": fwk.Queue,
+    },
+    {
+        "name": "CSINode's migrated-plugins annotation is updated",
+        "oldObj": storagev1.CSINode(
+            ObjectMeta=ObjectMeta(
+                Name="csinode-a",
+                Annotations={
+                    v1.MigratedPluginsAnnotationKey: "test1",
+                },
+            ),
+        ),
+        "newObj": storagev1.CSINode(
+            ObjectMeta=ObjectMeta(
+                Name="csinode-a",
+                Annotations={
+                    v1.MigratedPluginsAnnotationKey: "test2",
+                },
+            ),
+        ),
+        "err": False,
+        "expect": fwk.Queue,
+    },
+    {
+        "name": "CSINode is updated but migrated-plugins annotation gets unchanged",
+        "oldObj": storagev1.CSINode(
+            ObjectMeta=ObjectMeta(
+                Name="csinode-a",
+                Annotations={
+                    v1.MigratedPluginsAnnotationKey: "test1",
+                },
+            ),
+        ),
+        "newObj": storagev1.CSINode(
+            ObjectMeta=ObjectMeta(
+                Name="csinode-a",
+                Annotations={
+                    v1.MigratedPluginsAnnotationKey: "test1",
+                },
+            ),
+        ),
+        "err": False,
+        "expect": fwk.QueueSkip,
+    },
+])
+
+
+@pytest.mark.parametrize("item", cases(TestIsSchedulableAfterCSINodeChange))
+def test_is_schedulable_after_csinode_change(item: dict[str, Any]) -> None:
+    pod = makePod("pod-a").Pod
+    check_hint("CSINode", "is_schedulable_after_csinode_change", pod, item["oldObj"], item["newObj"], item["err"],
+               item["expect"])
+
+
+TestIsSchedulableAfterPersistentVolumeClaimChange = _named("TestIsSchedulableAfterPersistentVolumeClaimChange", [
+    {
+        "name": "pod has no pvc or ephemeral volumes",
+        "pod": makePod("pod-a").withEmptyDirVolume().Pod,
+        "oldPVC": makePVC("pvc-b", "sc-a").PersistentVolumeClaim,
+        "newPVC": makePVC("pvc-b", "sc-a").PersistentVolumeClaim,
+        "wantErr": False,
+        "expect": fwk.QueueSkip,
+    },
+    {
+        "name": "pvc with the same name as the one used by the pod in a different namespace is modified",
+        "pod": makePod("pod-a")
+        .withNamespace("ns-a")
+        .withPVCVolume("pvc-a", "")
+        .withPVCVolume("pvc-b", "")
+        .Pod,
+        "oldPVC": None,
+        "newPVC": makePVC("pvc-b", "").PersistentVolumeClaim,
+        "wantErr": False,
+        "expect": fwk.QueueSkip,
+    },
+    {
+        "name": "pod has no pvc that is being modified",
+        "pod": makePod("pod-a")
+        .withPVCVolume("pvc-a", "")
+        .withPVCVolume("pvc-c", "")
+        .Pod,
+        "oldPVC": makePVC("pvc-b", "").PersistentVolumeClaim,
+        "newPVC": makePVC("pvc-b", "").PersistentVolumeClaim,
+        "wantErr": False,
+        "expect": fwk.QueueSkip,
+    },
+    {
+        "name": "pod has no generic ephemeral volume that is being modified",
+        "pod": makePod("pod-a")
+        .withGenericEphemeralVolume("ephemeral-a")
+        .withGenericEphemeralVolume("ephemeral-c")
+        .Pod,
+        "oldPVC": makePVC("pod-a-ephemeral-b", "").PersistentVolumeClaim,
+        "newPVC": makePVC("pod-a-ephemeral-b", "").PersistentVolumeClaim,
+        "wantErr": False,
+        "expect": fwk.QueueSkip,
+    },
+    {
+        "name": "pod has the pvc that is being modified",
+        "pod": makePod("pod-a")
+        .withPVCVolume("pvc-a", "")
+        .withPVCVolume("pvc-b", "")
+        .Pod,
+        "oldPVC": makePVC("pvc-b", "").PersistentVolumeClaim,
+        "newPVC": makePVC("pvc-b", "").PersistentVolumeClaim,
+        "wantErr": False,
+        "expect": fwk.Queue,
+    },
+    {
+        "name": "pod has the generic ephemeral volume that is being modified",
+        "pod": makePod("pod-a")
+        .withGenericEphemeralVolume("ephemeral-a")
+        .withGenericEphemeralVolume("ephemeral-b")
+        .Pod,
+        "oldPVC": makePVC("pod-a-ephemeral-b", "").PersistentVolumeClaim,
+        "newPVC": makePVC("pod-a-ephemeral-b", "").PersistentVolumeClaim,
+        "wantErr": False,
+        "expect": fwk.Queue,
+    },
+    {
+        "name": "type conversion error",
+        "oldPVC": new_struct(),
+        "newPVC": new_struct(),
+        "wantErr": True,
+        "expect": fwk.Queue,
+    },
+])
+
+
+@pytest.mark.parametrize("item", cases(TestIsSchedulableAfterPersistentVolumeClaimChange))
+def test_is_schedulable_after_persistent_volume_claim_change(item: dict[str, Any]) -> None:
+    check_hint("PersistentVolumeClaim", "is_schedulable_after_claim_change", item.get("pod"), item["oldPVC"],
+               item["newPVC"], item["wantErr"], item["expect"])
+
+
+TestIsSchedulableAfterStorageClassChange = _named("TestIsSchedulableAfterStorageClassChange", [
+    {
+        "name": "When a new StorageClass is created, it returns Queue",
+        "pod": makePod("pod-a").Pod,
+        "oldSC": None,
+        "newSC": storagev1.StorageClass(
+            ObjectMeta=ObjectMeta(
+                Name="sc-a",
+            ),
+        ),
+        "err": False,
+        "expect": fwk.Queue,
+    },
+    {
+        "name": "When the AllowedTopologies are changed, it returns Queue",
+        "pod": makePod("pod-a").Pod,
+        "oldSC": storagev1.StorageClass(
+            ObjectMeta=ObjectMeta(
+                Name="sc-a",
+            ),
+        ),
+        "newSC": storagev1.StorageClass(
+            ObjectMeta=ObjectMeta(
+                Name="sc-a",
+            ),
+            AllowedTopologies=[
+                TopologySelectorTerm(
+                    MatchLabelExpressions=[
+                        TopologySelectorLabelRequirement(
+                            Key="kubernetes.io/hostname",
+                            Values=["node-a"],
+                        ),
+                    ],
+                ),
+            ],
+        ),
+        "err": False,
+        "expect": fwk.Queue,
+    },
+    {
+        "name": "When there are no changes to the StorageClass, it returns QueueSkip",
+        "pod": makePod("pod-a").Pod,
+        "oldSC": storagev1.StorageClass(
+            ObjectMeta=ObjectMeta(
+                Name="sc-a",
+            ),
+        ),
+        "newSC": storagev1.StorageClass(
+            ObjectMeta=ObjectMeta(
+                Name="sc-a",
+            ),
+        ),
+        "err": False,
+        "expect": fwk.QueueSkip,
+    },
+    {
+        "name": "type conversion error",
+        "oldSC": new_struct(),
+        "newSC": new_struct(),
+        "err": True,
+        "expect": fwk.Queue,
+    },
+])
+
+
+@pytest.mark.parametrize("item", cases(TestIsSchedulableAfterStorageClassChange))
+def test_is_schedulable_after_storage_class_change(item: dict[str, Any]) -> None:
+    check_hint("StorageClass", "is_schedulable_after_storage_class_change", item.get("pod"), item["oldSC"],
+               item["newSC"], item["err"], item["expect"])
+
+
+def _cap(**fields: Any) -> dict[str, Any]:
+    return storagev1.CSIStorageCapacity(ObjectMeta=ObjectMeta(Name="cap-a"), **fields)
+
+
+TestIsSchedulableAfterCSIStorageCapacityChange = _named("TestIsSchedulableAfterCSIStorageCapacityChange", [
+    {
+        "name": "When a new CSIStorageCapacity is created, it returns Queue",
+        "pod": makePod("pod-a").Pod,
+        "oldCap": None,
+        "newCap": _cap(),
+        "wantErr": False,
+        "expect": fwk.Queue,
+    },
+    {
+        "name": "When the volume limit is increase(Capacity set), it returns Queue",
+        "pod": makePod("pod-a").Pod,
+        "oldCap": _cap(),
+        "newCap": _cap(Capacity=resource.NewQuantity(100, resource.DecimalSI)),
+        "wantErr": False,
+        "expect": fwk.Queue,
+    },
+    {
+        "name": "When the volume limit is increase(MaximumVolumeSize set), it returns Queue",
+        "pod": makePod("pod-a").Pod,
+        "oldCap": _cap(),
+        "newCap": _cap(MaximumVolumeSize=resource.NewQuantity(100, resource.DecimalSI)),
+        "wantErr": False,
+        "expect": fwk.Queue,
+    },
+    {
+        "name": "When the volume limit is increase(Capacity increase), it returns Queue",
+        "pod": makePod("pod-a").Pod,
+        "oldCap": _cap(Capacity=resource.NewQuantity(50, resource.DecimalSI)),
+        "newCap": _cap(Capacity=resource.NewQuantity(100, resource.DecimalSI)),
+        "wantErr": False,
+        "expect": fwk.Queue,
+    },
+    {
+        "name": "When the volume limit is increase(MaximumVolumeSize unset), it returns Queue",
+        "pod": makePod("pod-a").Pod,
+        "oldCap": _cap(Capacity=resource.NewQuantity(100, resource.DecimalSI),
+                       MaximumVolumeSize=resource.NewQuantity(50, resource.DecimalSI)),
+        "newCap": _cap(Capacity=resource.NewQuantity(100, resource.DecimalSI)),
+        "wantErr": False,
+        "expect": fwk.Queue,
+    },
+    {
+        "name": "When the volume limit is increase(MaximumVolumeSize increase), it returns Queue",
+        "pod": makePod("pod-a").Pod,
+        "oldCap": _cap(Capacity=resource.NewQuantity(100, resource.DecimalSI),
+                       MaximumVolumeSize=resource.NewQuantity(50, resource.DecimalSI)),
+        "newCap": _cap(Capacity=resource.NewQuantity(100, resource.DecimalSI),
+                       MaximumVolumeSize=resource.NewQuantity(60, resource.DecimalSI)),
+        "wantErr": False,
+        "expect": fwk.Queue,
+    },
+    {
+        "name": "When there are no changes to the CSIStorageCapacity, it returns QueueSkip",
+        "pod": makePod("pod-a").Pod,
+        "oldCap": _cap(Capacity=resource.NewQuantity(100, resource.DecimalSI),
+                       MaximumVolumeSize=resource.NewQuantity(50, resource.DecimalSI)),
+        "newCap": _cap(Capacity=resource.NewQuantity(100, resource.DecimalSI),
+                       MaximumVolumeSize=resource.NewQuantity(50, resource.DecimalSI)),
+        "wantErr": False,
+        "expect": fwk.QueueSkip,
+    },
+    {
+        "name": "When the volume limit is equal(Capacity), it returns QueueSkip",
+        "pod": makePod("pod-a").Pod,
+        "oldCap": _cap(Capacity=resource.NewQuantity(100, resource.DecimalSI)),
+        "newCap": _cap(Capacity=resource.NewQuantity(100, resource.DecimalSI)),
+        "wantErr": False,
+        "expect": fwk.QueueSkip,
+    },
+    {
+        "name": "When the volume limit is equal(MaximumVolumeSize unset), it returns QueueSkip",
+        "pod": makePod("pod-a").Pod,
+        "oldCap": _cap(Capacity=resource.NewQuantity(100, resource.DecimalSI),
+                       MaximumVolumeSize=resource.NewQuantity(50, resource.DecimalSI)),
+        "newCap": _cap(Capacity=resource.NewQuantity(50, resource.DecimalSI)),
+        "wantErr": False,
+        "expect": fwk.QueueSkip,
+    },
+    {
+        "name": "When the volume limit is decrease(Capacity), it returns QueueSkip",
+        "pod": makePod("pod-a").Pod,
+        "oldCap": _cap(Capacity=resource.NewQuantity(100, resource.DecimalSI)),
+        "newCap": _cap(Capacity=resource.NewQuantity(90, resource.DecimalSI)),
+        "wantErr": False,
+        "expect": fwk.QueueSkip,
+    },
+    {
+        "name": "When the volume limit is decrease(MaximumVolumeSize), it returns QueueSkip",
+        "pod": makePod("pod-a").Pod,
+        "oldCap": _cap(MaximumVolumeSize=resource.NewQuantity(100, resource.DecimalSI)),
+        "newCap": _cap(MaximumVolumeSize=resource.NewQuantity(90, resource.DecimalSI)),
+        "wantErr": False,
+        "expect": fwk.QueueSkip,
+    },
+    {
+        "name": "type conversion error",
+        "oldCap": new_struct(),
+        "newCap": new_struct(),
+        "wantErr": True,
+        "expect": fwk.Queue,
+    },
+])
+
+
+@pytest.mark.parametrize("item", cases(TestIsSchedulableAfterCSIStorageCapacityChange))
+def test_is_schedulable_after_csi_storage_capacity_change(item: dict[str, Any]) -> None:
+    check_hint("CSIStorageCapacity", "is_schedulable_after_capacity_change", item.get("pod"), item["oldCap"],
+               item["newCap"], item["wantErr"], item["expect"])
+
+
+def _driver(name: str, storage_capacity: bool | None = None, spec: bool = True) -> dict[str, Any]:
+    return storagev1.CSIDriver(
+        ObjectMeta=ObjectMeta(Name=name),
+        Spec=storagev1.CSIDriverSpec(StorageCapacity=storage_capacity) if spec else None,
+    )
+
+
+TestIsSchedulableAfterCSIDriverChange = _named("TestIsSchedulableAfterCSIDriverChange", [
+    {
+        "name": "pod has no CSIDriver",
+        "pod": makePod("pod-a").Pod,
+        "newObj": _driver("test1", ptr.To(True)),
+        "oldObj": _driver("test1", spec=False),
+        "err": False,
+        "expect": fwk.QueueSkip,
+    },
+    {
+        "name": "unexpected objects are passed",
+        "pod": makePod("pod-a").Pod,
+        "newObj": new_struct(),
+        "oldObj": new_struct(),
+        "err": True,
+        "expect": fwk.Queue,
+    },
+    {
+        "name": "driver name in pod and csidriver name are different",
+        "pod": makePod("pod-a").withCSI("test1").Pod,
+        "newObj": _driver("test2", ptr.To(False)),
+        "oldObj": _driver("test2", ptr.To(True)),
+        "err": False,
+        "expect": fwk.QueueSkip,
+    },
+    {
+        "name": "original StorageCapacity is nil",
+        "pod": makePod("pod-a").withCSI("test1").Pod,
+        "newObj": _driver("test1", None),
+        "oldObj": _driver("test1", None),
+        "err": False,
+        "expect": fwk.QueueSkip,
+    },
+    {
+        "name": "original StorageCapacity is false",
+        "pod": makePod("pod-a").withCSI("test1").Pod,
+        "newObj": _driver("test1", ptr.To(False)),
+        "oldObj": _driver("test1", ptr.To(False)),
+        "err": False,
+        "expect": fwk.QueueSkip,
+    },
+    {
+        "name": "modified StorageCapacity is nil",
+        "pod": makePod("pod-a").withCSI("test1").Pod,
+        "newObj": _driver("test1", None),
+        "oldObj": _driver("test1", ptr.To(True)),
+        "err": False,
+        "expect": fwk.Queue,
+    },
+    {
+        "name": "modified StorageCapacity is true",
+        "pod": makePod("pod-a").withCSI("test1").Pod,
+        "newObj": _driver("test1", ptr.To(True)),
+        "oldObj": _driver("test1", ptr.To(True)),
+        "err": False,
+        "expect": fwk.QueueSkip,
+    },
+    {
+        "name": "modified StorageCapacity is false",
+        "pod": makePod("pod-a").withCSI("test1").Pod,
+        "newObj": _driver("test1", ptr.To(False)),
+        "oldObj": _driver("test1", ptr.To(True)),
+        "err": False,
+        "expect": fwk.Queue,
+    },
+])
+
+
+@pytest.mark.parametrize("item", cases(TestIsSchedulableAfterCSIDriverChange))
+def test_is_schedulable_after_csidriver_change(item: dict[str, Any]) -> None:
+    pod, old, new = item["pod"], item["oldObj"], item["newObj"]
+    plugin = VolumeBinding()
+    pod_info = st.pod_info(pod)
+    if item["err"]:
+        with pytest.raises(TypeError):
+            plugin.is_schedulable_after_csidriver_change(pod_info, old, new)
+    else:
+        assert plugin.is_schedulable_after_csidriver_change(pod_info, old, new) == item["expect"]
+    # CSIDriver is registered for Update only.
+    assert capabilities_of(plugin).requeues("CSIDriver/Update", pod_info, old, new) == item["expect"]
