@@ -31,6 +31,16 @@ _REMOVE_ELSEWHERE = (
     "RemovePod is handed existingPods[0] (deletedPodIdx left at 0) with node-b's NodeInfo, where that pod is not "
     "placed; kubeberth's PreFilter state follows the cluster, where a pod leaves the node it is on"
 )
+_CAPACITY_SCORING = (
+    "StorageCapacityScoring (beta, on by default in v1.37): VolumeBinding's PreScore/Score, which prefer nodes "
+    "whose PVs or CSIStorageCapacity fit the claims closest along the args' shape, is not implemented in "
+    "kubeberth's VolumeBinding (it filters only)"
+)
+_PREBIND_PREFLIGHT = (
+    "PreBindPreFlight (the framework's pre-pass telling whether PreBind has work and may run in parallel) is not "
+    "an extension point in kubeberth; its PreBind runs in the binding cycle, off the scheduling thread"
+)
+
 _BENCHMARK = (
     "a benchmark (Benchmark... table after the Test function), not a test case: the case reader attributes its "
     "names to the Test function before it"
@@ -505,4 +515,20 @@ UNPORTED: dict[str, str] = {
     'Test_createRequestsAndMappings_requests/two containers match': _DRA_EXTENDED_RESOURCE,
     'Test_createRequestsAndMappings_requests/two init containers, one regular container': _DRA_EXTENDED_RESOURCE,
     'Test_createRequestsAndMappings_requests/two resources match': _DRA_EXTENDED_RESOURCE,
+    "TestVolumeBinding/local volumes with close capacity are preferred": _CAPACITY_SCORING,
+    "TestVolumeBinding/local volumes with close capacity are preferred (multiple pvcs)": _CAPACITY_SCORING,
+    "TestVolumeBinding/zonal volumes with close capacity are preferred": _CAPACITY_SCORING,
+    "TestVolumeBinding/zonal volumes with close capacity are preferred (custom shape)": _CAPACITY_SCORING,
+    "TestVolumeBinding/storage capacity score": _CAPACITY_SCORING,
+    "TestVolumeBinding/storage capacity score with static binds": _CAPACITY_SCORING,
+    "TestVolumeBinding/dynamic provisioning with multiple PVCs of the same StorageClass": _CAPACITY_SCORING,
+    "TestVolumeBinding/prefer node with least allocatable": _CAPACITY_SCORING,
+    "TestVolumeBinding/prefer node with maximum allocatable": _CAPACITY_SCORING,
+    "TestScore/custom shape, multiple classes": _CAPACITY_SCORING,
+    "TestScore/default shape, multiple classes": _CAPACITY_SCORING,
+    "TestScore/default shape, single class": _CAPACITY_SCORING,
+    "Test_PreBindPreFlight/all bound": _PREBIND_PREFLIGHT,
+    "Test_PreBindPreFlight/error: node is not found in podVolumesByNode": _PREBIND_PREFLIGHT,
+    "Test_PreBindPreFlight/error: state is nil": _PREBIND_PREFLIGHT,
+    "Test_PreBindPreFlight/volume to be bound": _PREBIND_PREFLIGHT,
 }

@@ -8,8 +8,8 @@ import pytest
 import st
 from kubeberth.api.capabilities import capabilities_of
 from kubeberth.builtin_plugins.volume_binding import VolumeBinding
-from st import fwk, ptr, v1
-from upstream import cases
+from st import GoStatus, fwk, ptr, v1
+from upstream import cases, run_filter, snapshot
 
 v1.MigratedPluginsAnnotationKey = "storage.alpha.kubernetes.io/migrated-plugins"  # type: ignore[attr-defined]
 v1.NamespaceDefault = "default"  # type: ignore[attr-defined]
@@ -120,10 +120,6 @@ def makePVC(name: str, storageClassName: str) -> pvcBuilder:  # noqa: N802, N803
     return pvcBuilder(name, storageClassName)
 
 
-def _named(function: str, rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    return [{**row, "name": f"{function}/{row['name']}"} for row in rows]
-
-
 def check_hint(event_kind: str, method: str, pod: dict[str, Any] | None, old: Any, new: Any, err: bool,
                expect: bool) -> None:
     """The hint's verdict and error, and the framework's requeue decision (a failing hint queues the pod)."""
@@ -139,16 +135,16 @@ def check_hint(event_kind: str, method: str, pod: dict[str, Any] | None, old: An
     assert capabilities_of(plugin).requeues(event, pod_info, old, new) == expect
 
 
-TestIsSchedulableAfterCSINodeChange = _named("TestIsSchedulableAfterCSINodeChange", [
+TestIsSchedulableAfterCSINodeChange = [
     {
-        "name": "unexpected objects are passed",
+        "name": "TestIsSchedulableAfterCSINodeChange/unexpected objects are passed",
         "oldObj": new_struct(),
         "newObj": new_struct(),
         "err": True,
         "expect": fwk.Queue,
     },
     {
-        "name": "CSINode is newly created",
+        "name": "TestIsSchedulableAfterCSINodeChange/CSINode is newly created",
         "newObj": storagev1.CSINode(
             ObjectMeta=ObjectMeta(
                 Name="csinode-a",
@@ -159,7 +155,7 @@ TestIsSchedulableAfterCSINodeChange = _named("TestIsSchedulableAfterCSINodeChang
         "expect": fwk.Queue,
     },
     {
-        "name": "CSINode's migrated-plugins annotations is added",
+        "name": "TestIsSchedulableAfterCSINodeChange/CSINode's migrated-plugins annotations is added",
         "oldObj": storagev1.CSINode(
             ObjectMeta=ObjectMeta(
                 Name="csinode-a",
@@ -180,7 +176,7 @@ TestIsSchedulableAfterCSINodeChange = _named("TestIsSchedulableAfterCSINodeChang
         "expect": fwk.Queue,
     },
     {
-        "name": "CSINode's migrated-plugins annotation is updated",
+        "name": "TestIsSchedulableAfterCSINodeChange/CSINode's migrated-plugins annotation is updated",
         "oldObj": storagev1.CSINode(
             ObjectMeta=ObjectMeta(
                 Name="csinode-a",
@@ -201,7 +197,7 @@ TestIsSchedulableAfterCSINodeChange = _named("TestIsSchedulableAfterCSINodeChang
         "expect": fwk.Queue,
     },
     {
-        "name": "CSINode is updated but migrated-plugins annotation gets unchanged",
+        "name": "TestIsSchedulableAfterCSINodeChange/CSINode is updated but migrated-plugins annotation gets unchanged",
         "oldObj": storagev1.CSINode(
             ObjectMeta=ObjectMeta(
                 Name="csinode-a",
@@ -221,7 +217,7 @@ TestIsSchedulableAfterCSINodeChange = _named("TestIsSchedulableAfterCSINodeChang
         "err": False,
         "expect": fwk.QueueSkip,
     },
-])
+]
 
 
 @pytest.mark.parametrize("item", cases(TestIsSchedulableAfterCSINodeChange))
@@ -231,9 +227,9 @@ def test_is_schedulable_after_csinode_change(item: dict[str, Any]) -> None:
                item["expect"])
 
 
-TestIsSchedulableAfterPersistentVolumeClaimChange = _named("TestIsSchedulableAfterPersistentVolumeClaimChange", [
+TestIsSchedulableAfterPersistentVolumeClaimChange = [
     {
-        "name": "pod has no pvc or ephemeral volumes",
+        "name": "TestIsSchedulableAfterPersistentVolumeClaimChange/pod has no pvc or ephemeral volumes",
         "pod": makePod("pod-a").withEmptyDirVolume().Pod,
         "oldPVC": makePVC("pvc-b", "sc-a").PersistentVolumeClaim,
         "newPVC": makePVC("pvc-b", "sc-a").PersistentVolumeClaim,
@@ -241,7 +237,7 @@ TestIsSchedulableAfterPersistentVolumeClaimChange = _named("TestIsSchedulableAft
         "expect": fwk.QueueSkip,
     },
     {
-        "name": "pvc with the same name as the one used by the pod in a different namespace is modified",
+        "name": "TestIsSchedulableAfterPersistentVolumeClaimChange/pvc with the same name as the one used by the pod in a different namespace is modified",
         "pod": makePod("pod-a")
         .withNamespace("ns-a")
         .withPVCVolume("pvc-a", "")
@@ -253,7 +249,7 @@ TestIsSchedulableAfterPersistentVolumeClaimChange = _named("TestIsSchedulableAft
         "expect": fwk.QueueSkip,
     },
     {
-        "name": "pod has no pvc that is being modified",
+        "name": "TestIsSchedulableAfterPersistentVolumeClaimChange/pod has no pvc that is being modified",
         "pod": makePod("pod-a")
         .withPVCVolume("pvc-a", "")
         .withPVCVolume("pvc-c", "")
@@ -264,7 +260,7 @@ TestIsSchedulableAfterPersistentVolumeClaimChange = _named("TestIsSchedulableAft
         "expect": fwk.QueueSkip,
     },
     {
-        "name": "pod has no generic ephemeral volume that is being modified",
+        "name": "TestIsSchedulableAfterPersistentVolumeClaimChange/pod has no generic ephemeral volume that is being modified",
         "pod": makePod("pod-a")
         .withGenericEphemeralVolume("ephemeral-a")
         .withGenericEphemeralVolume("ephemeral-c")
@@ -275,7 +271,7 @@ TestIsSchedulableAfterPersistentVolumeClaimChange = _named("TestIsSchedulableAft
         "expect": fwk.QueueSkip,
     },
     {
-        "name": "pod has the pvc that is being modified",
+        "name": "TestIsSchedulableAfterPersistentVolumeClaimChange/pod has the pvc that is being modified",
         "pod": makePod("pod-a")
         .withPVCVolume("pvc-a", "")
         .withPVCVolume("pvc-b", "")
@@ -286,7 +282,7 @@ TestIsSchedulableAfterPersistentVolumeClaimChange = _named("TestIsSchedulableAft
         "expect": fwk.Queue,
     },
     {
-        "name": "pod has the generic ephemeral volume that is being modified",
+        "name": "TestIsSchedulableAfterPersistentVolumeClaimChange/pod has the generic ephemeral volume that is being modified",
         "pod": makePod("pod-a")
         .withGenericEphemeralVolume("ephemeral-a")
         .withGenericEphemeralVolume("ephemeral-b")
@@ -297,13 +293,13 @@ TestIsSchedulableAfterPersistentVolumeClaimChange = _named("TestIsSchedulableAft
         "expect": fwk.Queue,
     },
     {
-        "name": "type conversion error",
+        "name": "TestIsSchedulableAfterPersistentVolumeClaimChange/type conversion error",
         "oldPVC": new_struct(),
         "newPVC": new_struct(),
         "wantErr": True,
         "expect": fwk.Queue,
     },
-])
+]
 
 
 @pytest.mark.parametrize("item", cases(TestIsSchedulableAfterPersistentVolumeClaimChange))
@@ -312,9 +308,9 @@ def test_is_schedulable_after_persistent_volume_claim_change(item: dict[str, Any
                item["newPVC"], item["wantErr"], item["expect"])
 
 
-TestIsSchedulableAfterStorageClassChange = _named("TestIsSchedulableAfterStorageClassChange", [
+TestIsSchedulableAfterStorageClassChange = [
     {
-        "name": "When a new StorageClass is created, it returns Queue",
+        "name": "TestIsSchedulableAfterStorageClassChange/When a new StorageClass is created, it returns Queue",
         "pod": makePod("pod-a").Pod,
         "oldSC": None,
         "newSC": storagev1.StorageClass(
@@ -326,7 +322,7 @@ TestIsSchedulableAfterStorageClassChange = _named("TestIsSchedulableAfterStorage
         "expect": fwk.Queue,
     },
     {
-        "name": "When the AllowedTopologies are changed, it returns Queue",
+        "name": "TestIsSchedulableAfterStorageClassChange/When the AllowedTopologies are changed, it returns Queue",
         "pod": makePod("pod-a").Pod,
         "oldSC": storagev1.StorageClass(
             ObjectMeta=ObjectMeta(
@@ -352,7 +348,7 @@ TestIsSchedulableAfterStorageClassChange = _named("TestIsSchedulableAfterStorage
         "expect": fwk.Queue,
     },
     {
-        "name": "When there are no changes to the StorageClass, it returns QueueSkip",
+        "name": "TestIsSchedulableAfterStorageClassChange/When there are no changes to the StorageClass, it returns QueueSkip",
         "pod": makePod("pod-a").Pod,
         "oldSC": storagev1.StorageClass(
             ObjectMeta=ObjectMeta(
@@ -368,13 +364,13 @@ TestIsSchedulableAfterStorageClassChange = _named("TestIsSchedulableAfterStorage
         "expect": fwk.QueueSkip,
     },
     {
-        "name": "type conversion error",
+        "name": "TestIsSchedulableAfterStorageClassChange/type conversion error",
         "oldSC": new_struct(),
         "newSC": new_struct(),
         "err": True,
         "expect": fwk.Queue,
     },
-])
+]
 
 
 @pytest.mark.parametrize("item", cases(TestIsSchedulableAfterStorageClassChange))
@@ -387,9 +383,9 @@ def _cap(**fields: Any) -> dict[str, Any]:
     return storagev1.CSIStorageCapacity(ObjectMeta=ObjectMeta(Name="cap-a"), **fields)
 
 
-TestIsSchedulableAfterCSIStorageCapacityChange = _named("TestIsSchedulableAfterCSIStorageCapacityChange", [
+TestIsSchedulableAfterCSIStorageCapacityChange = [
     {
-        "name": "When a new CSIStorageCapacity is created, it returns Queue",
+        "name": "TestIsSchedulableAfterCSIStorageCapacityChange/When a new CSIStorageCapacity is created, it returns Queue",
         "pod": makePod("pod-a").Pod,
         "oldCap": None,
         "newCap": _cap(),
@@ -397,7 +393,7 @@ TestIsSchedulableAfterCSIStorageCapacityChange = _named("TestIsSchedulableAfterC
         "expect": fwk.Queue,
     },
     {
-        "name": "When the volume limit is increase(Capacity set), it returns Queue",
+        "name": "TestIsSchedulableAfterCSIStorageCapacityChange/When the volume limit is increase(Capacity set), it returns Queue",
         "pod": makePod("pod-a").Pod,
         "oldCap": _cap(),
         "newCap": _cap(Capacity=resource.NewQuantity(100, resource.DecimalSI)),
@@ -405,7 +401,7 @@ TestIsSchedulableAfterCSIStorageCapacityChange = _named("TestIsSchedulableAfterC
         "expect": fwk.Queue,
     },
     {
-        "name": "When the volume limit is increase(MaximumVolumeSize set), it returns Queue",
+        "name": "TestIsSchedulableAfterCSIStorageCapacityChange/When the volume limit is increase(MaximumVolumeSize set), it returns Queue",
         "pod": makePod("pod-a").Pod,
         "oldCap": _cap(),
         "newCap": _cap(MaximumVolumeSize=resource.NewQuantity(100, resource.DecimalSI)),
@@ -413,7 +409,7 @@ TestIsSchedulableAfterCSIStorageCapacityChange = _named("TestIsSchedulableAfterC
         "expect": fwk.Queue,
     },
     {
-        "name": "When the volume limit is increase(Capacity increase), it returns Queue",
+        "name": "TestIsSchedulableAfterCSIStorageCapacityChange/When the volume limit is increase(Capacity increase), it returns Queue",
         "pod": makePod("pod-a").Pod,
         "oldCap": _cap(Capacity=resource.NewQuantity(50, resource.DecimalSI)),
         "newCap": _cap(Capacity=resource.NewQuantity(100, resource.DecimalSI)),
@@ -421,7 +417,7 @@ TestIsSchedulableAfterCSIStorageCapacityChange = _named("TestIsSchedulableAfterC
         "expect": fwk.Queue,
     },
     {
-        "name": "When the volume limit is increase(MaximumVolumeSize unset), it returns Queue",
+        "name": "TestIsSchedulableAfterCSIStorageCapacityChange/When the volume limit is increase(MaximumVolumeSize unset), it returns Queue",
         "pod": makePod("pod-a").Pod,
         "oldCap": _cap(Capacity=resource.NewQuantity(100, resource.DecimalSI),
                        MaximumVolumeSize=resource.NewQuantity(50, resource.DecimalSI)),
@@ -430,7 +426,7 @@ TestIsSchedulableAfterCSIStorageCapacityChange = _named("TestIsSchedulableAfterC
         "expect": fwk.Queue,
     },
     {
-        "name": "When the volume limit is increase(MaximumVolumeSize increase), it returns Queue",
+        "name": "TestIsSchedulableAfterCSIStorageCapacityChange/When the volume limit is increase(MaximumVolumeSize increase), it returns Queue",
         "pod": makePod("pod-a").Pod,
         "oldCap": _cap(Capacity=resource.NewQuantity(100, resource.DecimalSI),
                        MaximumVolumeSize=resource.NewQuantity(50, resource.DecimalSI)),
@@ -440,7 +436,7 @@ TestIsSchedulableAfterCSIStorageCapacityChange = _named("TestIsSchedulableAfterC
         "expect": fwk.Queue,
     },
     {
-        "name": "When there are no changes to the CSIStorageCapacity, it returns QueueSkip",
+        "name": "TestIsSchedulableAfterCSIStorageCapacityChange/When there are no changes to the CSIStorageCapacity, it returns QueueSkip",
         "pod": makePod("pod-a").Pod,
         "oldCap": _cap(Capacity=resource.NewQuantity(100, resource.DecimalSI),
                        MaximumVolumeSize=resource.NewQuantity(50, resource.DecimalSI)),
@@ -450,7 +446,7 @@ TestIsSchedulableAfterCSIStorageCapacityChange = _named("TestIsSchedulableAfterC
         "expect": fwk.QueueSkip,
     },
     {
-        "name": "When the volume limit is equal(Capacity), it returns QueueSkip",
+        "name": "TestIsSchedulableAfterCSIStorageCapacityChange/When the volume limit is equal(Capacity), it returns QueueSkip",
         "pod": makePod("pod-a").Pod,
         "oldCap": _cap(Capacity=resource.NewQuantity(100, resource.DecimalSI)),
         "newCap": _cap(Capacity=resource.NewQuantity(100, resource.DecimalSI)),
@@ -458,7 +454,7 @@ TestIsSchedulableAfterCSIStorageCapacityChange = _named("TestIsSchedulableAfterC
         "expect": fwk.QueueSkip,
     },
     {
-        "name": "When the volume limit is equal(MaximumVolumeSize unset), it returns QueueSkip",
+        "name": "TestIsSchedulableAfterCSIStorageCapacityChange/When the volume limit is equal(MaximumVolumeSize unset), it returns QueueSkip",
         "pod": makePod("pod-a").Pod,
         "oldCap": _cap(Capacity=resource.NewQuantity(100, resource.DecimalSI),
                        MaximumVolumeSize=resource.NewQuantity(50, resource.DecimalSI)),
@@ -467,7 +463,7 @@ TestIsSchedulableAfterCSIStorageCapacityChange = _named("TestIsSchedulableAfterC
         "expect": fwk.QueueSkip,
     },
     {
-        "name": "When the volume limit is decrease(Capacity), it returns QueueSkip",
+        "name": "TestIsSchedulableAfterCSIStorageCapacityChange/When the volume limit is decrease(Capacity), it returns QueueSkip",
         "pod": makePod("pod-a").Pod,
         "oldCap": _cap(Capacity=resource.NewQuantity(100, resource.DecimalSI)),
         "newCap": _cap(Capacity=resource.NewQuantity(90, resource.DecimalSI)),
@@ -475,7 +471,7 @@ TestIsSchedulableAfterCSIStorageCapacityChange = _named("TestIsSchedulableAfterC
         "expect": fwk.QueueSkip,
     },
     {
-        "name": "When the volume limit is decrease(MaximumVolumeSize), it returns QueueSkip",
+        "name": "TestIsSchedulableAfterCSIStorageCapacityChange/When the volume limit is decrease(MaximumVolumeSize), it returns QueueSkip",
         "pod": makePod("pod-a").Pod,
         "oldCap": _cap(MaximumVolumeSize=resource.NewQuantity(100, resource.DecimalSI)),
         "newCap": _cap(MaximumVolumeSize=resource.NewQuantity(90, resource.DecimalSI)),
@@ -483,13 +479,13 @@ TestIsSchedulableAfterCSIStorageCapacityChange = _named("TestIsSchedulableAfterC
         "expect": fwk.QueueSkip,
     },
     {
-        "name": "type conversion error",
+        "name": "TestIsSchedulableAfterCSIStorageCapacityChange/type conversion error",
         "oldCap": new_struct(),
         "newCap": new_struct(),
         "wantErr": True,
         "expect": fwk.Queue,
     },
-])
+]
 
 
 @pytest.mark.parametrize("item", cases(TestIsSchedulableAfterCSIStorageCapacityChange))
@@ -505,9 +501,9 @@ def _driver(name: str, storage_capacity: bool | None = None, spec: bool = True) 
     )
 
 
-TestIsSchedulableAfterCSIDriverChange = _named("TestIsSchedulableAfterCSIDriverChange", [
+TestIsSchedulableAfterCSIDriverChange = [
     {
-        "name": "pod has no CSIDriver",
+        "name": "TestIsSchedulableAfterCSIDriverChange/pod has no CSIDriver",
         "pod": makePod("pod-a").Pod,
         "newObj": _driver("test1", ptr.To(True)),
         "oldObj": _driver("test1", spec=False),
@@ -515,7 +511,7 @@ TestIsSchedulableAfterCSIDriverChange = _named("TestIsSchedulableAfterCSIDriverC
         "expect": fwk.QueueSkip,
     },
     {
-        "name": "unexpected objects are passed",
+        "name": "TestIsSchedulableAfterCSIDriverChange/unexpected objects are passed",
         "pod": makePod("pod-a").Pod,
         "newObj": new_struct(),
         "oldObj": new_struct(),
@@ -523,7 +519,7 @@ TestIsSchedulableAfterCSIDriverChange = _named("TestIsSchedulableAfterCSIDriverC
         "expect": fwk.Queue,
     },
     {
-        "name": "driver name in pod and csidriver name are different",
+        "name": "TestIsSchedulableAfterCSIDriverChange/driver name in pod and csidriver name are different",
         "pod": makePod("pod-a").withCSI("test1").Pod,
         "newObj": _driver("test2", ptr.To(False)),
         "oldObj": _driver("test2", ptr.To(True)),
@@ -531,7 +527,7 @@ TestIsSchedulableAfterCSIDriverChange = _named("TestIsSchedulableAfterCSIDriverC
         "expect": fwk.QueueSkip,
     },
     {
-        "name": "original StorageCapacity is nil",
+        "name": "TestIsSchedulableAfterCSIDriverChange/original StorageCapacity is nil",
         "pod": makePod("pod-a").withCSI("test1").Pod,
         "newObj": _driver("test1", None),
         "oldObj": _driver("test1", None),
@@ -539,7 +535,7 @@ TestIsSchedulableAfterCSIDriverChange = _named("TestIsSchedulableAfterCSIDriverC
         "expect": fwk.QueueSkip,
     },
     {
-        "name": "original StorageCapacity is false",
+        "name": "TestIsSchedulableAfterCSIDriverChange/original StorageCapacity is false",
         "pod": makePod("pod-a").withCSI("test1").Pod,
         "newObj": _driver("test1", ptr.To(False)),
         "oldObj": _driver("test1", ptr.To(False)),
@@ -547,7 +543,7 @@ TestIsSchedulableAfterCSIDriverChange = _named("TestIsSchedulableAfterCSIDriverC
         "expect": fwk.QueueSkip,
     },
     {
-        "name": "modified StorageCapacity is nil",
+        "name": "TestIsSchedulableAfterCSIDriverChange/modified StorageCapacity is nil",
         "pod": makePod("pod-a").withCSI("test1").Pod,
         "newObj": _driver("test1", None),
         "oldObj": _driver("test1", ptr.To(True)),
@@ -555,7 +551,7 @@ TestIsSchedulableAfterCSIDriverChange = _named("TestIsSchedulableAfterCSIDriverC
         "expect": fwk.Queue,
     },
     {
-        "name": "modified StorageCapacity is true",
+        "name": "TestIsSchedulableAfterCSIDriverChange/modified StorageCapacity is true",
         "pod": makePod("pod-a").withCSI("test1").Pod,
         "newObj": _driver("test1", ptr.To(True)),
         "oldObj": _driver("test1", ptr.To(True)),
@@ -563,14 +559,14 @@ TestIsSchedulableAfterCSIDriverChange = _named("TestIsSchedulableAfterCSIDriverC
         "expect": fwk.QueueSkip,
     },
     {
-        "name": "modified StorageCapacity is false",
+        "name": "TestIsSchedulableAfterCSIDriverChange/modified StorageCapacity is false",
         "pod": makePod("pod-a").withCSI("test1").Pod,
         "newObj": _driver("test1", ptr.To(False)),
         "oldObj": _driver("test1", ptr.To(True)),
         "err": False,
         "expect": fwk.Queue,
     },
-])
+]
 
 
 @pytest.mark.parametrize("item", cases(TestIsSchedulableAfterCSIDriverChange))
@@ -585,3 +581,268 @@ def test_is_schedulable_after_csidriver_change(item: dict[str, Any]) -> None:
         assert plugin.is_schedulable_after_csidriver_change(pod_info, old, new) == item["expect"]
     # CSIDriver is registered for Update only.
     assert capabilities_of(plugin).requeues("CSIDriver/Update", pod_info, old, new) == item["expect"]
+
+
+# ---- TestVolumeBinding ------------------------------------------------------------------------
+# The Go test also compares the PreFilter state (stateData: claims split into bound / delayed and the
+# delayed claims' candidate PVs), an internal kubeberth keeps differently; the verdicts it leads to are
+# compared: PreFilter, Filter per node, and PreScore (Skip: the plugin does not score the pod).
+
+class storagev1_modes:  # noqa: N801
+    VolumeBindingImmediate = "Immediate"
+    VolumeBindingWaitForFirstConsumer = "WaitForFirstConsumer"
+
+
+immediateSC = {"kind": "StorageClass", "metadata": {"name": "immediate-sc"},
+               "volumeBindingMode": storagev1_modes.VolumeBindingImmediate}
+waitSC = {"kind": "StorageClass", "metadata": {"name": "wait-sc"},
+          "volumeBindingMode": storagev1_modes.VolumeBindingWaitForFirstConsumer}
+waitHDDSC = {"kind": "StorageClass", "metadata": {"name": "wait-hdd-sc"},
+             "volumeBindingMode": storagev1_modes.VolumeBindingWaitForFirstConsumer}
+waitSCWithStorageCapacity = {"kind": "StorageClass", "metadata": {"name": "wait-sc-with-storage-capacity"},
+                             "provisioner": "driver-with-storage-capacity",
+                             "volumeBindingMode": storagev1_modes.VolumeBindingWaitForFirstConsumer}
+driverWithStorageCapacity = {"kind": "CSIDriver", "metadata": {"name": "driver-with-storage-capacity"},
+                             "spec": {"storageCapacity": ptr.To(True)}}
+ErrReasonBindConflict = "node(s) didn't find available persistent volumes to bind"
+ErrReasonNodeConflict = "node(s) had volume node affinity conflict"
+
+
+class nodeBuilder:  # noqa: N801
+    def __init__(self, name: str) -> None:
+        self.Node: dict[str, Any] = {"kind": "Node", "metadata": {"name": name, "labels": {v1.LabelHostname: name}}}
+
+    def withLabel(self, key: str, value: str) -> nodeBuilder:  # noqa: N802
+        self.Node["metadata"]["labels"][key] = value
+        return self
+
+
+def makeNode(name: str) -> nodeBuilder:  # noqa: N802
+    return nodeBuilder(name)
+
+
+class pvBuilder:  # noqa: N801
+    def __init__(self, name: str, className: str) -> None:  # noqa: N803
+        self.PersistentVolume: dict[str, Any] = {"kind": "PersistentVolume", "metadata": {"name": name},
+                                                 "spec": {"storageClassName": className}}
+
+    def withNodeAffinity(self, keyValues: dict[str, list[str]]) -> pvBuilder:  # noqa: N802, N803
+        exprs = [{"key": k, "operator": "In", "values": vals} for k, vals in keyValues.items()]
+        self.PersistentVolume["spec"]["nodeAffinity"] = {"required": {"nodeSelectorTerms": [{"matchExpressions": exprs}]}}
+        return self
+
+    def withCapacity(self, capacity: str) -> pvBuilder:  # noqa: N802
+        self.PersistentVolume["spec"]["capacity"] = {"storage": capacity}
+        return self
+
+    def withPhase(self, phase: str) -> pvBuilder:  # noqa: N802
+        self.PersistentVolume["status"] = {"phase": phase}
+        return self
+
+
+def makePV(name: str, className: str) -> pvBuilder:  # noqa: N802, N803
+    return pvBuilder(name, className)
+
+
+def _pvc_with_bound_pv(self: pvcBuilder, pvName: str) -> pvcBuilder:  # noqa: N803
+    self.PersistentVolumeClaim["spec"]["volumeName"] = pvName
+    self.PersistentVolumeClaim["metadata"].setdefault("annotations", {})["pv.kubernetes.io/bind-completed"] = "true"
+    return self
+
+
+def _pvc_with_request_storage(self: pvcBuilder, request: str) -> pvcBuilder:
+    self.PersistentVolumeClaim["spec"]["resources"] = {"requests": {"storage": request}}
+    return self
+
+
+def _pvc_with_phase(self: pvcBuilder, phase: str) -> pvcBuilder:
+    self.PersistentVolumeClaim["status"] = {"phase": phase}
+    return self
+
+
+pvcBuilder.withBoundPV = _pvc_with_bound_pv  # type: ignore[attr-defined]
+pvcBuilder.withRequestStorage = _pvc_with_request_storage  # type: ignore[attr-defined]
+pvcBuilder.withPhase = _pvc_with_phase  # type: ignore[attr-defined]
+v1.ClaimLost = "Lost"  # type: ignore[attr-defined]
+
+
+class res:  # noqa: N801 - resource.MustParse
+    @staticmethod
+    def MustParse(q: str) -> str:  # noqa: N802
+        return q
+
+
+def _local_pvs() -> list[dict[str, Any]]:
+    return [
+        makePV("pv-a-0", waitSC["metadata"]["name"]).withPhase(v1.VolumeAvailable).withCapacity(res.MustParse("200Gi"))
+        .withNodeAffinity({v1.LabelHostname: ["node-a"]}).PersistentVolume,
+        makePV("pv-a-1", waitSC["metadata"]["name"]).withPhase(v1.VolumeAvailable).withCapacity(res.MustParse("200Gi"))
+        .withNodeAffinity({v1.LabelHostname: ["node-a"]}).PersistentVolume,
+        makePV("pv-b-0", waitSC["metadata"]["name"]).withPhase(v1.VolumeAvailable).withCapacity(res.MustParse("100Gi"))
+        .withNodeAffinity({v1.LabelHostname: ["node-b"]}).PersistentVolume,
+        makePV("pv-b-1", waitSC["metadata"]["name"]).withPhase(v1.VolumeAvailable).withCapacity(res.MustParse("100Gi"))
+        .withNodeAffinity({v1.LabelHostname: ["node-b"]}).PersistentVolume,
+    ]
+
+
+def _zonal_pvs() -> list[dict[str, Any]]:
+    def pv(name: str, cap: str, region: str, zone: str) -> dict[str, Any]:
+        return (makePV(name, waitSC["metadata"]["name"]).withPhase(v1.VolumeAvailable).withCapacity(res.MustParse(cap))
+                .withNodeAffinity({"topology.kubernetes.io/region": [region], "topology.kubernetes.io/zone": [zone]})
+                .PersistentVolume)
+
+    return [pv("pv-a-0", "200Gi", "region-a", "zone-a"), pv("pv-a-1", "200Gi", "region-a", "zone-a"),
+            pv("pv-b-0", "100Gi", "region-b", "zone-b"), pv("pv-b-1", "100Gi", "region-b", "zone-b")]
+
+
+def _zonal_nodes() -> list[dict[str, Any]]:
+    return [
+        makeNode(f"zone-{z}-node-{n}").withLabel("topology.kubernetes.io/region", f"region-{z}")
+        .withLabel("topology.kubernetes.io/zone", f"zone-{z}").Node
+        for z in "abc" for n in "ab"
+    ]
+
+
+WAIT = waitSC["metadata"]["name"]
+TestVolumeBinding = [
+    {
+        "name": "TestVolumeBinding/pod has not pvcs",
+        "pod": makePod("pod-a").Pod,
+        "nodes": [makeNode("node-a").Node],
+        "wantPreFilterStatus": fwk.NewStatus(fwk.Skip),
+        "wantFilterStatus": [None],
+        "wantPreScoreStatus": fwk.NewStatus(fwk.Skip),
+    },
+    {
+        "name": "TestVolumeBinding/all bound",
+        "pod": makePod("pod-a").withPVCVolume("pvc-a", "").Pod,
+        "nodes": [makeNode("node-a").Node],
+        "pvcs": [makePVC("pvc-a", WAIT).withBoundPV("pv-a").PersistentVolumeClaim],
+        "pvs": [makePV("pv-a", WAIT).withPhase(v1.VolumeAvailable).PersistentVolume],
+        "wantFilterStatus": [None],
+        "wantPreScoreStatus": fwk.NewStatus(fwk.Skip),
+    },
+    {
+        "name": "TestVolumeBinding/PVC does not exist",
+        "pod": makePod("pod-a").withPVCVolume("pvc-a", "").Pod,
+        "nodes": [makeNode("node-a").Node],
+        "pvcs": [],
+        "wantPreFilterStatus": fwk.NewStatus(fwk.UnschedulableAndUnresolvable, 'persistentvolumeclaim "pvc-a" not found'),
+        "wantFilterStatus": [None],
+        "wantScores": [0],
+    },
+    {
+        "name": "TestVolumeBinding/Part of PVCs do not exist",
+        "pod": makePod("pod-a").withPVCVolume("pvc-a", "").withPVCVolume("pvc-b", "").Pod,
+        "nodes": [makeNode("node-a").Node],
+        "pvcs": [makePVC("pvc-a", WAIT).withBoundPV("pv-a").PersistentVolumeClaim],
+        "wantPreFilterStatus": fwk.NewStatus(fwk.UnschedulableAndUnresolvable, 'persistentvolumeclaim "pvc-b" not found'),
+        "wantFilterStatus": [None],
+        "wantScores": [0],
+    },
+    {
+        "name": "TestVolumeBinding/immediate claims not bound",
+        "pod": makePod("pod-a").withPVCVolume("pvc-a", "").Pod,
+        "nodes": [makeNode("node-a").Node],
+        "pvcs": [makePVC("pvc-a", immediateSC["metadata"]["name"]).PersistentVolumeClaim],
+        "wantPreFilterStatus": fwk.NewStatus(fwk.UnschedulableAndUnresolvable,
+                                             "pod has unbound immediate PersistentVolumeClaims"),
+        "wantFilterStatus": [None],
+        "wantScores": [0],
+    },
+    {
+        "name": "TestVolumeBinding/unbound claims no matches",
+        "pod": makePod("pod-a").withPVCVolume("pvc-a", "").Pod,
+        "nodes": [makeNode("node-a").Node],
+        "pvcs": [makePVC("pvc-a", WAIT).PersistentVolumeClaim],
+        "wantFilterStatus": [fwk.NewStatus(fwk.UnschedulableAndUnresolvable, ErrReasonBindConflict)],
+        "wantPreScoreStatus": fwk.NewStatus(fwk.Skip),
+    },
+    {
+        "name": "TestVolumeBinding/bound and unbound unsatisfied",
+        "pod": makePod("pod-a").withPVCVolume("pvc-a", "").withPVCVolume("pvc-b", "").Pod,
+        "nodes": [makeNode("node-a").withLabel("foo", "barbar").Node],
+        "pvcs": [
+            makePVC("pvc-a", WAIT).withBoundPV("pv-a").PersistentVolumeClaim,
+            makePVC("pvc-b", WAIT).PersistentVolumeClaim,
+        ],
+        "pvs": [
+            makePV("pv-a", WAIT).withPhase(v1.VolumeAvailable).withNodeAffinity({"foo": ["bar"]}).PersistentVolume,
+        ],
+        "wantFilterStatus": [
+            fwk.NewStatus(fwk.UnschedulableAndUnresolvable, ErrReasonNodeConflict, ErrReasonBindConflict),
+        ],
+        "wantPreScoreStatus": fwk.NewStatus(fwk.Skip),
+    },
+    {
+        "name": "TestVolumeBinding/pv not found",
+        "pod": makePod("pod-a").withPVCVolume("pvc-a", "").Pod,
+        "nodes": [makeNode("node-a").Node],
+        "pvcs": [makePVC("pvc-a", WAIT).withBoundPV("pv-a").PersistentVolumeClaim],
+        "wantPreFilterStatus": None,
+        "wantFilterStatus": [
+            fwk.NewStatus(fwk.UnschedulableAndUnresolvable,
+                          "node(s) unavailable due to one or more pvc(s) bound to non-existent pv(s)"),
+        ],
+        "wantPreScoreStatus": fwk.NewStatus(fwk.Skip),
+    },
+    {
+        "name": "TestVolumeBinding/pv not found claim lost",
+        "pod": makePod("pod-a").withPVCVolume("pvc-a", "").Pod,
+        "nodes": [makeNode("node-a").Node],
+        "pvcs": [makePVC("pvc-a", WAIT).withBoundPV("pv-a").withPhase(v1.ClaimLost).PersistentVolumeClaim],
+        "wantPreFilterStatus": fwk.NewStatus(fwk.UnschedulableAndUnresolvable,
+                                             'persistentvolumeclaim "pvc-a" bound to non-existent persistentvolume "pv-a"'),
+        "wantFilterStatus": [None],
+        "wantScores": [0],
+    },
+    {
+        "name": "TestVolumeBinding/local volumes with close capacity are preferred (StorageCapacityScoring disabled)",
+        "pod": makePod("pod-a").withPVCVolume("pvc-a", "").Pod,
+        "nodes": [makeNode("node-a").Node, makeNode("node-b").Node, makeNode("node-c").Node],
+        "pvcs": [makePVC("pvc-a", WAIT).withRequestStorage(res.MustParse("50Gi")).PersistentVolumeClaim],
+        "pvs": _local_pvs(),
+        "fts": {"EnableStorageCapacityScoring": False},
+        "wantPreFilterStatus": None,
+        "wantFilterStatus": [None, None, fwk.NewStatus(fwk.UnschedulableAndUnresolvable, ErrReasonBindConflict)],
+        "wantPreScoreStatus": fwk.NewStatus(fwk.Skip),
+    },
+    {
+        "name": "TestVolumeBinding/zonal volumes with close capacity are preferred (StorageCapacityScoring disabled)",
+        "pod": makePod("pod-a").withPVCVolume("pvc-a", "").Pod,
+        "nodes": _zonal_nodes(),
+        "pvcs": [makePVC("pvc-a", WAIT).withRequestStorage(res.MustParse("50Gi")).PersistentVolumeClaim],
+        "pvs": _zonal_pvs(),
+        "fts": {"EnableStorageCapacityScoring": False},
+        "wantPreFilterStatus": None,
+        "wantFilterStatus": [
+            None, None, None, None,
+            fwk.NewStatus(fwk.UnschedulableAndUnresolvable, ErrReasonBindConflict),
+            fwk.NewStatus(fwk.UnschedulableAndUnresolvable, ErrReasonBindConflict),
+        ],
+        "wantPreScoreStatus": fwk.NewStatus(fwk.Skip),
+    },
+]
+
+
+def _go(status: Any) -> GoStatus | None:
+    if status is None or status.code == fwk.Success:
+        return None
+    return GoStatus(status.code, tuple(status.reasons))
+
+
+@pytest.mark.parametrize("item", cases(TestVolumeBinding))
+def test_volume_binding(item: dict[str, Any]) -> None:
+    plugin = VolumeBinding(VolumeBinding.Args(bindTimeoutSeconds=300))
+    objects = [immediateSC, waitSC, waitHDDSC, waitSCWithStorageCapacity, driverWithStorageCapacity,
+               *(item.get("pvcs") or ()), *(item.get("pvs") or ())]
+    cluster = snapshot([], item["nodes"], *objects)
+    pre, statuses = run_filter(plugin, item["pod"], cluster)
+    assert _go(pre) == item.get("wantPreFilterStatus")
+    if pre is not None and pre.code != fwk.Success:
+        return  # the framework skips Filter when PreFilter fails
+    names = [n["metadata"]["name"] for n in item["nodes"]]
+    assert [_go(statuses[n]) for n in names] == item["wantFilterStatus"]
+    # PreScore Skip: kubeberth's VolumeBinding does not score (see the StorageCapacityScoring cases).
+    assert item["wantPreScoreStatus"] == fwk.NewStatus(fwk.Skip)
+    assert not hasattr(plugin, "score")
