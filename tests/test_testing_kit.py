@@ -344,7 +344,8 @@ def test_evaluate_with_preemption_is_a_dry_run() -> None:
               make_pod("low", "3", nodeName="n1", priority=1), make_pod("mid", "3", nodeName="n2", priority=5))
         ev = t.evaluate(make_pod("high", "2", priority=10), preemption=True)
         assert (ev.feasible, ev.nominated_node, ev.victims) == ([], "n1", ["default/low"])
-        assert ev.message == "0/2 nodes are available: 2 Insufficient cpu."
+        assert ev.message == ("0/2 nodes are available: 2 Insufficient cpu. "
+                              "preemption: found a potential placement for pod on node n1, preempting 1 victims")
         assert not t.pod("low")["metadata"].get("deletionTimestamp")
         plain = t.evaluate(make_pod("high2", "2", priority=0), preemption=True)
         assert plain.nominated_node == "" and plain.message == (

@@ -105,8 +105,14 @@ class DefaultPreemption:
         if failure is not None:
             return failure
         handle.nominate(pod, best.node)
+        # Evaluator.Preempt's success message, under DefaultPreemption's "preemption: " prefix: it
+        # ends the FailedScheduling text kube-scheduler records for the preemptor.
+        found = f"preemption: found a potential placement for pod on node {best.node}, preempting {len(best.victims)} victims"
         return PostFilterResult(
-            nominated_node=best.node, victims=tuple(v.key for v in best.victims), candidates=len(candidates)
+            nominated_node=best.node,
+            status=Status(Code.SUCCESS, (found,)),
+            victims=tuple(v.key for v in best.victims),
+            candidates=len(candidates),
         )
 
     @staticmethod

@@ -345,7 +345,7 @@ class ScheduleOne:
             nominated, post_status = fw.run_post_filter(state, pod, self.cluster, self.handle_for(fw), diagnosis, record)
             if nominated:
                 self.stats.preemptions += 1
-            elif post_status.message:
+            if post_status.message:  # kube-scheduler keeps PostFilter's message, success or not
                 diagnosis.post_filter_msg = post_status.message
         message = diagnosis.message()
         self.stats.unschedulable_attempts += 1

@@ -471,6 +471,6 @@ def _post_filter(
         if nominated:
             evaluation.nominated_node = nominated
             evaluation.victims = sorted(dry.victims)
-        elif post_status.message:
+        if post_status.message:
             diagnosis.post_filter_msg = post_status.message
     evaluation.message = diagnosis.message()

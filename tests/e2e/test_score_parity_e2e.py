@@ -340,22 +340,25 @@ def test_preemption_outcomes_match_kube_scheduler(api: Api, namespace: str, node
         ev = evaluate_pod(kubeberth, defaulted(api, ns, body), preemption=True)
         api.call("POST", f"/api/v1/namespaces/{ns}/pods", body)
 
-        def decided(n: str = name) -> tuple[str, Any] | None:
+        def decided(n: str = name) -> tuple[str, Any, str] | None:
+            """(kind, nominated node or message, FailedScheduling message) once both are written."""
             p = api.pod(ns, n)
-            if p and p.get("status", {}).get("nominatedNodeName"):
-                return "nominated", p["status"]["nominatedNodeName"]
             got = outcome(api, ns, n)
-            if got and got[0] == "unschedulable" and "preemption:" in got[1]:
-                return got
-            return None
+            if not got or got[0] != "unschedulable" or "preemption:" not in got[1]:
+                return None
+            if "found a potential placement" in got[1]:
+                node = (p or {}).get("status", {}).get("nominatedNodeName")
+                return ("nominated", node, got[1]) if node else None
+            return "unschedulable", got[1], got[1]
 
-        kind, value = wait_for(decided, 30, f"kube-scheduler's preemption for {name}")
+        kind, value, message = wait_for(decided, 30, f"kube-scheduler's preemption for {name}")
         if kind == "nominated":
             victims = sorted(f"{ns}/{p['metadata']['name']}" for p in api.pods(ns)
                              if p["metadata"].get("deletionTimestamp"))
-            same = (value, victims) == (ev.nominated_node, ev.victims)
+            same = (value, victims, message) == (ev.nominated_node, ev.victims, ev.message)
             rows.append((name, "same" if same else "MISMATCH",
-                         f"kube-scheduler {value} {victims}; kubeberth {ev.nominated_node or None} {ev.victims}"))
+                         f"kube-scheduler {value} {victims} ({message}); kubeberth {ev.nominated_node or None} "
+                         f"{ev.victims} ({ev.message})"))
             for victim in victims:  # the kubelet's final delete
                 api.delete_pod(ns, victim.split("/", 1)[1])
             wait_for(lambda n=name: api.bound(ns).get(n), 90, f"kube-scheduler to bind {name}")
