@@ -257,8 +257,9 @@ class _PreFilterState:
     affinity: list[tuple[np.ndarray, np.ndarray]]  # per required affinity term: (ids, per-domain count)
     affinity_any: bool
     self_match: bool
-    anti: list[tuple[np.ndarray, np.ndarray]]  # per required anti-affinity term: (ids, blocked domain)
-    existing: list[tuple[np.ndarray, np.ndarray]]  # per topology key: (ids, blocked domain)
+    anti: list[tuple[np.ndarray, np.ndarray]]  # per required anti-affinity term: (ids, per-domain count)
+    # per topology key: (ids, per-domain count of placed pods' anti-affinity terms selecting the pod)
+    existing: list[tuple[np.ndarray, np.ndarray]]
 
 
 class InterPodAffinity:
@@ -332,13 +333,13 @@ class InterPodAffinity:
         rows = alive_rows(table)
         index: ExistingTermIndex = cluster.index(_INDEX_KEY, ExistingTermIndex)  # type: ignore[assignment]
         ns_labels = namespace_labels(cluster, pod.namespace)
-        blocked_by_key: dict[str, np.ndarray] = {}
+        count_by_key: dict[str, np.ndarray] = {}
         for term, _w, key in _matching_entries(index, REQ_ANTI, pod, ns_labels):
-            blocked = _existing_per_domain(index, key, table, rows) > 0
-            if blocked.any():
-                prev = blocked_by_key.get(term.topology_key)
-                blocked_by_key[term.topology_key] = blocked if prev is None else _or_padded(prev, blocked)
-        existing = [(table.label_values(k)[0], b) for k, b in blocked_by_key.items()]
+            dom = _existing_per_domain(index, key, table, rows)
+            if dom.any():
+                prev = count_by_key.get(term.topology_key)
+                count_by_key[term.topology_key] = dom if prev is None else _add_padded(prev, dom)
+        existing = [(table.label_values(k)[0], c) for k, c in count_by_key.items()]
 
         affinity: list[tuple[np.ndarray, np.ndarray]] = []
         affinity_any = False
@@ -357,7 +358,7 @@ class InterPodAffinity:
         for term in terms.required_anti:
             per_row = _counts_for_groups(cluster, _group_mask(cluster, term))
             ids, dom = _per_domain(table, rows, per_row, term.topology_key)
-            anti.append((ids, dom > 0))
+            anti.append((ids, dom))
         return _PreFilterState(pod_state_version(cluster), affinity, affinity_any, self_match, anti, existing)
 
     @hookimpl
@@ -410,11 +411,11 @@ class InterPodAffinity:
             pods_exist[:] = True
         fail_affinity = missing | ~pods_exist
         fail_anti = np.zeros(n, dtype=bool)
-        for ids_all, blocked in computed.anti:
-            fail_anti |= _lookup(blocked, ids_all[rows])
+        for ids_all, count in computed.anti:
+            fail_anti |= _lookup(count, ids_all[rows], 0) > 0
         fail_existing = np.zeros(n, dtype=bool)
-        for ids_all, blocked in computed.existing:
-            fail_existing |= _lookup(blocked, ids_all[rows])
+        for ids_all, count in computed.existing:
+            fail_existing |= _lookup(count, ids_all[rows], 0) > 0
         fail_anti &= ~fail_affinity
         fail_existing &= ~(fail_affinity | fail_anti)
         rejections = [
@@ -554,14 +555,6 @@ def _lookup(per_domain: np.ndarray, ids: np.ndarray, default: Any = False) -> np
     ok = (ids >= 0) & (ids < per_domain.shape[0])
     out = np.full(ids.shape[0], default, dtype=per_domain.dtype)
     out[ok] = per_domain[ids[ok]]
-    return out
-
-
-def _or_padded(a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    n = max(a.shape[0], b.shape[0])
-    out = np.zeros(n, dtype=bool)
-    out[: a.shape[0]] |= a
-    out[: b.shape[0]] |= b
     return out
 
 
