@@ -480,8 +480,11 @@ def test_debug_generation_and_plugins_list_server(tmp_path: Path, capsys: pytest
 
     with EmbeddedRun(tmp_path, config=ZONED_CONFIG, plugins={"zoned.py": zoned("zone-a")}) as run:
         first = run.generation
+        before = len(run.runner.reloader.history)
         write_atomic(run.plugins_dir / "zoned.py", zoned("zone-b"))
         second = run.wait_generation(lambda g: g.registry["Zoned"].version == "zone-b")
+        # The loop swaps first; the reloader thread records the outcome just after.
+        run.wait_reload("success", before)
         status, body = run.get("/debug/generation")
         assert status == 200
         assert body["id"] == second.id and body["number"] == second.number
@@ -489,8 +492,9 @@ def test_debug_generation_and_plugins_list_server(tmp_path: Path, capsys: pytest
         assert body["created"].endswith("Z")
         assert {"name": "Zoned", "source": f"dropin:{run.plugins_dir / 'zoned.py'}", "version": "zone-b"} in body["plugins"]
         assert body["last_reload"]["result"] == "success" and body["last_reload"]["error"] is None
+        before = len(run.runner.reloader.history)
         write_atomic(run.plugins_dir / "zoned.py", "import nope\n")
-        run.wait_reload("failed", len(run.runner.reloader.history) - 1)
+        run.wait_reload("failed", before)
         assert main(["plugins", "list", "--server", run.url]) == 0
         out = capsys.readouterr().out
         assert out.splitlines()[0].startswith(f"generation {second.id} (#{second.number}, created ")
