@@ -19,7 +19,7 @@ by its resourceVersion), or the selected-node annotation on a claim to provision
 from __future__ import annotations
 
 import time
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -242,9 +242,9 @@ class _State:
     assignments: list[dict[str, Any]] = field(default_factory=list)
 
 
-def _as_objects(old: Any, new: Any) -> tuple[dict[str, Any] | None, dict[str, Any]]:
+def _as_objects(old: Any, new: Any) -> tuple[Any, Any]:
     """util.As: a hint handed something other than API objects fails (the pod is then retried)."""
-    if not isinstance(new, dict) or (old is not None and not isinstance(old, dict)):
+    if not isinstance(new, Mapping) or (old is not None and not isinstance(old, Mapping)):
         raise TypeError(f"expected API objects, got {type(old).__name__} and {type(new).__name__}")
     return old, new
 
