@@ -145,8 +145,8 @@ def clone_state(state: CycleState) -> CycleState:
     """A copy whose writes do not reach `state` (kube-scheduler's CycleState.Clone for rescoring)."""
     out = CycleState()
     out.update(state)
-    out.skip_filter = set(state.skip_filter)
-    out.skip_score = set(state.skip_score)
+    for attr, value in vars(state).items():  # skip_filter, skip_score, ...: copied, not shared
+        setattr(out, attr, value.copy() if isinstance(value, set | dict | list) else value)
     return out
 
 
