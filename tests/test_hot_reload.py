@@ -363,6 +363,15 @@ def test_old_generations_are_released(tmp_path: Path) -> None:
             write_atomic(run.plugins_dir / "zoned.py", zoned(zone))
             run.wait_generation(lambda g, z=zone: g.registry["Zoned"].version == z, 10, zone)
         wait_for(lambda: (gc.collect(), first() is None and cls() is None)[1], 10, "the first generation to be freed")
+        # With no pods flowing, nothing runs a cycle after a swap: the loop's per-profile reuse
+        # caches (batching, incremental cycles) must not keep an old generation alive either.
+        # (The one just replaced stays as the rollback target until the next swap.)
+        run.drain()
+        last = weakref.ref(run.generation.default_profile.plugins["Zoned"])
+        for zone in ("zone-a", "zone-b"):
+            write_atomic(run.plugins_dir / "zoned.py", zoned(zone))
+            run.wait_generation(lambda g, z=zone: g.registry["Zoned"].version == z, 10, zone)
+        wait_for(lambda: (gc.collect(), last() is None)[1], 10, "the idle generation to be freed")
 
 
 VALIDATED = '''from kubeberth import NodeView, hookimpl

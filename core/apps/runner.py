@@ -66,10 +66,12 @@ class Runner:
             allow_insecure_plugins_dir=self.settings.allow_insecure_plugins_dir,
             feature_gates=self.settings.gates(),
         )
-        # What exists now (imported modules, mostly) lives as long as the process: out of the
-        # cyclic collector's scans, each full collection — a pause of the scheduling loop — is
-        # about half as long. Garbage is collected first so none of it is kept; generations,
-        # pods and nodes come later and stay collectable.
+        # Imported modules (installed plugin packages included, imported by the entry point
+        # scan) live as long as the process: out of the cyclic collector's scans, each full
+        # collection — a pause of the scheduling loop — is about half as long. Garbage is
+        # collected first so none of it is kept; generations, pods and nodes come later and
+        # stay collectable.
+        self.builder.rescan_entry_points()
         gc.collect()
         gc.freeze()
         generation = self.builder.build()

@@ -127,6 +127,9 @@ class SwapRequest:
         in_use = {id(fw) for fw in new.profiles.values()}
         for key in [k for k in sched._handles if k not in in_use]:
             del sched._handles[key]
+        for per_profile in (sched._batches, sched._incremental):  # reuse caches of the old frameworks
+            for profile in [p for p, cache in per_profile.items() if id(cache.framework) not in in_use]:
+                del per_profile[profile]
         # Pods the old plugins found unschedulable may fit under the new ones.
         sched.queue.move_for_event("Generation/Swap", lambda *_: True)
         added = set(new.profiles) - set(old.profiles)
