@@ -168,7 +168,7 @@ def main() -> int:
         f"### Hot reload ({time.strftime('%Y-%m-%d')}, {machine})",
         "",
         f"`python scripts/reload_bench.py` — `run --embedded`, {args.nodes} nodes, {args.rate:.0f} pods/s flowing, "
-        "a drop-in saved by atomic rename (watchdog, 20 ms debounce).",
+        "a drop-in saved by atomic rename (watchdog; a finished write reloads at once).",
         "",
         "| measure | p50 | p99 | max |",
         "|---|---|---|---|",
