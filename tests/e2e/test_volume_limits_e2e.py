@@ -50,14 +50,26 @@ def test_csi_attach_limits_like_kube_scheduler(kube_scheduler: Any, api: Api, na
             wait_for(lambda p=pod_name: api.pod(ns, p) is None, 10, f"{pod_name} deleted")
         return out
 
+    def settled(name: str, expected: str, what: str) -> dict[str, str]:
+        """Place pairs until both choose `expected`: each scheduler's informer sees a CSINode or
+        VolumeAttachment change at its own moment. A pair that never agrees fails with the last."""
+        seen: list[dict[str, str]] = []
+
+        def agreed() -> dict[str, str] | None:
+            seen.append(place(name))
+            return seen[-1] if set(seen[-1].values()) == {expected} else None
+
+        try:
+            return wait_for(agreed, 30, what)
+        except AssertionError:
+            raise AssertionError(f"timed out waiting for {what}; last placements {seen[-1:]}") from None
+
     assert place("zero") == {PROFILE: small, "default-scheduler": small}
 
     csinode = api.call("GET", f"/apis/storage.k8s.io/v1/csinodes/{big}")
     csinode["spec"]["drivers"][0]["allocatable"]["count"] = 1
     api.call("PUT", f"/apis/storage.k8s.io/v1/csinodes/{big}", csinode)
-    one = wait_for(lambda: (lambda o: o if o[PROFILE] == big else None)(place("one")), 30,
-                   "kubeberth to see the raised limit")
-    assert one == {PROFILE: big, "default-scheduler": big}, one
+    assert settled("one", big, "both schedulers to see the raised limit") == {PROFILE: big, "default-scheduler": big}
 
     pv = f"pv-{sfx}"
     api.call("POST", "/api/v1/persistentvolumes", {
@@ -69,9 +81,8 @@ def test_csi_attach_limits_like_kube_scheduler(kube_scheduler: Any, api: Api, na
         "apiVersion": "storage.k8s.io/v1", "kind": "VolumeAttachment", "metadata": {"name": va},
         "spec": {"attacher": EBS, "nodeName": big, "source": {"persistentVolumeName": pv}}})
     try:
-        full = wait_for(lambda: (lambda o: o if o[PROFILE] == small else None)(place("full")), 30,
-                        "kubeberth to see the VolumeAttachment")
-        assert full == {PROFILE: small, "default-scheduler": small}, full
+        full = settled("full", small, "both schedulers to see the VolumeAttachment")
+        assert full == {PROFILE: small, "default-scheduler": small}
     finally:
         api.call("DELETE", f"/apis/storage.k8s.io/v1/volumeattachments/{va}", ok=(200, 202, 404))
         api.call("DELETE", f"/api/v1/persistentvolumes/{pv}", ok=(200, 202, 404))
