@@ -27,6 +27,12 @@ class Diagnosis:
         self.rejections.append((plugin, reason, rows, code))
         self.unschedulable_plugins.add(plugin)
 
+    def pre_filter_failed(self, plugin: str, message: str, code: Code, rows: np.ndarray) -> None:
+        """A PreFilter rejection: it is the message, and every row of `rows` failed on it."""
+        self.pre_filter_msg = message
+        self.pre_filter_code = code
+        self.add(plugin, message, rows, code)
+
     def reason_counts(self) -> dict[str, int]:
         counts: dict[str, int] = {}
         for _plugin, reason, rows, _code in self.rejections:

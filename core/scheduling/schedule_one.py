@@ -105,10 +105,7 @@ class ScheduleOne:
             return ScheduleResult(None, Status.unschedulable(diagnosis.message()), diagnosis)
         status, narrowed = fw.run_pre_filter(state, pod, table.view(all_rows), cluster, handle, record)
         if not status.ok:
-            diagnosis.pre_filter_msg = status.message
-            diagnosis.pre_filter_code = status.code
-            diagnosis.unschedulable_plugins.add(status.plugin)
-            diagnosis.add(status.plugin, status.message, all_rows, status.code)
+            diagnosis.pre_filter_failed(status.plugin, status.message, status.code, all_rows)
             return ScheduleResult(None, Status(status.code, (diagnosis.message(),), status.plugin), diagnosis)
         batch = None
         signature: PodSignature | None = None

@@ -418,10 +418,7 @@ def evaluate_pod(
     try:
         status, narrowed = fw.run_pre_filter(state, info, table.view(rows), cluster, handle, None)
         if not status.ok:
-            diagnosis.pre_filter_msg = status.message
-            diagnosis.pre_filter_code = status.code
-            diagnosis.unschedulable_plugins.add(status.plugin)
-            diagnosis.add(status.plugin, status.message, rows, status.code)
+            diagnosis.pre_filter_failed(status.plugin, status.message, status.code, rows)
             verdicts = {n: Verdict(status.plugin, status.message, status.code) for n in names}
             evaluation = Evaluation(info, status, verdicts)
             _post_filter(evaluation, fw, state, info, cluster, handle, diagnosis, preemption)
