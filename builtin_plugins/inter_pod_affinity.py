@@ -88,6 +88,9 @@ class PodTerms:
         return not (self.required_affinity or self.required_anti or self.preferred_affinity or self.preferred_anti)
 
 
+_NO_TERMS = PodTerms((), (), (), ())
+
+
 def _term(pod: PodInfo, raw: Mapping[str, Any]) -> AffinityTerm:
     namespaces = frozenset(raw.get("namespaces") or ())
     ns_raw = raw.get("namespaceSelector")
@@ -103,6 +106,8 @@ def pod_terms(pod: PodInfo) -> PodTerms:
     found = _TERMS.get(pod)
     if found is None:
         affinity = pod.affinity or {}
+        if not affinity.get("podAffinity") and not affinity.get("podAntiAffinity"):
+            return _TERMS.set(pod, _NO_TERMS)  # most pods: nothing to parse
         aff = affinity.get("podAffinity") or {}
         anti = affinity.get("podAntiAffinity") or {}
         req = "requiredDuringSchedulingIgnoredDuringExecution"

@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
+import orjson
 from kubeberth import (
     Code,
     FeatureGates,
@@ -120,6 +121,9 @@ class FeatureFramework:
 
 DEFAULT_FRAMEWORK = FeatureFramework()
 _REQUIREMENTS: MemoKey[frozenset[str]] = MemoKey("NodeDeclaredFeatures.requirements")
+# Inference reads the spec only, and a workload's pods share theirs: one answer per distinct spec.
+_BY_SPEC: dict[tuple[Version | None, bytes], frozenset[str]] = {}
+_BY_SPEC_LIMIT = 4096
 
 
 def is_resize_deferred(pod: PodInfo) -> bool:
@@ -167,9 +171,19 @@ class NodeDeclaredFeatures:
             return self.framework.infer_for_pod_scheduling(pod.raw.get("spec") or {}, self.version)
         found = _REQUIREMENTS.get(pod)
         if found is None:
-            found = _REQUIREMENTS.set(
-                pod, self.framework.infer_for_pod_scheduling(pod.raw.get("spec") or {}, self.version)
-            )
+            spec = pod.raw.get("spec") or {}
+            try:
+                key = (self.version, orjson.dumps(spec, option=orjson.OPT_SORT_KEYS))
+            except TypeError:  # not plain JSON: infer without sharing
+                key = None
+            found = _BY_SPEC.get(key) if key is not None else None
+            if found is None:
+                found = self.framework.infer_for_pod_scheduling(spec, self.version)
+                if key is not None:
+                    if len(_BY_SPEC) >= _BY_SPEC_LIMIT:
+                        _BY_SPEC.clear()
+                    _BY_SPEC[key] = found
+            _REQUIREMENTS.set(pod, found)
         return found
 
     @hookimpl

@@ -138,8 +138,10 @@ class VolumeRestrictions:
                 return Status(Code.UNSCHEDULABLE_AND_UNRESOLVABLE, (f'persistentvolumeclaim "{claim}" not found',))
             if "ReadWriteOncePod" in ((pvc.get("spec") or {}).get("accessModes") or ()):
                 rwop.add(claim)
-        usage = usage_index(cluster)
-        conflicting = sum(1 for claim in rwop if usage.claim_refs.get(f"{pod.namespace}/{claim}", 0) > 0)
+        conflicting = 0
+        if rwop:
+            usage = usage_index(cluster)
+            conflicting = sum(1 for claim in rwop if usage.claim_refs.get(f"{pod.namespace}/{claim}", 0) > 0)
         if not disk_volumes(pod) and conflicting == 0:
             return Status.skip()
         state[_STATE_KEY] = conflicting

@@ -26,6 +26,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
+import orjson
 
 from ..api.capabilities import ScoreScope
 from ..api.status import Code
@@ -43,20 +44,20 @@ def incremental_cycles_enabled() -> bool:
     return os.environ.get("KUBEBERTH_INCREMENTAL_CYCLES", "").strip().lower() != "false"
 
 
-_SHAPE: MemoKey[str] = MemoKey("kubeberth.incremental.shape")
+_SHAPE: MemoKey[bytes] = MemoKey("kubeberth.incremental.shape")
+_SHAPE_OPTIONS = orjson.OPT_SORT_KEYS | orjson.OPT_NON_STR_KEYS
 
 
-def pod_shape(pod: PodInfo) -> str:
+def pod_shape(pod: PodInfo) -> bytes:
     """What a plugin may read of a pod besides its name and uid: equal shapes, equal verdicts."""
 
-    def compute(p: PodInfo) -> str:
+    def compute(p: PodInfo) -> bytes:
         meta = p.raw.get("metadata") or {}
-        return json.dumps(
-            [p.namespace, p.labels, meta.get("ownerReferences"), p.raw.get("spec")],
-            sort_keys=True,
-            separators=(",", ":"),
-            default=str,
-        )
+        parts = [p.namespace, p.labels, meta.get("ownerReferences"), p.raw.get("spec")]
+        try:
+            return orjson.dumps(parts, option=_SHAPE_OPTIONS, default=str)
+        except TypeError:  # e.g. an integer beyond 64 bits: the slower encoder takes anything
+            return json.dumps(parts, sort_keys=True, separators=(",", ":"), default=str).encode()
 
     return pod.cached(_SHAPE, compute)
 
@@ -95,7 +96,7 @@ class IncrementalCycles:
         self.framework = framework
         self.cluster = cluster
         self.handle = handle
-        self.shapes: OrderedDict[str, ShapeVerdicts] = OrderedDict()
+        self.shapes: OrderedDict[bytes, ShapeVerdicts] = OrderedDict()
         self.last_shape = ""  # the shape of the pod this cache saw last
         self.reused = 0
         self.rows_refiltered = 0

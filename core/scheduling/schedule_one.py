@@ -192,7 +192,8 @@ class ScheduleOne:
         else:
             pick = int(ties[self.rng.integers(len(ties))])
         if record is not None:
-            top = _top_indices(total, TOP_SCORES_RECORDED)
+            # Stable order by score: when the best score is shared by enough nodes, they are the top.
+            top = ties[:TOP_SCORES_RECORDED] if len(ties) >= TOP_SCORES_RECORDED else _top_indices(total, TOP_SCORES_RECORDED)
             top_rows = view.rows[top].tolist()
             weights = fw.score_weight_map
             columns = [(p, s[top].tolist(), weights.get(p, 1)) for p, s in per_plugin.items()]
