@@ -31,6 +31,7 @@ import sys
 import threading
 import time
 import urllib.parse
+from collections import Counter
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
@@ -141,6 +142,7 @@ class BindWatch(threading.Thread):
         super().__init__(daemon=True)
         self.cp, self.ns, self.expected, self.pids = cp, ns, expected, pids
         self.bound: dict[str, float] = {}
+        self.placed: dict[str, str] = {}  # pod -> node, for how widely the scheduler spread them
         self.cpu_first: dict[str, float] = {}
         self.cpu_last: dict[str, float] = {}
         self.done = threading.Event()
@@ -183,6 +185,7 @@ class BindWatch(threading.Thread):
         if name in self.bound or not (pod.get("spec") or {}).get("nodeName"):
             return
         now = time.monotonic()
+        self.placed[name] = pod["spec"]["nodeName"]
         if not self.bound:
             self.cpu_first = {k: cpu_seconds(p) for k, p in self.pids.items()}
         self.bound[name] = now
@@ -263,6 +266,9 @@ def run_one(cp: LocalControlPlane, which: str, round_no: int, pods: int, configs
             "apiserver_cpu_s_per_1000": round(cpu["apiserver"] * 1000 / per, 3),
             "etcd_cpu_s_per_1000": round(cpu["etcd"] * 1000 / per, 3),
             "first_binding_after_start_s": round(times[0] - t_start, 2),
+            # Identical pods: how widely they were spread shows whether both batch alike (KEP-5598).
+            "distinct_nodes": len(set(watch.placed.values())),
+            "max_pods_per_node": max(Counter(watch.placed.values()).values()),
         }
         print(f"  {which} round {round_no} {mode}: {results[mode]}", file=sys.stderr, flush=True)
     results["peak_rss_mb"] = round(peak_rss_mb(proc_pid), 1)
@@ -305,6 +311,8 @@ def render(args: argparse.Namespace, runs: list[dict[str, Any]], summary: dict[s
         "scheduler_cpu_s_per_1000": "scheduler CPU s / 1,000 pods",
         "apiserver_cpu_s_per_1000": "kube-apiserver CPU s / 1,000 pods",
         "etcd_cpu_s_per_1000": "etcd CPU s / 1,000 pods",
+        "distinct_nodes": "distinct nodes the pods landed on",
+        "max_pods_per_node": "most pods on one node",
     }
     for mode in ("drain", "steady"):
         for key, label in labels.items():
