@@ -10,6 +10,7 @@ from kubeberth.apps.httpserver import HTTPServer
 from kubeberth.apps.simulate import simulate
 from kubeberth.observability import Observability
 from kubeberth.observability.metrics import exponential_buckets
+from kubeberth.runtime.config import parse_configuration
 from kubeberth.runtime.generation import build_generation
 from kubeberth.testing import make_node, make_pod
 from prometheus_client.parser import text_string_to_metric_families
@@ -156,3 +157,42 @@ def test_grafana_dashboard_queries_only_exposed_series(scraped: dict[str, Any]) 
         used |= set(re.findall(r"[{,]\s*([a-z_]+)\s*(?:=~|!=|=)", expr))
         for label in used - added_by_prometheus:
             assert not names or any(label in samples[n] for n in names), f"label {label} (in {expr!r}) is not on {names}"
+
+
+
+def test_opportunistic_batching_counters() -> None:
+    """kube-scheduler's scheduler_batch_* counters, from the scheduler's own batch counts."""
+    config = parse_configuration({
+        "apiVersion": "kubescheduler.config.k8s.io/v1",
+        "kind": "KubeSchedulerConfiguration",
+        "profiles": [{"schedulerName": "default-scheduler", "pluginConfig": [
+            # kube-scheduler does not batch pods that system-default spreading constrains
+            {"name": "PodTopologySpread", "args": {"defaultingType": "List", "defaultConstraints": []}},
+        ]}],
+    })
+    nodes = [make_node(f"n{i}", cpu="4") for i in range(3)]
+    pods = [make_pod(f"same-{i}", "100m") for i in range(8)] + [make_pod("other", "200m")]
+    obs = Observability.from_env(env={}, decision_records=100)
+    http = HTTPServer("127.0.0.1:0")
+    obs.add_routes(http)
+    http.start()
+    try:
+        result = simulate(build_generation(config=config), [*nodes, *pods], seed=3, attach=obs.attach)
+        scraped = _scrape(http.port)
+    finally:
+        http.stop()
+    counters = result.scheduler.batch_counters["default-scheduler"]
+    results = {a.value: n for a, n in counters.attempts.items()}
+    # Identical pods one after another: after the first full cycle, each is offered the batch's hint.
+    assert results.get("hint_used", 0) >= 6, results
+    assert counters.rescores >= 6
+    assert sum(results.values()) == 9  # one attempt per pod
+    for res, count in results.items():
+        assert _value(scraped, "scheduler_batch_attempts", "scheduler_batch_attempts_total",
+                      profile="default-scheduler", result=res) == count
+    for reason, count in counters.flushes.items():
+        assert _value(scraped, "scheduler_batch_cache_flushed", "scheduler_batch_cache_flushed_total",
+                      profile="default-scheduler", reason=reason.value) == count
+    assert _value(scraped, "scheduler_batch_rescore_attempts", "scheduler_batch_rescore_attempts_total",
+                  profile="default-scheduler") == counters.rescores
+    assert scraped["scheduler_batch_attempts"].type == "counter"

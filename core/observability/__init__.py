@@ -99,6 +99,7 @@ class Observability:
             queue = scheduler.queue
             queue.on_incoming = self.metrics.on_incoming
             self.metrics.watch_queue(lambda: [e.where for e in list(queue.entries.values())])
+            self.metrics.watch_batches(lambda: dict(scheduler.batch_counters))
             self.metrics.set_generation(scheduler.generation.id)
 
     def add_routes(self, http: HTTPServer) -> None:

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import random
 from bisect import bisect_left
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from typing import Any
 
 from prometheus_client import CollectorRegistry, generate_latest
@@ -175,6 +175,7 @@ class SchedulerMetrics(Collector):
         )
         self.generation: str | None = None
         self._queue: Callable[[], Iterable[str]] | None = None
+        self._batches: Callable[[], Mapping[str, Any]] | None = None
         self._random = random.Random()
         self.registry = registry or CollectorRegistry(auto_describe=True)
         self.registry.register(self)
@@ -183,6 +184,10 @@ class SchedulerMetrics(Collector):
     def watch_queue(self, wheres: Callable[[], Iterable[str]]) -> None:
         """Read scheduler_pending_pods at scrape time from `wheres()` (each queued pod's queue)."""
         self._queue = wheres
+
+    def watch_batches(self, counters: Callable[[], Mapping[str, Any]]) -> None:
+        """Read the opportunistic-batching counters at scrape time: profile -> BatchCounters."""
+        self._batches = counters
 
     def on_incoming(self, queue: str, event: str) -> None:
         """SchedulingQueue.on_incoming: one pod arrived in `queue` because of `event`."""
@@ -291,12 +296,35 @@ class SchedulerMetrics(Collector):
         ):
             yield metric.family()
         yield self._pending_pods()
+        yield from self._batch_families()
         info = GaugeMetricFamily(
             "kubeberth_generation_info", "The framework generation in use (value 1), by generation id.", labels=["id"]
         )
         if self.generation is not None:
             info.add_metric([self.generation], 1)
         yield info
+
+    def _batch_families(self) -> Iterator[Metric]:
+        """kube-scheduler's opportunistic batching counters (framework/runtime/batch.go)."""
+        attempts = CounterMetricFamily(
+            "scheduler_batch_attempts", "Counts of results when we attempt to use batching.", labels=["profile", "result"]
+        )
+        flushed = CounterMetricFamily(
+            "scheduler_batch_cache_flushed", "Counts of cache flushes by reason.", labels=["profile", "reason"]
+        )
+        rescores = CounterMetricFamily(
+            "scheduler_batch_rescore_attempts", "Counts of rescore attempts during opportunistic batching.",
+            labels=["profile"],
+        )
+        for profile, counters in sorted((self._batches() if self._batches is not None else {}).items()):
+            for attempt, value in sorted(list(counters.attempts.items()), key=lambda kv: kv[0].value):
+                attempts.add_metric([profile, attempt.value], value)
+            for reason, value in sorted(list(counters.flushes.items()), key=lambda kv: kv[0].value):
+                flushed.add_metric([profile, reason.value], value)
+            rescores.add_metric([profile], counters.rescores)
+        yield attempts
+        yield flushed
+        yield rescores
 
     def _pending_pods(self) -> Metric:
         counts = dict.fromkeys(QUEUES, 0)

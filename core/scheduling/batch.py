@@ -22,7 +22,7 @@ import enum
 import logging
 from collections import Counter
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
@@ -150,6 +150,18 @@ def clone_state(state: CycleState) -> CycleState:
     return out
 
 
+@dataclass
+class BatchCounters:
+    """One profile's batching counts, kept across generations (kube-scheduler's batch metrics:
+    scheduler_batch_attempts_total, scheduler_batch_cache_flushed_total,
+    scheduler_batch_rescore_attempts_total), read by /metrics at scrape time."""
+
+    attempts: Counter[Attempt] = field(default_factory=Counter)
+    flushes: Counter[Flush] = field(default_factory=Counter)
+    rescores: int = 0
+    batched_pods: int = 0
+
+
 class OpportunisticBatch:
     """One profile's batch state; driven by the scheduling thread (GetNodeHint / StoreScheduleResults)."""
 
@@ -160,6 +172,7 @@ class OpportunisticBatch:
         handle: Any,
         now: Callable[[], float],
         generic_workload: bool = False,
+        counters: BatchCounters | None = None,
     ) -> None:
         self.framework = framework
         self.cluster = cluster
@@ -168,10 +181,9 @@ class OpportunisticBatch:
         self.generic_workload = generic_workload
         self.state: BatchState | None = None
         self.last_cycle = LastCycle()
-        self.batched_pods = 0
-        self.attempts: Counter[Attempt] = Counter()
-        self.flushes: Counter[Flush] = Counter()
-        self.rescores = 0
+        self.counters = counters if counters is not None else BatchCounters()
+        self.attempts = self.counters.attempts
+        self.flushes = self.counters.flushes
 
     # ---- GetNodeHint --------------------------------------------------------------------
     def get_node_hint(self, pod: PodInfo, signature: PodSignature | None, state: CycleState, cycle: int) -> Hint:
@@ -231,7 +243,7 @@ class OpportunisticBatch:
 
     def _rescore(self, pod: PodInfo, state: CycleState, last_row: int) -> Flush | None:
         fw, cluster, table = self.framework, self.cluster, self.cluster.table
-        self.rescores += 1
+        self.counters.rescores += 1
         assert self.state is not None
         candidates = self.state.candidates
         rows, names, raw = candidates.remaining()
@@ -277,7 +289,7 @@ class OpportunisticBatch:
         self.last_cycle = LastCycle(cycle, chosen, True)
         if hinted and hinted == chosen:
             self.attempts[Attempt.HINT_USED] += 1
-            self.batched_pods += 1
+            self.counters.batched_pods += 1
             return Attempt.HINT_USED
         result = None
         if hinted:

@@ -22,7 +22,7 @@ from ..runtime.framework import (
     num_feasible_nodes_to_find,
 )
 from ..runtime.records import CycleRecord, Diagnosis, ScheduleResult
-from .batch import OpportunisticBatch, ScoredCandidates, names_array
+from .batch import BatchCounters, OpportunisticBatch, ScoredCandidates, names_array
 from .extenders import add_extender_scores, filter_with_extenders, start_prioritize
 from .handle import FrameworkHandle
 from .incremental import IncrementalCycles, ShapeVerdicts
@@ -84,7 +84,8 @@ class ScheduleOne:
         found = self._batches.get(fw.profile)
         if found is None or found.framework is not fw:
             found = self._batches[fw.profile] = OpportunisticBatch(
-                fw, self.cluster, self.handle_for(fw), self.clock.now, fw.feature_gates.enabled("GenericWorkload")
+                fw, self.cluster, self.handle_for(fw), self.clock.now, fw.feature_gates.enabled("GenericWorkload"),
+                self.batch_counters.setdefault(fw.profile, BatchCounters()),
             )
         return found
 

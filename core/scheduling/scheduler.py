@@ -27,7 +27,7 @@ from ..runtime.framework import (
     Framework,
 )
 from ..runtime.generation import Generation
-from .batch import OpportunisticBatch, opportunistic_batching_enabled
+from .batch import BatchCounters, OpportunisticBatch, opportunistic_batching_enabled
 from .binding import BindingCycle, BindingPool
 from .clock import Clock, VirtualClock
 from .eventhandlers import EventHandlers, SwapGeneration
@@ -111,6 +111,7 @@ class Scheduler(EventHandlers, ScheduleOne, BindingCycle):
             else opportunistic_batching
         )
         self._batches: dict[str, OpportunisticBatch] = {}  # profile -> its batch (ScheduleOne.batch_for)
+        self.batch_counters: dict[str, BatchCounters] = {}  # profile -> batching counts, across generations
         self.incremental = incremental_cycles_enabled() if incremental_cycles is None else incremental_cycles
         self._incremental: dict[str, IncrementalCycles] = {}  # profile -> its shape cache
         self.failed: dict[str, QueuedPod] = {}
