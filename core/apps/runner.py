@@ -20,7 +20,7 @@ import threading
 import time
 from typing import Any
 
-from ..backends.base import Backend, kinds_for
+from ..backends.base import Backend
 from ..backends.kubernetes import KubernetesBackend, RawClient, load_api_client
 from ..backends.kubernetes.leader import LeaderElector, parse_duration
 from ..errors import ConfigError
@@ -30,6 +30,7 @@ from ..runtime.generation import Generation
 from ..runtime.reload import GenerationBuilder
 from ..scheduling.rollback import RollbackPolicy
 from ..scheduling.scheduler import Scheduler
+from ..scheduling.swap import watched_kinds
 from .admin import add_admin_routes
 from .httpserver import DEFAULT_BIND_ADDRESS, HTTPServer, check_route
 from .reloader import Reloader, Watcher
@@ -90,7 +91,7 @@ class Runner:
                 qps=cfg.clientConnection.qps,
                 burst=cfg.clientConnection.burst,
                 watch_timeout=self.settings.watch_timeout,
-                kinds=kinds_for({p for fw in generation.profiles.values() for point in fw.points for p in fw.enabled(point)}),
+                kinds=watched_kinds(generation),
             )
         self.scheduler = Scheduler(
             generation, self.backend, seed=self.settings.seed, binding_workers=self.settings.binding_workers

@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING
 
 from ..api.status import Code
 from ..api.types import CycleState
+from ..backends.base import kinds_for
 from ..cache.podinfo import PodInfo
 from ..runtime.framework import PluginFailure
 from ..runtime.generation import Generation
@@ -135,9 +136,23 @@ class SwapRequest:
         added = set(new.profiles) - set(old.profiles)
         if added:
             _pick_up_profiles(sched, added)
+        _watch_new_kinds(sched, new)
         self.applied_at = time.monotonic()
         if self.on_swapped is not None:
             self.on_swapped(old, new)
+
+
+def _watch_new_kinds(sched: Scheduler, generation: Generation) -> None:
+    """A plugin the new generation enables may read kinds nobody watched (PodGroups for
+    GangScheduling, DRA's claims, slices and classes): the backend starts watching them."""
+    watch = getattr(sched.backend, "watch_kinds", None)
+    if callable(watch):
+        watch(watched_kinds(generation))
+
+
+def watched_kinds(generation: Generation) -> tuple[str, ...]:
+    """The kinds a backend watches for `generation`: the base kinds and its plugins' extra ones."""
+    return kinds_for({p for fw in generation.profiles.values() for point in fw.points for p in fw.enabled(point)})
 
 
 def _pick_up_profiles(sched: Scheduler, names: set[str]) -> None:

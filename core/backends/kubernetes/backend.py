@@ -108,6 +108,21 @@ class KubernetesBackend(Backend):
                 if self.stopping.is_set():
                     return
 
+    def watch_kinds(self, kinds: Iterable[str]) -> list[str]:
+        """Start informers for kinds not watched yet (a reload enabled a plugin that reads them,
+        e.g. GangScheduling's PodGroups); returns the kinds added. Kinds no longer needed keep
+        being watched: a later reload may need them again, and their objects are few."""
+        wanted = set(kinds)
+        added = [k for k in LIST_ORDER if k in wanted and k not in self.informers]
+        for kind in added:
+            informer = Informer(self, RESOURCES[kind], self._accept_pod if kind == "Pod" else None)
+            self.informers[kind] = informer
+            if self._sink is not None and not self.stopping.is_set():
+                informer.start()
+        if added:
+            log.info("now watching %s for the new generation's plugins", ", ".join(added))
+        return added
+
     def ready(self) -> bool:
         return all(inf.synced.is_set() for inf in self.informers.values())
 
