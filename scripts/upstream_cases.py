@@ -78,16 +78,23 @@ def scheduler_dir() -> Path | None:
 
 
 def _cases_in(path: Path, only: tuple[str, ...] | None = None) -> list[str]:
+    """`name:` fields of each Test function's table; a `name:` nested deeper than the function's case names
+    is a field of an expected value (TestDryRunPreemption's candidates), not a case."""
     text = path.read_text()
     funcs = [(m.start(), m.group(1)) for m in _FUNC.finditer(text)]
-    cases = []
+    found: list[tuple[str, int, str]] = []
     for m in _NAME.finditer(text):
         owner = [name for pos, name in funcs if pos < m.start()]
         if not owner or (only is not None and owner[-1] not in only):
             continue
+        line = text[text.rfind("\n", 0, m.start()) + 1 : m.start()]
+        depth = len(line) - len(line.lstrip("\t "))
         name = "".join(bytes(s, "utf-8").decode("unicode_escape") for s in _LITERAL.findall(m.group(1)))
-        cases.append(f"{owner[-1]}/{name}")
-    return cases
+        found.append((owner[-1], depth, name))
+    shallowest: dict[str, int] = {}
+    for func, depth, _name in found:
+        shallowest[func] = min(depth, shallowest.get(func, depth))
+    return [f"{func}/{name}" for func, depth, name in found if depth == shallowest[func]]
 
 
 def _map_cases_in(path: Path) -> list[str]:

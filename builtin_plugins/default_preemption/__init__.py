@@ -15,10 +15,13 @@ capabilities (FilterScope, PreFilterState) decide what may be batched or reused,
 from .candidates import (
     NOT_HELPFUL,
     Candidate,
+    IsEligibleVictim,
+    MoreImportantVictim,
     fit_error_message,
     importance_key,
     pick_one_node_for_preemption,
     start_time,
+    victim_sort_key,
 )
 from .evaluator import NO_VICTIMS, PRE_FILTER_RESULT_REASON, Evaluator
 from .pdb import PDB, filter_pods_with_pdb_violation
@@ -34,9 +37,12 @@ __all__ = [
     "Candidate",
     "DefaultPreemption",
     "Evaluator",
+    "IsEligibleVictim",
+    "MoreImportantVictim",
     "filter_pods_with_pdb_violation",
     "fit_error_message",
     "importance_key",
     "pick_one_node_for_preemption",
     "start_time",
+    "victim_sort_key",
 ]

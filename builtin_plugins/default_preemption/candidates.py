@@ -3,16 +3,42 @@
 from __future__ import annotations
 
 import contextlib
+import functools
 import math
+import re
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime
+from typing import Any
 
-from kubeberth import MemoKey, PodInfo
+from kubeberth import MemoKey, NodeInfo, PodInfo
 
 NOT_HELPFUL = "Preemption is not helpful for scheduling"
 _INT32_SHIFT = 2**31  # priorities are shifted to be non-negative before summing
+_RFC3339 = re.compile(r"(?P<whole>\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d)(?:\.(?P<fraction>\d+))?(?P<zone>[Zz]|[+-]\d\d:\d\d)$")
 _START_TIME: MemoKey[float] = MemoKey("DefaultPreemption.start_time")
 _IMPORTANCE: MemoKey[tuple[int, float]] = MemoKey("DefaultPreemption.importance")
+
+
+IsEligibleVictim = Callable[[NodeInfo, PodInfo, PodInfo], bool]
+"""(node, victim, preemptor) -> may `victim`, on `node`, be preempted by `preemptor`? Asked only about pods of
+lower priority than the preemptor, in addition to that rule (kube-scheduler's IsEligiblePodFunc). Victims are
+single pods: kubeberth does not preempt PodGroups as one victim."""
+
+MoreImportantVictim = Callable[[PodInfo, PodInfo], bool]
+"""(a, b) -> is `a` more important than `b`, so `b` is considered for preemption first? Victims are reprieved
+most important first (kube-scheduler's MoreImportantVictimFunc)."""
+
+
+def victim_sort_key(more_important: MoreImportantVictim | None) -> Callable[[PodInfo], Any]:
+    """A sort key putting the most important victim first: importance_key, or `more_important` as a comparison."""
+    if more_important is None:
+        return importance_key
+
+    def compare(a: PodInfo, b: PodInfo) -> int:
+        return -1 if more_important(a, b) else (1 if more_important(b, a) else 0)
+
+    return functools.cmp_to_key(compare)
 
 
 @dataclass(slots=True)
@@ -25,15 +51,22 @@ class Candidate:
 
 
 def start_time(pod: PodInfo) -> float:
-    """status.startTime; a pod that has not started counts as starting now (the latest)."""
+    """status.startTime in nanoseconds since the epoch (an int); a pod that has not started counts as
+    starting now, later than any start (math.inf)."""
     return pod.cached(_START_TIME, _parse_start_time)
 
 
 def _parse_start_time(pod: PodInfo) -> float:
+    """RFC 3339 with its fraction kept to the nanosecond, as Go's time.Parse keeps it (datetime stops at
+    microseconds, which would tie pods started a few nanoseconds apart)."""
     raw = (pod.raw.get("status") or {}).get("startTime")
     if raw:
-        with contextlib.suppress(ValueError):
-            return datetime.fromisoformat(str(raw).replace("Z", "+00:00")).timestamp()
+        m = _RFC3339.match(str(raw))
+        if m:
+            with contextlib.suppress(ValueError):
+                whole = datetime.fromisoformat(m["whole"] + m["zone"].upper().replace("Z", "+00:00"))
+                fraction = int((m["fraction"] or "0")[:9].ljust(9, "0"))
+                return int(whole.timestamp()) * 1_000_000_000 + fraction
     return math.inf
 
 

@@ -27,17 +27,18 @@ from kubeberth import (
     Diagnosis,
     FilterScope,
     Handle,
+    NodeInfo,
     PodInfo,
     PreFilterState,
     Status,
 )
 
-from .candidates import Candidate, importance_key
+from .candidates import Candidate, IsEligibleVictim, MoreImportantVictim, victim_sort_key
 from .pdb import PDB, filter_pods_with_pdb_violation
 
 NO_VICTIMS = "No preemption victims found for incoming pod"
 PRE_FILTER_RESULT_REASON = "node(s) didn't satisfy plugin(s) PreFilter result"
-_MIN_CHUNK = 32  # candidate nodes evaluated together once few more candidates are wanted
+MIN_CHUNK = 32  # candidate nodes evaluated together once few more candidates are wanted
 
 Outcome = tuple[int, "list[PodInfo] | None", int, tuple[str, ...]]
 """(row, victims or None, PDB violations, reasons when None)."""
@@ -54,6 +55,7 @@ class PreFilterSnapshot:
     refresh: list[str] | None  # pre-filters re-run per check (PreFilterState.RERUN)
     screen: list[str] | None  # active filters up to the last resource filter (or the resource filters)
     screen_exact: bool  # the screen's filters are node-local: its reasons are the chain's
+    after_screen: list[str] | None  # with an exact screen, the active filters after it
     resources: list[str] | None  # the NODE_RESOURCES filters: necessary for the whole chain to pass
     fast: bool  # every active filter is node-local and nothing needs a re-run: batch evaluation
 
@@ -62,7 +64,7 @@ class PreFilterSnapshot:
         state = CycleState()
         status, narrowed = handle.run_pre_filter(state, pod, cluster.table.view(all_rows))
         if not status.ok:
-            return cls(None, None, None, None, False, None, False)
+            return cls(None, None, None, None, False, None, None, False)
         caps = handle.capabilities
         active = [p for p in handle.plugins_at("filter") if p not in state.skip_filter]
         refresh = [
@@ -70,17 +72,19 @@ class PreFilterSnapshot:
             if caps(p).pre_filter_state is PreFilterState.RERUN and p not in state.skip_filter
         ]
         resource = [p for p in active if caps(p).filter_scope is FilterScope.NODE_RESOURCES]
-        screen, exact = None, False
+        screen, exact, after = None, False, None
         if resource:
             prefix = active[: active.index(resource[-1]) + 1]
             exact = all(caps(p).filter_scope.node_local for p in prefix)
             screen = prefix if exact else resource
+            after = active[len(prefix) :] if exact else None
         return cls(
             state,
             narrowed,
             refresh or None,
             screen,
             exact,
+            after,
             resource or None,
             not refresh and all(caps(p).filter_scope.node_local for p in active),
         )
@@ -98,9 +102,25 @@ class Evaluator:
     """One preemption attempt for one pod: the inputs every step shares, and the dry run."""
 
     def __init__(
-        self, plugin: str, pod: PodInfo, cluster: ClusterState, handle: Handle, all_rows: np.ndarray, pdbs: list[PDB]
+        self,
+        plugin: str,
+        pod: PodInfo,
+        cluster: ClusterState,
+        handle: Handle,
+        all_rows: np.ndarray,
+        pdbs: list[PDB],
+        *,
+        chunk: int = MIN_CHUNK,
+        is_eligible: IsEligibleVictim | None = None,
+        more_important: MoreImportantVictim | None = None,
     ) -> None:
+        """`chunk`: how many potential nodes are evaluated together once fewer candidates are wanted
+        (see DefaultPreemption.dry_run_chunk); `is_eligible` and `more_important`: the plugin's
+        victim eligibility and order (DefaultPreemption.is_eligible_victim, more_important_victim)."""
         self.plugin = plugin
+        self.chunk = chunk
+        self.is_eligible = is_eligible
+        self.victim_key = victim_sort_key(more_important)
         self.pod = pod
         self.cluster = cluster
         self.handle = handle
@@ -127,12 +147,15 @@ class Evaluator:
         pos = 0
         done = False
         while pos < n and not done:
-            size = max(wanted - len(non_violating) - len(violating), _MIN_CHUNK)
+            size = max(wanted - len(non_violating) - len(violating), self.chunk)
             chunk = order[pos : pos + size]
             pos += len(chunk)
             items: list[tuple[int, list[PodInfo]]] = []
             for row in chunk:
                 lower = [p for p in cluster.node_pods(row).values() if p.priority < pod.priority]
+                if lower and self.is_eligible is not None:  # kube-scheduler's isPreemptionAllowed
+                    node, eligible = NodeInfo(cluster, row), self.is_eligible
+                    lower = [p for p in lower if eligible(node, p, pod)]
                 if lower:
                     items.append((row, lower))
                 else:
@@ -237,11 +260,11 @@ class Evaluator:
             ordered: list[list[PodInfo]] = []
             positions: list[list[int]] = []
             split: list[int] = []
-            pdbs = self.pdbs
+            pdbs, victim_key = self.pdbs, self.victim_key
             for i in fit.tolist():
                 lower = items[i][1]
                 first = int(starts[i])
-                keys = [importance_key(p) for p in lower]
+                keys = [victim_key(p) for p in lower]
                 order = sorted(range(len(lower)), key=keys.__getitem__)
                 if pdbs:
                     by_pod = {id(lower[k]): k for k in order}
@@ -271,7 +294,7 @@ class Evaluator:
             victims = [v for v, f in zip(ordered[j], flags[j], strict=False) if f]
             num_violations = sum(flags[j][: split[j]])
             if 0 < split[j] < len(ordered[j]):
-                victims.sort(key=importance_key)
+                victims.sort(key=self.victim_key)
             out[row] = _outcome(row, table.names[row] or "", victims, num_violations)
         return out
 
@@ -293,7 +316,9 @@ class Evaluator:
                 else:
                     yield row, None, 0, reasons_of.get(row) or (f"node(s) were rejected by {self.plugin}",)
                 continue
-            victims, num_violations, reasons = self.select_victims_on_node(row, lower)
+            victims, num_violations, reasons = self.select_victims_on_node(
+                row, lower, screened=reasons_of is not None
+            )
             if victims is None:
                 yield row, None, 0, reasons
             else:
@@ -316,14 +341,19 @@ class Evaluator:
             return mask, None
         return mask, _reasons_by_row(diagnosis)
 
-    def select_victims_on_node(self, row: int, lower: list[PodInfo]) -> tuple[list[PodInfo] | None, int, tuple[str, ...]]:
-        """Fewest victims on one node: (victims or None, PDB violations, reasons when None)."""
+    def select_victims_on_node(
+        self, row: int, lower: list[PodInfo], screened: bool = False
+    ) -> tuple[list[PodInfo] | None, int, tuple[str, ...]]:
+        """Fewest victims on one node: (victims or None, PDB violations, reasons when None).
+
+        `screened`: the node passed the exact screen (`_screen`), so the first check runs only the
+        filters after it: the screened ones, node-local, already passed in this very state."""
         potential = list(lower)
         with self.cluster.hypothetical(remove=potential) as what_if:
-            fits, reasons = self._fits(row)
+            fits, reasons = self._fits(row, after_screen=screened)
             if not fits:
                 return None, 0, reasons
-            potential.sort(key=importance_key)
+            potential.sort(key=self.victim_key)
             violating, non_violating = filter_pods_with_pdb_violation(potential, self.pdbs)
             victims: list[PodInfo] = []
             num_violations = 0
@@ -335,26 +365,29 @@ class Evaluator:
                         victims.append(victim)
                         num_violations += int(counts)
             if violating and non_violating:
-                victims.sort(key=importance_key)
+                victims.sort(key=self.victim_key)
             return victims, num_violations, ()
 
-    def _fits(self, row: int, reprieve: bool = False) -> tuple[bool, tuple[str, ...]]:
+    def _fits(self, row: int, reprieve: bool = False, after_screen: bool = False) -> tuple[bool, tuple[str, ...]]:
         """RunFilterPluginsWithNominatedPods on one node: with this node's nominated pods, then without.
 
         `reprieve`: only the verdict matters, so the resource filters alone (cheap, and necessary
-        for the whole chain to pass) are tried first with the nominated pods in.
+        for the whole chain to pass) are tried first with the nominated pods in. `after_screen`: run
+        only the filters after the exact screen the node passed with its nominated pods in (node-local
+        filters passing with them pass without them too).
         """
+        plugins = self.base.after_screen if after_screen else None
         nominated_here = self.nominated.get(row, [])
         if nominated_here:
             with self.cluster.hypothetical(add=[(other, row) for other in nominated_here]):
                 if reprieve and not self._resources_fit(row):
                     return False, ()
-                fits, reasons = self._run_filters_on(row)
+                fits, reasons = self._run_filters_on(row, plugins)
             if not fits:
                 return fits, reasons
         elif reprieve and not self._resources_fit(row):
             return False, ()
-        return self._run_filters_on(row)
+        return self._run_filters_on(row, plugins)
 
     def _resources_fit(self, row: int) -> bool:
         base = self.base
@@ -363,7 +396,7 @@ class Evaluator:
         one = self.cluster.table.view(np.asarray([row], dtype=np.int64))
         return bool(self.handle.run_filters(base.clone(), self.pod, one, None, base.resources)[0])
 
-    def _run_filters_on(self, row: int) -> tuple[bool, tuple[str, ...]]:
+    def _run_filters_on(self, row: int, plugins: list[str] | None = None) -> tuple[bool, tuple[str, ...]]:
         base, handle, pod = self.base, self.handle, self.pod
         table = self.cluster.table
         if base.state is None:
@@ -380,8 +413,12 @@ class Evaluator:
             return False, status.reasons or (status.message,)
         if narrowed is not None and table.names[row] not in narrowed:
             return False, (PRE_FILTER_RESULT_REASON,)
+        if plugins is not None and not plugins:
+            return True, ()
         diagnosis = Diagnosis(num_all_nodes=1)
-        feasible = handle.run_filters(state, pod, table.view(np.asarray([row], dtype=np.int64)), diagnosis)
+        feasible = handle.run_filters(
+            state, pod, table.view(np.asarray([row], dtype=np.int64)), diagnosis, plugins
+        )
         if feasible[0]:
             return True, ()
         return False, tuple(dict.fromkeys(reason for _p, reason, _rows, _c in diagnosis.rejections))

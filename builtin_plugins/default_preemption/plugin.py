@@ -6,11 +6,28 @@ import random
 from collections.abc import Callable
 from typing import Any
 
-from kubeberth import ClusterState, Code, Diagnosis, Handle, PodInfo, PostFilterResult, Status, hookimpl
+import numpy as np
+from kubeberth import (
+    ClusterState,
+    Code,
+    Diagnosis,
+    Handle,
+    NodeInfo,
+    PodInfo,
+    PostFilterResult,
+    Status,
+    hookimpl,
+)
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-from .candidates import Candidate, fit_error_message, pick_one_node_for_preemption
-from .evaluator import Evaluator
+from .candidates import (
+    Candidate,
+    IsEligibleVictim,
+    MoreImportantVictim,
+    fit_error_message,
+    pick_one_node_for_preemption,
+)
+from .evaluator import MIN_CHUNK, Evaluator
 from .pdb import PDB
 
 NOT_ELIGIBLE_NEVER = "not eligible due to preemptionPolicy=Never."
@@ -18,9 +35,35 @@ NOT_ELIGIBLE_TERMINATING = "not eligible due to a terminating pod on the nominat
 
 
 class DefaultPreemption:
-    """PostFilter: nominates a node for the pod and evicts the victims that make it fit there."""
+    """PostFilter: nominates a node for the pod and evicts the victims that make it fit there.
+
+    A preemption plugin built on this one (a subclass, or an instance it configures) may customize
+    victim selection as kube-scheduler's exported fields allow:
+
+    is_eligible_victim     IsEligibleVictim or None: (node, victim, preemptor) -> may the victim be
+                           preempted; asked in addition to "lower priority than the preemptor", for
+                           the dry run and for the terminating-victims check (kube-scheduler's
+                           IsEligiblePod). None: every lower-priority pod is eligible.
+    more_important_victim  MoreImportantVictim or None: (a, b) -> is a more important than b; victims
+                           are reprieved most important first (kube-scheduler's MoreImportantVictim).
+                           None: higher priority, then earlier start (importance_key).
+    dry_run_chunk          how many potential nodes the dry run evaluates together once fewer candidates
+                           than that are still wanted: the dry run may look that far past the nodes it
+                           needs, as kube-scheduler's parallel workers do (its `parallelism`); 1 stops at
+                           the first node that completes the candidates, as kube-scheduler with
+                           parallelism 1.
+
+        class TeamPreemption(DefaultPreemption):
+            name = "TeamPreemption"
+
+            def is_eligible_victim(self, node: NodeInfo, victim: PodInfo, preemptor: PodInfo) -> bool:
+                return victim.labels.get("team") == preemptor.labels.get("team")
+    """
 
     name = "DefaultPreemption"
+    is_eligible_victim: IsEligibleVictim | None = None
+    more_important_victim: MoreImportantVictim | None = None
+    dry_run_chunk: int = MIN_CHUNK
 
     class Args(BaseModel):
         """DefaultPreemptionArgs (kubescheduler.config.k8s.io/v1)."""
@@ -46,6 +89,28 @@ class DefaultPreemption:
         n = max(n, self.args.minCandidateNodesAbsolute)
         return min(n, num_nodes)
 
+    def get_offset_and_num_candidates(self, num_nodes: int) -> tuple[int, int]:
+        """Where the dry run starts among `num_nodes` potential nodes, and how many candidates it wants
+        (kube-scheduler's GetOffsetAndNumCandidates)."""
+        return self.offset_rand(num_nodes), self.calculate_num_candidates(num_nodes)
+
+    def evaluator(
+        self, pod: PodInfo, cluster: ClusterState, handle: Handle, pdbs: list[PDB], all_rows: np.ndarray | None = None
+    ) -> Evaluator:
+        """The dry run for one preemption attempt of `pod` (kube-scheduler's Evaluator)."""
+        rows = cluster.table.ordered_rows() if all_rows is None else all_rows
+        return Evaluator(
+            self.name,
+            pod,
+            cluster,
+            handle,
+            rows,
+            pdbs,
+            chunk=self.dry_run_chunk,
+            is_eligible=self.is_eligible_victim,
+            more_important=self.more_important_victim,
+        )
+
     # ---- eligibility -------------------------------------------------------------------
     def _terminating_by_preemption(self, pod: PodInfo) -> bool:
         if not pod.deleting:
@@ -63,8 +128,13 @@ class DefaultPreemption:
         nominated = pod.nominated_node_name
         row = cluster.table.row_of.get(nominated) if nominated else None
         if row is not None and row not in diagnosis.unresolvable_rows():
+            eligible, node = self.is_eligible_victim, None
             for other in cluster.node_pods(row).values():
                 if other.priority < pod.priority and self._terminating_by_preemption(other):
+                    if eligible is not None:
+                        node = node or NodeInfo(cluster, row)
+                        if not eligible(node, other, pod):
+                            continue
                     return False, NOT_ELIGIBLE_TERMINATING
         return True, ""
 
@@ -86,10 +156,9 @@ class DefaultPreemption:
         candidates: list[Candidate] = []
         if potential:
             pdbs = [PDB.from_dict(o) for o in cluster.list_objects("PodDisruptionBudget")]
-            evaluator = Evaluator(self.name, pod, cluster, handle, all_rows, pdbs)
-            n = len(potential)
-            offset = self.offset_rand(n) if n > 1 else 0
-            candidates = evaluator.dry_run(potential, offset, self.calculate_num_candidates(n), statuses)
+            offset, num_candidates = self.get_offset_and_num_candidates(len(potential))
+            evaluator = self.evaluator(pod, cluster, handle, pdbs, all_rows)
+            candidates = evaluator.dry_run(potential, offset, num_candidates, statuses)
         if not candidates:
             if pod.nominated_node_name:
                 handle.nominate(pod, None)  # preemption cannot help: clear a stale nomination
