@@ -74,6 +74,21 @@ _DRA_MANAGER = (
 )
 _DRA_CONSUMABLE = "gathers consumable-capacity state (DRAConsumableCapacity, beta in v1.37, not GA): not implemented"
 
+_DRA_LOCKED_GATE = (
+    "turns off a DRA gate that is GA and locked to true in v1.37 (upstream's table hands the plugin a feature struct "
+    "or an older emulation version); kubeberth's --feature-gates refuses to change a locked gate, as kube-scheduler's does"
+)
+_DRA_CANCEL = (
+    "cancels Filter's context from the outside; kubeberth's Filter has no caller cancellation (the filter timeout, "
+    "ported as TestPlugin/timeout, is its only deadline)"
+)
+_DRA_IN_FLIGHT_UNTIL_PREBIND = (
+    "expects the claim's in-flight allocation to outlive a successful status write until PreBind returns (upstream "
+    "drops it in PreBind's success cleanup); kubeberth's DeviceState drops it once the written allocation reaches the "
+    "cache, because PreBind runs off the scheduling thread that owns the cache. Binding conditions themselves (wait, "
+    "timeout, failure, deallocation) are ported: bound-claim-*, prebind-fail-with-binding-timeout, multi-claims-*"
+)
+
 UNPORTED: dict[str, str] = {
     "TestTaintTolerationFilter/Pod with Gt toleration cannot be scheduled on node when taint value is lower than threshold":
         _COMPARISON_OPS,
@@ -439,6 +454,44 @@ UNPORTED: dict[str, str] = {
     'TestGetPendingAllocation/claim': _DRA_MANAGER,
     'TestGetPendingAllocation/empty': _DRA_MANAGER,
     'TestGetPendingAllocation/nil-claim': _DRA_MANAGER,
+    'TestPlugin/DRA-disabled': _DRA_LOCKED_GATE,
+    'TestPlugin/bind-claim-with-binding-conditions': _DRA_IN_FLIGHT_UNTIL_PREBIND,
+    'TestPlugin/bind-failure-concurrent-deallocation': _DRA_IN_FLIGHT_UNTIL_PREBIND,
+    'TestPlugin/bind-podgroup-failure': _DRA_POD_GROUP,
+    'TestPlugin/canceled': _DRA_CANCEL,
+    'TestPlugin/claim-with-prioritized-list-feature-disabled': _DRA_LOCKED_GATE,
+    'TestPlugin/extended-resource-name-bind-failure': _DRA_EXTENDED_RESOURCE,
+    'TestPlugin/extended-resource-name-claim-creation-failure': _DRA_EXTENDED_RESOURCE,
+    'TestPlugin/extended-resource-name-no-resource': _DRA_EXTENDED_RESOURCE,
+    'TestPlugin/extended-resource-name-skip-bind': _DRA_EXTENDED_RESOURCE,
+    'TestPlugin/extended-resource-name-with-node-resource': _DRA_EXTENDED_RESOURCE,
+    'TestPlugin/extended-resource-name-with-resources': _DRA_EXTENDED_RESOURCE,
+    'TestPlugin/extended-resource-name-with-resources-delete-claim': _DRA_EXTENDED_RESOURCE,
+    'TestPlugin/extended-resource-name-with-resources-fail-patch': _DRA_EXTENDED_RESOURCE,
+    'TestPlugin/extended-resource-name-with-resources-has-claim': _DRA_EXTENDED_RESOURCE,
+    'TestPlugin/extended-resource-name-with-zero-allocatable': _DRA_EXTENDED_RESOURCE,
+    'TestPlugin/extended-resource-one-device-plugin-one-dra': _DRA_EXTENDED_RESOURCE,
+    'TestPlugin/implicit-extended-resource-name-two-containers-with-resources': _DRA_EXTENDED_RESOURCE,
+    'TestPlugin/implicit-extended-resource-name-with-resources': _DRA_EXTENDED_RESOURCE,
+    'TestPlugin/node-allocatable-direct-mapped-sharing-rejected': _DRA_NODE_ALLOCATABLE,
+    'TestPlugin/node-allocatable-mapping-and-overhead-in-same-device': _DRA_NODE_ALLOCATABLE,
+    'TestPlugin/node-allocatable-mapping-and-overhead-sharing-rejected': _DRA_NODE_ALLOCATABLE,
+    'TestPlugin/node-allocatable-overhead-only-sharing-allowed': _DRA_NODE_ALLOCATABLE,
+    'TestPlugin/node-allocatable-resource-capacitykey': _DRA_NODE_ALLOCATABLE,
+    'TestPlugin/node-allocatable-resource-capacitykey-and-multiplier': _DRA_NODE_ALLOCATABLE,
+    'TestPlugin/node-allocatable-resource-insufficient-resources-with-multiplier': _DRA_NODE_ALLOCATABLE,
+    'TestPlugin/node-allocatable-resource-insufficient-with-capacityKey': _DRA_NODE_ALLOCATABLE,
+    'TestPlugin/node-allocatable-resource-multiplier': _DRA_NODE_ALLOCATABLE,
+    'TestPlugin/node-allocatable-unreferenced-claim-direct-mapped': _DRA_NODE_ALLOCATABLE,
+    'TestPlugin/node-allocatable-unreferenced-claim-overhead': _DRA_NODE_ALLOCATABLE,
+    'TestPlugin/podgroup-claim-reference': _DRA_POD_GROUP,
+    'TestPlugin/podgroup-claim-template': _DRA_POD_GROUP,
+    'TestPlugin/podgroup-with-resources': _DRA_POD_GROUP,
+    'TestPlugin/postfilter-deallocate-reserved-podgroup': _DRA_POD_GROUP,
+    'TestPlugin/postfilter-deallocate-unreserved-podgroup': _DRA_POD_GROUP,
+    'TestPlugin/postfilter-skip-deallocate-reserved-podgroup-when-pods-active': _DRA_POD_GROUP,
+    'TestPlugin/request-admin-access-without-DRAAdminAccess-featuregate': _DRA_LOCKED_GATE,
+    'TestPlugin/reserved-okay-podgroup': _DRA_POD_GROUP,
     'TestIsSchedulableAfterClaimChange/backoff-wrong-new-object': _DRA_QUEUEING_HINTS,
     'TestIsSchedulableAfterClaimChange/backoff-wrong-old-object': _DRA_QUEUEING_HINTS,
     'TestIsSchedulableAfterClaimChange/claim-deallocate': _DRA_QUEUEING_HINTS,

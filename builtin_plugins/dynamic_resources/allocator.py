@@ -5,17 +5,21 @@ devices; pools, slices, devices in slice order).
 
 Covered: ExactCount and All allocation modes, firstAvailable subrequests (DRAPrioritizedList, GA),
 admin access (DRAAdminAccess, GA), device taints and request tolerations (DRADeviceTaints, GA),
-matchAttribute constraints, class and claim configuration, the allocation's node selector, pool
-generations and completeness (resourceSliceCount), invalid pools (duplicate device names).
+device binding conditions (DRADeviceBindingConditions, beta: the incubating variant's results and
+pool order, pools with such devices last), matchAttribute constraints, class and claim
+configuration, the allocation's node selector, pool generations and completeness
+(resourceSliceCount), invalid pools (duplicate device names), the filter timeout (a deadline
+checked at every search step). `AllocatorFeatures` carries the gates, as upstream's Features.
 
 Not covered (beta or alpha in v1.37, so they behave as if their gate were off): partitionable
 devices (slices with sharedCounters or perDeviceNodeSelection are ignored, devices consuming
-counters are never picked), consumable capacity, binding conditions (devices declaring them are
-not selectable), list-type and derived attributes, compatibility groups.
+counters are never picked), consumable capacity, list-type and derived attributes, compatibility
+groups.
 """
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any
@@ -24,7 +28,7 @@ from kubeberth import NodeSelector
 
 from .cel import CelError, DeviceContext, SelectorCache, device_context
 
-__all__ = ["AllocationError", "Allocator", "FailedOnNode", "Pool", "gather_pools"]
+__all__ = ["AllocationError", "Allocator", "AllocatorFeatures", "FailedOnNode", "FilterTimedOut", "Pool", "gather_pools"]
 
 ALLOCATION_RESULTS_MAX_SIZE = 32  # resourceapi.AllocationResultsMaxSize
 EXACT_COUNT = "ExactCount"
@@ -41,6 +45,19 @@ class FailedOnNode(AllocationError):
     """Allocation failed on this node only (upstream's ErrFailedAllocationOnNode)."""
 
 
+class FilterTimedOut(Exception):
+    """The filter timeout passed during the search (upstream's context.DeadlineExceeded)."""
+
+
+@dataclass(frozen=True, slots=True)
+class AllocatorFeatures:
+    """structured.Features: the gates the allocator honours."""
+
+    admin_access: bool = True
+    device_taints: bool = True
+    binding_conditions: bool = True  # DeviceBindingAndStatus
+
+
 def kobj(obj: dict[str, Any]) -> str:
     """klog.KObj: namespace/name (name alone for cluster-scoped objects)."""
     meta = obj.get("metadata") or {}
@@ -50,6 +67,13 @@ def kobj(obj: dict[str, Any]) -> str:
 
 def did(driver: str, pool: str, device: str) -> str:
     return f"{driver}/{pool}/{device}"
+
+
+def enhance(message: str) -> str:
+    """cel.EnhanceRuntimeError: a hint for selectors reading a key the device lacks."""
+    if "no such key:" in message:
+        return message + ". consider using CEL optional chaining (.? followed by orValue()) or guarding the check with has() for optional fields"
+    return message
 
 
 # ---- pools ------------------------------------------------------------------------------------
@@ -120,6 +144,7 @@ def gather_pools(slices: Iterable[dict[str, Any]], node_name: str, labels: dict[
             continue
         found.append(slice_)
     result: list[Pool] = []
+    with_conditions: list[Pool] = []  # poolHasBindingConditions: tried after every other pool
     for (driver, pool), members in pools.items():
         _d, _p, generation, count = _pool_of(members[0])
         if len(members) != count:
@@ -152,9 +177,11 @@ def gather_pools(slices: Iterable[dict[str, Any]], node_name: str, labels: dict[
                 break
         if invalid:
             result.append(Pool(driver, pool, invalid=True, invalid_reason=invalid))
+        elif any(d.get("bindingConditions") is not None for s in members for d in (s.get("spec") or {}).get("devices") or ()):
+            with_conditions.append(Pool(driver, pool, members))
         else:
             result.append(Pool(driver, pool, members))
-    return result
+    return result + with_conditions
 
 
 # ---- requests ---------------------------------------------------------------------------------
@@ -326,21 +353,26 @@ class Allocator:
     selectors: SelectorCache
     contexts: DeviceContexts
     all_slices: Callable[[], Iterable[dict[str, Any]]]
+    features: AllocatorFeatures = AllocatorFeatures()
     # (device, claim, request, subrequest) -> selectable; selectors do not depend on the node.
     matches: dict[tuple[DeviceID, int, int, int], bool] = field(default_factory=dict)
 
-    def allocate(self, node_name: str, labels: dict[str, str], slices: Iterable[dict[str, Any]]) -> list[dict[str, Any]] | None:
+    def allocate(self, node_name: str, labels: dict[str, str], slices: Iterable[dict[str, Any]],
+                 deadline: float | None = None) -> list[dict[str, Any]] | None:
         """AllocationResults for every claim, or None when the node cannot hold them; raises
-        AllocationError (FailedOnNode for this node only)."""
-        run = _Run(self, node_name, labels, gather_pools(slices, node_name, labels, self.all_slices))
+        AllocationError (FailedOnNode for this node only), FilterTimedOut once time.monotonic()
+        passes `deadline`."""
+        run = _Run(self, node_name, labels, gather_pools(slices, node_name, labels, self.all_slices), deadline)
         return run.allocate()
 
 
 class _Run:
     """One Allocate call: the search state (upstream's unexported allocator struct)."""
 
-    def __init__(self, alloc: Allocator, node_name: str, labels: dict[str, str], pools: list[Pool]) -> None:
+    def __init__(self, alloc: Allocator, node_name: str, labels: dict[str, str], pools: list[Pool],
+                 deadline: float | None = None) -> None:
         self.a = alloc
+        self.deadline = deadline
         self.node_name = node_name
         self.labels = labels
         self.pools = pools
@@ -397,6 +429,8 @@ class _Run:
         claim = self.claims[key[0]]
         name = request.name
         data = RequestData(request, parent)
+        if request.admin_access and not self.a.features.admin_access:
+            raise AllocationError(f"claim {kobj(claim)}, request {name}: admin access is requested, but the feature is disabled")
         if request.derived:
             raise AllocationError(f"claim {kobj(claim)}, request {name}: cannot handle request with derived attributes, the feature is disabled")
         for i, selector in enumerate(request.selectors):
@@ -428,6 +462,8 @@ class _Run:
 
     # ---- search ------------------------------------------------------------------------
     def _allocate_one(self, ci: int, ri: int, si: int, di: int, in_sub: bool) -> bool:
+        if self.deadline is not None and time.monotonic() > self.deadline:
+            raise FilterTimedOut
         if ci >= len(self.claims):
             return True
         requests = ((self.claims[ci].get("spec") or {}).get("devices") or {}).get("requests") or ()
@@ -506,8 +542,8 @@ class _Run:
 
     def _selectable(self, key: tuple[int, int, int], data: RequestData, slice_: dict[str, Any], index: int) -> bool:
         device = slice_["spec"]["devices"][index]
-        if device.get("bindingConditions"):
-            return False  # DRADeviceBindingConditions (beta) is not implemented: as if disabled
+        if device.get("bindingConditions") and not self.a.features.binding_conditions:
+            return False  # devices with binding conditions are not supported, feature is off
         spec = slice_["spec"]
         device_id = (str(spec.get("driver", "")), str((spec.get("pool") or {}).get("name", "")), str(device.get("name", "")))
         mkey = (device_id, *key)
@@ -533,7 +569,7 @@ class _Run:
                 ctx = self.a.contexts.get(slice_, index)
                 ok = expr.matches(ctx)
             except CelError as exc:
-                raise AllocationError(f"{owner}: selector #{i} on device {did(*device_id)}: CEL runtime error: {exc}") from None
+                raise AllocationError(f"{owner}: selector #{i} on device {did(*device_id)}: CEL runtime error: {enhance(str(exc))}") from None
             if not ok:
                 return False
         return True
@@ -550,7 +586,7 @@ class _Run:
         if device.get("consumesCounters"):
             return None  # DRAPartitionableDevices (beta) is not implemented: as if disabled
         base, sub = (data.parent, request.name) if data.parent else (request.name, "")
-        if taint_prevents(device, request):
+        if self.a.features.device_taints and taint_prevents(device, request):
             return None
         added: list[MatchAttribute] = []
         for c in self.constraints[ci]:
@@ -597,6 +633,10 @@ class _Run:
             request = self._request_of(claim, res)
             if request is not None and request.tolerations:
                 entry["tolerations"] = request.tolerations
+            if self.a.features.binding_conditions:
+                for key in ("bindingConditions", "bindingFailureConditions"):
+                    if res.device.get(key):
+                        entry[key] = list(res.device[key])
             results.append(entry)
         devices = ((claim.get("spec") or {}).get("devices")) or {}
         requests = list(devices.get("requests") or ())
@@ -668,8 +708,10 @@ class _Run:
             spec = res.slice.get("spec") or {}
             name = spec.get("nodeName")
             selector = spec.get("nodeSelector")
-            if name:
-                return {"nodeSelectorTerms": [{"matchFields": [{"key": "metadata.name", "operator": "In", "values": [name]}]}]}
+            if name or (self.a.features.binding_conditions and res.device.get("bindsToNode")):
+                # Local to one node, or binds to the node it is allocated for.
+                return {"nodeSelectorTerms": [{"matchFields": [
+                    {"key": "metadata.name", "operator": "In", "values": [name or self.node_name]}]}]}
             if selector is not None:
                 terms = selector.get("nodeSelectorTerms") or []
                 if len(terms) > 1:

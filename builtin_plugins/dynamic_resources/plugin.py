@@ -18,7 +18,7 @@ Pods without `spec.resourceClaims` return Skip from PreFilter and cost nothing e
 from __future__ import annotations
 
 import copy
-import datetime
+import time
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -26,6 +26,7 @@ import numpy as np
 from kubeberth import (
     ClusterState,
     Code,
+    FeatureGates,
     FilterResult,
     FilterScope,
     Handle,
@@ -36,10 +37,29 @@ from kubeberth import (
     Rejection,
     ScoreScope,
     Status,
+    StrictArgs,
 )
 from kubeberth.api.hookspecs import hookimpl
+from pydantic import field_validator
 
-from .allocator import AllocationError, Allocator, DeviceContexts, FailedOnNode, kobj
+from .allocator import (
+    AllocationError,
+    Allocator,
+    AllocatorFeatures,
+    DeviceContexts,
+    FailedOnNode,
+    FilterTimedOut,
+    kobj,
+)
+from .binding import (
+    BindingFailed,
+    bind_claim,
+    claim_ready_for_binding,
+    claim_timed_out,
+    has_binding_conditions,
+    parse_duration,
+    wait_for_binding,
+)
 from .cel import SelectorCache
 from .claims import FINALIZER, ClaimLookupError, pod_claims, pod_has_claims, reserved_for_pod
 
@@ -47,9 +67,12 @@ __all__ = ["DynamicResources"]
 
 STATE_KEY = "DynamicResources"
 FIRST_AVAILABLE_MAX = 8  # resourceapi.FirstAvailableDeviceRequestMaxSize
+RESERVED_FOR_MAX = 256  # resourceapi.ResourceClaimReservedForMaxSize
 REASON_CANNOT_ALLOCATE = "cannot allocate all claims"
 REASON_NOT_AVAILABLE = "resourceclaim not available on the node"
-_CONFLICT_RETRIES = 5  # retry.DefaultRetry.Steps
+OPTIONAL_NODE_OPERATIONS = "DRAOptionalNodeOperations"  # the node feature a skipNodeOperations result needs
+FILTER_TIMEOUT_DEFAULT = "10s"  # DynamicResourcesFilterTimeoutDefault
+BINDING_TIMEOUT_DEFAULT = "600s"  # DynamicResourcesBindingTimeoutDefault
 
 
 @dataclass
@@ -63,6 +86,12 @@ class _State:
     node_allocations: dict[str, list[dict[str, Any]]] = field(default_factory=dict)
     unavailable: set[int] = field(default_factory=set)
     allocations: dict[int, dict[str, Any]] = field(default_factory=dict)  # set in Reserve
+
+
+def _requires_optional_node_operations(claim: dict[str, Any]) -> bool:
+    """allocationResultRequiresDRAOptionalNodeOperations."""
+    allocation = (claim.get("status") or {}).get("allocation") or {}
+    return any(r.get("skipNodeOperations") for r in (allocation.get("devices") or {}).get("results") or ())
 
 
 class DynamicResources:
@@ -83,7 +112,47 @@ class DynamicResources:
         "DeviceClass/Add", "DeviceClass/Update", "ResourceSlice/Add", "ResourceSlice/Update",
     })
 
-    def __init__(self) -> None:
+    class Args(StrictArgs):
+        """DynamicResourcesArgs (kubescheduler.config.k8s.io/v1): Go durations such as "10s"."""
+
+        filterTimeout: str | None = None
+        bindingTimeout: str | None = None
+
+        @field_validator("filterTimeout", "bindingTimeout")
+        @classmethod
+        def _duration(cls, value: str | None) -> str | None:
+            if value is not None:
+                parse_duration(value)
+            return value
+
+    def __init__(self, args: Args | None = None, feature_gates: FeatureGates | None = None) -> None:
+        gates = feature_gates if feature_gates is not None else FeatureGates()
+        args = args or self.Args()
+        self.enabled = gates.enabled("DynamicResourceAllocation")
+        self.prioritized_list = gates.enabled("DRAPrioritizedList")
+        # Binding conditions need the claim's device status (AllocatorFeatures' DeviceBindingAndStatus).
+        self.binding_conditions = gates.enabled("DRADeviceBindingConditions") and gates.enabled(
+            "DRAResourceClaimDeviceStatus"
+        )
+        self.features = AllocatorFeatures(
+            admin_access=gates.enabled("DRAAdminAccess"),
+            device_taints=gates.enabled("DRADeviceTaints"),
+            binding_conditions=self.binding_conditions,
+        )
+        # ValidateDynamicResourcesArgs and SetDefaults_DynamicResourcesArgs.
+        filter_gate = gates.enabled("DRASchedulerFilterTimeout")
+        if args.filterTimeout is not None and not filter_gate:
+            raise ValueError("filterTimeout: Forbidden: DRASchedulingFilterTimeout feature gate is disabled")
+        if args.bindingTimeout is not None and not self.binding_conditions:
+            raise ValueError(
+                "bindingTimeout: Forbidden: DRADeviceBindingConditions or DRAResourceClaimDeviceStatus feature gate is disabled"
+            )
+        self.filter_timeout = parse_duration(args.filterTimeout or FILTER_TIMEOUT_DEFAULT) if filter_gate else 0.0
+        if self.filter_timeout < 0:
+            raise ValueError(f'filterTimeout: Invalid value: "{args.filterTimeout}": must be zero or positive')
+        self.binding_timeout = parse_duration(args.bindingTimeout or BINDING_TIMEOUT_DEFAULT)
+        if args.bindingTimeout is not None and self.binding_timeout < 1:
+            raise ValueError(f'bindingTimeout: Invalid value: "{args.bindingTimeout}": must be at least 1 second')
         self.selectors = SelectorCache()
         self.contexts = DeviceContexts(self.selectors)
 
@@ -95,10 +164,23 @@ class DynamicResources:
             return Status.unschedulable("pods with dra resource claims are not signable")
         return None
 
+    # ---- PreEnqueue --------------------------------------------------------------------
+    @hookimpl
+    def pre_enqueue(self, pod: PodInfo, handle: Handle) -> Status | None:
+        """The pod's claims exist, are not being deleted and (generated ones) belong to it; else
+        the pod waits, gated, for a ResourceClaim event (or its own update) to let it in."""
+        if not self.enabled or not pod_has_claims(pod):
+            return None
+        try:
+            pod_claims(pod, handle.cluster)
+        except ClaimLookupError as exc:
+            return Status.unschedulable(str(exc), unresolvable=True)
+        return None
+
     # ---- PreFilter ---------------------------------------------------------------------
     @hookimpl
     def pre_filter(self, state: dict[str, Any], pod: PodInfo, cluster: ClusterState) -> Status | None:
-        if not pod_has_claims(pod):
+        if not self.enabled or not pod_has_claims(pod):
             return Status.skip()
         try:
             claims = pod_claims(pod, cluster)
@@ -110,8 +192,12 @@ class DynamicResources:
         available_on: list[NodeSelector | None] = []
         to_allocate: list[int] = []
         for index, claim in enumerate(claims):
-            allocation = (claim.get("status") or {}).get("allocation")
+            status_ = claim.get("status") or {}
+            allocation = status_.get("allocation")
             if allocation is not None:
+                reserved = status_.get("reservedFor") or ()
+                if len(reserved) >= RESERVED_FOR_MAX and not reserved_for_pod(claim, pod):
+                    return Status.unschedulable("resourceclaim in use", unresolvable=True)
                 selector = allocation.get("nodeSelector")
                 available_on.append(NodeSelector.parse(selector) if selector is not None else None)
                 continue
@@ -127,6 +213,11 @@ class DynamicResources:
                 if request.get("exactly") is not None:
                     status = self._check_class(cluster, request["exactly"].get("deviceClassName") or "", rname)
                 elif request.get("firstAvailable"):
+                    if not self.prioritized_list:
+                        return Status.unschedulable(
+                            f"resource claim {kobj(claim)}, request {rname}: has subrequests, but the DRAPrioritizedList feature is disabled",
+                            unresolvable=True,
+                        )
                     status = None
                     for sub in request["firstAvailable"]:
                         status = self._check_class(cluster, sub.get("deviceClassName") or "", f"{rname}/{sub.get('name', '')}")
@@ -147,6 +238,7 @@ class DynamicResources:
                 self.selectors,
                 self.contexts,
                 devices.all_slices,
+                self.features,
             )
         state[STATE_KEY] = st
         return None
@@ -168,12 +260,22 @@ class DynamicResources:
             return None
         table = nodes.table
         n = len(nodes)
-        # Allocated claims: nodes outside their allocation's node selector.
+        # Allocated claims: nodes outside their allocation's node selector, nodes lacking a feature
+        # the allocation needs, and (anywhere) allocations whose device binding failed or timed out.
         unavailable = np.zeros(n, dtype=bool)
         for index, selector in enumerate(st.available_on):
-            if selector is None:
+            claim = st.claims[index]
+            if (claim.get("status") or {}).get("allocation") is None:
                 continue
-            miss = ~selector.row_mask(table, nodes.rows)
+            miss = ~selector.row_mask(table, nodes.rows) if selector is not None else np.zeros(n, dtype=bool)
+            if _requires_optional_node_operations(claim):
+                raw = table.raw
+                for i, row in enumerate(nodes.rows.tolist()):
+                    declared = ((raw[row] or {}).get("status") or {}).get("declaredFeatures") or ()
+                    if OPTIONAL_NODE_OPERATIONS not in declared:
+                        miss[i] = True
+            if self.binding_conditions and self._binding_blocked(claim):
+                miss[:] = True
             if miss.any():
                 st.unavailable.add(index)
                 unavailable |= miss
@@ -191,17 +293,21 @@ class DynamicResources:
             try:
                 if others.any():
                     if shared:
-                        outcome = self._allocate(allocator, "", {}, [])
+                        first = int(np.flatnonzero(others)[0])
+                        outcome = self._allocate(allocator, "", {}, [], names[first])
                         self._record(st, failed, outcome, np.flatnonzero(others), names, n)
                     else:
                         for i in np.flatnonzero(others).tolist():
                             row = int(nodes.rows[i])
-                            outcome = self._allocate(allocator, names[i], table.labels_of(row), devices.slices_for(names[i]))
+                            outcome = self._allocate(allocator, names[i], table.labels_of(row), devices.slices_for(names[i]), names[i])
                             self._record(st, failed, outcome, np.asarray([i]), names, n)
                 for i in own:
                     row = int(nodes.rows[i])
-                    outcome = self._allocate(allocator, names[i], table.labels_of(row), devices.slices_for(names[i]))
+                    outcome = self._allocate(allocator, names[i], table.labels_of(row), devices.slices_for(names[i]), names[i])
                     self._record(st, failed, outcome, np.asarray([i]), names, n)
+            except FilterTimedOut as exc:
+                # Timeouts may be transient: Error, so the pod retries through backoff.
+                return Status.error(f"node {exc}: timed out trying to allocate devices")
             except AllocationError as exc:
                 return Status.error(str(exc))
         rejected = np.zeros(n, dtype=bool)
@@ -217,13 +323,25 @@ class DynamicResources:
             return None
         return FilterResult(~rejected, rejections)
 
-    @staticmethod
-    def _allocate(allocator: Allocator, node: str, labels: dict[str, str], slices: list[dict[str, Any]]) -> list[dict[str, Any]] | str:
-        """The allocation results, or the reason this node cannot hold the claims."""
+    def _binding_blocked(self, claim: dict[str, Any]) -> bool:
+        """An allocated claim whose device binding failed, or is not ready and timed out."""
         try:
-            results = allocator.allocate(node, labels, slices)
+            ready = claim_ready_for_binding(claim)
+        except BindingFailed:
+            return True
+        return not ready and claim_timed_out(claim, self.binding_timeout)
+
+    def _allocate(self, allocator: Allocator, node: str, labels: dict[str, str], slices: list[dict[str, Any]],
+                  label: str) -> list[dict[str, Any]] | str:
+        """The allocation results, or the reason this node cannot hold the claims; raises
+        FilterTimedOut (naming `label`) when the filter timeout passes."""
+        deadline = time.monotonic() + self.filter_timeout if self.filter_timeout > 0 else None
+        try:
+            results = allocator.allocate(node, labels, slices, deadline)
         except FailedOnNode as exc:
             return str(exc)
+        except FilterTimedOut:
+            raise FilterTimedOut(label) from None
         if results is None or len(results) != len(allocator.claims):
             return REASON_CANNOT_ALLOCATE
         return results
@@ -304,6 +422,9 @@ class DynamicResources:
                 f"internal error, have {len(allocations)} allocations, {len(st.to_allocate)} claims to allocate, want {len(st.to_allocate)} claims"
             )
         for index, allocation in zip(st.to_allocate, allocations, strict=True):
+            # One allocation object shared by the in-flight claim and PreBind (upstream's pointer):
+            # the allocationTimestamp PreBind adds shows in both.
+            allocation = copy.deepcopy(allocation)
             claim = copy.deepcopy(st.claims[index])
             meta = claim.setdefault("metadata", {})
             finalizers = meta.setdefault("finalizers", [])
@@ -339,58 +460,15 @@ class DynamicResources:
         for index, claim in enumerate(st.claims):
             if reserved_for_pod(claim, pod):
                 continue
-            error = bind_claim(handle, claim, st.allocations.get(index), pod)
+            written, error = bind_claim(handle, claim, st.allocations.get(index), pod, self.binding_conditions)
             if error:
                 return Status.error(error)
-        return None
-
-
-def bind_claim(handle: Handle, claim: dict[str, Any], allocation: dict[str, Any] | None, pod: PodInfo) -> str:
-    """bindClaim: add the allocation (with the delete-protection finalizer first) and the pod's
-    reservation to the claim's status, retrying on conflicts; returns an error text or ''."""
-    key = kobj(claim)
-    last = ""
-    for _ in range(_CONFLICT_RETRIES):
-        fresh = handle.get_object("ResourceClaim", key)
-        if fresh is None:
-            return f'resourceclaims.resource.k8s.io "{(claim.get("metadata") or {}).get("name", "")}" not found'
-        meta = fresh.setdefault("metadata", {})
-        if meta.get("deletionTimestamp"):
-            return f"claim {key} got deleted in the meantime"
-        status = fresh.setdefault("status", {})
-        if allocation is not None:
-            if status.get("allocation") is not None:
-                return f"claim {key} got allocated elsewhere in the meantime"
-            finalizers = meta.setdefault("finalizers", [])
-            if FINALIZER not in finalizers:
-                finalizers.append(FINALIZER)
-                written = handle.update_object("ResourceClaim", fresh)
-                if not written.ok:
-                    last = f"add finalizer to claim {key}: {written.message}"
-                    if _conflict(written):
-                        continue
-                    return last
-                fresh = handle.get_object("ResourceClaim", key) or fresh
-                status = fresh.setdefault("status", {})
-            status["allocation"] = copy.deepcopy(allocation)
-        status.setdefault("reservedFor", []).append({"resource": "pods", "name": pod.name, "uid": pod.uid})
-        if status.get("allocation") is None:
-            return f"claim {key} got deallocated elsewhere in the meantime"
-        status["allocation"].setdefault(
-            "allocationTimestamp", datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
-        )
-        written = handle.update_object("ResourceClaim", fresh, subresource="status")
-        if written.ok:
-            return ""
-        what = "add allocation and reservation to" if allocation is not None else "add reservation to"
-        last = f"{what} claim {key}: {written.message}"
-        if not _conflict(written):
-            return last
-    return last
-
-
-def _conflict(status: Status) -> bool:
-    return "the object has been modified" in status.message or "Conflict" in status.message
+            # Unreserve works with the written claim (its reservation).
+            st.claims[index] = written or claim
+        if not self.binding_conditions or not has_binding_conditions(st.claims):
+            return None
+        error = wait_for_binding(handle, st.claims, self.binding_timeout)
+        return Status.error(error) if error else None
 
 
 def compute_score(claims: list[dict[str, Any]], allocations: list[dict[str, Any]]) -> int:
