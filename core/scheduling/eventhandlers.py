@@ -206,11 +206,17 @@ class EventHandlers:
 
 
 def _scheduling_relevant_change(old: PodInfo, new: PodInfo) -> bool:
-    """kube-scheduler ignores updates that only touch status or resourceVersion; kubeberth also
-    ignores its own decision annotation, so writing it never requeues the pod."""
+    """kube-scheduler ignores updates that only touch status or resourceVersion, except the names of
+    the pod's generated ResourceClaims (UpdatePodGeneratedResourceClaim); kubeberth also ignores its
+    own decision annotation, so writing it never requeues the pod."""
     a, b = old.raw, new.raw
     if a.get("spec") != b.get("spec"):
         return True
+    sa, sb = a.get("status") or {}, b.get("status") or {}
+    if sa.get("resourceClaimStatuses") != sb.get("resourceClaimStatuses") or sa.get(
+        "extendedResourceClaimStatus"
+    ) != sb.get("extendedResourceClaimStatus"):
+        return True  # UpdatePodGeneratedResourceClaim: the pod's generated claims got their names
     ma, mb = a.get("metadata") or {}, b.get("metadata") or {}
     if ma.get("labels") != mb.get("labels"):
         return True
