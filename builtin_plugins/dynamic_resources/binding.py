@@ -17,7 +17,7 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from kubeberth import Handle, PodInfo
+from kubeberth import Handle
 
 from .allocator import kobj
 from .claims import FINALIZER
@@ -160,10 +160,10 @@ def wait_for_binding(handle: Handle, claims: list[dict[str, Any]], timeout: floa
         sleep(min(POLL_INTERVAL, left))
 
 
-def bind_claim(handle: Handle, claim: dict[str, Any], allocation: dict[str, Any] | None, pod: PodInfo,
+def bind_claim(handle: Handle, claim: dict[str, Any], allocation: dict[str, Any] | None, binding: dict[str, Any],
                allocation_timestamp: bool) -> tuple[dict[str, Any] | None, str]:
-    """bindClaim: add the allocation (with the delete-protection finalizer first) and the pod's
-    reservation to the claim's status, retrying on conflicts; returns (the written claim, '') or
+    """bindClaim: add the allocation (with the delete-protection finalizer first) and the
+    reservation (`binding`: the pod or its PodGroup) to the claim's status, retrying on conflicts; returns (the written claim, '') or
     (None, the error text). With binding conditions enabled the allocation gets its
     `allocationTimestamp` — on the allocation Reserve holds too, as upstream's shared pointer."""
     key = kobj(claim)
@@ -191,7 +191,7 @@ def bind_claim(handle: Handle, claim: dict[str, Any], allocation: dict[str, Any]
                 fresh = handle.get_object("ResourceClaim", key) or fresh
                 status = fresh.setdefault("status", {})
             status["allocation"] = allocation
-        status.setdefault("reservedFor", []).append({"resource": "pods", "name": pod.name, "uid": pod.uid})
+        status.setdefault("reservedFor", []).append(dict(binding))
         if allocation_timestamp:
             if status.get("allocation") is None:
                 return None, f"claim {key} got deallocated elsewhere in the meantime"

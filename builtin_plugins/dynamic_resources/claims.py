@@ -1,5 +1,9 @@
 """A pod's ResourceClaims (k8s.io/dynamic-resource-allocation/resourceclaim): names from
-`spec.resourceClaims`, generated claims of templates through `status.resourceClaimStatuses`."""
+`spec.resourceClaims`, generated claims of templates through `status.resourceClaimStatuses`.
+
+With DRAWorkloadResourceClaims (beta, off by default) a claim may belong to the pod's PodGroup: a
+generated claim owned by the PodGroup is the pod's too, a reservation for the PodGroup counts as
+the pod's, and a pod claim the PodGroup also lists is reserved for the PodGroup (BindTo)."""
 
 from __future__ import annotations
 
@@ -7,7 +11,17 @@ from typing import Any
 
 from kubeberth import ClusterState, PodInfo
 
-__all__ = ["ClaimLookupError", "FINALIZER", "pod_claims", "pod_has_claims", "reserved_for_pod"]
+__all__ = [
+    "ClaimLookupError",
+    "FINALIZER",
+    "bind_to",
+    "pod_claim_entries",
+    "pod_claims",
+    "pod_has_claims",
+    "reserved_for_pod",
+]
+
+SCHEDULING_GROUP = "scheduling.k8s.io"  # schedulingapi.GroupName
 
 FINALIZER = "resource.kubernetes.io/delete-protection"  # resourceapi.Finalizer
 
@@ -43,9 +57,24 @@ def _is_controlled_by(claim: dict[str, Any], pod: PodInfo) -> bool:
     return False
 
 
-def pod_claims(pod: PodInfo, cluster: ClusterState) -> list[dict[str, Any]]:
+def _for_pod_group(claim: dict[str, Any], pod: PodInfo) -> bool:
+    """isForPodGroupByPod: the claim's controller is the pod's PodGroup (by name, kind and API group)."""
+    for ref in (claim.get("metadata") or {}).get("ownerReferences") or ():
+        if ref.get("controller"):
+            return (ref.get("name") == pod.pod_group and ref.get("kind") == "PodGroup"
+                    and str(ref.get("apiVersion", "")).startswith(SCHEDULING_GROUP + "/"))
+    return False
+
+
+def pod_claims(pod: PodInfo, cluster: ClusterState, accept_pod_group: bool = False) -> list[dict[str, Any]]:
     """foreachPodResourceClaim: every claim of the pod that exists, in spec order; raises
     ClaimLookupError with upstream's message otherwise."""
+    return [claim for _, claim in pod_claim_entries(pod, cluster, accept_pod_group)]
+
+
+def pod_claim_entries(pod: PodInfo, cluster: ClusterState,
+                      accept_pod_group: bool = False) -> list[tuple[dict[str, Any], dict[str, Any]]]:
+    """pod_claims with the pod's spec.resourceClaims entry of each claim: (pod claim, claim)."""
     out = []
     pod_claims = (pod.raw.get("spec") or {}).get("resourceClaims") or ()
     if not isinstance(pod_claims, list) or not all(isinstance(c, dict) for c in pod_claims):
@@ -66,12 +95,40 @@ def pod_claims(pod: PodInfo, cluster: ClusterState) -> list[dict[str, Any]]:
                     f"ResourceClaim {meta.get('namespace')}/{name} is not in the same namespace as Pod {pod.namespace}/{pod.name}"
                 )
             if not _is_controlled_by(claim, pod):
-                raise ClaimLookupError(
-                    f"ResourceClaim {pod.namespace}/{name} was not created for Pod {pod.namespace}/{pod.name} (Pod is not owner)"
-                )
-        out.append(claim)
+                if accept_pod_group and pod.pod_group:
+                    if not _for_pod_group(claim, pod):
+                        raise ClaimLookupError(
+                            f"ResourceClaim {pod.namespace}/{name} was not created for Pod {pod.namespace}/{pod.name} "
+                            f"(neither Pod nor PodGroup {pod.pod_group} is the owner)"
+                        )
+                else:
+                    raise ClaimLookupError(
+                        f"ResourceClaim {pod.namespace}/{name} was not created for Pod {pod.namespace}/{pod.name} (Pod is not owner)"
+                    )
+        out.append((pod_claim, claim))
     return out
 
 
-def reserved_for_pod(claim: dict[str, Any], pod: PodInfo) -> bool:
-    return any(r.get("uid") == pod.uid for r in (claim.get("status") or {}).get("reservedFor") or ())
+def reserved_for_pod(claim: dict[str, Any], pod: PodInfo, accept_pod_group: bool = False) -> bool:
+    """IsReservedForPod: the claim is reserved for the pod (or, when accepted, its PodGroup)."""
+    for ref in (claim.get("status") or {}).get("reservedFor") or ():
+        if ref.get("uid") == pod.uid:
+            return True
+        if (accept_pod_group and pod.pod_group and ref.get("apiGroup") == SCHEDULING_GROUP
+                and ref.get("resource") == "podgroups" and ref.get("name") == pod.pod_group):
+            return True
+    return False
+
+
+def bind_to(pod: PodInfo, pod_group: dict[str, Any] | None, pod_claim: dict[str, Any]) -> dict[str, Any]:
+    """BindTo: the consumer reference a claim is reserved for — the PodGroup when it lists the same
+    claim (name and source), else the pod."""
+    if pod_group is not None:
+        gmeta = pod_group.get("metadata") or {}
+        for group_claim in (pod_group.get("spec") or {}).get("resourceClaims") or ():
+            if (group_claim.get("name") == pod_claim.get("name")
+                    and group_claim.get("resourceClaimName") == pod_claim.get("resourceClaimName")
+                    and group_claim.get("resourceClaimTemplateName") == pod_claim.get("resourceClaimTemplateName")):
+                return {"apiGroup": SCHEDULING_GROUP, "resource": "podgroups", "name": gmeta.get("name", ""),
+                        "uid": gmeta.get("uid", "")}
+    return {"resource": "pods", "name": pod.name, "uid": pod.uid}

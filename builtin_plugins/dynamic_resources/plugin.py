@@ -61,7 +61,15 @@ from .binding import (
     wait_for_binding,
 )
 from .cel import SelectorCache
-from .claims import FINALIZER, ClaimLookupError, pod_claims, pod_has_claims, reserved_for_pod
+from .claims import (
+    FINALIZER,
+    ClaimLookupError,
+    bind_to,
+    pod_claim_entries,
+    pod_claims,
+    pod_has_claims,
+    reserved_for_pod,
+)
 
 __all__ = ["DynamicResources"]
 
@@ -86,6 +94,7 @@ class _State:
     node_allocations: dict[str, list[dict[str, Any]]] = field(default_factory=dict)
     unavailable: set[int] = field(default_factory=set)
     allocations: dict[int, dict[str, Any]] = field(default_factory=dict)  # set in Reserve
+    bindings: list[dict[str, Any]] = field(default_factory=list)  # per claim: whom PreBind reserves it for
 
 
 def _requires_optional_node_operations(claim: dict[str, Any]) -> bool:
@@ -129,6 +138,7 @@ class DynamicResources:
         gates = feature_gates if feature_gates is not None else FeatureGates()
         args = args or self.Args()
         self.enabled = gates.enabled("DynamicResourceAllocation")
+        self.workload_claims = gates.enabled("DRAWorkloadResourceClaims")  # PodGroup claims
         self.prioritized_list = gates.enabled("DRAPrioritizedList")
         # Binding conditions need the claim's device status (AllocatorFeatures' DeviceBindingAndStatus).
         self.binding_conditions = gates.enabled("DRADeviceBindingConditions") and gates.enabled(
@@ -172,7 +182,7 @@ class DynamicResources:
         if not self.enabled or not pod_has_claims(pod):
             return None
         try:
-            pod_claims(pod, handle.cluster)
+            pod_claims(pod, handle.cluster, self.workload_claims)
         except ClaimLookupError as exc:
             return Status.unschedulable(str(exc), unresolvable=True)
         return None
@@ -183,11 +193,18 @@ class DynamicResources:
         if not self.enabled or not pod_has_claims(pod):
             return Status.skip()
         try:
-            claims = pod_claims(pod, cluster)
+            entries = pod_claim_entries(pod, cluster, self.workload_claims)
         except ClaimLookupError as exc:
             return Status.unschedulable(str(exc), unresolvable=True)
-        if not claims:
+        if not entries:
             return Status.skip()
+        claims = [c for _, c in entries]
+        pod_group = None
+        if self.workload_claims and pod.pod_group:
+            pod_group = cluster.get_object("PodGroup", f"{pod.namespace}/{pod.pod_group}")
+            if pod_group is None:
+                return Status.unschedulable(f'podgroup.scheduling.k8s.io "{pod.pod_group}" not found', unresolvable=True)
+        bindings = [bind_to(pod, pod_group, pod_claim) for pod_claim, _ in entries]
         devices = cluster.devices
         available_on: list[NodeSelector | None] = []
         to_allocate: list[int] = []
@@ -196,7 +213,7 @@ class DynamicResources:
             allocation = status_.get("allocation")
             if allocation is not None:
                 reserved = status_.get("reservedFor") or ()
-                if len(reserved) >= RESERVED_FOR_MAX and not reserved_for_pod(claim, pod):
+                if len(reserved) >= RESERVED_FOR_MAX and not reserved_for_pod(claim, pod, self.workload_claims):
                     return Status.unschedulable("resourceclaim in use", unresolvable=True)
                 selector = allocation.get("nodeSelector")
                 available_on.append(NodeSelector.parse(selector) if selector is not None else None)
@@ -229,7 +246,7 @@ class DynamicResources:
                     )
                 if status is not None:
                     return status
-        st = _State(claims, available_on, to_allocate)
+        st = _State(claims, available_on, to_allocate, bindings=bindings)
         if to_allocate:
             st.allocator = Allocator(
                 [claims[i] for i in to_allocate],
@@ -458,9 +475,9 @@ class DynamicResources:
         if st is None:
             return None
         for index, claim in enumerate(st.claims):
-            if reserved_for_pod(claim, pod):
+            if reserved_for_pod(claim, pod, self.workload_claims):
                 continue
-            written, error = bind_claim(handle, claim, st.allocations.get(index), pod, self.binding_conditions)
+            written, error = bind_claim(handle, claim, st.allocations.get(index), st.bindings[index], self.binding_conditions)
             if error:
                 return Status.error(error)
             # Unreserve works with the written claim (its reservation).

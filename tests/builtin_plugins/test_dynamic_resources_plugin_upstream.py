@@ -180,6 +180,22 @@ podWithClaimTemplateInStatus = pod_with({"name": resourceName, "resourceClaimTem
 podWithTwoClaimNames = pod_with({"name": resourceName, "resourceClaimName": claimName},
                                 {"name": resourceName2, "resourceClaimName": claimName2})
 groupedPodWithClaimName = pod_with({"name": resourceName, "resourceClaimName": claimName}, group=podGroupName)
+groupedPodWithClaimTemplateInStatus = pod_with({"name": resourceName, "resourceClaimTemplateName": claimName},
+                                               statuses=[{"name": resourceName, "resourceClaimName": claimName}],
+                                               group=podGroupName)
+podGroupReservation = {"apiGroup": "scheduling.k8s.io", "resource": "podgroups", "name": podGroupName, "uid": podGroupUID}
+
+
+def _pod_group(**pod_group_claim: str) -> dict[str, Any]:
+    """st.MakePodGroup().Name(podGroupName).Namespace(namespace).UID(podGroupUID).ResourceClaims(...)."""
+    return {"apiVersion": "scheduling.k8s.io/v1beta1", "kind": "PodGroup",
+            "metadata": {"name": podGroupName, "namespace": namespace, "uid": podGroupUID},
+            "spec": {"resourceClaims": [{"name": resourceName, **pod_group_claim}]}}
+
+
+podGroupWithClaimName = _pod_group(resourceClaimName=claimName)
+podGroupWithClaimTemplate = _pod_group(resourceClaimTemplateName=claimName)
+WORKLOAD_CLAIMS = {"GenericWorkload": True, "DRAWorkloadResourceClaims": True}  # enableDRAWorkloadResourceClaims
 
 workerNode = st.MakeNode().Name(nodeName).Label("kubernetes.io/hostname", nodeName).Obj()
 workerNodeSlice = MakeResourceSlice(nodeName, driver).Device("instance-1").Obj()
@@ -258,6 +274,7 @@ inUseClaimWithMultiplePrioritizedListRequests = (FromResourceClaim(pendingClaimW
 allocatedClaim = FromResourceClaim(pendingClaim).Allocation(allocationResult).Obj()
 allocatedClaim2 = FromResourceClaim(pendingClaim2).Allocation(allocationResult2).Obj()
 allocatedPodGroupClaim = FromResourceClaim(pendingPodGroupClaim).Allocation(allocationResult).Obj()
+inUseClaimByPodGroup = FromResourceClaim(pendingPodGroupClaim).Allocation(allocationResult).ReservedFor(podGroupReservation).Obj()
 allocatedClaimWithPrioritizedList = FromResourceClaim(pendingClaimWithPrioritizedList).Allocation(allocationResultWithPrioritizedList).Obj()
 allocatedClaimWithPrioritizedListAndSelector = (FromResourceClaim(pendingClaimWithPrioritizedListAndSelector)
                                                 .Allocation(allocationResultWithPrioritizedListAndSelector).Obj())
@@ -331,6 +348,10 @@ def taintDevices(slice_: dict[str, Any]) -> dict[str, Any]:  # noqa: N802
 
 def reserve(c: dict[str, Any], pod: dict[str, Any]) -> dict[str, Any]:
     return FromResourceClaim(c).ReservedForPod(pod["metadata"]["name"], pod["metadata"]["uid"]).Obj()
+
+
+def reserveFor(c: dict[str, Any], *bindings: dict[str, Any]) -> dict[str, Any]:  # noqa: N802
+    return FromResourceClaim(c).ReservedFor(*bindings).Obj()
 
 
 def addAllocationTimestamp(c: dict[str, Any]) -> dict[str, Any]:  # noqa: N802
@@ -477,6 +498,22 @@ TestPlugin: dict[str, dict[str, Any]] = {
         "want": {"prebind": {"assumedClaim": addAllocationTimestamp(reserve(allocatedPodGroupClaim, groupedPodWithClaimName)),
                              "changes": _for_claim(claimName, _reserved_for_of(inUseClaim))}},
     },
+    "TestPlugin/podgroup-claim-reference": {
+        "gates": WORKLOAD_CLAIMS,
+        "pod": groupedPodWithClaimName,
+        "podGroups": [podGroupWithClaimName],
+        "claims": [allocatedPodGroupClaim, otherClaim],
+        "want": {"prebind": {"assumedClaim": addAllocationTimestamp(reserveFor(allocatedPodGroupClaim, podGroupReservation)),
+                             "changes": _for_claim(claimName, _reserved_for_of(inUseClaimByPodGroup))}},
+    },
+    "TestPlugin/podgroup-claim-template": {
+        "gates": WORKLOAD_CLAIMS,
+        "pod": groupedPodWithClaimTemplateInStatus,
+        "podGroups": [podGroupWithClaimTemplate],
+        "claims": [allocatedPodGroupClaim, otherClaim],
+        "want": {"prebind": {"assumedClaim": addAllocationTimestamp(reserveFor(allocatedPodGroupClaim, podGroupReservation)),
+                             "changes": _for_claim(claimName, _reserved_for_of(inUseClaimByPodGroup))}},
+    },
     "TestPlugin/missing-claim": {
         "pod": podWithClaimTemplate,  # status not set
         "claims": [allocatedClaim, otherClaim],
@@ -509,6 +546,17 @@ TestPlugin: dict[str, dict[str, Any]] = {
         "objs": [workerNodeSlice],
         "want": {"reserve": {"inFlightClaims": [allocatedClaim]},
                  "prebind": _prebind_allocated(allocatedClaim, inUseClaim)},
+    },
+    "TestPlugin/podgroup-with-resources": {
+        "gates": WORKLOAD_CLAIMS,
+        "pod": groupedPodWithClaimName,
+        "podGroups": [podGroupWithClaimName],
+        "claims": [pendingPodGroupClaim],
+        "classes": [deviceClass],
+        "objs": [workerNodeSlice],
+        "want": {"reserve": {"inFlightClaims": [allocatedPodGroupClaim]},
+                 "prebind": {"assumedClaim": addAllocationTimestamp(reserveFor(allocatedPodGroupClaim, podGroupReservation)),
+                             "changes": _for_claim(claimName, _status_of(inUseClaimByPodGroup))}},
     },
     "TestPlugin/podgroup-with-resources-feature-disabled-reserves-for-pod": {
         "pod": groupedPodWithClaimName,
@@ -714,6 +762,19 @@ TestPlugin: dict[str, dict[str, Any]] = {
                 "changes": lambda c: _with(c, status__reservedFor=[])},
         },
     },
+    "TestPlugin/bind-podgroup-failure": {
+        "gates": WORKLOAD_CLAIMS,
+        "pod": groupedPodWithClaimName,
+        "podGroups": [podGroupWithClaimName],
+        "claims": [allocatedPodGroupClaim],
+        "want": {
+            "prebind": {"assumedClaim": addAllocationTimestamp(reserveFor(allocatedPodGroupClaim, podGroupReservation)),
+                        "changes": lambda c: addAllocationTimestamp(FromResourceClaim(c).ReservedFor(podGroupReservation).Obj())},
+            # The PodGroup is not removed from ReservedFor.
+            "unreserveAfterBindFailure": {
+                "assumedClaim": addAllocationTimestamp(reserveFor(allocatedPodGroupClaim, podGroupReservation))},
+        },
+    },
     "TestPlugin/bind-failure-preserves-inflight-until-unreserve": {
         "pod": podWithClaimName,
         "claims": [pendingClaim],
@@ -736,6 +797,12 @@ TestPlugin: dict[str, dict[str, Any]] = {
     "TestPlugin/reserved-okay": {
         "pod": podWithClaimName,
         "claims": [inUseClaim],
+    },
+    "TestPlugin/reserved-okay-podgroup": {
+        "gates": WORKLOAD_CLAIMS,
+        "pod": groupedPodWithClaimName,
+        "podGroups": [podGroupWithClaimName],
+        "claims": [inUseClaimByPodGroup],
     },
     "TestPlugin/claim-with-request-with-unknown-device-class": {
         "pod": podWithClaimName,
@@ -991,7 +1058,7 @@ class Harness:
         claims = tc.get("claims") or []
         if callable(claims):
             claims = claims()
-        for obj in [*claims, *(tc.get("classes") or ()), *(tc.get("objs") or ())]:
+        for obj in [*claims, *(tc.get("classes") or ()), *(tc.get("podGroups") or ()), *(tc.get("objs") or ())]:
             self.backend.apply(obj)
         for c in tc.get("inFlightClaims") or ():
             self.cluster.devices.assume_allocation(str(c["metadata"].get("uid") or ""), f"{namespace}/{c['metadata']['name']}",
