@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Callable
+from datetime import UTC, datetime
 from types import SimpleNamespace
 from typing import Any
 
@@ -55,9 +56,7 @@ v1.NamespaceDefault = "default"  # type: ignore[attr-defined]
 class time:  # noqa: N801 - Go's time, as RFC 3339 strings with nanoseconds (metav1.Time's wire form)
     @staticmethod
     def Unix(sec: int, nsec: int) -> str:
-        whole = f"1970-01-01T00:00:{sec:02d}" if sec < 60 else None
-        assert whole is not None, "only the epoch offsets the tables use"
-        return f"{whole}.{nsec:09d}Z" if nsec else f"{whole}Z"
+        return f"{datetime.fromtimestamp(sec, UTC):%Y-%m-%dT%H:%M:%S}.{nsec:09d}Z"
 
     @staticmethod
     def Now() -> str:
