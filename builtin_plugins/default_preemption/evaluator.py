@@ -77,7 +77,8 @@ class PreFilterSnapshot:
             prefix = active[: active.index(resource[-1]) + 1]
             exact = all(caps(p).filter_scope.node_local for p in prefix)
             screen = prefix if exact else resource
-            after = active[len(prefix) :] if exact else None
+            if exact and not set(refresh) & set(prefix):  # the screen's verdicts hold for every check
+                after = active[len(prefix) :]
         return cls(
             state,
             narrowed,
