@@ -10,6 +10,12 @@ Every decision depends on node labels only (PV node affinity is matched against 
 kube-scheduler's CheckNodeAffinity does), so it is computed once per distinct label set and
 broadcast. Claims carrying the selected-node annotation are pinned to that node by name.
 
+With StorageCapacityScoring (beta, on by default in v1.37) a claim to provision whose CSI driver
+publishes storage capacity needs a CSIStorageCapacity object that admits the node and holds the
+claim (kube-scheduler's hasEnoughCapacity), and PreScore/Score prefer nodes by how full the chosen
+PVs, or the provisioning pools, would be (scorer.go, along the args' `shape`). Scores are computed
+once per label set like the verdicts; a pod without delay-binding claims skips PreScore.
+
 reserve assumes the chosen PVs (kept in a cluster index, so another pod in the same loop cannot take
 the same PV, even across generation swaps) and unreserve releases them. pre_bind writes through the
 Handle, as kube-scheduler's BindPodVolumes does: the chosen PV's claimRef (`update_object`, guarded
@@ -19,14 +25,16 @@ by its resourceVersion), or the selected-node annotation on a claim to provision
 from __future__ import annotations
 
 import time
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 from kubeberth import (
+    MAX_NODE_SCORE,
     ClusterState,
     Code,
+    FeatureGates,
     FilterResult,
     FilterScope,
     Handle,
@@ -35,12 +43,21 @@ from kubeberth import (
     PodInfo,
     PreFilterState,
     Rejection,
+    ScoreScope,
     Status,
     hookimpl,
 )
 from kubeberth.api.helpers import QuantityError, int_value
 from kubeberth.api.signing import VOLUMES_SIGNER, SignFragment, volumes_signer
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, model_validator
+
+from .node_resources_fit import (
+    MAX_CUSTOM_PRIORITY_SCORE,
+    MAX_UTILIZATION,
+    UtilizationShapePoint,
+    broken_linear_table,
+    validate_shape,
+)
 
 _CLAIMS: MemoKey[list[tuple[str, bool]]] = MemoKey("volume_binding.claims")
 
@@ -229,6 +246,9 @@ class NodeVolumes:
     reasons: tuple[str, ...]
     bindings: list[tuple[dict[str, Any], dict[str, Any]]] = field(default_factory=list)
     provisions: list[dict[str, Any]] = field(default_factory=list)
+    # The CSIStorageCapacity chosen per claim to provision (None: capacity not tracked), in order.
+    capacities: list[dict[str, Any] | None] = field(default_factory=list)
+    score: int | None = None  # the StorageCapacityScoring score, once computed
 
 
 @dataclass
@@ -257,6 +277,51 @@ def _volume_limit(capacity: dict[str, Any]) -> int | None:
     return None if value is None else _storage(value)
 
 
+def has_enough_capacity(
+    cluster: ClusterState, provisioner: str, pvc: dict[str, Any], storage_class: dict[str, Any], labels: dict[str, str]
+) -> tuple[bool, dict[str, Any] | None]:
+    """hasEnoughCapacity: a claim with a storage request, provisioned by a CSI driver that publishes
+    storage capacity, needs a CSIStorageCapacity of its class, big enough, admitting the node."""
+    requests = (_spec(pvc).get("resources") or {}).get("requests") or {}
+    if "storage" not in requests:
+        return True, None
+    driver = cluster.get_object("CSIDriver", provisioner)
+    if driver is None or _spec(driver).get("storageCapacity") is not True:
+        return True, None
+    size = _storage(requests["storage"])
+    class_name = _meta(storage_class).get("name")
+    for capacity in cluster.list_objects("CSIStorageCapacity"):
+        if capacity.get("storageClassName") != class_name:
+            continue
+        limit = _volume_limit(capacity)
+        if limit is None or limit < size:
+            continue
+        topology = capacity.get("nodeTopology")
+        if topology is not None and label_selector_matches(topology, labels):
+            return True, capacity
+    return False, None
+
+
+def capacity_scorer(shape: list[tuple[int, int]]) -> Callable[[dict[str, list[int]]], int]:
+    """buildScorerFunction over a helper.FunctionShape ((utilization, score 0..MaxNodeScore) points):
+    each storage class ([requested, capacity]) scores its utilization along the shape; the node's
+    score is the classes' rounded mean."""
+    table = broken_linear_table(shape)
+
+    def score(classes: dict[str, list[int]]) -> int:
+        if not classes:
+            return 0
+        total = 0
+        for requested, capacity in classes.values():
+            if capacity == 0 or requested > capacity:
+                total += int(table[MAX_UTILIZATION])
+            else:
+                total += int(table[requested * MAX_UTILIZATION // capacity])
+        return (2 * total + len(classes)) // (2 * len(classes))  # math.Round of the mean (total >= 0)
+
+    return score
+
+
 def _pod_claims(pod: PodInfo) -> list[tuple[str, bool]]:
     """(claim name, is generic ephemeral) per volume that uses a claim (memoised)."""
     cached = _CLAIMS.get(pod)
@@ -278,19 +343,35 @@ def _owned_by_pod(pvc: dict[str, Any], pod: PodInfo) -> bool:
     return False
 
 
+DEFAULT_SHAPE = [
+    UtilizationShapePoint(utilization=0, score=MAX_CUSTOM_PRIORITY_SCORE),
+    UtilizationShapePoint(utilization=MAX_UTILIZATION, score=0),
+]
+
+
 class VolumeBinding:
     """Filters nodes by the pod's claims; reserves and (via the backend) binds the chosen PVs."""
 
     name = "VolumeBinding"
     filter_scope = FilterScope.NODE
     pre_filter_state = PreFilterState.NO_POD_DATA
+    # Scores read the PVs other pods' cycles assumed: CLUSTER. PreScore skips pods without claims to
+    # bind or provision, so they keep incremental cycles.
+    score_scope = ScoreScope.CLUSTER
 
     class Args(BaseModel):
-        """VolumeBindingArgs (kubescheduler.config.k8s.io/v1)."""
+        """VolumeBindingArgs (kubescheduler.config.k8s.io/v1); an empty `shape` is defaulted (when
+        StorageCapacityScoring is on) by the plugin, which knows the gates."""
 
         model_config = ConfigDict(extra="forbid")
         bindTimeoutSeconds: int = Field(600, ge=0)
-        shape: list[dict[str, int]] = Field(default_factory=list)  # only for an alpha scoring gate; unused
+        shape: list[UtilizationShapePoint] | None = None
+
+        @model_validator(mode="after")
+        def _validate_shape(self) -> VolumeBinding.Args:
+            if self.shape:
+                validate_shape(self.shape, "shape")
+            return self
 
     # EventsToRegister's hinted events; every other event still retries the pod (requeue_on unset).
     queueing_hints = {
@@ -305,8 +386,17 @@ class VolumeBinding:
         "CSIStorageCapacity/Update": "is_schedulable_after_capacity_change",
     }
 
-    def __init__(self, args: Args | None = None) -> None:
+    def __init__(self, args: Args | None = None, feature_gates: FeatureGates | None = None) -> None:
         self.args = args or self.Args()
+        gates = feature_gates if feature_gates is not None else FeatureGates()
+        self.scorer: Callable[[dict[str, list[int]]], int] | None = None
+        if gates.enabled("StorageCapacityScoring"):
+            # SetDefaults_VolumeBindingArgs: no shape -> prefer the emptiest fit (0% -> 10, 100% -> 0).
+            shape = self.args.shape or DEFAULT_SHAPE
+            scale = MAX_NODE_SCORE // MAX_CUSTOM_PRIORITY_SCORE
+            self.scorer = capacity_scorer([(p.utilization, p.score * scale) for p in shape])
+        elif self.args.shape is not None:
+            raise ValueError("shape: unexpected field `shape`, remove it or turn on the feature gate StorageCapacityScoring")
 
     # ---- queueing hints -----------------------------------------------------------------
     def is_schedulable_after_csinode_change(self, pod: PodInfo, old: Any, new: Any) -> bool:
@@ -472,9 +562,10 @@ class VolumeBinding:
         self, st: _State, cluster: ClusterState, labels: dict[str, str], node_name: str | None
     ) -> NodeVolumes:
         """kube-scheduler's FindPodVolumes for one node's labels (node_name only for pinned claims)."""
-        bound_ok = pvs_found = unbound_ok = True
+        bound_ok = pvs_found = unbound_ok = enough_space = True
         bindings: list[tuple[dict[str, Any], dict[str, Any]]] = []
         provisions: list[dict[str, Any]] = []
+        capacities: list[dict[str, Any] | None] = []
         for pvc in st.bound:
             pv = cluster.get_object("PersistentVolume", _spec(pvc).get("volumeName", ""))
             if pv is None:
@@ -511,17 +602,21 @@ class VolumeBinding:
                             chosen.add(_meta(pv).get("name", ""))
                             bindings.append((pvc, pv))
                 if to_provision:
-                    unbound_ok, provisions = self._check_provisions(cluster, to_provision, labels)
+                    unbound_ok, enough_space, provisions, capacities = self._check_provisions(
+                        cluster, to_provision, labels
+                    )
         reasons = []
         if not bound_ok:
             reasons.append(ERR_REASON_NODE_CONFLICT)
         if not unbound_ok:
             reasons.append(ERR_REASON_BIND_CONFLICT)
+        if not enough_space:
+            reasons.append(ERR_REASON_NOT_ENOUGH_SPACE)
         if not pvs_found:
             reasons.append(ERR_REASON_PV_NOT_EXIST)
         if reasons:
             return NodeVolumes(tuple(reasons))
-        return NodeVolumes((), bindings, provisions)
+        return NodeVolumes((), bindings, provisions, capacities)
 
     def _pvs_of_class(self, st: _State, cluster: ClusterState, class_name: str) -> list[dict[str, Any]]:
         if st.pvs_by_class is None:
@@ -585,19 +680,78 @@ class VolumeBinding:
     @staticmethod
     def _check_provisions(
         cluster: ClusterState, claims: list[dict[str, Any]], labels: dict[str, str]
-    ) -> tuple[bool, list[dict[str, Any]]]:
-        provisions = []
+    ) -> tuple[bool, bool, list[dict[str, Any]], list[dict[str, Any] | None]]:
+        """checkVolumeProvisions: (provisioning possible, enough storage, claims, their capacities)."""
+        provisions: list[dict[str, Any]] = []
+        capacities: list[dict[str, Any] | None] = []
         for pvc in claims:
             storage_class = cluster.get_object("StorageClass", claim_class(pvc))
             if storage_class is None:
-                return False, []
+                return False, True, [], []
             provisioner = storage_class.get("provisioner") or ""
             if not provisioner or provisioner == NOT_SUPPORTED_PROVISIONER:
-                return False, []
+                return False, True, [], []
             if not topology_terms_match(storage_class.get("allowedTopologies"), labels):
-                return False, []
-            provisions.append(pvc)  # CSIStorageCapacity is not tracked: capacity is assumed sufficient
-        return True, provisions
+                return False, True, [], []
+            sufficient, capacity = has_enough_capacity(cluster, provisioner, pvc, storage_class, labels)
+            if not sufficient:
+                return True, False, [], []
+            provisions.append(pvc)
+            capacities.append(capacity)
+        return True, True, provisions, capacities
+
+    # ---- pre_score / score ---------------------------------------------------------------
+    @hookimpl
+    def pre_score(self, state: dict[str, Any]) -> Status | None:
+        """Skip unless StorageCapacityScoring is on and the pod has claims to bind or provision:
+        kube-scheduler scores every other pod 0 on every node, which decides nothing."""
+        st: _State | None = state.get(_STATE_KEY)
+        if self.scorer is None or st is None or not st.delay:
+            return Status.skip()
+        return None
+
+    @hookimpl
+    def score(self, state: dict[str, Any], nodes: NodeView, cluster: ClusterState) -> np.ndarray:
+        st: _State | None = state.get(_STATE_KEY)
+        out = np.zeros(len(nodes), dtype=np.int64)
+        if st is None or self.scorer is None or not len(nodes):
+            return out
+        set_of_node = nodes.table.label_set[nodes.rows]
+        pinned = np.zeros(len(nodes), dtype=bool)
+        if st.pinned:
+            pinned = np.isin(np.asarray(nodes.names, dtype=object), list(st.pinned))
+        general = ~pinned
+        if general.any():
+            set_ids = np.unique(set_of_node[general])
+            per_set = np.zeros(len(nodes.table.label_sets), dtype=np.int64)
+            for set_id in set_ids.tolist():
+                per_set[set_id] = self._score(self._result(st, cluster, set_id, None))
+            out[general] = nodes.broadcast_label_sets(per_set)[general]
+        for i in np.flatnonzero(pinned).tolist():
+            out[i] = self._score(self._result(st, cluster, int(set_of_node[i]), nodes.names[i]))
+        return out
+
+    def _score(self, result: NodeVolumes) -> int:
+        """VolumeBinding.Score: static bindings by PV class (requested vs PV capacity); without
+        any, dynamic provisions by claim class against the chosen CSIStorageCapacity."""
+        if result.reasons or self.scorer is None:
+            return 0
+        if result.score is None:
+            classes: dict[str, list[int]] = {}
+            if result.bindings:
+                for pvc, pv in result.bindings:
+                    entry = classes.setdefault(_spec(pv).get("storageClassName") or "", [0, 0])
+                    entry[0] += claim_request(pvc)
+                    entry[1] += pv_capacity(pv)
+            else:
+                for pvc, capacity in zip(result.provisions, result.capacities, strict=True):
+                    if capacity is None:
+                        continue
+                    entry = classes.setdefault(_spec(pvc).get("storageClassName") or "", [0, 0])
+                    entry[1] = _storage(capacity.get("capacity"))  # the pool, once per class
+                    entry[0] += claim_request(pvc)
+            result.score = self.scorer(classes)
+        return result.score
 
     # ---- reserve / unreserve / pre_bind ------------------------------------------------
     @hookimpl

@@ -108,5 +108,6 @@ def test_built_in_scorers_declare_node_scope_only_where_it_holds() -> None:
         "PodTopologySpread": ScoreScope.CLUSTER,
         "InterPodAffinity": ScoreScope.CLUSTER,
         "DynamicResources": ScoreScope.CLUSTER,  # skipped (PreScore) for pods without claims
+        "VolumeBinding": ScoreScope.CLUSTER,  # skipped (PreScore) for pods without claims to bind
     }
     assert scopes == expected

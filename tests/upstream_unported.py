@@ -31,14 +31,22 @@ _REMOVE_ELSEWHERE = (
     "RemovePod is handed existingPods[0] (deletedPodIdx left at 0) with node-b's NodeInfo, where that pod is not "
     "placed; kubeberth's PreFilter state follows the cluster, where a pod leaves the node it is on"
 )
-_CAPACITY_SCORING = (
-    "StorageCapacityScoring (beta, on by default in v1.37): VolumeBinding's PreScore/Score, which prefer nodes "
-    "whose PVs or CSIStorageCapacity fit the claims closest along the args' shape, is not implemented in "
-    "kubeberth's VolumeBinding (it filters only)"
+_PLACEMENT_SCORE = (
+    "NodeResourcesFit.ScorePlacement scores a whole pod group's proposed placement (a PlacementScore plugin of "
+    "the pod group cycle, TopologyAwareWorkloadScheduling: alpha, off by default); kubeberth has no pod group "
+    "scheduling cycle, so no placements to score"
+)
+_DRA_NODE_MATCH_CACHE = (
+    "reads back what it stored in resourceAllocationScorer's private NodeMatches cache (a sync.Map used when "
+    "scoring DRA-backed extended resources); kubeberth has no DRA-backed extended resources in NodeResourcesFit "
+    "(see the DRAExtendedResource exclusions) and so no such cache"
 )
 _PREBIND_PREFLIGHT = (
-    "PreBindPreFlight (the framework's pre-pass telling whether PreBind has work and may run in parallel) is not "
-    "an extension point in kubeberth; its PreBind runs in the binding cycle, off the scheduling thread"
+    "PreBindPreFlight is not an extension point in kubeberth. In v1.37.2 the binding cycle runs it to skip the "
+    "PreBind of plugins that answer Skip, to run AllowParallel PreBinds concurrently and, under "
+    "NominatedNodeNameForExpectation, to write status.nominatedNodeName before a PreBind that has work; "
+    "kubeberth's VolumeBinding.pre_bind returns at once when every claim is bound, runs in a binding worker off "
+    "the scheduling thread, and the binding cycle does not write nominatedNodeName"
 )
 
 _BENCHMARK = (
@@ -588,18 +596,24 @@ UNPORTED: dict[str, str] = {
     'Test_createRequestsAndMappings_requests/two containers match': _DRA_EXTENDED_RESOURCE,
     'Test_createRequestsAndMappings_requests/two init containers, one regular container': _DRA_EXTENDED_RESOURCE,
     'Test_createRequestsAndMappings_requests/two resources match': _DRA_EXTENDED_RESOURCE,
-    "TestVolumeBinding/local volumes with close capacity are preferred": _CAPACITY_SCORING,
-    "TestVolumeBinding/local volumes with close capacity are preferred (multiple pvcs)": _CAPACITY_SCORING,
-    "TestVolumeBinding/zonal volumes with close capacity are preferred": _CAPACITY_SCORING,
-    "TestVolumeBinding/zonal volumes with close capacity are preferred (custom shape)": _CAPACITY_SCORING,
-    "TestVolumeBinding/storage capacity score": _CAPACITY_SCORING,
-    "TestVolumeBinding/storage capacity score with static binds": _CAPACITY_SCORING,
-    "TestVolumeBinding/dynamic provisioning with multiple PVCs of the same StorageClass": _CAPACITY_SCORING,
-    "TestVolumeBinding/prefer node with least allocatable": _CAPACITY_SCORING,
-    "TestVolumeBinding/prefer node with maximum allocatable": _CAPACITY_SCORING,
-    "TestScore/custom shape, multiple classes": _CAPACITY_SCORING,
-    "TestScore/default shape, multiple classes": _CAPACITY_SCORING,
-    "TestScore/default shape, single class": _CAPACITY_SCORING,
+    "TestScorePlacement_Resources/Computes score based on total requests": _PLACEMENT_SCORE,
+    "TestScorePlacement_Resources/Computes score using weights": _PLACEMENT_SCORE,
+    "TestScorePlacement_Resources/Does not include nodes from outside of placement": _PLACEMENT_SCORE,
+    "TestScorePlacement_Resources/Does not include scalar resources if all pods in pod group have zero requests":
+        _PLACEMENT_SCORE,
+    "TestScorePlacement_Resources/Handles multiple pods per node": _PLACEMENT_SCORE,
+    "TestScorePlacement_Resources/Includes pre-existing pods from outside of pod group": _PLACEMENT_SCORE,
+    "TestScorePlacement_Resources/Includes scalar resources if any pod in pod group has nonzero requests": _PLACEMENT_SCORE,
+    "TestComputePodResourceRequestWithNodeAllocatableDRA/Pod with DRA claim and EnableDRANodeAllocatableResources enabled":
+        _DRA_NODE_ALLOCATABLE,
+    "TestComputePodResourceRequestWithNodeAllocatableDRA/Pod with DRA claim specifying Overhead and EnableDRANodeAllocatableResources enabled":
+        _DRA_NODE_ALLOCATABLE,
+    "TestComputePodResourceRequestWithNodeAllocatableDRA/Pod with DRA claim specifying both Mapping and Overhead and EnableDRANodeAllocatableResources enabled":
+        _DRA_NODE_ALLOCATABLE,
+    "TestNodeMatchCaching/all nodes match": _DRA_NODE_MATCH_CACHE,
+    "TestNodeMatchCaching/exact node name match": _DRA_NODE_MATCH_CACHE,
+    "TestNodeMatchCaching/node name mismatch": _DRA_NODE_MATCH_CACHE,
+    "TestNodeMatchCaching/node selector match": _DRA_NODE_MATCH_CACHE,
     "Test_PreBindPreFlight/all bound": _PREBIND_PREFLIGHT,
     "Test_PreBindPreFlight/error: node is not found in podVolumesByNode": _PREBIND_PREFLIGHT,
     "Test_PreBindPreFlight/error: state is nil": _PREBIND_PREFLIGHT,

@@ -25,6 +25,7 @@ DUMP_KINDS = (
     "priorityclasses",
     "csinodes",
     "csidrivers",
+    "csistoragecapacities",
     "volumeattachments",
     "pdb",
     "namespaces",

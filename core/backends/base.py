@@ -29,6 +29,8 @@ WATCHED_KINDS = (
     # NodeVolumeLimits counts attached volumes and honours CSIDriver.preventPodSchedulingIfMissing.
     "VolumeAttachment",
     "CSIDriver",
+    # VolumeBinding checks (and scores by) the storage capacity CSI drivers publish.
+    "CSIStorageCapacity",
     # PodTopologySpread's system-default selector (helper.DefaultSelector) reads these.
     "Service",
     "ReplicationController",

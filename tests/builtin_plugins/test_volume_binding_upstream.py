@@ -6,10 +6,12 @@ from typing import Any
 
 import pytest
 import st
+from kubeberth import CycleState, FeatureGates
 from kubeberth.api.capabilities import capabilities_of
-from kubeberth.builtin_plugins.volume_binding import VolumeBinding
+from kubeberth.builtin_plugins.node_resources_fit import UtilizationShapePoint
+from kubeberth.builtin_plugins.volume_binding import VolumeBinding, capacity_scorer
 from st import GoStatus, fwk, ptr, v1
-from upstream import cases, run_filter, snapshot
+from upstream import cases, run_filter, run_score, snapshot
 
 v1.MigratedPluginsAnnotationKey = "storage.alpha.kubernetes.io/migrated-plugins"  # type: ignore[attr-defined]
 v1.NamespaceDefault = "default"  # type: ignore[attr-defined]
@@ -704,6 +706,50 @@ def _zonal_nodes() -> list[dict[str, Any]]:
 
 
 WAIT = waitSC["metadata"]["name"]
+WAIT_HDD = waitHDDSC["metadata"]["name"]
+WAIT_CAP = waitSCWithStorageCapacity["metadata"]["name"]
+nodeLabelKey = "nodeKey"  # binder_test.go
+
+
+def _local_pv(name: str, className: str, capacity: str, node: str) -> dict[str, Any]:  # noqa: N803
+    return (makePV(name, className).withPhase(v1.VolumeAvailable).withCapacity(res.MustParse(capacity))
+            .withNodeAffinity({v1.LabelHostname: [node]}).PersistentVolume)
+
+
+def _labelled_nodes() -> list[dict[str, Any]]:
+    return [makeNode(n).withLabel(nodeLabelKey, n).Node for n in ("node-a", "node-b", "node-c")]
+
+
+def makeCapacity(name: str, storageClassName: str, node: dict[str, Any] | None, capacityStr: str,  # noqa: N802, N803
+                 maximumVolumeSizeStr: str) -> dict[str, Any]:  # noqa: N803
+    """binder_test.go's makeCapacity (in the default namespace, where the fake client puts it)."""
+    c: dict[str, Any] = {"kind": "CSIStorageCapacity", "metadata": {"name": name, "namespace": "default"},
+                         "storageClassName": storageClassName, "nodeTopology": {}}
+    if node is not None:
+        c["nodeTopology"]["matchLabels"] = {nodeLabelKey: node["metadata"]["labels"][nodeLabelKey]}
+    if capacityStr:
+        c["capacity"] = res.MustParse(capacityStr)
+    if maximumVolumeSizeStr:
+        c["maximumVolumeSize"] = res.MustParse(maximumVolumeSizeStr)
+    return c
+
+
+class config:  # noqa: N801 - k8s.io/kubernetes/pkg/scheduler/apis/config
+    MaxCustomPriorityScore = 10
+
+    @staticmethod
+    def UtilizationShapePoint(Utilization: int, Score: int) -> UtilizationShapePoint:  # noqa: N802, N803
+        return UtilizationShapePoint(utilization=Utilization, score=Score)
+
+    @staticmethod
+    def VolumeBindingArgs(BindTimeoutSeconds: int, Shape: list[UtilizationShapePoint]) -> VolumeBinding.Args:  # noqa: N802, N803
+        return VolumeBinding.Args(bindTimeoutSeconds=BindTimeoutSeconds, shape=Shape)
+
+
+defaultShapePoint = [
+    config.UtilizationShapePoint(Utilization=0, Score=config.MaxCustomPriorityScore),
+    config.UtilizationShapePoint(Utilization=100, Score=0),
+]
 TestVolumeBinding = [
     {
         "name": "TestVolumeBinding/pod has not pvcs",
@@ -797,6 +843,17 @@ TestVolumeBinding = [
         "wantScores": [0],
     },
     {
+        "name": "TestVolumeBinding/local volumes with close capacity are preferred",
+        "pod": makePod("pod-a").withPVCVolume("pvc-a", "").Pod,
+        "nodes": [makeNode("node-a").Node, makeNode("node-b").Node, makeNode("node-c").Node],
+        "pvcs": [makePVC("pvc-a", WAIT).withRequestStorage(res.MustParse("50Gi")).PersistentVolumeClaim],
+        "pvs": _local_pvs(),
+        "fts": {"EnableStorageCapacityScoring": True},
+        "wantPreFilterStatus": None,
+        "wantFilterStatus": [None, None, fwk.NewStatus(fwk.UnschedulableAndUnresolvable, ErrReasonBindConflict)],
+        "wantScores": [75, 50, 0],
+    },
+    {
         "name": "TestVolumeBinding/local volumes with close capacity are preferred (StorageCapacityScoring disabled)",
         "pod": makePod("pod-a").withPVCVolume("pvc-a", "").Pod,
         "nodes": [makeNode("node-a").Node, makeNode("node-b").Node, makeNode("node-c").Node],
@@ -806,6 +863,44 @@ TestVolumeBinding = [
         "wantPreFilterStatus": None,
         "wantFilterStatus": [None, None, fwk.NewStatus(fwk.UnschedulableAndUnresolvable, ErrReasonBindConflict)],
         "wantPreScoreStatus": fwk.NewStatus(fwk.Skip),
+    },
+    {
+        "name": "TestVolumeBinding/local volumes with close capacity are preferred (multiple pvcs)",
+        "pod": makePod("pod-a").withPVCVolume("pvc-0", "").withPVCVolume("pvc-1", "").Pod,
+        "nodes": [makeNode("node-a").Node, makeNode("node-b").Node, makeNode("node-c").Node],
+        "pvcs": [
+            makePVC("pvc-0", WAIT).withRequestStorage(res.MustParse("50Gi")).PersistentVolumeClaim,
+            makePVC("pvc-1", WAIT_HDD).withRequestStorage(res.MustParse("100Gi")).PersistentVolumeClaim,
+        ],
+        "pvs": [
+            _local_pv("pv-a-0", WAIT, "200Gi", "node-a"),
+            _local_pv("pv-a-1", WAIT, "200Gi", "node-a"),
+            _local_pv("pv-a-2", WAIT_HDD, "200Gi", "node-a"),
+            _local_pv("pv-a-3", WAIT_HDD, "200Gi", "node-a"),
+            _local_pv("pv-b-0", WAIT, "100Gi", "node-b"),
+            _local_pv("pv-b-1", WAIT, "100Gi", "node-b"),
+            _local_pv("pv-b-2", WAIT_HDD, "100Gi", "node-b"),
+            _local_pv("pv-b-3", WAIT_HDD, "100Gi", "node-b"),
+        ],
+        "fts": {"EnableStorageCapacityScoring": True},
+        "wantPreFilterStatus": None,
+        "wantFilterStatus": [None, None, fwk.NewStatus(fwk.UnschedulableAndUnresolvable, ErrReasonBindConflict)],
+        "wantScores": [63, 25, 0],
+    },
+    {
+        "name": "TestVolumeBinding/zonal volumes with close capacity are preferred",
+        "pod": makePod("pod-a").withPVCVolume("pvc-a", "").Pod,
+        "nodes": _zonal_nodes(),
+        "pvcs": [makePVC("pvc-a", WAIT).withRequestStorage(res.MustParse("50Gi")).PersistentVolumeClaim],
+        "pvs": _zonal_pvs(),
+        "fts": {"EnableStorageCapacityScoring": True},
+        "wantPreFilterStatus": None,
+        "wantFilterStatus": [
+            None, None, None, None,
+            fwk.NewStatus(fwk.UnschedulableAndUnresolvable, ErrReasonBindConflict),
+            fwk.NewStatus(fwk.UnschedulableAndUnresolvable, ErrReasonBindConflict),
+        ],
+        "wantScores": [75, 75, 50, 50, 0, 0],
     },
     {
         "name": "TestVolumeBinding/zonal volumes with close capacity are preferred (StorageCapacityScoring disabled)",
@@ -822,6 +917,121 @@ TestVolumeBinding = [
         ],
         "wantPreScoreStatus": fwk.NewStatus(fwk.Skip),
     },
+    {
+        "name": "TestVolumeBinding/zonal volumes with close capacity are preferred (custom shape)",
+        "pod": makePod("pod-a").withPVCVolume("pvc-a", "").Pod,
+        "nodes": _zonal_nodes(),
+        "pvcs": [makePVC("pvc-a", WAIT).withRequestStorage(res.MustParse("50Gi")).PersistentVolumeClaim],
+        "pvs": _zonal_pvs(),
+        "fts": {"EnableStorageCapacityScoring": True},
+        "args": config.VolumeBindingArgs(
+            BindTimeoutSeconds=300,
+            Shape=[
+                config.UtilizationShapePoint(Utilization=0, Score=0),
+                config.UtilizationShapePoint(Utilization=50, Score=3),
+                config.UtilizationShapePoint(Utilization=100, Score=5),
+            ],
+        ),
+        "wantPreFilterStatus": None,
+        "wantFilterStatus": [
+            None, None, None, None,
+            fwk.NewStatus(fwk.UnschedulableAndUnresolvable, ErrReasonBindConflict),
+            fwk.NewStatus(fwk.UnschedulableAndUnresolvable, ErrReasonBindConflict),
+        ],
+        "wantScores": [15, 15, 30, 30, 0, 0],
+    },
+    {
+        "name": "TestVolumeBinding/storage capacity score",
+        "pod": makePod("pod-a").withPVCVolume("pvc-dynamic", "").Pod,
+        "nodes": _labelled_nodes(),
+        "pvcs": [makePVC("pvc-dynamic", WAIT_CAP).withRequestStorage(res.MustParse("10Gi")).PersistentVolumeClaim],
+        "capacities": [
+            makeCapacity("node-a", WAIT_CAP, makeNode("node-a").withLabel(nodeLabelKey, "node-a").Node, "100Gi", ""),
+            makeCapacity("node-b", WAIT_CAP, makeNode("node-b").withLabel(nodeLabelKey, "node-b").Node, "50Gi", ""),
+            makeCapacity("node-c", WAIT_CAP, makeNode("node-c").withLabel(nodeLabelKey, "node-c").Node, "10Gi", ""),
+        ],
+        "fts": {"EnableStorageCapacityScoring": True},
+        "wantPreFilterStatus": None,
+        "wantFilterStatus": [None, None, None],
+        "wantScores": [90, 80, 0],
+    },
+    {
+        "name": "TestVolumeBinding/storage capacity score with static binds",
+        "pod": makePod("pod-a").withPVCVolume("pvc-dynamic", "").withPVCVolume("pvc-static", "").Pod,
+        "nodes": _labelled_nodes(),
+        "pvcs": [
+            makePVC("pvc-dynamic", WAIT_CAP).withRequestStorage(res.MustParse("10Gi")).PersistentVolumeClaim,
+            makePVC("pvc-static", WAIT).withRequestStorage(res.MustParse("50Gi")).PersistentVolumeClaim,
+        ],
+        "pvs": [
+            _local_pv("pv-static-a", WAIT, "100Gi", "node-a"),
+            _local_pv("pv-static-b", WAIT, "100Gi", "node-b"),
+            _local_pv("pv-static-c", WAIT, "100Gi", "node-c"),
+        ],
+        "capacities": [
+            makeCapacity("node-a", WAIT_CAP, makeNode("node-a").withLabel(nodeLabelKey, "node-a").Node, "100Gi", ""),
+            makeCapacity("node-b", WAIT_CAP, makeNode("node-b").withLabel(nodeLabelKey, "node-b").Node, "50Gi", ""),
+            makeCapacity("node-c", WAIT_CAP, makeNode("node-c").withLabel(nodeLabelKey, "node-c").Node, "10Gi", ""),
+        ],
+        "fts": {"EnableStorageCapacityScoring": True},
+        "wantPreFilterStatus": None,
+        "wantFilterStatus": [None, None, None],
+        "wantScores": [50, 50, 50],
+    },
+    {
+        "name": "TestVolumeBinding/dynamic provisioning with multiple PVCs of the same StorageClass",
+        "pod": makePod("pod-a").withPVCVolume("pvc-dynamic-0", "").withPVCVolume("pvc-dynamic-1", "").Pod,
+        "nodes": [makeNode("node-a").withLabel(nodeLabelKey, "node-a").Node],
+        "pvcs": [
+            makePVC("pvc-dynamic-0", WAIT_CAP).withRequestStorage(res.MustParse("50Gi")).PersistentVolumeClaim,
+            makePVC("pvc-dynamic-1", WAIT_CAP).withRequestStorage(res.MustParse("50Gi")).PersistentVolumeClaim,
+        ],
+        "capacities": [
+            makeCapacity("node-a", WAIT_CAP, makeNode("node-a").withLabel(nodeLabelKey, "node-a").Node, "100Gi", ""),
+        ],
+        "fts": {"EnableStorageCapacityScoring": True},
+        "wantPreFilterStatus": None,
+        "wantFilterStatus": [None],
+        "wantScores": [0],
+    },
+    {
+        "name": "TestVolumeBinding/prefer node with least allocatable",
+        "pod": makePod("pod-a").withPVCVolume("pvc-dynamic", "").Pod,
+        "nodes": _labelled_nodes(),
+        "pvcs": [makePVC("pvc-dynamic", WAIT_CAP).withRequestStorage(res.MustParse("10Gi")).PersistentVolumeClaim],
+        "capacities": [
+            makeCapacity("node-a", WAIT_CAP, makeNode("node-a").withLabel(nodeLabelKey, "node-a").Node, "100Gi", ""),
+            makeCapacity("node-b", WAIT_CAP, makeNode("node-b").withLabel(nodeLabelKey, "node-b").Node, "20Gi", ""),
+            makeCapacity("node-c", WAIT_CAP, makeNode("node-c").withLabel(nodeLabelKey, "node-c").Node, "10Gi", ""),
+        ],
+        "fts": {"EnableStorageCapacityScoring": True},
+        "args": config.VolumeBindingArgs(
+            BindTimeoutSeconds=300,
+            Shape=[
+                config.UtilizationShapePoint(Utilization=0, Score=0),
+                config.UtilizationShapePoint(Utilization=100, Score=config.MaxCustomPriorityScore),
+            ],
+        ),
+        "wantPreFilterStatus": None,
+        "wantFilterStatus": [None, None, None],
+        "wantScores": [10, 50, 100],
+    },
+    {
+        "name": "TestVolumeBinding/prefer node with maximum allocatable",
+        "pod": makePod("pod-a").withPVCVolume("pvc-dynamic", "").Pod,
+        "nodes": _labelled_nodes(),
+        "pvcs": [makePVC("pvc-dynamic", WAIT_CAP).withRequestStorage(res.MustParse("10Gi")).PersistentVolumeClaim],
+        "capacities": [
+            makeCapacity("node-a", WAIT_CAP, makeNode("node-a").withLabel(nodeLabelKey, "node-a").Node, "100Gi", ""),
+            makeCapacity("node-b", WAIT_CAP, makeNode("node-b").withLabel(nodeLabelKey, "node-b").Node, "20Gi", ""),
+            makeCapacity("node-c", WAIT_CAP, makeNode("node-c").withLabel(nodeLabelKey, "node-c").Node, "10Gi", ""),
+        ],
+        "fts": {"EnableStorageCapacityScoring": True},
+        "args": config.VolumeBindingArgs(BindTimeoutSeconds=300, Shape=defaultShapePoint),
+        "wantPreFilterStatus": None,
+        "wantFilterStatus": [None, None, None],
+        "wantScores": [90, 50, 0],
+    },
 ]
 
 
@@ -833,16 +1043,110 @@ def _go(status: Any) -> GoStatus | None:
 
 @pytest.mark.parametrize("item", cases(TestVolumeBinding))
 def test_volume_binding(item: dict[str, Any]) -> None:
-    plugin = VolumeBinding(VolumeBinding.Args(bindTimeoutSeconds=300))
+    """PreFilter, Filter per node, PreScore, then Score. kubeberth scores the feasible nodes only (the
+    Go test also calls Score on the rejected ones, which score 0 having no PodVolumes)."""
+    fts = item.get("fts") or {}
+    gates = FeatureGates({"StorageCapacityScoring": bool(fts.get("EnableStorageCapacityScoring"))})
+    args = item.get("args") or VolumeBinding.Args(bindTimeoutSeconds=300)
+    plugin = VolumeBinding(args, feature_gates=gates)
     objects = [immediateSC, waitSC, waitHDDSC, waitSCWithStorageCapacity, driverWithStorageCapacity,
-               *(item.get("pvcs") or ()), *(item.get("pvs") or ())]
+               *(item.get("pvcs") or ()), *(item.get("pvs") or ()), *(item.get("capacities") or ())]
     cluster = snapshot([], item["nodes"], *objects)
-    pre, statuses = run_filter(plugin, item["pod"], cluster)
+    state = CycleState()
+    pre, statuses = run_filter(plugin, item["pod"], cluster, state=state)
     assert _go(pre) == item.get("wantPreFilterStatus")
     if pre is not None and pre.code != fwk.Success:
         return  # the framework skips Filter when PreFilter fails
     names = [n["metadata"]["name"] for n in item["nodes"]]
     assert [_go(statuses[n]) for n in names] == item["wantFilterStatus"]
-    # PreScore Skip: kubeberth's VolumeBinding does not score (see the StorageCapacityScoring cases).
-    assert item["wantPreScoreStatus"] == fwk.NewStatus(fwk.Skip)
-    assert not hasattr(plugin, "score")
+    feasible = [n for n in names if statuses[n] is None]
+    pre_score, scores = run_score(plugin, item["pod"], cluster, feasible, state=state)
+    assert _go(pre_score) == item.get("wantPreScoreStatus")
+    if pre_score is not None and pre_score.code != fwk.Success:
+        return
+    assert [scores.get(n, 0) for n in names] == item["wantScores"]
+
+
+# ---- TestScore (scorer_test.go) ------------------------------------------------------------------
+classHDD = "hdd"
+classSSD = "ssd"
+
+
+class helper:  # noqa: N801 - k8s.io/kubernetes/pkg/scheduler/framework/plugins/helper
+    @staticmethod
+    def FunctionShapePoint(Utilization: int, Score: int) -> tuple[int, int]:  # noqa: N802, N803
+        return (Utilization, Score)
+
+
+def StorageResource(Requested: int, Capacity: int) -> list[int]:  # noqa: N802, N803
+    return [Requested, Capacity]
+
+
+def _default_shape() -> list[tuple[int, int]]:
+    return [helper.FunctionShapePoint(p.utilization, p.score * (fwk.MaxNodeScore // config.MaxCustomPriorityScore))
+            for p in defaultShapePoint]
+
+
+TestScore = [
+    {
+        "name": "TestScore/default shape, single class",
+        "shape": _default_shape(),
+        "cases": [
+            ({classHDD: StorageResource(Requested=0, Capacity=100)}, 100),
+            ({classHDD: StorageResource(Requested=30, Capacity=100)}, 70),
+            ({classHDD: StorageResource(Requested=50, Capacity=100)}, 50),
+            ({classHDD: StorageResource(Requested=100, Capacity=100)}, 0),
+        ],
+    },
+    {
+        "name": "TestScore/default shape, multiple classes",
+        "shape": _default_shape(),
+        "cases": [
+            ({classHDD: StorageResource(Requested=0, Capacity=100),
+              classSSD: StorageResource(Requested=0, Capacity=100)}, 100),
+            ({classHDD: StorageResource(Requested=0, Capacity=100),
+              classSSD: StorageResource(Requested=30, Capacity=100)}, 85),
+            ({classHDD: StorageResource(Requested=30, Capacity=100),
+              classSSD: StorageResource(Requested=30, Capacity=100)}, 70),
+            ({classHDD: StorageResource(Requested=30, Capacity=100),
+              classSSD: StorageResource(Requested=60, Capacity=100)}, 55),
+            ({classHDD: StorageResource(Requested=50, Capacity=100),
+              classSSD: StorageResource(Requested=50, Capacity=100)}, 50),
+            ({classHDD: StorageResource(Requested=50, Capacity=100),
+              classSSD: StorageResource(Requested=100, Capacity=100)}, 25),
+            ({classHDD: StorageResource(Requested=100, Capacity=100),
+              classSSD: StorageResource(Requested=100, Capacity=100)}, 0),
+        ],
+    },
+    {
+        "name": "TestScore/custom shape, multiple classes",
+        "shape": [
+            helper.FunctionShapePoint(Utilization=50, Score=0),
+            helper.FunctionShapePoint(Utilization=80, Score=30),
+            helper.FunctionShapePoint(Utilization=100, Score=50),
+        ],
+        "cases": [
+            ({classHDD: StorageResource(Requested=0, Capacity=100),
+              classSSD: StorageResource(Requested=0, Capacity=100)}, 0),
+            ({classHDD: StorageResource(Requested=0, Capacity=100),
+              classSSD: StorageResource(Requested=30, Capacity=100)}, 0),
+            ({classHDD: StorageResource(Requested=30, Capacity=100),
+              classSSD: StorageResource(Requested=30, Capacity=100)}, 0),
+            ({classHDD: StorageResource(Requested=30, Capacity=100),
+              classSSD: StorageResource(Requested=60, Capacity=100)}, 5),
+            ({classHDD: StorageResource(Requested=50, Capacity=100),
+              classSSD: StorageResource(Requested=100, Capacity=100)}, 25),
+            ({classHDD: StorageResource(Requested=90, Capacity=100),
+              classSSD: StorageResource(Requested=90, Capacity=100)}, 40),
+            ({classHDD: StorageResource(Requested=100, Capacity=100),
+              classSSD: StorageResource(Requested=100, Capacity=100)}, 50),
+        ],
+    },
+]
+
+
+@pytest.mark.parametrize("tt", cases(TestScore))
+def test_score(tt: dict[str, Any]) -> None:
+    f = capacity_scorer(tt["shape"])
+    for class_resources, score in tt["cases"]:
+        assert f(class_resources) == score

@@ -45,6 +45,7 @@ RESOURCES: dict[str, Resource] = {
         Resource("CSINode", "/apis/storage.k8s.io/v1/csinodes"),
         Resource("VolumeAttachment", "/apis/storage.k8s.io/v1/volumeattachments"),
         Resource("CSIDriver", "/apis/storage.k8s.io/v1/csidrivers"),
+        Resource("CSIStorageCapacity", "/apis/storage.k8s.io/v1/csistoragecapacities"),
         Resource("PodDisruptionBudget", "/apis/policy/v1/poddisruptionbudgets"),
         Resource("Service", "/api/v1/services"),
         Resource("ReplicationController", "/api/v1/replicationcontrollers"),
@@ -74,7 +75,7 @@ def object_path(kind: str, key: str) -> str:
 # Nodes before pods, so placed pods find their node and pending pods are not tried on no nodes.
 # PodGroups before pods, so a gang's pending members find their group.
 LIST_ORDER = ("Namespace", "Node", "PersistentVolume", "PersistentVolumeClaim", "StorageClass", "CSINode",
-              "VolumeAttachment", "CSIDriver",
+              "VolumeAttachment", "CSIDriver", "CSIStorageCapacity",
               "PodDisruptionBudget", "Service", "ReplicationController", "ReplicaSet", "StatefulSet", "PodGroup",
               "DeviceClass", "ResourceSlice", "ResourceClaim", "Pod")
 
