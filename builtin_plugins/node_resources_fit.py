@@ -15,7 +15,9 @@ from typing import Any, Literal
 import numpy as np
 from kubeberth import (
     MAX_NODE_SCORE,
+    ClusterState,
     Code,
+    FeatureGates,
     FilterResult,
     FilterScope,
     MemoKey,
@@ -65,6 +67,14 @@ def is_scalar_resource(name: str) -> bool:
         or is_prefixed_native_resource(name)
         or name.startswith("attachable-volumes-")
     )
+
+
+def is_resize_deferred(pod: PodInfo) -> bool:
+    """resource.IsPodResizeDeferred: the kubelet deferred the pod's in-place resize."""
+    for condition in (pod.raw.get("status") or {}).get("conditions") or ():
+        if condition.get("type") == "PodResizePending":
+            return condition.get("reason") == "Deferred"
+    return False
 
 
 # ---- args ------------------------------------------------------------------------------------
@@ -310,8 +320,13 @@ class NodeResourcesFit:
     pre_filter_state = PreFilterState.NO_POD_DATA
     Args = NodeResourcesFitArgs
 
-    def __init__(self, args: NodeResourcesFitArgs | None = None) -> None:
+    def __init__(self, args: NodeResourcesFitArgs | None = None, feature_gates: FeatureGates | None = None) -> None:
         self.args = args if args is not None else NodeResourcesFitArgs()
+        gates = feature_gates if feature_gates is not None else FeatureGates()
+        self.enable_in_place_pod_vertical_scaling = gates.enabled("InPlacePodVerticalScaling")
+        self.enable_dra_extended_resource = gates.enabled("DRAExtendedResource")
+        # A bound pod whose resize the kubelet deferred asks only for what it adds to its node.
+        self.enable_deferred_resize = gates.enabled("InPlacePodVerticalScalingSchedulerPreemption")
         self._request_key: MemoKey[tuple[NodeTable, _FitRequest]] = MemoKey("NodeResourcesFit.request")  # per instance
         strategy = self.args.scoringStrategy
         assert strategy is not None  # defaulted by the args model
@@ -327,6 +342,31 @@ class NodeResourcesFit:
             self.lut = broken_linear_table(
                 [(p.utilization, p.score * scale) for p in strategy.requestedToCapacityRatio.shape]
             )
+
+    @property
+    def requeue_on(self) -> frozenset[str]:
+        """EventsToRegister: a placed pod deleted, a node added or updated (allocatable); with
+        InPlacePodVerticalScaling a placed pod scaled down (`Pod/Update`); with DRAExtendedResource
+        a DeviceClass added or updated. The pending pod's own scale-down re-queues it anyway."""
+        events = {"Pod/Delete", "Node/Add", "Node/Update"}
+        if self.enable_dra_extended_resource:
+            events |= {"DeviceClass/Add", "DeviceClass/Update"}
+        if self.enable_in_place_pod_vertical_scaling:
+            events.add("Pod/Update")
+        return frozenset(events)
+
+    queueing_hints = {"Pod/Update": "is_schedulable_after_assigned_pod_scale_down"}
+
+    def is_schedulable_after_assigned_pod_scale_down(self, pod: PodInfo, old: PodInfo, new: PodInfo) -> bool:
+        """isSchedulableAfterAssignedPodScaleDown: a placed pod gave back some of a resource the pod
+        requests (haveEnoughRelevantResourcesDecreased)."""
+        if not new.node_name:
+            return False
+        if self.enable_deferred_resize and is_resize_deferred(pod) and new.node_name != pod.node_name:
+            return False
+        return any(value and old.requests.get(name, 0) > new.requests.get(name, 0)
+                   for name, value in pod.requests.items()
+                   if name in (CPU, MEMORY, EPHEMERAL_STORAGE) or is_scalar_resource(name))
 
     # ---- filter ----------------------------------------------------------------------------
     def _ignored(self, name: str) -> bool:
@@ -374,7 +414,9 @@ class NodeResourcesFit:
         state[_PREFILTER_KEY] = self._fit_request(pod, nodes.table)
 
     @hookimpl
-    def filter(self, state: dict[str, Any], pod: PodInfo, nodes: NodeView) -> FilterResult | None:
+    def filter(
+        self, state: dict[str, Any], pod: PodInfo, nodes: NodeView, cluster: ClusterState | None = None
+    ) -> FilterResult | None:
         table = nodes.table
         cols, want, reasons, may_be_unresolvable = state.get(_PREFILTER_KEY) or self._fit_request(pod, table)
         if cols.shape[0] == 0:
@@ -383,7 +425,11 @@ class NodeResourcesFit:
         # Gather whole rows first (one contiguous take each), then pick the requested columns:
         # several times faster than 2-D fancy indexing on (rows, cols).
         alloc = table.allocatable.take(rows, axis=0)[:, cols]
-        short = want > alloc - table.requested.take(rows, axis=0)[:, cols]
+        free = alloc - table.requested.take(rows, axis=0)[:, cols]
+        if self.enable_deferred_resize and pod.node_name and cluster is not None:
+            short = self._deferred_delta(pod, nodes, cluster, cols, want) > free
+        else:
+            short = want > free
         if not short.any():
             return None
         # A request larger than the whole node cannot be fixed by preemption (kube >= 1.30).
@@ -400,6 +446,25 @@ class NodeResourcesFit:
             if res.any():
                 rejections.append(Rejection(reason, res, Code.UNSCHEDULABLE))
         return FilterResult(~short.any(axis=1), rejections)
+
+    @staticmethod
+    def _deferred_delta(
+        pod: PodInfo, nodes: NodeView, cluster: ClusterState, cols: np.ndarray, want: np.ndarray
+    ) -> np.ndarray:
+        """adjustDeltasToAccomodateCacheDiscrepancy: on its own node, a bound pod (a deferred
+        resize) already holds what the cache counts for it, so it needs only the growth (the
+        pod count is checked as for any pod, as fitsRequest does)."""
+        delta = np.broadcast_to(want, (len(nodes), want.shape[0]))
+        row = nodes.table.row_of.get(pod.node_name)
+        cached = cluster.node_pods(row).get(pod.uid) if row is not None else None
+        at = np.flatnonzero(nodes.rows == row) if cached is not None else ()
+        if len(at):
+            table = nodes.table
+            grown = np.maximum(want - table.request_vector(cached)[cols], 0)
+            grown[cols == table.resource_index[PODS]] = 1
+            delta = delta.copy()
+            delta[at[0]] = grown
+        return delta
 
     # ---- score -----------------------------------------------------------------------------
     @hookimpl

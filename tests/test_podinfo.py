@@ -208,3 +208,39 @@ def test_bad_quantity_names_the_pod(spec: dict) -> None:
         PodInfo.from_dict(raw)
     assert "team-a/broken" in str(exc.value)
     assert isinstance(exc.value, ValueError)
+
+
+def _resizing(spec_cpu: str, status: dict) -> PodInfo:
+    return PodInfo.from_dict({
+        "metadata": {"name": "p", "uid": "p"},
+        "spec": {"nodeName": "n", "containers": [
+            {"name": "a", "resources": {"requests": {"cpu": spec_cpu}}},
+            {"name": "b", "resources": {"requests": {"cpu": "100m"}}},
+        ]},
+        "status": status,
+    })
+
+
+def test_requests_count_a_resize_in_flight() -> None:
+    """InPlacePodVerticalScaling: max(spec, allocated, actuated) per aggregate; the steady state is the spec."""
+    steady = {"containerStatuses": [
+        {"name": "a", "allocatedResources": {"cpu": "1"}, "resources": {"requests": {"cpu": "1"}}},
+        {"name": "b", "allocatedResources": {"cpu": "100m"}, "resources": {"requests": {"cpu": "100m"}}},
+    ]}
+    assert _resizing("1", steady).requests["cpu"] == 1100
+    assert _resizing("1000m", steady).requests["cpu"] == 1100  # same quantity written otherwise
+    assert _resizing("500m", steady).requests["cpu"] == 1100  # shrinking: held until the kubelet acts
+    assert _resizing("2", steady).requests["cpu"] == 2100  # growing: the spec counts at once
+    # A container without a status counts its spec in the allocated and actuated sums.
+    partial = {"containerStatuses": [{"name": "a", "allocatedResources": {"cpu": "3"}}]}
+    assert _resizing("1", partial).requests["cpu"] == 3100
+
+
+def test_pod_level_resize_in_flight() -> None:
+    """InPlacePodLevelResourcesVerticalScaling: pod-level spec, status.resources and allocatedResources."""
+    pod = PodInfo.from_dict({
+        "metadata": {"name": "p", "uid": "p"},
+        "spec": {"nodeName": "n", "resources": {"requests": {"cpu": "1"}}, "containers": [{"name": "a"}]},
+        "status": {"resources": {"requests": {"cpu": "2"}}, "allocatedResources": {"cpu": "2"}},
+    })
+    assert pod.requests["cpu"] == 2000 and pod.nonzero_cpu == 2000

@@ -175,7 +175,7 @@ class PodInfo:
         namespace = meta.get("namespace") or "default"
         name = meta.get("name") or meta.get("generateName") or ""
         try:
-            requests, nonzero_cpu, nonzero_memory = _effective_requests(spec)
+            requests, nonzero_cpu, nonzero_memory = _effective_requests(spec, status)
         except QuantityError as exc:
             raise PodSpecError(f"pod {namespace}/{name}: {exc}") from None
         # Fields kept as given must have their shape now, or a plugin trips over them later.
@@ -290,16 +290,15 @@ def _pod_level_requests(spec: dict[str, Any]) -> dict[str, int]:
     }
 
 
-def _effective_requests(spec: dict[str, Any]) -> tuple[dict[str, int], int, int]:
-    """kube-scheduler's pod request: max(sum of containers (+ sidecars), each init step) + overhead.
-
-    Returns (requests, non-zero cpu, non-zero memory); the non-zero forms substitute 100m / 200Mi
-    for containers that request no cpu / memory, as scoring does.
-    """
+def _aggregate(
+    spec: dict[str, Any], requests_of: Callable[[dict[str, Any]], dict[str, int]]
+) -> tuple[dict[str, int], list[int]]:
+    """The containers' part of the pod request: max(sum of containers (+ sidecars), each init
+    step), and its non-zero form (100m / 200Mi for a container that requests no cpu / memory)."""
     totals: dict[str, int] = {}
     nonzero = [0, 0]
     for container in spec.get("containers") or ():
-        req = _container_requests(container)  # an explicit 0 stays 0; only missing ones default
+        req = requests_of(container)  # an explicit 0 stays 0; only missing ones default
         _add(totals, req)
         # Only an unset request is defaulted; an explicit zero stays zero (as kube-scheduler).
         nonzero[0] += req.get(CPU, DEFAULT_MILLI_CPU_REQUEST)
@@ -309,7 +308,7 @@ def _effective_requests(spec: dict[str, Any]) -> tuple[dict[str, int], int, int]
     init_nonzero_peak = [0, 0]
     sidecar_nonzero = [0, 0]
     for container in spec.get("initContainers") or ():
-        req = _container_requests(container)
+        req = requests_of(container)
         nz = [req.get(CPU, DEFAULT_MILLI_CPU_REQUEST), req.get(MEMORY, DEFAULT_MEMORY_REQUEST)]
         if container.get("restartPolicy") == "Always":  # sidecar: runs for the pod's lifetime
             _add(totals, req)
@@ -325,9 +324,111 @@ def _effective_requests(spec: dict[str, Any]) -> tuple[dict[str, int], int, int]
         _max_into(init_peak, step)
         init_nonzero_peak = [max(init_nonzero_peak[0], step_nz[0]), max(init_nonzero_peak[1], step_nz[1])]
     _max_into(totals, init_peak)
-    nonzero = [max(nonzero[0], init_nonzero_peak[0]), max(nonzero[1], init_nonzero_peak[1])]
+    return totals, [max(nonzero[0], init_nonzero_peak[0]), max(nonzero[1], init_nonzero_peak[1])]
+
+
+def _quantities(values: dict[str, Any] | None) -> dict[str, int]:
+    return {name: resource_value(name, q) for name, q in (values or {}).items()}
+
+
+def _resize_pending_reason(status: dict[str, Any]) -> str | None:
+    """The reason of the PodResizePending condition (Deferred / Infeasible), if any."""
+    for condition in status.get("conditions") or ():
+        if isinstance(condition, dict) and condition.get("type") == "PodResizePending":
+            return str(condition.get("reason") or "")
+    return None
+
+
+def _has_status_resources(spec: dict[str, Any], status: dict[str, Any]) -> bool:
+    """Whether the kubelet reports resources that can differ from the spec's (a resize in flight).
+
+    A running pod's container statuses normally repeat its spec requests; then the max is the spec
+    and the status is not read again (raw equality: quantities as written)."""
+    if "allocatedResources" in status or "resources" in status or _resize_pending_reason(status) == "Infeasible":
+        return True
+    statuses = [cs for key in ("containerStatuses", "initContainerStatuses") for cs in status.get(key) or ()]
+    if not statuses:
+        return False
+    asked = {
+        c.get("name") or "": (c.get("resources") or {}).get("requests") or {}
+        for key in ("containers", "initContainers")
+        for c in spec.get(key) or ()
+        if isinstance(c, dict)
+    }
+    for cs in statuses:
+        if not isinstance(cs, dict):
+            continue
+        requests = asked.get(cs.get("name") or "", {})
+        allocated = cs.get("allocatedResources")
+        if allocated is not None and allocated != requests:
+            return True
+        actuated = (cs.get("resources") or {}).get("requests")
+        if actuated is not None and actuated != requests:
+            return True
+    return False
+
+
+def _with_status_resources(
+    spec: dict[str, Any], status: dict[str, Any], totals: dict[str, int], nonzero: list[int]
+) -> tuple[dict[str, int], list[int]]:
+    """InPlacePodVerticalScaling (GA): while a resize is in flight a pod holds the most of what its
+    spec asks, what the kubelet allocated and what it actuated (component-helpers'
+    AggregateContainerRequests with UseStatusResources); an infeasible resize holds only the latter two."""
+    infeasible = _resize_pending_reason(status) == "Infeasible"
+    by_name: dict[str, dict[str, Any]] = {}
+    for key in ("initContainerStatuses", "containerStatuses"):  # findContainerStatus prefers containers
+        for cs in status.get(key) or ():
+            if isinstance(cs, dict):
+                by_name[cs.get("name") or ""] = cs
+    pod_allocated = status.get("allocatedResources")
+    pod_actuated = (status.get("resources") or {}).get("requests")
+    if pod_allocated is not None and pod_actuated is not None:
+        # InPlacePodLevelResourcesVerticalScaling: pod-level status maps already hold the aggregate.
+        parts = [(_quantities(pod_allocated), [0, 0]), (_quantities(pod_actuated), [0, 0])]
+        for values, nz in parts:
+            nz[0], nz[1] = values.get(CPU, 0), values.get(MEMORY, 0)
+    else:
+        def allocated(container: dict[str, Any]) -> dict[str, int]:
+            cs = by_name.get(container.get("name") or "")
+            if cs is not None and cs.get("allocatedResources") is not None:
+                return _quantities(cs["allocatedResources"])
+            return {} if infeasible else _container_requests(container)
+
+        def actuated(container: dict[str, Any]) -> dict[str, int]:
+            cs = by_name.get(container.get("name") or "")
+            requests = ((cs or {}).get("resources") or {}).get("requests")
+            if requests is not None:
+                return _quantities(requests)
+            return allocated(container)
+
+        parts = [_aggregate(spec, allocated), _aggregate(spec, actuated)]
+    out: dict[str, int] = {} if infeasible else dict(totals)
+    out_nz = [0, 0] if infeasible else list(nonzero)
+    for values, nz in parts:
+        _max_into(out, values)
+        out_nz = [max(out_nz[0], nz[0]), max(out_nz[1], nz[1])]
+    return out, out_nz
+
+
+def _effective_requests(spec: dict[str, Any], status: dict[str, Any] | None = None) -> tuple[dict[str, int], int, int]:
+    """kube-scheduler's pod request: max(sum of containers (+ sidecars), each init step) + overhead,
+    counting an in-place resize in flight from `status` (PodInfo.CalculateResource).
+
+    Returns (requests, non-zero cpu, non-zero memory); the non-zero forms substitute 100m / 200Mi
+    for containers that request no cpu / memory, as scoring does.
+    """
+    totals, nonzero = _aggregate(spec, _container_requests)
+    if status and _has_status_resources(spec, status):
+        totals, nonzero = _with_status_resources(spec, status, totals, nonzero)
     pod_level = _pod_level_requests(spec)
     if pod_level:
+        if status and status.get("resources") is not None:
+            # InPlacePodLevelResourcesVerticalScaling (beta, on): the pod-level resize in flight.
+            spec_level = {} if _resize_pending_reason(status) == "Infeasible" else pod_level
+            pod_level = dict(spec_level)
+            for values in ((status.get("resources") or {}).get("requests"), status.get("allocatedResources")):
+                _max_into(pod_level, {k: v for k, v in _quantities(values).items()
+                                      if k in (CPU, MEMORY) or k.startswith("hugepages-")})
         # PodLevelResources (on by default since v1.34): the pod's own cpu/memory/hugepages requests replace
         # the containers' sum; a resource named at neither level still gets the non-zero default.
         for i, name in enumerate((CPU, MEMORY)):

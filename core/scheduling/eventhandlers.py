@@ -126,10 +126,13 @@ class EventHandlers:
             self.skipped_pods.pop(pod.uid, None)
         if pod.node_name or pod.is_terminal:
             was_placed = pod.uid in self.cluster.placement
+            previous = self.cluster.pods.get(pod.uid) if was_placed else None
             self.cluster.upsert_pod(pod)
             self._no_longer_pending(pod.uid, "pod bound elsewhere" if pod.node_name else "pod finished")
             if not was_placed and pod.node_name and not pod.is_terminal:
                 self.queue.move_for_event("Pod/Add", self._interested, new=pod)
+            elif previous is not None and pod.node_name and not pod.is_terminal and _placed_pod_changed(previous, pod):
+                self.queue.move_for_event("Pod/Update", self._interested, old=previous, new=pod)
             return
         if pod.deleting:
             self._no_longer_pending(pod.uid, "pod being deleted")
@@ -203,6 +206,13 @@ class EventHandlers:
         waiting = self.waiting_pods.pop(uid, None)
         if waiting is not None:
             waiting.reject("", why)
+
+
+def _placed_pod_changed(old: PodInfo, new: PodInfo) -> bool:
+    """The updates of a placed pod that can make a pending pod schedulable (kube-scheduler's
+    AssignedPod UpdatePodLabel and UpdatePodScaleDown): new labels, or a request scaled down
+    (an in-place resize; requests count the resources the kubelet allocated)."""
+    return old.labels != new.labels or any(value > new.requests.get(name, 0) for name, value in old.requests.items())
 
 
 def _scheduling_relevant_change(old: PodInfo, new: PodInfo) -> bool:

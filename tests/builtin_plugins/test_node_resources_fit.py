@@ -469,3 +469,45 @@ def test_upstream_most_allocated_weighted_differently_sized_nodes():
     cluster = make_cluster(two_nodes("4000", "10000", "6000", "10000"))
     plugin = strategy("MostAllocated", [{"name": "memory", "weight": 2}, {"name": "cpu", "weight": 1}])
     assert run_score(plugin, cluster, make_pod("p", *REQ_POD)) == [58, 50]
+
+
+# ---- in-place pod resize (InPlacePodVerticalScaling, GA) ------------------------------------------
+def _running(cpu: str, allocated: str | None = None, actual: str | None = None, labels: dict | None = None) -> dict:
+    """A pod running on n0 asking `cpu`, with the kubelet's view of its resize (allocated / actuated)."""
+    status: dict[str, Any] = {"phase": "Running"}
+    if allocated is not None:
+        cs: dict[str, Any] = {"name": "c", "allocatedResources": {"cpu": allocated}}
+        if actual is not None:
+            cs["resources"] = {"requests": {"cpu": actual}}
+        status["containerStatuses"] = [cs]
+    return {"kind": "Pod", "metadata": {"name": "busy", "namespace": "default", "uid": "busy", "labels": labels or {}},
+            "spec": {"nodeName": "n0", "containers": [{"name": "c", "resources": {"requests": {"cpu": cpu}}}]},
+            "status": status}
+
+
+def test_a_resize_in_flight_holds_the_most_of_spec_allocated_and_actuated() -> None:
+    assert PodInfo.from_dict(_running("300m", "800m", "800m")).requests["cpu"] == 800  # kubelet not done
+    assert PodInfo.from_dict(_running("900m", "800m", "800m")).requests["cpu"] == 900  # growing: spec counts
+    assert PodInfo.from_dict(_running("300m", "300m", "500m")).requests["cpu"] == 500  # not yet actuated
+    assert PodInfo.from_dict(_running("300m", "300m", "300m")).requests["cpu"] == 300
+    infeasible = _running("900m", "800m", "800m")
+    infeasible["status"]["conditions"] = [{"type": "PodResizePending", "status": "True", "reason": "Infeasible"}]
+    assert PodInfo.from_dict(infeasible).requests["cpu"] == 800  # an infeasible resize's spec is not held
+
+
+def test_pending_pod_retried_when_a_placed_pod_scales_down(scheduler_tester) -> None:
+    """AssignedPod UpdatePodScaleDown: the pod waits until the kubelet has given the cpu back."""
+    node = {"kind": "Node", "metadata": {"name": "n0"}, "status": {"allocatable": {"cpu": "1", "memory": "1Gi", "pods": "10"}}}
+    pending = {"kind": "Pod", "metadata": {"name": "p", "namespace": "default", "uid": "p"},
+               "spec": {"containers": [{"name": "c", "resources": {"requests": {"cpu": "500m"}}}]}}
+    t = scheduler_tester(["NodeResourcesFit"], objects=[node, _running("800m", "800m", "800m"), pending])
+    s, b = t.scheduler, t.backend
+    t.settle(timeout=10)
+    assert s.queue.entries["p"].where == "unschedulable" and len(t.records("p")) == 1
+    b.apply(_running("800m", "800m", "800m", labels={"app": "x"}))  # Pod/Update, nothing given back
+    b.apply(_running("300m", "800m", "800m", labels={"app": "x"}))  # resize asked, not yet allocated
+    t.settle(timeout=10)
+    assert s.queue.entries["p"].where == "unschedulable" and len(t.records("p")) == 1
+    b.apply(_running("300m", "300m", "300m", labels={"app": "x"}))  # the kubelet resized the container
+    t.settle(timeout=10)
+    assert t.node_of("p") == "n0" and len(t.records("p")) == 2

@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 import st
-from kubeberth import Code
+from kubeberth import Code, FeatureGates
 from kubeberth.builtin_plugins.node_resources_fit import NodeResourcesFit, NodeResourcesFitArgs
 from st import GoStatus, fwk, resource, v1
 from upstream import cases, run_filter, run_score, snapshot
@@ -1208,3 +1208,204 @@ def test_fit_score(test: dict[str, Any]) -> None:
     cluster = snapshot(test.get("existingPods"), test["nodes"])
     _, got = run_score(p, test["requestedPod"], cluster, normalize=False, prescore=test.get("runPreScore", False))
     assert [{"name": n, "score": s} for n, s in got.items()] == test["expectedPriorities"]
+
+
+# ---- TestDeferredResizeFit -----------------------------------------------------------------------
+# A bound pod whose in-place resize the kubelet deferred, filtered on its own node. The Go test builds
+# the NodeInfo from existingPods (the cache's view of the same pod, by UID, before the resize).
+v1.PodResizePending = "PodResizePending"  # type: ignore[attr-defined]
+v1.PodReasonDeferred = "Deferred"  # type: ignore[attr-defined]
+
+
+def _resize_pod(name: str, uid: str, requests: dict[str, str], deferred: bool) -> dict[str, Any]:
+    pod: dict[str, Any] = {
+        "kind": "Pod",
+        "metadata": {"name": name, "uid": uid},
+        "spec": {"nodeName": "test-node", "containers": [{"resources": {"requests": requests}}]},
+    }
+    if deferred:
+        pod["status"] = {"conditions": [{"type": v1.PodResizePending, "reason": v1.PodReasonDeferred}]}
+    return pod
+
+
+TestDeferredResizeFit = [
+    {
+        "name": "TestDeferredResizeFit/deferred pod resize fits, no other workloads",
+        "pod": _resize_pod("pod1", "pod1-uid", {v1.ResourceCPU: resource.NewMilliQuantity(800, resource.DecimalSI),
+                                                v1.ResourceMemory: resource.NewQuantity(1600, resource.BinarySI)}, True),
+        "existingPods": [
+            _resize_pod("pod1", "pod1-uid", {v1.ResourceCPU: resource.NewMilliQuantity(500, resource.DecimalSI),
+                                             v1.ResourceMemory: resource.NewQuantity(1000, resource.BinarySI)}, False),
+        ],
+        "nodeAllocatable": framework.Resource(MilliCPU=1000, Memory=2000),
+        "enablePreemptionFeature": True,
+        "wantStatus": None,
+    },
+    {
+        # Exactly the same as the previous test case, but the flag is disabled.
+        # In this case, we will have double counting (diff between old and target) and it will fail to fit.
+        "name": "TestDeferredResizeFit/feature gate is false - double counting causes fit failure",
+        "pod": _resize_pod("pod1", "pod1-uid", {v1.ResourceCPU: resource.NewMilliQuantity(800, resource.DecimalSI),
+                                                v1.ResourceMemory: resource.NewQuantity(1600, resource.BinarySI)}, True),
+        "existingPods": [
+            _resize_pod("pod1", "pod1-uid", {v1.ResourceCPU: resource.NewMilliQuantity(500, resource.DecimalSI),
+                                             v1.ResourceMemory: resource.NewQuantity(1000, resource.BinarySI)}, False),
+        ],
+        "nodeAllocatable": framework.Resource(MilliCPU=1000, Memory=2000),
+        "enablePreemptionFeature": False,
+        "wantStatus": fwk.NewStatus(fwk.Unschedulable, getErrReason(v1.ResourceCPU), getErrReason(v1.ResourceMemory)),
+    },
+    {
+        "name": "TestDeferredResizeFit/deferred pod resize does not fit, but is resolvable via preemption",
+        "pod": _resize_pod("pod1", "pod1-uid", {v1.ResourceCPU: resource.NewMilliQuantity(800, resource.DecimalSI)}, True),
+        "existingPods": [
+            _resize_pod("pod1", "pod1-uid", {v1.ResourceCPU: resource.NewMilliQuantity(500, resource.DecimalSI)}, False),
+            _resize_pod("pod2", "pod2-uid", {v1.ResourceCPU: resource.NewMilliQuantity(400, resource.DecimalSI)}, False),
+        ],
+        "nodeAllocatable": framework.Resource(MilliCPU=1000),
+        "enablePreemptionFeature": True,
+        "wantStatus": fwk.NewStatus(fwk.Unschedulable, getErrReason(v1.ResourceCPU)),
+    },
+    {
+        "name": "TestDeferredResizeFit/deferred pod resize does not fit, unresolvable (exceeds node capacity)",
+        "pod": _resize_pod("pod1", "pod1-uid", {v1.ResourceCPU: resource.NewMilliQuantity(1200, resource.DecimalSI)}, True),
+        "existingPods": [
+            _resize_pod("pod1", "pod1-uid", {v1.ResourceCPU: resource.NewMilliQuantity(500, resource.DecimalSI)}, False),
+        ],
+        "nodeAllocatable": framework.Resource(MilliCPU=1000),
+        "enablePreemptionFeature": True,
+        "wantStatus": fwk.NewStatus(fwk.UnschedulableAndUnresolvable, getErrReason(v1.ResourceCPU)),
+    },
+    {
+        "name": "TestDeferredResizeFit/feature gate is false, pod is not in cache, resize fits",
+        "pod": _resize_pod("pod1", "pod1-uid", {v1.ResourceCPU: resource.NewMilliQuantity(800, resource.DecimalSI),
+                                                v1.ResourceMemory: resource.NewQuantity(1600, resource.BinarySI)}, True),
+        "existingPods": [],
+        "nodeAllocatable": framework.Resource(MilliCPU=1000, Memory=2000),
+        "enablePreemptionFeature": False,
+        "wantStatus": None,
+    },
+]
+
+
+@pytest.mark.parametrize("test", cases(TestDeferredResizeFit))
+def test_deferred_resize_fit(test: dict[str, Any]) -> None:
+    allocatable = test["nodeAllocatable"]
+    node = {"kind": "Node", "metadata": {"name": "test-node"}, "status": {"allocatable": {
+        v1.ResourceCPU: resource.NewMilliQuantity(allocatable.get("MilliCPU", 0), resource.DecimalSI),
+        v1.ResourceMemory: resource.NewQuantity(allocatable.get("Memory", 0), resource.BinarySI),
+        v1.ResourcePods: resource.NewQuantity(32, resource.DecimalSI),
+    }}}
+    cluster = snapshot(test["existingPods"], [node])
+    gates = FeatureGates({"InPlacePodVerticalScalingSchedulerPreemption": test["enablePreemptionFeature"]})
+    p = NodeResourcesFit(NodeResourcesFitArgs(scoringStrategy=defaultScoringStrategy), feature_gates=gates)
+    pre, got = run_filter(p, test["pod"], cluster)
+    assert pre is None or pre.code == Code.SUCCESS
+    assert go_status(got["test-node"]) == test["wantStatus"]
+
+
+# ---- TestEventsToRegister ------------------------------------------------------------------------
+class _Events:  # fwk.ClusterEvent resources and action types, in kubeberth's event names
+    AssignedPod = "Pod"  # a placed pod (Pod/Add, Pod/Update, Pod/Delete)
+    TargetPod = "TargetPod"  # the pending pod itself: re-queued by the queue on its own update, not an event
+    Node = "Node"
+    DeviceClass = "DeviceClass"
+    Add = ("Add",)
+    Delete = ("Delete",)
+    Update = ("Update",)
+    UpdateNodeAllocatable = ("Update",)  # kubeberth's Node/Update is any node update
+    UpdatePodScaleDown = ("Update",)  # a placed pod's Pod/Update (the hint checks what went down)
+
+
+def ClusterEvent(Resource: str, ActionType: tuple[str, ...]) -> set[str]:  # noqa: N802, N803
+    return set() if Resource == _Events.TargetPod else {f"{Resource}/{a}" for a in ActionType}
+
+
+def ClusterEventWithHint(Event: set[str]) -> set[str]:  # noqa: N802, N803
+    return Event
+
+
+E = _Events
+TestEventsToRegister = [
+    {
+        "name": "TestEventsToRegister/Register events with InPlacePodVerticalScaling feature enabled",
+        "enableInPlacePodVerticalScaling": True,
+        "expectedClusterEvents": [
+            ClusterEventWithHint(Event=ClusterEvent(Resource=E.AssignedPod, ActionType=E.Delete)),
+            ClusterEventWithHint(Event=ClusterEvent(Resource=E.Node, ActionType=E.Add + E.UpdateNodeAllocatable)),
+            ClusterEventWithHint(Event=ClusterEvent(Resource=E.AssignedPod, ActionType=E.UpdatePodScaleDown)),
+            ClusterEventWithHint(Event=ClusterEvent(Resource=E.TargetPod, ActionType=E.UpdatePodScaleDown)),
+        ],
+    },
+    {
+        "name": "TestEventsToRegister/Register events with default features",
+        "expectedClusterEvents": [
+            ClusterEventWithHint(Event=ClusterEvent(Resource=E.AssignedPod, ActionType=E.Delete)),
+            ClusterEventWithHint(Event=ClusterEvent(Resource=E.Node, ActionType=E.Add + E.UpdateNodeAllocatable)),
+        ],
+    },
+    {
+        "name": "TestEventsToRegister/Register events with DRAExtendedResource feature enabled",
+        "enableDRAExtendedResource": True,
+        "expectedClusterEvents": [
+            ClusterEventWithHint(Event=ClusterEvent(Resource=E.AssignedPod, ActionType=E.Delete)),
+            ClusterEventWithHint(Event=ClusterEvent(Resource=E.Node, ActionType=E.Add + E.UpdateNodeAllocatable)),
+            ClusterEventWithHint(Event=ClusterEvent(Resource=E.DeviceClass, ActionType=E.Add + E.Update)),
+        ],
+    },
+]
+
+
+@pytest.mark.parametrize("test", cases(TestEventsToRegister))
+def test_events_to_register(test: dict[str, Any]) -> None:
+    """The Go test builds `&Fit{...}` with the two flags set directly (both gates are GA and locked on
+    in v1.37, so FeatureGates cannot turn them off): the same is done to the plugin's attributes."""
+    fp = NodeResourcesFit()
+    fp.enable_in_place_pod_vertical_scaling = test.get("enableInPlacePodVerticalScaling", False)
+    fp.enable_dra_extended_resource = test.get("enableDRAExtendedResource", False)
+    assert fp.requeue_on == set().union(*test["expectedClusterEvents"])
+
+
+# ---- TestComputePodResourceRequestWithNodeAllocatableDRA -------------------------------------------
+# computePodResourceRequest is PodInfo's request vector; the cases with DRANodeAllocatableResources
+# (alpha) enabled are listed in tests/upstream_unported.py.
+def _node_allocatable_claim_pod() -> dict[str, Any]:
+    return {
+        "kind": "Pod",
+        "metadata": {"name": "p"},
+        "spec": {
+            "containers": [{
+                "name": "c1",
+                "resources": {
+                    "requests": {v1.ResourceCPU: "100m", v1.ResourceMemory: "1Gi"},
+                    "claims": [{"name": "node-allocatable-claim"}],
+                },
+            }],
+            "resourceClaims": [{"name": "node-allocatable-claim", "resourceClaimName": "node-allocatable-claim"}],
+        },
+        "status": {
+            "nodeAllocatableResourceClaimStatuses": [{
+                "resourceClaimName": "node-allocatable-claim",
+                "containers": ["c1"],
+                "mapping": [{"name": v1.ResourceCPU, "quantity": "50m"}],
+            }],
+        },
+    }
+
+
+TestComputePodResourceRequestWithNodeAllocatableDRA = [
+    {
+        "name": "TestComputePodResourceRequestWithNodeAllocatableDRA/"
+                "Pod with DRA claim and EnableDRANodeAllocatableResources disabled",
+        "enableDRANodeAllocatableResources": False,
+        "pod": _node_allocatable_claim_pod(),
+        "expected": {"MilliCPU": 100, "Memory": 1024 * 1024 * 1024},  # only standard request
+    },
+]
+
+
+@pytest.mark.parametrize("tc", cases(TestComputePodResourceRequestWithNodeAllocatableDRA))
+def test_compute_pod_resource_request_with_node_allocatable_dra(tc: dict[str, Any]) -> None:
+    requests = st.pod_info(tc["pod"]).requests
+    assert {"MilliCPU": requests.get(v1.ResourceCPU, 0), "Memory": requests.get(v1.ResourceMemory, 0)} == tc["expected"]
+    assert set(requests) <= {v1.ResourceCPU, v1.ResourceMemory}
