@@ -10,9 +10,11 @@ from kubeberth.backends.embedded import EmbeddedCluster
 from kubeberth.builtin_plugins.volume_binding import (
     ERR_REASON_BIND_CONFLICT,
     ERR_REASON_NODE_CONFLICT,
+    ERR_REASON_NOT_ENOUGH_SPACE,
     ERR_REASON_PV_NOT_EXIST,
     ERR_UNBOUND_IMMEDIATE,
     VolumeBinding,
+    has_enough_capacity,
     node_selector_terms_match,
     topology_terms_match,
 )
@@ -451,3 +453,59 @@ def test_args_validation() -> None:
     assert VolumeBinding.Args.model_validate({"bindTimeoutSeconds": 30}).bindTimeoutSeconds == 30
     with pytest.raises(ValueError):
         VolumeBinding.Args.model_validate({"bindTimeoutSeconds": -1})
+
+
+# ---- storage capacity (the scenarios of binder_test.go's TestCapacity) ---------------------------
+# Its map-keyed table is not read by scripts/upstream_cases.py, so these carry kubeberth's own ids.
+_NODE_KEY, _PROVISIONER, _CLASS = "nodeKey", "test-provisioner", "waitClassWithProvisioner"
+
+
+def _capacity(name: str, storage_class: str, node: str | None, capacity: str, maximum: str) -> dict[str, Any]:
+    c: dict[str, Any] = {"kind": "CSIStorageCapacity", "metadata": {"name": name, "namespace": "default"},
+                         "storageClassName": storage_class, "nodeTopology": {}}
+    if node is not None:
+        c["nodeTopology"]["matchLabels"] = {_NODE_KEY: node}
+    if capacity:
+        c["capacity"] = capacity
+    if maximum:
+        c["maximumVolumeSize"] = maximum
+    return c
+
+
+_NET = _capacity("net", _CLASS, None, "1Gi", "")
+_NODE1 = _capacity("net", _CLASS, "node1", "1Gi", "")
+_NODE2 = _capacity("net", _CLASS, "node2", "1Gi", "")
+CAPACITY_SCENARIOS = {  # name -> (capacities, the capacity chosen, rejected for lack of space)
+    "network-attached": ([_NET], _NET, False),
+    "local-storage": ([_NODE1], _NODE1, False),
+    "multiple": ([_NET, _NODE2, _NODE1], _NODE1, False),  # one name: the last one created is the object
+    "no-storage": ([], None, True),
+    "wrong-node": ([_capacity("net", _CLASS, "node2", "1Gi", "")], None, True),
+    "wrong-storage-class": ([_capacity("net", "waitClass", "node1", "1Gi", "")], None, True),
+    "insufficient-storage": ([_capacity("net", _CLASS, "node1", "1Mi", "")], None, True),
+    "insufficient-volume-size": ([_capacity("net", _CLASS, "node1", "1Gi", "1Mi")], None, True),
+    "zero-storage": ([_capacity("net", _CLASS, "node1", "0Mi", "")], None, True),
+    "zero-volume-size": ([_capacity("net", _CLASS, "node1", "", "0Mi")], None, True),
+    "nil-storage": ([_capacity("net", _CLASS, "node1", "", "")], None, True),
+}
+
+
+@pytest.mark.parametrize("opt_in", [True, False], ids=["CSIDriver.StorageCapacity=true", "CSIDriver.StorageCapacity=false"])
+@pytest.mark.parametrize("name", list(CAPACITY_SCENARIOS))
+def test_storage_capacity_check(name: str, opt_in: bool) -> None:
+    """A driver that does not opt in is never checked; one that does needs a CSIStorageCapacity of the
+    claim's class, admitting the node, whose volume limit (maximumVolumeSize, else capacity) holds it."""
+    capacities, chosen, rejected = CAPACITY_SCENARIOS[name]
+    storage_class = {"kind": "StorageClass", "metadata": {"name": _CLASS}, "provisioner": _PROVISIONER,
+                     "volumeBindingMode": "WaitForFirstConsumer",
+                     "allowedTopologies": [{"matchLabelExpressions": [{"key": _NODE_KEY, "values": ["node1", "reference-value"]}]}]}
+    driver = {"kind": "CSIDriver", "metadata": {"name": _PROVISIONER}, "spec": {"storageCapacity": opt_in}}
+    claim = {"kind": "PersistentVolumeClaim", "metadata": {"name": "provisioned-pvc", "namespace": "default", "uid": "pvc-uid"},
+             "spec": {"storageClassName": _CLASS, "volumeMode": "Filesystem", "resources": {"requests": {"storage": "1Gi"}}}}
+    node = {"kind": "Node", "metadata": {"name": "node1", "labels": {_NODE_KEY: "node1"}}}
+    cluster = cluster_of([node], [], [storage_class, driver, claim, *capacities])
+    status, _state, verdicts = run_filter(VolumeBinding(), cluster, claim_pod("provisioned-pvc"))
+    assert status is None
+    assert verdicts == {"node1": (ERR_REASON_NOT_ENOUGH_SPACE,) if opt_in and rejected else ()}
+    found = has_enough_capacity(cluster, _PROVISIONER, claim, storage_class, {_NODE_KEY: "node1"})
+    assert found == ((not rejected, chosen) if opt_in else (True, None))
