@@ -6,7 +6,8 @@ from typing import Any
 
 import numpy as np
 import pytest
-from kubeberth import ClusterState, Code, CycleState, PodInfo
+from kubeberth import ClusterState, Code, CycleState, FeatureGates, PodInfo
+from kubeberth.api.capabilities import capabilities_of
 from kubeberth.builtin_plugins.node_resources_fit import (
     NodeResourcesFit,
     NodeResourcesFitArgs,
@@ -511,3 +512,38 @@ def test_pending_pod_retried_when_a_placed_pod_scales_down(scheduler_tester) -> 
     b.apply(_running("300m", "300m", "300m", labels={"app": "x"}))  # the kubelet resized the container
     t.settle(timeout=10)
     assert t.node_of("p") == "n0" and len(t.records("p")) == 2
+
+
+def _hint_pod(name: str, node: str = "", deferred: bool = False, pod_level: bool = False, **requests: str) -> PodInfo:
+    resources = {"requests": dict(requests)}
+    spec: dict[str, Any] = {"containers": [{"name": "c"} if pod_level else {"name": "c", "resources": resources}]}
+    if pod_level:
+        spec["resources"] = resources
+    if node:
+        spec["nodeName"] = node
+    raw: dict[str, Any] = {"metadata": {"name": name, "uid": name}, "spec": spec}
+    if deferred:
+        raw["status"] = {"conditions": [{"type": "PodResizePending", "status": "True", "reason": "Deferred"}]}
+    return PodInfo.from_dict(raw)
+
+
+@pytest.mark.parametrize(("pod", "old", "new", "queue"), [
+    # the scenarios of fit_test.go's Test_isSchedulableAfterAssignedPodScaleDown (a map-keyed table)
+    (_hint_pod("pod1", cpu="1"), _hint_pod("pod2", cpu="2"), _hint_pod("pod2", cpu="1"), False),  # not placed
+    (_hint_pod("pod1", cpu="1"), _hint_pod("pod2", "fake", memory="2"), _hint_pod("pod2", "fake", memory="1"), False),
+    (_hint_pod("pod1", pod_level=True, cpu="1"), _hint_pod("pod2", "fake", pod_level=True, memory="2"),
+     _hint_pod("pod2", "fake", pod_level=True, memory="1"), False),
+    (_hint_pod("pod1", cpu="1"), _hint_pod("pod2", "fake", cpu="2"), _hint_pod("pod2", "fake", cpu="1"), True),
+    (_hint_pod("pod1", pod_level=True, cpu="1"), _hint_pod("pod2", "fake", pod_level=True, cpu="2"),
+     _hint_pod("pod2", "fake", pod_level=True, cpu="1"), True),
+    (_hint_pod("pod1", "node1", deferred=True, cpu="1"), _hint_pod("pod2", "node2", cpu="2"),
+     _hint_pod("pod2", "node2", cpu="1"), False),
+    (_hint_pod("pod1", "node1", deferred=True, cpu="1"), _hint_pod("pod2", "node1", cpu="2"),
+     _hint_pod("pod2", "node1", cpu="1"), True),
+], ids=["other-unscheduled-pod", "unrelated-resource", "unrelated-pod-level-resource", "some-resource",
+        "some-pod-level-resource", "deferred-different-node", "deferred-same-node"])
+def test_is_schedulable_after_assigned_pod_scale_down(pod: PodInfo, old: PodInfo, new: PodInfo, queue: bool) -> None:
+    gates = FeatureGates({"InPlacePodVerticalScalingSchedulerPreemption": True})
+    plugin = NodeResourcesFit(feature_gates=gates)
+    assert plugin.is_schedulable_after_assigned_pod_scale_down(pod, old, new) is queue
+    assert capabilities_of(plugin).requeues("Pod/Update", pod, old, new) is queue
