@@ -65,3 +65,22 @@ def test_the_scheduling_loop_places_around_a_nomination() -> None:
         placed = t.schedule(make_pod("small", "2", priority=0))
         assert placed == {"small": None}
         assert "0/2 nodes are available: 2 Insufficient cpu." in t.events("small", "FailedScheduling")[0]
+
+
+def test_a_plugin_that_skipped_the_pod_ignores_nominated_pods() -> None:
+    """kube-scheduler updates the cycle's PreFilter state for nominated pods through AddPod, and
+    RunPreFilterExtensionAddPod passes over the plugins that returned Skip for the pod. No placed
+    pod has anti-affinity and `web` has no terms, so InterPodAffinity skips it: the anti-affinity
+    of the pod nominated on n1 is not checked, and n1 stays feasible (only its room would count)."""
+    anti = {"podAntiAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": [
+        {"labelSelector": {"matchLabels": {"app": "web"}}, "topologyKey": "kubernetes.io/hostname"}]}}
+    with SchedulerTester(default_plugins=True) as t:
+        t.add(make_node("n1"), make_node("n2"), nominated("guard", "n1", 100, affinity=anti))
+        ev = t.evaluate(make_pod("web", "100m", priority=0, labels={"app": "web"}))
+        assert ev.feasible == ["n1", "n2"]
+        # With a placed pod whose anti-affinity selects `web`, the plugin runs, and so does its
+        # first pass with the nominated pod placed.
+        t.add(make_pod("guard-0", "100m", nodeName="n2", affinity=anti))
+        ev = t.evaluate(make_pod("web", "100m", priority=0, labels={"app": "web"}))
+        assert ev.feasible == []
+        assert ev.reasons == dict.fromkeys(("n1", "n2"), "node(s) didn't satisfy existing pods anti-affinity rules")

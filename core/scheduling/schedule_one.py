@@ -26,6 +26,7 @@ from .batch import BatchCounters, OpportunisticBatch, ScoredCandidates, names_ar
 from .extenders import add_extender_scores, filter_with_extenders, start_prioritize
 from .handle import FrameworkHandle
 from .incremental import IncrementalCycles, ShapeVerdicts
+from .nominated import filter_with_nominated
 from .queue import QueuedPod
 from .waiting_pods import WaitingPod
 
@@ -34,6 +35,10 @@ log = logging.getLogger(__name__)
 
 class ScheduleOne:
     """The scheduling cycle's steps, run by the scheduling thread one pod at a time."""
+
+    # The first pass of the nominated-pod filtering in one batch call where the active filters allow
+    # it (see nominated.py); off, node by node: the reference the batch path is tested against.
+    nominated_in_batch: bool = True
 
     def filter_rows(
         self,
@@ -45,39 +50,12 @@ class ScheduleOne:
         record: CycleRecord | None,
         nominated: dict[int, list[PodInfo]],
     ) -> np.ndarray:
-        """The filters over `rows` (feasible mask), as RunFilterPluginsWithNominatedPods runs them.
-
-        On a node with pods nominated there by preemption with priority >= this pod's, the filters
-        run twice: first with those pods placed there (kube-scheduler adds them to a clone of the
-        PreFilter state through AddPod; here PreFilter runs again with them placed), then without
-        them; the node must pass both, and the first failure is the one reported. Other nodes run
-        once, in one batch, without any nominated pod.
-        """
-        cluster = self.cluster
-        handle = self.handle_for(fw)
-        table = cluster.table
-        if not nominated:
-            return fw.run_filters(state, pod, table.view(rows), cluster, handle, diagnosis, record)
-        special = np.fromiter((r in nominated for r in rows.tolist()), dtype=bool, count=len(rows))
-        mask = np.zeros(len(rows), dtype=bool)
-        plain = ~special
-        if plain.any():
-            mask[plain] = fw.run_filters(state, pod, table.view(rows[plain]), cluster, handle, diagnosis, record)
-        for i in np.flatnonzero(special).tolist():
-            row = int(rows[i])
-            one = table.view(np.asarray([row], dtype=np.int64))
-            with cluster.hypothetical(add=[(other, row) for other in nominated[row]]):
-                with_state = CycleState()
-                # AddPod keeps the cycle's PreFilter result (narrowed nodes): only the state is redone.
-                status, _ = fw.run_pre_filter(with_state, pod, table.view(table.ordered_rows()), cluster, handle, None)
-                if not status.ok:
-                    if diagnosis is not None:
-                        diagnosis.add(status.plugin, status.message, one.rows, status.code)
-                    continue
-                if not fw.run_filters(with_state, pod, one, cluster, handle, diagnosis, record)[0]:
-                    continue
-            mask[i] = bool(fw.run_filters(state, pod, one, cluster, handle, diagnosis, record)[0])
-        return mask
+        """The filters over `rows` (feasible mask), as RunFilterPluginsWithNominatedPods runs them:
+        a node with pods nominated there (priority >= this pod's) must pass with them placed and
+        without them (nominated.py)."""
+        return filter_with_nominated(
+            fw, state, pod, rows, self.cluster, self.handle_for(fw), diagnosis, record, nominated, self.nominated_in_batch
+        )
 
     def batch_for(self, fw: Framework) -> OpportunisticBatch:
         """The profile's opportunistic batch (a new generation's framework starts an empty one)."""
