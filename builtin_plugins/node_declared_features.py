@@ -122,7 +122,7 @@ class FeatureFramework:
 DEFAULT_FRAMEWORK = FeatureFramework()
 _REQUIREMENTS: MemoKey[frozenset[str]] = MemoKey("NodeDeclaredFeatures.requirements")
 # Inference reads the spec only, and a workload's pods share theirs: one answer per distinct spec.
-_BY_SPEC: dict[tuple[Version | None, bytes], frozenset[str]] = {}
+_BY_SPEC: dict[tuple[Version | None, str], frozenset[str]] = {}
 _BY_SPEC_LIMIT = 4096
 
 
@@ -173,7 +173,7 @@ class NodeDeclaredFeatures:
         if found is None:
             spec = pod.raw.get("spec") or {}
             try:
-                key = (self.version, orjson.dumps(spec, option=orjson.OPT_SORT_KEYS))
+                key = (self.version, orjson.dumps(spec, option=orjson.OPT_SORT_KEYS).decode())  # str: compact
             except TypeError:  # not plain JSON: infer without sharing
                 key = None
             found = _BY_SPEC.get(key) if key is not None else None

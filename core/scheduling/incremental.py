@@ -44,20 +44,22 @@ def incremental_cycles_enabled() -> bool:
     return os.environ.get("KUBEBERTH_INCREMENTAL_CYCLES", "").strip().lower() != "false"
 
 
-_SHAPE: MemoKey[bytes] = MemoKey("kubeberth.incremental.shape")
+_SHAPE: MemoKey[str] = MemoKey("kubeberth.incremental.shape")
 _SHAPE_OPTIONS = orjson.OPT_SORT_KEYS | orjson.OPT_NON_STR_KEYS
 
 
-def pod_shape(pod: PodInfo) -> bytes:
+def pod_shape(pod: PodInfo) -> str:
     """What a plugin may read of a pod besides its name and uid: equal shapes, equal verdicts."""
 
-    def compute(p: PodInfo) -> bytes:
+    def compute(p: PodInfo) -> str:
         meta = p.raw.get("metadata") or {}
         parts = [p.namespace, p.labels, meta.get("ownerReferences"), p.raw.get("spec")]
         try:
-            return orjson.dumps(parts, option=_SHAPE_OPTIONS, default=str)
+            # As str: orjson's bytes keep their whole output buffer (4 KiB), and a shape lives as
+            # long as its pod.
+            return orjson.dumps(parts, option=_SHAPE_OPTIONS, default=str).decode()
         except TypeError:  # e.g. an integer beyond 64 bits: the slower encoder takes anything
-            return json.dumps(parts, sort_keys=True, separators=(",", ":"), default=str).encode()
+            return json.dumps(parts, sort_keys=True, separators=(",", ":"), default=str)
 
     return pod.cached(_SHAPE, compute)
 
@@ -96,7 +98,7 @@ class IncrementalCycles:
         self.framework = framework
         self.cluster = cluster
         self.handle = handle
-        self.shapes: OrderedDict[bytes, ShapeVerdicts] = OrderedDict()
+        self.shapes: OrderedDict[str, ShapeVerdicts] = OrderedDict()
         self.last_shape = ""  # the shape of the pod this cache saw last
         self.reused = 0
         self.rows_refiltered = 0
