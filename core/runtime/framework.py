@@ -44,7 +44,18 @@ TOP_SCORES_RECORDED = 5  # nodes kept with their per-plugin breakdown (traces, e
 REJECTED_NODES_RECORDED = 10  # node names kept per plugin and reason when a pod is unschedulable
 
 
-CODE_NAMES = {code: code.name for code in Code}  # Enum.name is a descriptor, slow on the hot path
+# Step attributes shared by every record (read-only by convention): ~20 steps per cycle and
+# thousands of kept records would otherwise hold a small dict each.
+# (Built once also because Enum.name is a descriptor, slow on the hot path.)
+_CODE_ATTRS: dict[Code, dict[str, Any]] = {code: {"code": code.name} for code in Code}
+_WEIGHT_ATTRS: dict[int, dict[str, Any]] = {}
+
+
+def _weight_attrs(weight: int) -> dict[str, Any]:
+    found = _WEIGHT_ATTRS.get(weight)
+    if found is None:
+        found = _WEIGHT_ATTRS[weight] = {"weight": weight}
+    return found
 
 
 def num_feasible_nodes_to_find(num_all_nodes: int, percentage: int | None) -> int:
@@ -287,7 +298,7 @@ class Framework:
             else:
                 status = as_status(result, hook.plugin)
             if record is not None:
-                record.step("PreFilter", hook.plugin, t0, {"code": CODE_NAMES[status.code]})
+                record.step("PreFilter", hook.plugin, t0, _CODE_ATTRS[status.code])
             if status.code == Code.SKIP:
                 state.skip_filter.add(hook.plugin)
                 continue
@@ -427,7 +438,7 @@ class Framework:
             t0 = time.time_ns()
             status = _call_status(hook, kwargs)
             if record is not None:
-                record.step("PreScore", hook.plugin, t0, {"code": CODE_NAMES[status.code]})
+                record.step("PreScore", hook.plugin, t0, _CODE_ATTRS[status.code])
             if status.code == Code.SKIP:
                 state.skip_score.add(hook.plugin)
             elif not status.ok:
@@ -451,7 +462,7 @@ class Framework:
                 raise PluginFailure(Status.error(f"score plugin {hook.plugin} returned shape {scores.shape} for {len(nodes)} nodes", hook.plugin))
             raw_scores[hook.plugin] = scores
             if record is not None:
-                record.step("Score", hook.plugin, t0, {"weight": hook.weight})
+                record.step("Score", hook.plugin, t0, _weight_attrs(hook.weight))
         return raw_scores
 
     def normalize_scores(

@@ -11,6 +11,8 @@ import numpy as np
 
 from ..api.status import Code, Status
 
+_NO_ATTRS: dict[str, Any] = {}  # shared by steps without attributes; step attributes are read-only
+
 
 @dataclass
 class Diagnosis:
@@ -94,7 +96,7 @@ class CycleRecord:
     span_context: Any = None  # the root span's context, parent of the binding cycle span
 
     def step(self, point: str, plugin: str, start_ns: int, attrs: dict[str, Any] | None = None) -> None:
-        self.steps.append((point, plugin, start_ns, time.time_ns(), attrs or {}))
+        self.steps.append((point, plugin, start_ns, time.time_ns(), attrs or _NO_ATTRS))
 
     def as_dict(self) -> dict[str, Any]:
         return {
