@@ -8,6 +8,7 @@ over table.label_values(topologyKey); per-node checks are then array lookups.
 from __future__ import annotations
 
 import math
+import weakref
 from dataclasses import dataclass
 from typing import Any, Literal
 
@@ -159,6 +160,7 @@ def default_selector(pod: PodInfo, cluster: ClusterState) -> LabelSelector:
     return selector
 
 
+_SELECTORS_KEPT = 4096
 _CONSTRAINTS: dict[str, MemoKey[list[SpreadConstraint]]] = {
     a: MemoKey(f"PodTopologySpread.constraints.{a}") for a in (DO_NOT_SCHEDULE, SCHEDULE_ANYWAY)
 }
@@ -249,6 +251,11 @@ class PodTopologySpread:
         if not any(c.get("matchLabelKeys") for c in self.default_constraints):
             for action in (DO_NOT_SCHEDULE, SCHEDULE_ANYWAY):
                 self._parsed_defaults[action] = parse_constraints(self.default_constraints, {}, action)
+        # Default selectors by (namespace, labels, controller), valid while the cluster's objects
+        # (Services, ReplicaSets, ...) are unchanged: a workload's replicas share theirs.
+        self._selectors: dict[tuple[Any, ...], LabelSelector] = {}
+        self._selectors_of: weakref.ref[ClusterState] | None = None  # the cluster they were read from
+        self._selectors_version = -1  # and its objects_version then
 
     # ---- queueing hints -----------------------------------------------------------------
     def is_schedulable_after_node_change(self, pod: PodInfo, old: Any, new: Any) -> bool:
@@ -305,13 +312,37 @@ class PodTopologySpread:
                 constraints = key.set(pod, parse_constraints(self.default_constraints, pod.labels, action))
         if not constraints:
             return []
-        selector = default_selector(pod, cluster)
+        selector = self._default_selector(pod, cluster)
         if selector.everything:
             return []
         return [
             SpreadConstraint(c.max_skew, c.topology_key, selector, c.min_domains, c.honor_affinity, c.honor_taints)
             for c in constraints
         ]
+
+    def _default_selector(self, pod: PodInfo, cluster: ClusterState) -> LabelSelector:
+        of = self._selectors_of
+        if (
+            of is None
+            or of() is not cluster
+            or self._selectors_version != cluster.objects_version
+            or len(self._selectors) >= _SELECTORS_KEPT
+        ):
+            self._selectors.clear()
+            self._selectors_of = weakref.ref(cluster)
+            self._selectors_version = cluster.objects_version
+        owner = next(
+            (o for o in (pod.raw.get("metadata") or {}).get("ownerReferences") or () if o.get("controller")), None
+        )
+        key = (
+            pod.namespace,
+            frozenset(pod.labels.items()),
+            (owner.get("kind"), owner.get("apiVersion"), owner.get("name")) if owner is not None else None,
+        )
+        found = self._selectors.get(key)
+        if found is None:
+            found = self._selectors[key] = default_selector(pod, cluster)
+        return found
 
     def _inclusion(self, pod: PodInfo, table: Any, rows: np.ndarray, constraints: list[SpreadConstraint]) -> tuple[np.ndarray, np.ndarray]:
         """Masks over `rows`: matches the pod's required node affinity; has no untolerated taint."""

@@ -33,3 +33,17 @@ def test_default_selector_objects_reach_the_plugin_through_the_cluster() -> None
         t.sync()
         gone = t.evaluate(make_pod("web-later", "100m", labels={"app": "web"})).scores
         assert "PodTopologySpread" not in gone or len(set(gone["PodTopologySpread"].values())) == 1
+
+
+def test_a_service_created_later_reaches_pods_of_the_same_labels() -> None:
+    """The plugin remembers each workload's default selector only while the cluster's objects are
+    unchanged: a Service created after a first pod was scored applies to the next one."""
+    nodes = [make_node(f"n{i}", cpu="8", labels={HOST: f"n{i}"}) for i in range(3)]
+    placed = [make_pod(f"api-{i}", "100m", labels={"app": "api"}, nodeName="n0") for i in range(4)]
+    with SchedulerTester(default_plugins=True, objects=[*nodes, *placed]) as t:
+        before = t.evaluate(make_pod("api-new", "100m", labels={"app": "api"})).scores
+        assert "PodTopologySpread" not in before or len(set(before["PodTopologySpread"].values())) == 1
+        t.add(service({"app": "api"}, name="api"))
+        t.sync()
+        scores = t.evaluate(make_pod("api-later", "100m", labels={"app": "api"})).scores["PodTopologySpread"]
+        assert scores["n0"] < scores["n1"] == scores["n2"]
