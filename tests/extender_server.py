@@ -41,6 +41,9 @@ class Policy:
     score: Callable[[dict[str, Any], str], int] = lambda pod, node: 0
     bind: Callable[[dict[str, Any]], str] | None = None  # returns an error text, "" on success
     preempt_drop: set[str] = field(default_factory=set)  # nodes preemption must not use
+    # Whether the pod still fits a preemption candidate node, by name (kube-scheduler's FakeExtender
+    # predicates on a node that is not cache capable): False drops the node.
+    preempt_fits: Callable[[dict[str, Any], str], bool] = lambda pod, node: True
 
 
 class ExtenderServer:
@@ -133,7 +136,9 @@ class ExtenderServer:
                            "NumPDBViolations": wire(v, "NumPDBViolations") or 0}
                     for node, v in (wire(args, "NodeNameToVictims") or {}).items()
                 }
-            return 200, {"NodeNameToMetaVictims": {n: v for n, v in victims.items() if n not in p.preempt_drop}}
+            pod = wire(args, "Pod")
+            kept = {n: v for n, v in victims.items() if n not in p.preempt_drop and p.preempt_fits(pod, n)}
+            return 200, {"NodeNameToMetaVictims": kept}
         return 404, {"Error": f"unknown verb {verb}"}
 
     def close(self) -> None:

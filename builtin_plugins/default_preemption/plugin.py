@@ -1,9 +1,12 @@
-"""The DefaultPreemption plugin: eligibility, the PostFilter hook, and preparing the chosen candidate."""
+"""The DefaultPreemption plugin: eligibility, the PostFilter hook, preparing the chosen candidate
+(synchronously, or asynchronously under SchedulerAsyncPreemption), and the PreEnqueue that holds a
+preemptor while its victims are being preempted."""
 
 from __future__ import annotations
 
 import random
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -11,6 +14,7 @@ from kubeberth import (
     ClusterState,
     Code,
     Diagnosis,
+    FeatureGates,
     Handle,
     NodeInfo,
     PodInfo,
@@ -32,6 +36,31 @@ from .pdb import PDB
 
 NOT_ELIGIBLE_NEVER = "not eligible due to preemptionPolicy=Never."
 NOT_ELIGIBLE_TERMINATING = "not eligible due to a terminating pod on the nominated node."
+WAITING_FOR_PREEMPTION = "waiting for the preemption for this pod to be finished"
+# The dry run's error for a node where the pod fits without evicting anyone (evaluator.py's _outcome).
+_NO_VICTIM_ERROR = "expected at least one victim pod on node "
+
+PreemptPod = Callable[[PodInfo, PodInfo, str, Handle], "Preempted"]
+"""(victim, preemptor, node, handle) -> the outcome (kube-scheduler's Executor.PreemptPod)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Preempted:
+    """One victim's preemption: done in scheduler memory (a pod waiting at Permit rejected, no
+    delete call), and the API call's status."""
+
+    in_memory: bool
+    status: Status
+
+
+def preempt_pod(victim: PodInfo, preemptor: PodInfo, node: str, handle: Handle) -> Preempted:
+    """kube-scheduler's default PreemptPod: reject a victim waiting at Permit, else mark it a
+    DisruptionTarget and delete it (Handle.delete_victim). Thread-safe."""
+    waiting = handle.get_waiting_pod(victim.uid)
+    if waiting is not None:
+        waiting.reject(DefaultPreemption.name, "preempted")
+        return Preempted(True, Status.success())
+    return Preempted(False, handle.delete_victim(victim, preemptor, node))
 
 
 class DefaultPreemption:
@@ -58,9 +87,17 @@ class DefaultPreemption:
 
             def is_eligible_victim(self, node: NodeInfo, victim: PodInfo, preemptor: PodInfo) -> bool:
                 return victim.labels.get("team") == preemptor.labels.get("team")
+
+    PreEnqueue: under SchedulerAsyncPreemption (beta, on by default in v1.37) the victims are
+    preempted off the scheduling thread (`Handle.run_async`), and the preemptor stays out of the
+    active queue until that is done (kube-scheduler's Executor and PreEnqueue).
     """
 
     name = "DefaultPreemption"
+    # kube-scheduler registers AssignedPod/Delete with a hint that always says Skip: a pod held by
+    # PreEnqueue is retried by the plugins that rejected it in its cycle, once its victims are gone.
+    requeue_on = frozenset({"Pod/Delete"})
+    queueing_hints = {"Pod/Delete": "skip_after_assigned_pod_deletion"}
     is_eligible_victim: IsEligibleVictim | None = None
     more_important_victim: MoreImportantVictim | None = None
     dry_run_chunk: int = MIN_CHUNK
@@ -78,11 +115,20 @@ class DefaultPreemption:
                 raise ValueError("minCandidateNodesPercentage and minCandidateNodesAbsolute cannot both be zero")
             return self
 
-    def __init__(self, args: Args | None = None) -> None:
+    def __init__(self, args: Args | None = None, feature_gates: FeatureGates | None = None) -> None:
         self.args = args or self.Args()
+        gates = feature_gates if feature_gates is not None else FeatureGates()
+        self.async_preemption = gates.enabled("SchedulerAsyncPreemption")
+        self.generic_workload = gates.enabled("GenericWorkload")
         # Where the dry run starts among the candidates (kube-scheduler: random); tests may replace it.
         self.offset_rand: Callable[[int], int] = random.Random(0x5EED).randrange
+        # How one victim is preempted (kube-scheduler's Executor.PreemptPod); tests may replace it.
+        self.preempt_pod: PreemptPod = preempt_pod
         self._preempted: set[str] = set()  # victims this plugin deleted (terminating by preemption)
+        # Async preemption, touched on the scheduling thread (the last victim is set by the worker):
+        # preemptors whose victims are being preempted, and the victim each one waits for last.
+        self._preempting: set[str] = set()
+        self._last_victim: dict[str, str] = {}
 
     def calculate_num_candidates(self, num_nodes: int) -> int:
         n = num_nodes * self.args.minCandidateNodesPercentage // 100
@@ -138,6 +184,37 @@ class DefaultPreemption:
                     return False, NOT_ELIGIBLE_TERMINATING
         return True, ""
 
+    # ---- pre_enqueue (async preemption) --------------------------------------------------
+    @hookimpl
+    def pre_enqueue(self, pod: PodInfo, handle: Handle) -> Status | None:
+        """Hold a pod whose preemption is still running (kube-scheduler's DefaultPreemption.PreEnqueue).
+
+        A pod of a PodGroup under GenericWorkload is held while its group's preemption runs;
+        kubeberth preempts pod by pod and never for a group, so no group is ever held."""
+        if not self.async_preemption:
+            return None
+        if self.generic_workload and pod.raw.get("spec", {}).get("schedulingGroup"):
+            return None
+        if self.is_pod_running_preemption(pod.uid, handle.cluster):
+            return Status(Code.UNSCHEDULABLE_AND_UNRESOLVABLE, (WAITING_FOR_PREEMPTION,))
+        return None
+
+    def is_pod_running_preemption(self, uid: str, cluster: ClusterState) -> bool:
+        """Executor.IsPodRunningPreemption: running, unless the last victim is already gone or
+        terminating (its deletion event may arrive before the preemption's end is reported)."""
+        if uid not in self._preempting:
+            return False
+        last = self._last_victim.get(uid)
+        if last is None:
+            return True
+        victim = cluster.pods.get(last)
+        return victim is not None and not victim.deleting
+
+    def skip_after_assigned_pod_deletion(self, pod: PodInfo, old: Any, new: Any) -> bool:
+        """isPodSchedulableAfterAssignedPodDeletion: always Skip; the plugins that rejected the pod
+        in its cycle decide when it is worth retrying."""
+        return False
+
     # ---- post_filter -------------------------------------------------------------------
     @hookimpl
     def post_filter(
@@ -159,11 +236,18 @@ class DefaultPreemption:
             offset, num_candidates = self.get_offset_and_num_candidates(len(potential))
             evaluator = self.evaluator(pod, cluster, handle, pdbs, all_rows)
             candidates = evaluator.dry_run(potential, offset, num_candidates, statuses)
+        errors = list(dict.fromkeys(r for reasons in statuses.values() for r in reasons if r.startswith(_NO_VICTIM_ERROR)))
+        if not candidates and errors:
+            # kube-scheduler: a dry run that failed on some node and found no candidate is an
+            # Error (utilerrors.NewAggregate of the nodes' errors), not a FitError.
+            message = errors[0] if len(errors) == 1 else f"[{', '.join(errors)}]"
+            return Status(Code.ERROR, (f"preemption: {message}",), self.name)
         if not candidates:
             if pod.nominated_node_name:
                 handle.nominate(pod, None)  # preemption cannot help: clear a stale nomination
             message = fit_error_message(len(all_rows), statuses)
-            return Status(Code.UNSCHEDULABLE, (f"preemption: {message}",))
+            # kube-scheduler's result with an empty nominated node: clear the pod's nomination.
+            return PostFilterResult("", Status(Code.UNSCHEDULABLE, (f"preemption: {message}",)))
         candidates, failure = self._call_extenders(pod, candidates, handle)
         if failure is not None:
             return failure
@@ -194,22 +278,59 @@ class DefaultPreemption:
         return [Candidate(node, list(vs), n) for node, (vs, n) in kept.items()], None
 
     def prepare_candidate(self, best: Candidate, pod: PodInfo, cluster: ClusterState, handle: Handle) -> Status | None:
-        """Evict the victims (reject waiting ones) and clear lower-priority nominations on the node."""
+        """Preempt the victims and clear lower-priority nominations on the node: at once
+        (Executor.prepareCandidate), or off the scheduling thread (prepareCandidateAsync)."""
+        if self.async_preemption:
+            self._prepare_candidate_async(best, pod, cluster, handle)
+            return None
         for victim in best.victims:
             if victim.deleting:
                 continue  # graceful deletion already under way
-            waiting = handle.get_waiting_pod(victim.uid)
-            if waiting is not None:
-                waiting.reject(self.name, "preempted")
-                continue
-            status = handle.delete_victim(victim, pod, best.node)
-            if status is not None and not status.ok:
-                return Status(Code.ERROR, status.reasons, self.name)
+            outcome = self.preempt_pod(victim, pod, best.node, handle)
+            if not outcome.status.ok:
+                return Status(Code.ERROR, outcome.status.reasons, self.name)
             self._remember(victim.uid, cluster)
-        for other in list(cluster.nominated.get(best.node, {}).values()):
+        self._clear_lower_nominations(best.node, pod, cluster, handle)
+        return None
+
+    def _prepare_candidate_async(self, best: Candidate, pod: PodInfo, cluster: ClusterState, handle: Handle) -> None:
+        """prepareCandidateAsync: the preemptor is held by PreEnqueue until every victim but the
+        last is preempted and the last one's preemption has started; on an error, or when the last
+        victim went in memory (no deletion event will come), the preemptor is activated."""
+        victims = [v for v in best.victims if not v.deleting]
+        if not victims:
+            return
+        # Nominations live in the scheduler's cache: cleared here, on the scheduling thread.
+        self._clear_lower_nominations(best.node, pod, cluster, handle)
+        for victim in victims:
+            self._remember(victim.uid, cluster)
+        uid, node, preempt = pod.uid, best.node, self.preempt_pod
+        outcome = {"error": False, "last_in_memory": False}
+        self._preempting.add(uid)
+
+        def work() -> None:
+            for victim in victims[:-1]:
+                if not preempt(victim, pod, node, handle).status.ok:
+                    outcome["error"] = True
+                    return  # skip the last victim: the preemptor comes back sooner
+            self._last_victim[uid] = victims[-1].uid
+            last = preempt(victims[-1], pod, node, handle)
+            outcome["error"] = not last.status.ok
+            outcome["last_in_memory"] = last.in_memory
+
+        def then() -> None:
+            self._preempting.discard(uid)
+            self._last_victim.pop(uid, None)
+            if outcome["error"] or outcome["last_in_memory"]:
+                handle.activate([pod])
+
+        handle.run_async(work, then)
+
+    @staticmethod
+    def _clear_lower_nominations(node: str, pod: PodInfo, cluster: ClusterState, handle: Handle) -> None:
+        for other in list(cluster.nominated.get(node, {}).values()):
             if other.uid != pod.uid and other.priority < pod.priority:
                 handle.nominate(other, None)
-        return None
 
     def _remember(self, uid: str, cluster: ClusterState) -> None:
         self._preempted.add(uid)

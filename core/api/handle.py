@@ -13,7 +13,7 @@ must use only the write methods and `get_object`, which are thread-safe.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
 if TYPE_CHECKING:
@@ -120,6 +120,14 @@ class Handle(Protocol):
         """Move these pending pods from backoff or the unschedulable pool straight to the active
         queue (kube-scheduler's Handle.Activate), e.g. the rest of a gang when one member waits at
         Permit. Gated and in-flight pods are left alone. Scheduling-cycle hooks only."""
+        ...
+
+    def run_async(self, work: Callable[[], None], then: Callable[[], None] | None = None) -> None:
+        """Run `work` off the scheduling thread (a binding worker), as kube-scheduler runs async
+        preemption's API calls in a goroutine; `work` may use only the thread-safe write methods.
+        `then` runs afterwards on the scheduling thread, between cycles. The scheduler counts the
+        work as in flight until `then` has run, so `simulate` waits for it. Without a running
+        scheduler (a plugin's unit test), both run at once in the caller."""
         ...
 
     def preemption_extenders(

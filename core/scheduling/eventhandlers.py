@@ -53,6 +53,11 @@ class EventHandlers:
         fw = self.framework_for(pod) or self.generation.default_profile
         return fw.interested(plugin, event, pod, old, new)
 
+    def _registered(self, pod: PodInfo, plugin: str, event: str) -> bool:
+        """The plugin's declared `requeue_on` alone (no queueing hint), in the pod's profile."""
+        fw = self.framework_for(pod) or self.generation.default_profile
+        return fw.interested(plugin, event)
+
     def _apply(self, event: Any) -> None:
         if isinstance(event, ClusterEvent):
             self._apply_cluster_event(event)

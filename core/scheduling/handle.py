@@ -28,7 +28,7 @@ from .waiting_pods import WaitingPod
 class FrameworkHandle:
     """Implements kubeberth.api.Handle for one profile's framework."""
 
-    __slots__ = ("framework", "_backend", "_cluster", "_now", "_waiting", "_request_move", "_activate")
+    __slots__ = ("framework", "_backend", "_cluster", "_now", "_waiting", "_request_move", "_activate", "_run_async")
 
     def __init__(
         self,
@@ -39,6 +39,7 @@ class FrameworkHandle:
         waiting_pods: Mapping[str, WaitingPod],
         request_move: Callable[[str], None] | None = None,
         activate: Callable[[list[str]], None] | None = None,
+        run_async: Callable[[Callable[[], None], Callable[[], None] | None], None] | None = None,
     ) -> None:
         self.framework = framework
         self._backend = backend
@@ -47,6 +48,7 @@ class FrameworkHandle:
         self._waiting = waiting_pods
         self._request_move = request_move
         self._activate = activate
+        self._run_async = run_async
 
     # ---- reads ---------------------------------------------------------------------------
     @property
@@ -82,7 +84,8 @@ class FrameworkHandle:
             "type": "DisruptionTarget",
             "status": "True",
             "reason": "PreemptionByScheduler",
-            "message": f"{preemptor.scheduler_name}: preempting to accommodate a higher priority pod",
+            # the preemptor's spec.schedulerName as written (upstream reads the field; the API server defaults it)
+            "message": f"{(preemptor.raw.get('spec') or {}).get('schedulerName', '')}: preempting to accommodate a higher priority pod",
         }
         generation = (victim.raw.get("metadata") or {}).get("generation")
         if isinstance(generation, int) and generation:
@@ -115,6 +118,14 @@ class FrameworkHandle:
     def activate(self, pods: Sequence[PodInfo]) -> None:
         if self._activate is not None and pods:
             self._activate([p.uid for p in pods])
+
+    def run_async(self, work: Callable[[], None], then: Callable[[], None] | None = None) -> None:
+        if self._run_async is not None:
+            self._run_async(work, then)
+            return
+        work()
+        if then is not None:
+            then()
 
     def preemption_extenders(
         self, pod: PodInfo, victims: dict[str, tuple[list[PodInfo], int]]

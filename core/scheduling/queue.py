@@ -66,6 +66,8 @@ class SchedulingQueue:
         # scheduler_queue_incoming_pods_total{queue,event}. None costs nothing.
         self.on_incoming: Callable[[str, str], None] | None = None
         self._event = POD_ADD  # the label of the move in progress
+        # Did `plugin` register for `event` (its requeue_on, no hint)? Set by the scheduler.
+        self.registered: Callable[[PodInfo, str, str], bool] = lambda pod, plugin, event: True
 
     def _arrive(self, entry: QueuedPod, where: str) -> None:
         """Move `entry` to `where`, accounting the time spent where it was (for traces)."""
@@ -108,7 +110,9 @@ class SchedulingQueue:
         pod.queue_timestamp = entry.timestamp
         self._enqueue_checked(entry)
 
-    def _enqueue_checked(self, entry: QueuedPod) -> None:
+    def _enqueue_checked(self, entry: QueuedPod, backoff: bool = False) -> None:
+        """PreEnqueue, then activeQ (or backoffQ): kube-scheduler runs PreEnqueue on every move
+        into activeQ or backoffQ (SchedulerPopFromBackoffQ), not when backoff ends."""
         status = self.pre_enqueue(entry.pod)
         if not status.ok:
             entry.gated = True
@@ -119,7 +123,10 @@ class SchedulingQueue:
             return
         entry.gated = False
         entry.gating_plugin = ""
-        self._push_active(entry)
+        if backoff:
+            self._push_backoff(entry)
+        else:
+            self._push_active(entry)
 
     def _push_active(self, entry: QueuedPod) -> None:
         self._arrive(entry, "active")
@@ -179,7 +186,7 @@ class SchedulingQueue:
         entry.backoff_until = now + self.backoff_duration(entry.attempts)
         self._event = ATTEMPT_FAILURE
         if self.move_seq != entry.move_seq_at_pop:
-            self._push_backoff(entry)
+            self._enqueue_checked(entry, backoff=True)
         else:
             self._arrive(entry, "unschedulable")
 
@@ -206,6 +213,7 @@ class SchedulingQueue:
         skip: str = "",
         old: Any = None,
         new: Any = None,
+        registered: Callable[[PodInfo, str, str], bool] | None = None,
     ) -> int:
         """Move unschedulable pods that a plugin that rejected them registered for `event`.
 
@@ -213,7 +221,9 @@ class SchedulingQueue:
         kube-scheduler does for a gated pod (e.g. a new gang member lets the others in).
         `interested(pod, plugin, event, old, new)`: the plugin's declared interest in its pod's
         profile (its queueing hint sees the changed object, `old` and `new`); `skip`: the uid of
-        a pod the event is about, left where it is."""
+        a pod the event is about, left where it is; `registered(pod, plugin, event)`: the plugin's
+        `requeue_on` alone, without its hint (default: the queue's `registered`)."""
+        registered = registered or self.registered
         self.move_seq += 1
         moved = 0
         self._event = event.replace("/", "", 1)  # Node/Add -> NodeAdd (kube-scheduler's ClusterEvent label)
@@ -221,7 +231,12 @@ class SchedulingQueue:
             if entry.pod.uid == skip:
                 continue
             if entry.where == "gated":
-                if entry.gating_plugin and interested(entry.pod, entry.gating_plugin, event, old, new):
+                # kube-scheduler: only events the gating plugin registered for, then the hints of
+                # every plugin that rejected the pod (the gating one included) decide.
+                gating = entry.gating_plugin
+                if gating and registered(entry.pod, gating, event) and any(
+                    interested(entry.pod, p, event, old, new) for p in entry.unschedulable_plugins | {gating}
+                ):
                     self._enqueue_checked(entry)
                     moved += entry.where == "active"
                 continue
@@ -235,18 +250,19 @@ class SchedulingQueue:
 
     def activate(self, uids: list[str]) -> None:
         """kube-scheduler's Activate: move these pods from backoff or the unschedulable pool to
-        activeQ at once (gated and in-flight pods stay where they are)."""
+        activeQ at once; gated pods go through PreEnqueue again (in-flight pods stay)."""
         self._event = "ForceActivate"
         for uid in uids:
             entry = self.entries.get(uid)
-            if entry is not None and entry.where in ("unschedulable", "backoff"):
+            if entry is None:
+                continue
+            if entry.where == "backoff":
                 self._push_active(entry)
+            elif entry.where in ("unschedulable", "gated"):
+                self._enqueue_checked(entry)
 
     def _move(self, entry: QueuedPod) -> None:
-        if entry.backoff_until > self.clock():
-            self._push_backoff(entry)
-        else:
-            self._push_active(entry)
+        self._enqueue_checked(entry, backoff=entry.backoff_until > self.clock())
 
     def flush_unschedulable(self, max_age: float = MAX_IN_UNSCHEDULABLE_SECONDS) -> None:
         now = self.clock()

@@ -98,6 +98,7 @@ class Scheduler(EventHandlers, ScheduleOne, BindingCycle):
             cfg.podInitialBackoffSeconds,
             cfg.podMaxBackoffSeconds,
         )
+        self.queue.registered = self._registered
         self.pool = BindingPool(binding_workers, "kubeberth-bind")
         self.in_flight = 0
         self.waiting_pods: dict[str, WaitingPod] = {}
@@ -141,12 +142,30 @@ class Scheduler(EventHandlers, ScheduleOne, BindingCycle):
         interest in `event` (a plugin-defined event such as "NodeLoad/Update")."""
         self.submit(lambda: self.queue.move_for_event(event, self._interested))
 
+    def run_async(self, work: Callable[[], None], then: Callable[[], None] | None = None) -> None:
+        """Handle.run_async: `work` on a binding worker, then `then` on the loop thread; counted in
+        `in_flight` meanwhile, so run_until_settled waits for it. Scheduling thread only."""
+        self.in_flight += 1
+
+        def finish() -> None:
+            self.in_flight -= 1
+            if then is not None:
+                then()
+
+        def task() -> None:
+            try:
+                work()
+            finally:
+                self.submit(finish)
+
+        self.pool.submit(task)
+
     def handle_for(self, framework: Framework) -> FrameworkHandle:
         h = self._handles.get(id(framework))
         if h is None or h.framework is not framework:
             h = self._handles[id(framework)] = FrameworkHandle(
                 framework, self.backend, self.cluster, self.clock.now, self.waiting_pods, self.request_move,
-                self.queue.activate,
+                self.queue.activate, self.run_async,
             )
         return h
 

@@ -634,6 +634,44 @@ class ResourceSliceWrapper:
         return self.obj
 
 
+class PodDisruptionBudgetWrapper:
+    """st.PodDisruptionBudgetWrapper: a policy/v1 PodDisruptionBudget under construction."""
+
+    def __init__(self) -> None:
+        self.pdb: dict[str, Any] = {
+            "apiVersion": "policy/v1", "kind": "PodDisruptionBudget", "metadata": {}, "spec": {}, "status": {},
+        }
+
+    def Obj(self) -> dict[str, Any]:
+        return self.pdb
+
+    def Name(self, name: str) -> PodDisruptionBudgetWrapper:
+        self.pdb["metadata"]["name"] = name
+        return self
+
+    def Namespace(self, ns: str) -> PodDisruptionBudgetWrapper:
+        self.pdb["metadata"]["namespace"] = ns
+        return self
+
+    def MinAvailable(self, min_available: str) -> PodDisruptionBudgetWrapper:
+        value: int | str = int(min_available) if min_available.isdigit() else min_available  # intstr.Parse
+        self.pdb["spec"]["minAvailable"] = value
+        return self
+
+    def MatchLabel(self, key: str, label: str) -> PodDisruptionBudgetWrapper:
+        selector = self.pdb["spec"].setdefault("selector", {})
+        selector.setdefault("matchLabels", {})[key] = label
+        return self
+
+    def DisruptionsAllowed(self, allowed: int) -> PodDisruptionBudgetWrapper:
+        self.pdb["status"]["disruptionsAllowed"] = allowed
+        return self
+
+
+def MakePDB() -> PodDisruptionBudgetWrapper:
+    return PodDisruptionBudgetWrapper()
+
+
 def MakeResourceSlice(node_name: str, driver: str) -> ResourceSliceWrapper:
     return ResourceSliceWrapper(node_name, driver)
 

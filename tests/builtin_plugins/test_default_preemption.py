@@ -149,8 +149,10 @@ def test_reprieves_most_important_victims_first() -> None:
 def test_equal_or_higher_priority_pods_are_never_victims() -> None:
     cluster = setup([make_node("n1", cpu="4"), make_node("n2", cpu="4")], [pod("a", "3", 10, "n1"), pod("b", "3", 20, "n2")])
     result, handle = attempt(cluster, pod("high", "2", 10))
-    assert isinstance(result, Status) and result.code == Code.UNSCHEDULABLE
-    assert result.reasons == ("preemption: 0/2 nodes are available: 2 No preemption victims found for incoming pod.",)
+    # kube-scheduler's result for "preemption cannot help": no node, and clear any nomination
+    assert isinstance(result, PostFilterResult) and result.nominated_node == ""
+    assert result.status.code == Code.UNSCHEDULABLE
+    assert result.status.reasons == ("preemption: 0/2 nodes are available: 2 No preemption victims found for incoming pod.",)
     assert handle.deleted == [] and handle.nominations == []
 
 
@@ -174,8 +176,8 @@ def test_message_mixes_not_helpful_and_filter_reasons() -> None:
     cluster = setup(nodes, pods, [("PersistentVolume", pv), ("PersistentVolumeClaim", pvc)])
     preemptor = pod("high", "2", 10, spec={"volumes": [{"name": "d", "persistentVolumeClaim": {"claimName": "c"}}]})
     result, handle = attempt(cluster, preemptor)
-    assert isinstance(result, Status)
-    assert result.reasons == (
+    assert isinstance(result, PostFilterResult) and result.nominated_node == ""
+    assert result.status.reasons == (
         "preemption: 0/4 nodes are available: 1 Insufficient cpu, 1 No preemption victims found for incoming pod, "
         "2 Preemption is not helpful for scheduling.",
     )

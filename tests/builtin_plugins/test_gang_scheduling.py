@@ -350,7 +350,9 @@ def test_simulate_explains_a_member_held_in_pre_enqueue() -> None:
 def test_generic_workload_gate_adds_gang_scheduling_to_the_default_profile() -> None:
     """kube-scheduler's applyFeatureGates: GenericWorkload appends GangScheduling (multiPoint)."""
     on = build_generation(feature_gates=FeatureGates.parse("GenericWorkload=true")).default_profile
-    assert on.enabled("pre_enqueue") == ["SchedulingGates", "DynamicResources", "GangScheduling"]
+    # DefaultPreemption is a PreEnqueue plugin too (async preemption), after DynamicResources (inserted
+    # before it) and before the appended GangScheduling
+    assert on.enabled("pre_enqueue") == ["SchedulingGates", "DynamicResources", "DefaultPreemption", "GangScheduling"]
     assert on.enabled("permit") == ["GangScheduling"]
     off = build_generation().default_profile
     assert "GangScheduling" not in off.enabled("pre_enqueue") + off.enabled("permit")
