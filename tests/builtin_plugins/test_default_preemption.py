@@ -445,3 +445,48 @@ def test_args_validation() -> None:
     for bad in ({"minCandidateNodesPercentage": 0, "minCandidateNodesAbsolute": 0}, {"minCandidateNodesPercentage": 101}):
         with pytest.raises(ValueError):
             DefaultPreemption.Args.model_validate(bad)
+
+
+# ---- async preemption through the scheduler ---------------------------------------------------
+def test_async_preemption_holds_the_preemptor_until_its_victims_are_preempted() -> None:
+    import threading
+
+    from kubeberth.builtin_plugins.default_preemption.plugin import preempt_pod
+    from kubeberth.testing import SchedulerTester
+
+    release = threading.Event()
+    with SchedulerTester(["NodeResourcesFit", "DefaultPreemption"],
+                         objects=[make_node("n1", cpu="2"), make_pod("low", cpu="2", nodeName="n1", priority=1)]) as t:
+        plugin = t.plugin("DefaultPreemption")
+        assert plugin.async_preemption  # SchedulerAsyncPreemption is on by default (beta in v1.37)
+
+        def blocked(victim: PodInfo, preemptor: PodInfo, node: str, handle: Any) -> Any:
+            assert release.wait(timeout=30)
+            return preempt_pod(victim, preemptor, node, handle)
+
+        plugin.preempt_pod = blocked
+        t.add(make_pod("vip", cpu="2", priority=100))
+        assert t.step()  # the vip's cycle: nominated to n1, its victim's preemption started
+        entry = next(e for e in t.scheduler.queue.entries.values() if e.pod.name == "vip")
+        assert t.pod("default/vip")["status"]["nominatedNodeName"] == "n1"
+        assert t.scheduler.in_flight == 1 and t.node_of("default/low") == "n1"
+        # A move request now sends the pod to backoffQ only through PreEnqueue, which holds it.
+        t.scheduler.queue.move_for_event("Node/Update", lambda *a: True)
+        assert (entry.where, entry.gating_plugin) == ("gated", "DefaultPreemption")
+        assert entry.last_message == "waiting for the preemption for this pod to be finished"
+        release.set()
+        t.settle()
+        assert t.node_of("default/vip") == "n1"
+
+
+def test_a_dry_run_that_only_errs_is_an_error() -> None:
+    # kube-scheduler: a node where the pod fits without evicting anyone is an error for that node,
+    # and a dry run with errors and no candidate fails the attempt with an Error, not a FitError.
+    cluster = setup([make_node("n1", cpu="4")], [pod("low", "1", 0, "n1")])
+    fw = framework()
+    preemptor = pod("high", "1", 10)
+    diagnosis = Diagnosis(num_all_nodes=1)
+    diagnosis.add("NodeResourcesFit", "Insufficient cpu", np.asarray([0], dtype=np.int64), Code.UNSCHEDULABLE)
+    result = fw.plugins["DefaultPreemption"].post_filter(CycleState(), preemptor, cluster, FakeHandle(fw, cluster), diagnosis)
+    assert isinstance(result, Status) and result.code == Code.ERROR
+    assert result.reasons == ('preemption: expected at least one victim pod on node "n1"',)
