@@ -119,7 +119,6 @@ class DefaultPreemption:
         self.args = args or self.Args()
         gates = feature_gates if feature_gates is not None else FeatureGates()
         self.async_preemption = gates.enabled("SchedulerAsyncPreemption")
-        self.generic_workload = gates.enabled("GenericWorkload")
         # Where the dry run starts among the candidates (kube-scheduler: random); tests may replace it.
         self.offset_rand: Callable[[int], int] = random.Random(0x5EED).randrange
         # How one victim is preempted (kube-scheduler's Executor.PreemptPod); tests may replace it.
@@ -189,11 +188,10 @@ class DefaultPreemption:
     def pre_enqueue(self, pod: PodInfo, handle: Handle) -> Status | None:
         """Hold a pod whose preemption is still running (kube-scheduler's DefaultPreemption.PreEnqueue).
 
-        A pod of a PodGroup under GenericWorkload is held while its group's preemption runs;
-        kubeberth preempts pod by pod and never for a group, so no group is ever held."""
+        Upstream holds a PodGroup's pods (under GenericWorkload) while their group's preemption
+        runs; kubeberth preempts for one pod at a time, a PodGroup's pods too, so the pod whose
+        preemption runs is the one held."""
         if not self.async_preemption:
-            return None
-        if self.generic_workload and pod.raw.get("spec", {}).get("schedulingGroup"):
             return None
         if self.is_pod_running_preemption(pod.uid, handle.cluster):
             return Status(Code.UNSCHEDULABLE_AND_UNRESOLVABLE, (WAITING_FOR_PREEMPTION,))
