@@ -7,6 +7,10 @@ member out of the active queue until the PodGroup exists and minCount members ar
 holds every placed member until minCount of them are assumed or bound, then allows them all at once;
 a member still held after five minutes is rejected, its reservation undone and the pod requeued.
 Groups with the `basic` policy (or pods without a group) pass through untouched.
+
+In the pod group scheduling cycle (the group's members placed together, kubeberth.api.placement)
+PlacementFeasible enforces minCount: the group is feasible once minCount members are placed, and
+given up as soon as the members left cannot make up the difference.
 """
 
 from __future__ import annotations
@@ -15,18 +19,10 @@ from typing import Any, cast
 
 from kubeberth import Code, Handle, PermitResult, PodInfo, Status, hookimpl
 from kubeberth.api.objects import PodGroup
+from kubeberth.api.placement import PlacementProgress, PodGroupInfo, gang_min_count
 
 # upstream's permitTimeoutDuration: how long gang members wait at Permit for a quorum.
 PERMIT_TIMEOUT_SECONDS = 300.0
-
-
-def gang_min_count(pod_group: PodGroup) -> int | None:
-    """The gang policy's minCount, or None when the group is not a gang (basic policy)."""
-    policy = (pod_group.get("spec") or {}).get("schedulingPolicy") or {}
-    gang = policy.get("gang")
-    if gang is None:
-        return None
-    return int(gang.get("minCount") or 0)
 
 
 def _pod_group_of(pod: PodInfo, handle: Handle) -> PodGroup | None:
@@ -118,4 +114,18 @@ class GangScheduling:
             waiting = handle.get_waiting_pod(uid)
             if waiting is not None:
                 waiting.allow(self.name)
+        return None
+
+    @hookimpl
+    def placement_feasible(self, pod_group: PodGroupInfo, progress: PlacementProgress) -> Status | None:
+        """The gang's minCount in the pod group cycle (1 for the basic policy): met, still
+        reachable (Wait), or out of reach with the members left (Unschedulable)."""
+        min_count = pod_group.min_count
+        remaining, scheduled = progress.remaining, progress.scheduled
+        if remaining + scheduled < min_count:
+            return Status.unschedulable(
+                f"minCount ({min_count}) cannot be satisfied: {scheduled} scheduled, {remaining} remaining"
+            )
+        if scheduled < min_count:
+            return Status.wait(f"minCount ({min_count}) is not yet satisfied: {scheduled} scheduled, {remaining} remaining")
         return None

@@ -39,7 +39,7 @@ PLUGIN_DIRS = {
     "noderesources": "node_resources_fit / node_resources_balanced_allocation",
     "nodeunschedulable": "node_unschedulable",
     "nodevolumelimits": "node_volume_limits",
-    "podgrouppodscount": "(not implemented: placement scoring of the pod group cycle)",
+    "podgrouppodscount": "pod_group_pods_count",
     "podtopologyspread": "pod_topology_spread",
     "queuesort": "priority_sort",
     "schedulinggates": "scheduling_gates",

@@ -8,8 +8,9 @@ _COMPARISON_OPS = "TaintTolerationComparisonOperators (alpha gate, Gt/Lt tolerat
 
 _COMPOSITE = "CompositePodGroup (alpha gate, scheduling.k8s.io/v1alpha3 hierarchies) is not implemented"
 _POD_GROUP_CYCLE = (
-    "the pod group scheduling cycle (schedule_one_podgroup.go: placements, PlacementFeasible, PlacementScore) is "
-    "not implemented; kubeberth schedules a gang's members pod by pod through PreEnqueue and Permit"
+    "PodGroupPostFilter (run by kube-scheduler's pod group cycle when a group is unschedulable: workload-aware "
+    "preemption, DynamicResources deallocating a PodGroup's claims) is not an extension point in kubeberth; its "
+    "pod group cycle (core/scheduling/podgroup_cycle.py) runs none"
 )
 
 _DRA_EXTENDED = (
@@ -194,90 +195,38 @@ UNPORTED: dict[str, str] = {
         _COMPOSITE,
     'TestGangSchedulingFlow/non-gang pod succeeds immediately (CPG=true)':
         _COMPOSITE,
-    'TestPlacementFeasible/1 pod scheduled, 2 unscheduled pods succeed, minCount 3 met (isCPG=false, cpgFeatureGate=false)':
-        _POD_GROUP_CYCLE,
-    'TestPlacementFeasible/1 pod scheduled, 2 unscheduled pods succeed, minCount 3 met (isCPG=false, cpgFeatureGate=true)':
-        _POD_GROUP_CYCLE,
     'TestPlacementFeasible/1 pod scheduled, 2 unscheduled pods succeed, minCount 3 met (isCPG=true, cpgFeatureGate=true)':
-        _POD_GROUP_CYCLE,
-    'TestPlacementFeasible/1 pod scheduled, minCount 3, first unscheduled fails, not enough remaining (isCPG=false, cpgFeatureGate=false)':
-        _POD_GROUP_CYCLE,
-    'TestPlacementFeasible/1 pod scheduled, minCount 3, first unscheduled fails, not enough remaining (isCPG=false, cpgFeatureGate=true)':
-        _POD_GROUP_CYCLE,
+        _COMPOSITE,
     'TestPlacementFeasible/1 pod scheduled, minCount 3, first unscheduled fails, not enough remaining (isCPG=true, cpgFeatureGate=true)':
-        _POD_GROUP_CYCLE,
-    'TestPlacementFeasible/1 pod scheduled, minCount 4, first unscheduled succeeds, not enough remaining (isCPG=false, cpgFeatureGate=false)':
-        _POD_GROUP_CYCLE,
-    'TestPlacementFeasible/1 pod scheduled, minCount 4, first unscheduled succeeds, not enough remaining (isCPG=false, cpgFeatureGate=true)':
-        _POD_GROUP_CYCLE,
+        _COMPOSITE,
     'TestPlacementFeasible/1 pod scheduled, minCount 4, first unscheduled succeeds, not enough remaining (isCPG=true, cpgFeatureGate=true)':
-        _POD_GROUP_CYCLE,
-    'TestPlacementFeasible/All pods succeed, minCount met at end (isCPG=false, cpgFeatureGate=false)':
-        _POD_GROUP_CYCLE,
-    'TestPlacementFeasible/All pods succeed, minCount met at end (isCPG=false, cpgFeatureGate=true)':
-        _POD_GROUP_CYCLE,
+        _COMPOSITE,
     'TestPlacementFeasible/All pods succeed, minCount met at end (isCPG=true, cpgFeatureGate=true)':
-        _POD_GROUP_CYCLE,
-    'TestPlacementFeasible/First pod fails, minCount not satisfiable (isCPG=false, cpgFeatureGate=false)':
-        _POD_GROUP_CYCLE,
-    'TestPlacementFeasible/First pod fails, minCount not satisfiable (isCPG=false, cpgFeatureGate=true)':
-        _POD_GROUP_CYCLE,
+        _COMPOSITE,
     'TestPlacementFeasible/First pod fails, minCount not satisfiable (isCPG=true, cpgFeatureGate=true)':
-        _POD_GROUP_CYCLE,
-    'TestPlacementFeasible/More than minCount pods, all succeed (isCPG=false, cpgFeatureGate=false)':
-        _POD_GROUP_CYCLE,
-    'TestPlacementFeasible/More than minCount pods, all succeed (isCPG=false, cpgFeatureGate=true)':
-        _POD_GROUP_CYCLE,
+        _COMPOSITE,
     'TestPlacementFeasible/More than minCount pods, all succeed (isCPG=true, cpgFeatureGate=true)':
-        _POD_GROUP_CYCLE,
-    'TestPlacementFeasible/More than minCount pods, first fails (isCPG=false, cpgFeatureGate=false)':
-        _POD_GROUP_CYCLE,
-    'TestPlacementFeasible/More than minCount pods, first fails (isCPG=false, cpgFeatureGate=true)':
-        _POD_GROUP_CYCLE,
+        _COMPOSITE,
     'TestPlacementFeasible/More than minCount pods, first fails (isCPG=true, cpgFeatureGate=true)':
-        _POD_GROUP_CYCLE,
-    'TestPlacementFeasible/More than minCount pods, minCount not satisfiable (isCPG=false, cpgFeatureGate=false)':
-        _POD_GROUP_CYCLE,
-    'TestPlacementFeasible/More than minCount pods, minCount not satisfiable (isCPG=false, cpgFeatureGate=true)':
-        _POD_GROUP_CYCLE,
+        _COMPOSITE,
     'TestPlacementFeasible/More than minCount pods, minCount not satisfiable (isCPG=true, cpgFeatureGate=true)':
-        _POD_GROUP_CYCLE,
-    'TestPlacementFeasible/Non-gang pod group with 0 scheduled pods fails (isCPG=false, cpgFeatureGate=false)':
-        _POD_GROUP_CYCLE,
-    'TestPlacementFeasible/Non-gang pod group with 0 scheduled pods fails (isCPG=false, cpgFeatureGate=true)':
-        _POD_GROUP_CYCLE,
+        _COMPOSITE,
     'TestPlacementFeasible/Non-gang pod group with 0 scheduled pods fails (isCPG=true, cpgFeatureGate=false)':
-        _POD_GROUP_CYCLE,
+        _COMPOSITE,
     'TestPlacementFeasible/Non-gang pod group with 0 scheduled pods fails (isCPG=true, cpgFeatureGate=true)':
-        _POD_GROUP_CYCLE,
-    'TestPlacementFeasible/Non-gang pod group with 1 initially scheduled pod succeeds (isCPG=false, cpgFeatureGate=false)':
-        _POD_GROUP_CYCLE,
-    'TestPlacementFeasible/Non-gang pod group with 1 initially scheduled pod succeeds (isCPG=false, cpgFeatureGate=true)':
-        _POD_GROUP_CYCLE,
+        _COMPOSITE,
     'TestPlacementFeasible/Non-gang pod group with 1 initially scheduled pod succeeds (isCPG=true, cpgFeatureGate=false)':
-        _POD_GROUP_CYCLE,
+        _COMPOSITE,
     'TestPlacementFeasible/Non-gang pod group with 1 initially scheduled pod succeeds (isCPG=true, cpgFeatureGate=true)':
-        _POD_GROUP_CYCLE,
-    'TestPlacementFeasible/Non-gang pod group with succeeds once 1 pod is scheduled (isCPG=false, cpgFeatureGate=false)':
-        _POD_GROUP_CYCLE,
-    'TestPlacementFeasible/Non-gang pod group with succeeds once 1 pod is scheduled (isCPG=false, cpgFeatureGate=true)':
-        _POD_GROUP_CYCLE,
+        _COMPOSITE,
     'TestPlacementFeasible/Non-gang pod group with succeeds once 1 pod is scheduled (isCPG=true, cpgFeatureGate=false)':
-        _POD_GROUP_CYCLE,
+        _COMPOSITE,
     'TestPlacementFeasible/Non-gang pod group with succeeds once 1 pod is scheduled (isCPG=true, cpgFeatureGate=true)':
-        _POD_GROUP_CYCLE,
-    'TestPlacementFeasible/Second pod fails, minCount not satisfiable (isCPG=false, cpgFeatureGate=false)':
-        _POD_GROUP_CYCLE,
-    'TestPlacementFeasible/Second pod fails, minCount not satisfiable (isCPG=false, cpgFeatureGate=true)':
-        _POD_GROUP_CYCLE,
+        _COMPOSITE,
     'TestPlacementFeasible/Second pod fails, minCount not satisfiable (isCPG=true, cpgFeatureGate=true)':
-        _POD_GROUP_CYCLE,
-    'TestPlacementFeasible/minCount already met by scheduled pods (isCPG=false, cpgFeatureGate=false)':
-        _POD_GROUP_CYCLE,
-    'TestPlacementFeasible/minCount already met by scheduled pods (isCPG=false, cpgFeatureGate=true)':
-        _POD_GROUP_CYCLE,
+        _COMPOSITE,
     'TestPlacementFeasible/minCount already met by scheduled pods (isCPG=true, cpgFeatureGate=true)':
-        _POD_GROUP_CYCLE,
+        _COMPOSITE,
     "Test_isSchedulableAfterCompositePodGroupAdded/add a CPG which does not match the pod's CPG hierarchy":
         _COMPOSITE,
     "Test_isSchedulableAfterCompositePodGroupAdded/add a CPG which does not match the pod's CPG hierarchy (CPG=false)":
@@ -326,32 +275,14 @@ UNPORTED: dict[str, str] = {
         _COMPOSITE,
     'Test_isSchedulableAfterPodGroupUpdated/update Basic policy':
         _COMPOSITE,
-    'TestNormalizePlacementScore/distinct scores':
-        _POD_GROUP_CYCLE,
-    'TestNormalizePlacementScore/equal scores':
-        _POD_GROUP_CYCLE,
-    'TestNormalizePlacementScore/single score':
-        _POD_GROUP_CYCLE,
-    'TestNormalizePlacementScore/some minimal score that is far from a group of scores located closely':
-        _POD_GROUP_CYCLE,
-    'TestNormalizePlacementScore/zero scores':
-        _POD_GROUP_CYCLE,
-    'TestScorePlacement/existing assigned and assumed pods':
-        _POD_GROUP_CYCLE,
     'TestScorePlacement/for cpg existing assigned and assumed pods across multi-level hierarchies':
-        _POD_GROUP_CYCLE,
+        _COMPOSITE,
     'TestScorePlacement/for cpg with no assigned pods':
-        _POD_GROUP_CYCLE,
+        _COMPOSITE,
     'TestScorePlacement/for cpg with no assigned pods, no assumed pods':
-        _POD_GROUP_CYCLE,
+        _COMPOSITE,
     'TestScorePlacement/for cpg with no assumed pods':
-        _POD_GROUP_CYCLE,
-    'TestScorePlacement/no assigned pods':
-        _POD_GROUP_CYCLE,
-    'TestScorePlacement/no assigned pods, no assumed pods':
-        _POD_GROUP_CYCLE,
-    'TestScorePlacement/no assumed pods':
-        _POD_GROUP_CYCLE,
+        _COMPOSITE,
     "TestPreferredAffinityWithHardPodAffinitySymmetricWeight/with default weight":
         "its pods have no namespace and its term lists the empty namespace \"\": the API server always sets "
         "metadata.namespace, and kubeberth reads an unset one as \"default\" (as kubectl and the API server do), "

@@ -148,6 +148,41 @@ def post_bind(state, pod, node_name, handle):
     """PostBind: informational, after a successful bind."""
 
 
+# ---- the pod group scheduling cycle (GenericWorkload; kubeberth.api.placement) ------------------
+@hookspec
+def placement_generate(state, pod_group, placement, handle):
+    """PlacementGenerate: split `placement` (a Placement over every node) into candidate placements
+    for the whole group, e.g. one per topology domain. Return a list of Placement or a Status.
+
+    Runs only under the TopologyAwareWorkloadScheduling gate; only the profile's first
+    placement_generate plugin runs. Without one, the group is tried on all nodes.
+    """
+
+
+@hookspec
+def placement_feasible(state, pod_group, progress, handle):
+    """PlacementFeasible: can `pod_group` still meet its constraints, given `progress`
+    (PlacementProgress: members placed so far, members still to try)?
+
+    Return None when they are met, Status.wait(reason) when more members must be placed, or an
+    Unschedulable status when they can no longer be met (the cycle stops and undoes the group).
+    Called before the first member and after each one. kube-scheduler calls it on GangScheduling
+    only; kubeberth calls every enabled plugin of the profile that implements it.
+    """
+
+
+@hookspec
+def placement_score(state, pod_group, placement, handle):
+    """PlacementScore: an integer score for one feasible placement (`placement` is the
+    PodGroupAssignments it would make). Called only when more than one placement is feasible."""
+
+
+@hookspec
+def normalize_placement_score(state, pod_group, scores):
+    """NormalizePlacementScore: map this plugin's `scores` (list of PlacementScore) into
+    [0, MaxNodeScore=100] in place; return a non-success Status to fail the group's cycle."""
+
+
 @dataclass(frozen=True, slots=True)
 class ExtensionPoint:
     """One extension point: the one table hookspecs, configuration and generations all read."""
@@ -155,7 +190,7 @@ class ExtensionPoint:
     hook: str  # what a plugin implements and the runtime calls, e.g. "pre_filter"
     config: str  # its field under a profile's `plugins` in the KubeSchedulerConfiguration, e.g. "preFilter"
     forms: tuple[str, ...]  # hooks that make a plugin usable here (per-node forms count as the batch one)
-    companion: str | None = None  # a hook run for the plugins enabled here (normalize_score, unreserve)
+    companion: str | None = None  # a hook run for the plugins enabled here (normalize_score, unreserve, ...)
 
 
 EXTENSION_POINTS: tuple[ExtensionPoint, ...] = (
@@ -171,6 +206,9 @@ EXTENSION_POINTS: tuple[ExtensionPoint, ...] = (
     ExtensionPoint("pre_bind", "preBind", ("pre_bind",)),
     ExtensionPoint("bind", "bind", ("bind",)),
     ExtensionPoint("post_bind", "postBind", ("post_bind",)),
+    # kube-scheduler's placementGenerate and placementScore plugin sets (the pod group cycle).
+    ExtensionPoint("placement_generate", "placementGenerate", ("placement_generate",)),
+    ExtensionPoint("placement_score", "placementScore", ("placement_score",), "normalize_placement_score"),
 )
 """Extension points in lifecycle order; a configuration enables plugins at these."""
 

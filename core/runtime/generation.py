@@ -190,7 +190,7 @@ def _resolve_points(
                 ordered.append(next(r for r in explicit if r.name == m.name))
         ordered += from_multi
         ordered += [r for r in explicit if r.name not in {o.name for o in ordered}]
-        if point == "score":
+        if point in ("score", "placement_score"):  # weighted points (kube-scheduler's getValidScoreWeights)
             multi_weights = {m.name: m.weight for m in multi}
             ordered = [
                 PluginRef(name=r.name, weight=r.weight or multi_weights.get(r.name) or 1) for r in ordered
