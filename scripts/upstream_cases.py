@@ -44,6 +44,7 @@ PLUGIN_DIRS = {
     "queuesort": "priority_sort",
     "schedulinggates": "scheduling_gates",
     "tainttoleration": "taint_toleration",
+    "topologyaware": "topology_placement_generator",
     "volumebinding": "volume_binding",
     "volumerestrictions": "volume_restrictions",
     "volumezone": "volume_zone",
@@ -58,7 +59,7 @@ _FUNC = re.compile(r"^func (Test\w+)\(", re.M)
 _NAME = re.compile(r'\b(?:name|test):\s*((?:"(?:[^"\\\n]|\\.)*"\s*(?:\+\s*)?)+)', re.S)  # `test:` in older tables
 # Folders whose tables are maps keyed by case name (`"case": {` two tabs in), some filled in
 # lower-case helpers that the Test function of the same name runs (testPlugin for TestPlugin).
-MAP_KEYED = {"dynamicresources"}
+MAP_KEYED = {"dynamicresources", "topologyaware"}
 _ANY_FUNC = re.compile(r"^func (\w+)\(", re.M)
 _MAP_KEY = re.compile(r'^\t\t"((?:[^"\\\n]|\\.)*)": \{', re.M)
 _LITERAL = re.compile(r'"((?:[^"\\\n]|\\.)*)"')

@@ -172,7 +172,7 @@ UNPORTED: dict[str, str] = {
         "calls the scorer with nil resources, bypassing config defaulting; kubeberth's args default an empty "
         "scoringStrategy.resources to cpu and memory as kube-scheduler's defaulting does, so it cannot occur",
 
-# Workload-aware scheduling (GenericWorkload): GangScheduling and PodGroupPodsCount.
+# Workload-aware scheduling (GenericWorkload): GangScheduling, PodGroupPodsCount, TopologyPlacementGenerator.
     'TestGangSchedulingFlow/CPG Basic With Gang Stage 1: pg1 ready, root ready (CPG=true)':
         _COMPOSITE,
     'TestGangSchedulingFlow/CPG Hierarchical Stage 1: No pods, tree not ready (CPG=true)':
@@ -274,6 +274,24 @@ UNPORTED: dict[str, str] = {
     'Test_isSchedulableAfterPodGroupUpdated/pod without a scheduling group is skipped':
         _COMPOSITE,
     'Test_isSchedulableAfterPodGroupUpdated/update Basic policy':
+        _COMPOSITE,
+    'TestGeneratePlacements/for cpg without constraint returns placement matching all nodes':
+        _COMPOSITE,
+    'TestGeneratePlacements/for cpg with topology key constraint, returns placement for each topology domain':
+        _COMPOSITE,
+    'TestGeneratePlacements/for cpg without matching topology label, returns empty':
+        _COMPOSITE,
+    'TestGeneratePlacements/for cpg with pods already scheduled in a single domain, returns that domain':
+        _COMPOSITE,
+    'TestGeneratePlacements/for cpg with pods already scheduled in a single domain not present in current placement, returns empty':
+        _COMPOSITE,
+    'TestGeneratePlacements/for cpg with pods already scheduled in conflicting domains across separate pod groups, returns error':
+        _COMPOSITE,
+    'TestGeneratePlacements/for cpg with pods already scheduled in conflicting domains in a single pod group, returns error':
+        _COMPOSITE,
+    'TestGeneratePlacements/for cpg with already scheduled pod on node outside of snapshot, returns error':
+        _COMPOSITE,
+    'TestGeneratePlacements/for cpg with already scheduled pod on node without topology label, returns error':
         _COMPOSITE,
     'TestScorePlacement/for cpg existing assigned and assumed pods across multi-level hierarchies':
         _COMPOSITE,

@@ -158,6 +158,20 @@ class SchedulingQueue:
             return entry
         return None
 
+    def pop_group(self, namespace: str, name: str) -> list[QueuedPod]:
+        """Take the other waiting members of PodGroup `namespace/name` out with the one just popped:
+        kube-scheduler queues a group's pods as one entity under GenericWorkload, so they are tried
+        together. Gated and in-flight members stay where they are. O(queued pods)."""
+        taken = []
+        for entry in self.entries.values():
+            pod = entry.pod
+            if entry.where in ("active", "backoff", "unschedulable") and pod.pod_group == name and pod.namespace == namespace:
+                self._arrive(entry, "inflight")
+                entry.attempts += 1
+                entry.move_seq_at_pop = self.move_seq
+                taken.append(entry)
+        return taken
+
     def flush_backoff(self) -> None:
         now = self.clock()
         while self._backoff and self._backoff[0][0] <= now:

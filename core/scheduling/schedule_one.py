@@ -68,16 +68,23 @@ class ScheduleOne:
         return found
 
     def find_node(
-        self, fw: Framework, state: CycleState, pod: PodInfo, record: CycleRecord | None, cycle: int | None = None
+        self,
+        fw: Framework,
+        state: CycleState,
+        pod: PodInfo,
+        record: CycleRecord | None,
+        cycle: int | None = None,
+        placement: np.ndarray | None = None,
     ) -> ScheduleResult:
         """Filter and score (kube-scheduler's schedulePod); no state is changed.
 
         `cycle` (the scheduling cycle's number) turns on opportunistic batching for this call
-        when the OpportunisticBatching gate is on; without it (dry runs) the batch is not touched."""
+        when the OpportunisticBatching gate is on; without it (dry runs) the batch is not touched.
+        `placement`: the node rows a pod group cycle's placement allows (None: every node)."""
         cluster = self.cluster
         table = cluster.table
         handle = self.handle_for(fw)
-        all_rows = table.ordered_rows()
+        all_rows = table.ordered_rows() if placement is None else placement
         diagnosis = Diagnosis(num_all_nodes=len(all_rows))
         if len(all_rows) == 0:
             diagnosis.pre_filter_msg = "no nodes available to schedule pods"
@@ -106,6 +113,8 @@ class ScheduleOne:
         # kube-scheduler's evaluateNominatedNode: a nominated node (preemption) or the batch's
         # hint is tried alone first; if it passes every filter, it is the only feasible node.
         nominated = pod.nominated_node_name or hint
+        if placement is not None and nominated and table.row_of.get(nominated) not in set(placement.tolist()):
+            nominated = ""
         if nominated and nominated in table.row_of and (narrowed is None or nominated in narrowed):
             one = np.asarray([table.row_of[nominated]], dtype=np.int64)
             if self.filter_rows(fw, state, pod, one, None, None, ghosts)[0] and (
@@ -283,6 +292,9 @@ class ScheduleOne:
         fw = self.framework_for(pod)
         if fw is None:
             self.queue.done(pod.uid)
+            return
+        if pod.pod_group and fw.feature_gates.enabled("GenericWorkload"):
+            self.schedule_pod_group(fw, entry)  # kube-scheduler's scheduleOnePodGroup (podgroup_cycle.py)
             return
         self.stats.attempts += 1
         t0 = time.perf_counter()

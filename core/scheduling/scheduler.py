@@ -33,6 +33,7 @@ from .clock import Clock, VirtualClock
 from .eventhandlers import EventHandlers, SwapGeneration
 from .handle import FrameworkHandle
 from .incremental import IncrementalCycles, incremental_cycles_enabled
+from .podgroup_cycle import PodGroupCycle
 from .queue import QueuedPod, SchedulingQueue
 from .schedule_one import ScheduleOne
 from .waiting_pods import WaitingPod
@@ -55,7 +56,7 @@ class SchedulerStats:
     extra: dict[str, Any] = field(default_factory=dict)
 
 
-class Scheduler(EventHandlers, ScheduleOne, BindingCycle):
+class Scheduler(EventHandlers, ScheduleOne, PodGroupCycle, BindingCycle):
     """The scheduling loop over one backend, running the current Generation's frameworks."""
 
     def __init__(

@@ -51,12 +51,14 @@ def pod_group(ns: str, name: str, min_count: int) -> dict[str, Any]:
 
 
 def create_member(api: Api, ns: str, name: str, group: str, cpu: str) -> None:
-    spec = {
+    """A pod of PodGroup `group` ("" for none) asking for `cpu`."""
+    spec: dict[str, Any] = {
         "schedulerName": PROFILE,
-        "schedulingGroup": {"podGroupName": group},
         "containers": [{"name": "c", "image": "registry.k8s.io/pause:3.10",
                         "resources": {"requests": {"cpu": cpu, "memory": "64Mi"}}}],
     }
+    if group:
+        spec["schedulingGroup"] = {"podGroupName": group}
     api.call("POST", f"/api/v1/namespaces/{ns}/pods", {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": name},
                                                        "spec": spec})
 
@@ -90,15 +92,39 @@ def test_gangs_bind_all_or_nothing(gang_api: Api, kubeberth: Kubeberth) -> None:
         bound = wait_for(lambda: len(api.bound(ns)) == 3 and api.bound(ns), what="the gang to bind")
         assert set(bound) == {"fits-0", "fits-1", "fits-2"}
 
-        # A gang of three where only two fit in what is left (2.5 cpus): two wait at Permit, none binds.
+        # A gang of three where only two fit in what is left (2.5 cpus): the pod group cycle tries
+        # the three together and gives up at once; none binds and nothing is held at Permit.
         api.call("POST", f"/apis/scheduling.k8s.io/v1beta1/namespaces/{ns}/podgroups", pod_group(ns, "big", 3))
         for i in range(3):
             create_member(api, ns, f"big-{i}", "big", "1")
-        wait_for(lambda: len(kubeberth.held_pods().get("waiting", [])) == 2, what="two members waiting at Permit")
-        time.sleep(3)
+
+        def failed() -> dict[str, str]:
+            notes = {e["regarding"]["name"]: e.get("note", "") for e in api.events(ns)
+                     if e.get("reason") == "FailedScheduling" and e["regarding"]["name"].startswith("big-")}
+            return notes if len(notes) == 3 else {}
+
+        notes = wait_for(failed, what="the three members to be reported unschedulable")
+        assert sorted(notes.values()) == [
+            "0/1 nodes are available: 1 Insufficient cpu.",
+            "minCount (3) cannot be satisfied: 2 scheduled, 0 remaining",
+            "minCount (3) cannot be satisfied: 2 scheduled, 0 remaining",
+        ], notes
+        assert kubeberth.held_pods().get("waiting", []) == []
         assert not any(name.startswith("big-") for name in api.bound(ns))
-        notes = [e.get("note", "") for e in api.events(ns) if e.get("reason") == "FailedScheduling"]
-        assert any("Insufficient cpu" in n for n in notes), notes
+        # The room the gang did not get is free: a 2.5 cpu pod binds on the node at once.
+        create_member(api, ns, "solo", "", "2500m")
+        wait_for(lambda: "solo" in api.bound(ns), what="a plain pod to use the room the gang left")
+
+        # Room for the whole gang: a second node lets the group in, and all three bind.
+        other = f"gang-node-{suffix()}"
+        api.create_node(other, cpu="4", memory="8Gi")
+        try:
+            bound = wait_for(lambda: sum(n.startswith("big-") for n in api.bound(ns)) == 3 and api.bound(ns),
+                             what="the gang to bind on the new node")
+            assert {bound[f"big-{i}"] for i in range(3)} == {other}
+        finally:
+            api.call("DELETE", f"/api/v1/namespaces/{ns}/pods", {"gracePeriodSeconds": 0}, ok=(200, 404))
+            api.delete_node(other)
     finally:
         api.call("DELETE", f"/api/v1/namespaces/{ns}/pods", {"gracePeriodSeconds": 0}, ok=(200, 404))
         api.call("DELETE", f"/api/v1/namespaces/{ns}", ok=(200, 202, 404))

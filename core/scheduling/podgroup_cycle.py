@@ -1,0 +1,383 @@
+"""The pod group scheduling cycle (kube-scheduler v1.37's schedule_one_podgroup.go).
+
+Under the GenericWorkload gate a pod that names a PodGroup is not scheduled alone: the queue hands
+over the group's other waiting members with it, and the group is tried in one cycle, all members
+evaluated together, all or nothing:
+
+1. PlacementFeasible (GangScheduling: the gang's minCount) is asked before the first member and
+   after each one, with the members placed so far and those left; Unschedulable ends the attempt.
+2. Each member is filtered and scored as usual (no per-pod PostFilter: kube-scheduler leaves
+   preemption to the group), then assumed and reserved so the next member sees it.
+3. Everything is undone, then, if the group is feasible with at least one member placed, the
+   placed members are assumed, reserved and permitted again for real, in order, and bind;
+   GangScheduling's Permit sees the quorum assumed and lets them all through at once. Otherwise
+   every member goes back to the queue: its own fit error if it found no node, else the group's.
+
+Under TopologyAwareWorkloadScheduling the group is tried on each placement the profile's first
+`placement_generate` plugin proposes (all nodes without one), and when several are feasible the
+`placement_score` plugins (PodGroupPodsCount) pick the best.
+
+Not (yet) as upstream: CompositePodGroup hierarchies, PodGroupPostFilter (workload preemption),
+the PodGroup's PodGroupInitiallyScheduled condition, and the group-wide priority check.
+"""
+
+from __future__ import annotations
+
+import functools
+import inspect
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from ..api.placement import (
+    Placement,
+    PlacementProgress,
+    PlacementScore,
+    PodGroupAssignments,
+    PodGroupInfo,
+    ProposedAssignment,
+)
+from ..api.status import Code, Status
+from ..api.types import MAX_NODE_SCORE, CycleState
+from ..runtime.framework import Framework, PluginFailure
+from ..runtime.records import CycleRecord, ScheduleResult
+
+if TYPE_CHECKING:
+    from .handle import FrameworkHandle
+    from .queue import QueuedPod
+
+# kube-scheduler's errPodGroupUnschedulable.
+POD_GROUP_UNSCHEDULABLE = "pod group is unschedulable"
+
+
+@dataclass(eq=False)
+class Member:
+    """One member's attempt in a pod group cycle (kube-scheduler's algorithmResult)."""
+
+    entry: QueuedPod
+    record: CycleRecord
+    state: CycleState = field(default_factory=CycleState)
+    result: ScheduleResult | None = None
+    status: Status = field(default_factory=Status.success)
+    node: str | None = None
+
+
+@dataclass
+class GroupResult:
+    """A pod group's outcome on one placement (kube-scheduler's podGroupAlgorithmResult)."""
+
+    status: Status
+    members: list[Member]
+    placed: dict[str, tuple[str, CycleState]] = field(default_factory=dict)  # uid -> node, state
+    placement: Placement | None = None
+
+    @property
+    def any_scheduled(self) -> bool:
+        return bool(self.placed)
+
+
+class PodGroupCycle:
+    """The pod group cycle's steps, mixed into the Scheduler (scheduling thread only)."""
+
+    def schedule_pod_group(self: Any, fw: Framework, entry: QueuedPod) -> None:
+        """kube-scheduler's scheduleOnePodGroup for the group of `entry`'s pod."""
+        pod = entry.pod
+        entries = [entry, *self.queue.pop_group(pod.namespace, pod.pod_group)]
+        entries.sort(key=lambda e: (e.timestamp, e.pod.name))
+        t0 = time.perf_counter()
+        members = [self._member(fw, e) for e in entries]
+        try:
+            self._schedule_members(fw, members)
+        finally:
+            self.stats.cycle_seconds += time.perf_counter() - t0
+            for m in members:
+                m.record.end_ns = time.time_ns()
+                self.records.append(m.record)
+                for observer in self.observers:
+                    observer(m.record)
+
+    def _member(self: Any, fw: Framework, entry: QueuedPod) -> Member:
+        self.stats.attempts += 1
+        record = CycleRecord(entry.pod.key, entry.pod.uid, fw.profile, fw.generation_id)
+        record.attempt = entry.attempts
+        record.first_attempt_ns = entry.extra.setdefault("first_attempt_ns", record.start_ns)
+        if entry.waited:
+            record.queue, entry.waited = entry.waited, {}
+        return Member(entry, record)
+
+    def _schedule_members(self: Any, fw: Framework, members: list[Member]) -> None:
+        pod = members[0].entry.pod
+        group = self.cluster.get_object("PodGroup", f"{pod.namespace}/{pod.pod_group}")
+        problem = None
+        if group is None:
+            problem = f'podgroup.scheduling.k8s.io "{pod.pod_group}" not found'
+        else:
+            for m in members:
+                if self.framework_for(m.entry.pod) is not fw:
+                    problem = (
+                        "all pods in a single pod group should have the same .spec.schedulerName set, got: "
+                        f'"{m.entry.pod.scheduler_name}" and "{pod.scheduler_name}"'
+                    )
+                    break
+        if problem is not None:
+            for m in members:
+                m.record.result, m.record.message = "Error", problem
+                self.stats.errors += 1
+                self._requeue_error(m.entry, problem)
+            return
+        info = PodGroupInfo(pod.namespace, pod.pod_group, group, tuple(m.entry.pod for m in members))
+        handle = self.handle_for(fw)
+        result = self._pod_group_algorithm(fw, handle, info, members)
+        self._submit(fw, handle, result)
+
+    # ---- the algorithm -----------------------------------------------------------------
+    def _pod_group_algorithm(
+        self: Any, fw: Framework, handle: FrameworkHandle, info: PodGroupInfo, members: list[Member]
+    ) -> GroupResult:
+        """podGroupSchedulingAlgorithm: one implicit placement of all nodes, or (TAS) each generated
+        placement in turn and the best scored one. Nothing stays assumed when it returns."""
+        if not fw.feature_gates.enabled("TopologyAwareWorkloadScheduling"):
+            return self._on_placement(fw, handle, info, members, None)
+        table = self.cluster.table
+        everything = Placement("", tuple(table.names[r] or "" for r in table.ordered_rows().tolist()))
+        placements = self._generate_placements(fw, handle, info, everything)
+        if isinstance(placements, Status):
+            return GroupResult(placements, members)
+        first: GroupResult | None = None
+        feasible: list[GroupResult] = []
+        for placement in placements:
+            for m in members:  # each placement starts the members afresh
+                m.state, m.result, m.status, m.node = CycleState(), None, Status.success(), None
+            result = self._on_placement(fw, handle, info, members, placement)
+            if result.status.code == Code.ERROR:
+                return result
+            first = first or GroupResult(result.status, [_copy(m) for m in members], dict(result.placed), placement)
+            if result.status.ok:
+                feasible.append(GroupResult(result.status, [_copy(m) for m in members], dict(result.placed), placement))
+        if not feasible:
+            assert first is not None
+            message = f"0/{len(placements)} placements are available, first placement status: {first.status.message}"
+            first.status = Status(Code.UNSCHEDULABLE, (message,))
+            return first
+        if len(feasible) == 1:
+            return feasible[0]
+        best = self._best_placement(fw, handle, info, feasible)
+        return best if isinstance(best, GroupResult) else GroupResult(best, members)
+
+    def _generate_placements(
+        self: Any, fw: Framework, handle: FrameworkHandle, info: PodGroupInfo, everything: Placement
+    ) -> list[Placement] | Status:
+        """RunPlacementGeneratePlugins: the first placement_generate plugin splits all nodes."""
+        hooks = fw.points.get("placement_generate", ())
+        if not hooks:
+            return [everything]
+        hook = hooks[0]
+        try:
+            out = hook.call({"state": CycleState(), "pod_group": info, "placement": everything, "handle": handle})
+        except Exception as exc:  # a plugin bug fails the group's attempt, not the loop
+            return Status.error(f"plugin {hook.plugin} raised {type(exc).__name__}: {exc}", hook.plugin)
+        if isinstance(out, Status):
+            return out if not out.ok else [everything]
+        found = list(out or ())
+        if not found:
+            return Status(Code.UNSCHEDULABLE, ("no feasible placements found",), hook.plugin)
+        return found
+
+    def _best_placement(
+        self: Any, fw: Framework, handle: FrameworkHandle, info: PodGroupInfo, feasible: list[GroupResult]
+    ) -> GroupResult | Status:
+        """findBestPlacement: RunPlacementScorePlugins (score, normalize, weight), highest total wins;
+        ties go to the first (kube-scheduler breaks them at random)."""
+        totals = np.zeros(len(feasible), dtype=np.int64)
+        for hook in fw.points.get("placement_score", ()):
+            scores = []
+            for result in feasible:
+                assignments = PodGroupAssignments(result.placement, tuple(
+                    ProposedAssignment(m.entry.pod, node, state)
+                    for m in result.members if (placed := result.placed.get(m.entry.pod.uid))
+                    for node, state in (placed,)
+                ))
+                try:
+                    raw = hook.call({"state": CycleState(), "pod_group": info, "placement": assignments, "handle": handle})
+                except Exception as exc:
+                    return Status.error(f"running PlacementScore plugins: plugin {hook.plugin} raised {exc}", hook.plugin)
+                if isinstance(raw, Status):
+                    return Status.error(f'running PlacementScore plugins: plugin "{hook.plugin}" failed with: {raw.message}')
+                scores.append(PlacementScore(result.placement, int(raw), assignments))
+            normalize = getattr(fw.plugins.get(hook.plugin), "normalize_placement_score", None)
+            if normalize is not None:
+                status = _call(normalize, state=CycleState(), pod_group=info, scores=scores)
+                if isinstance(status, Status) and not status.ok:
+                    return Status.error(
+                        f'running NormalizePlacementScore on PlacementScore plugins: plugin "{hook.plugin}" '
+                        f"failed with: {status.message}"
+                    )
+            for i, s in enumerate(scores):
+                if not 0 <= s.score <= MAX_NODE_SCORE:
+                    return Status.error(
+                        f'applying score defaultWeights on PlacementScore plugins: plugin "{hook.plugin}" returns an '
+                        f"invalid score {s.score}, it should in the range of [0, {MAX_NODE_SCORE}] after normalizing"
+                    )
+                totals[i] += s.score * hook.weight
+        return feasible[int(np.argmax(totals))]
+
+    def _on_placement(
+        self: Any,
+        fw: Framework,
+        handle: FrameworkHandle,
+        info: PodGroupInfo,
+        members: list[Member],
+        placement: Placement | None,
+    ) -> GroupResult:
+        """podGroupSchedulingDefaultAlgorithm on one placement (None: every node). Each member is
+        assumed and reserved so the next sees it; all of it is undone before returning."""
+        reverts: list[Callable[[], None]] = []
+        try:
+            return self._try_members(fw, handle, info, members, placement, reverts)
+        finally:
+            for revert in reversed(reverts):
+                revert()
+
+    def _try_members(
+        self: Any,
+        fw: Framework,
+        handle: FrameworkHandle,
+        info: PodGroupInfo,
+        members: list[Member],
+        placement: Placement | None,
+        reverts: list[Callable[[], None]],
+    ) -> GroupResult:
+        cluster = self.cluster
+        rows = None
+        if placement is not None:
+            row_of = cluster.table.row_of
+            rows = np.asarray(sorted(row_of[n] for n in placement.nodes if n in row_of), dtype=np.int64)
+        result = GroupResult(Status.success(), members, placement=placement)
+        progress = PlacementProgress(len(members), cluster.pod_group_state(info.namespace, info.name).scheduled_pods_count)
+        status = self._placement_feasible(fw, handle, info, progress)
+        if status.code == Code.ERROR:
+            result.status = Status.error(f"failed to evaluate placement feasibility: {status.message}", status.plugin)
+            return result
+        if status.code in (Code.UNSCHEDULABLE, Code.UNSCHEDULABLE_AND_UNRESOLVABLE):
+            result.status = Status(Code.UNSCHEDULABLE, status.reasons or (POD_GROUP_UNSCHEDULABLE,), status.plugin)
+            return result
+        for m in members:
+            pod = m.entry.pod
+            try:
+                m.result = self.find_node(fw, m.state, pod, m.record, None, rows)
+                m.status = m.result.status
+                if m.result.node is not None:
+                    cluster.assume(pod, m.result.node)
+                    reserved = fw.run_reserve(m.state, pod, m.result.node, cluster, handle)
+                    if reserved.ok:
+                        m.node = m.result.node
+                        result.placed[pod.uid] = (m.node, m.state)
+                        reverts.append(_undo(fw, handle, cluster, m))
+                    else:
+                        fw.run_unreserve(m.state, pod, m.result.node, cluster, handle)
+                        cluster.forget(pod)
+                        m.status = reserved
+            except PluginFailure as failure:
+                m.status = failure.status
+            if m.status.code == Code.ERROR:
+                result.status = Status.error(f"failed to schedule other pod from a pod group: {m.status.message}")
+                return result
+            progress = PlacementProgress(progress.remaining - 1, progress.scheduled + (m.node is not None))
+            status = self._placement_feasible(fw, handle, info, progress)
+            if status.code == Code.ERROR:
+                result.status = Status.error(f"failed to evaluate placement feasibility: {status.message}", status.plugin)
+                return result
+            result.status = status
+            if status.code in (Code.UNSCHEDULABLE, Code.UNSCHEDULABLE_AND_UNRESOLVABLE):
+                break
+        if result.status.code in (Code.WAIT, Code.UNSCHEDULABLE, Code.UNSCHEDULABLE_AND_UNRESOLVABLE):
+            result.status = Status(Code.UNSCHEDULABLE, result.status.reasons or (POD_GROUP_UNSCHEDULABLE,))
+        elif result.status.ok and not result.placed:
+            # kube-scheduler: a group's cycle succeeds only with at least one member placed.
+            result.status = Status(Code.UNSCHEDULABLE, (POD_GROUP_UNSCHEDULABLE,))
+        if not result.status.ok:
+            result.placed.clear()
+        return result
+
+    def _placement_feasible(
+        self: Any, fw: Framework, handle: FrameworkHandle, info: PodGroupInfo, progress: PlacementProgress
+    ) -> Status:
+        """RunPlacementFeasiblePlugins: the profile's plugins implementing placement_feasible
+        (GangScheduling), the first non-success wins."""
+        for name, plugin in fw.plugins.items():
+            check = getattr(plugin, "placement_feasible", None)
+            if check is None or not hasattr(check, "kubeberth_impl"):
+                continue
+            try:
+                out = _call(check, state=CycleState(), pod_group=info, progress=progress, handle=handle)
+            except Exception as exc:
+                return Status.error(f"plugin {name} raised {type(exc).__name__}: {exc}", name)
+            if isinstance(out, Status) and not out.ok:
+                out.plugin = out.plugin or name
+                return out
+        return Status.success()
+
+    # ---- results -----------------------------------------------------------------------
+    def _submit(self: Any, fw: Framework, handle: FrameworkHandle, result: GroupResult) -> None:
+        """submitPodGroupAlgorithmResult: placed members of a feasible group go on to Reserve,
+        Permit and binding for real; the others back to the queue."""
+        group_status = result.status
+        for m in result.members:
+            entry = m.entry
+            if group_status.code == Code.ERROR:
+                status = m.status if m.status.code == Code.ERROR else group_status
+                m.record.result, m.record.message = "Error", status.message
+                m.record.error_plugin = status.plugin
+                self.stats.errors += 1
+                self._requeue_error(entry, status.message)
+                continue
+            placed = result.placed.get(entry.pod.uid)
+            if placed is not None and group_status.ok:
+                node, state = placed
+                self._assume_reserve_permit(fw, handle, state, entry, node, m.record)
+                continue
+            if m.result is not None and m.result.node is None and m.status.code != Code.SUCCESS:
+                diagnosis = m.result.diagnosis
+                plugins = frozenset(diagnosis.unschedulable_plugins) if diagnosis is not None else frozenset()
+                self._group_member_unschedulable(entry, m.record, m.status.message, plugins)
+            else:
+                self._group_member_unschedulable(entry, m.record, group_status.message, frozenset())
+
+    def _group_member_unschedulable(
+        self: Any, entry: QueuedPod, record: CycleRecord, message: str, plugins: frozenset[str]
+    ) -> None:
+        self.stats.unschedulable_attempts += 1
+        record.result, record.message, record.node = "Unschedulable", message, None
+        self.backend.record_event(entry.pod, "Warning", "FailedScheduling", message)
+        self.backend.patch_pod_condition(
+            entry.pod, {"type": "PodScheduled", "status": "False", "reason": "Unschedulable", "message": message}
+        )
+        self.queue.requeue_unschedulable(entry, plugins, message)
+
+
+def _undo(fw: Framework, handle: FrameworkHandle, cluster: Any, m: Member) -> Callable[[], None]:
+    pod, node, state = m.entry.pod, m.node, m.state
+
+    def revert() -> None:
+        fw.run_unreserve(state, pod, node or "", cluster, handle)
+        cluster.forget(pod)
+
+    return revert
+
+
+@functools.lru_cache(maxsize=256)
+def _params(fn: Callable[..., Any]) -> frozenset[str]:
+    return frozenset(inspect.signature(fn).parameters)
+
+
+def _call(method: Any, **kwargs: Any) -> Any:
+    """Call a plugin's hook method with the arguments it asks for (pluggy's convention)."""
+    wanted = _params(getattr(method, "__func__", method))
+    return method(**{k: v for k, v in kwargs.items() if k in wanted})
+
+
+def _copy(m: Member) -> Member:
+    return Member(m.entry, m.record, m.state, m.result, m.status, m.node)

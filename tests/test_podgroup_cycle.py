@@ -1,0 +1,177 @@
+"""The pod group scheduling cycle (GenericWorkload): a PodGroup's pending members are tried together,
+all or nothing, as kube-scheduler v1.37's scheduleOnePodGroup does."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from kubeberth import Status, hookimpl
+from kubeberth.api.placement import Placement, PodGroupInfo
+from kubeberth.testing import make_node, make_pod, make_pod_group
+from kubeberth.testing.tester import SchedulerTester
+
+GATES = "GenericWorkload=true"
+TAS = "GenericWorkload=true,TopologyAwareWorkloadScheduling=true"
+
+
+def gang(name: str, size: int, min_count: int | None, cpu: str, **extra: Any) -> list[dict[str, Any]]:
+    return [make_pod_group(name, min_count)] + [
+        make_pod(f"{name}-{i}", cpu, schedulingGroup={"podGroupName": name}, **extra) for i in range(size)
+    ]
+
+
+@pytest.fixture
+def tester():
+    with SchedulerTester(["NodeResourcesFit", "GangScheduling"], objects=[make_node("n1", cpu="4")],
+                         feature_gates=GATES) as t:
+        yield t
+
+
+def test_a_gang_that_fits_binds_in_one_cycle(tester: SchedulerTester) -> None:
+    assert tester.schedule(*gang("fits", 3, 3, "1")) == {"fits-0": "n1", "fits-1": "n1", "fits-2": "n1"}
+    assert [r.result for i in range(3) for r in tester.records(f"fits-{i}")] == ["Scheduled"] * 3
+    assert tester.clock.now() < 1  # nobody waited at Permit for the others
+
+
+def test_a_gang_that_cannot_fit_binds_none_and_holds_nothing(tester: SchedulerTester) -> None:
+    """Two 1500m members fit on 4 cpus, the third does not: the group gives up at once, with no
+    reservation left behind and no Permit timeout to wait for."""
+    assert tester.schedule(*gang("big", 3, 3, "1500m")) == {"big-0": None, "big-1": None, "big-2": None}
+    assert tester.events("big-0", "FailedScheduling") == ["minCount (3) cannot be satisfied: 2 scheduled, 0 remaining"]
+    assert tester.events("big-1", "FailedScheduling") == ["minCount (3) cannot be satisfied: 2 scheduled, 0 remaining"]
+    assert tester.events("big-2", "FailedScheduling") == ["0/1 nodes are available: 1 Insufficient cpu."]
+    assert tester.clock.now() < 1
+    assert tester.cluster.assumed == set() and tester.scheduler.waiting_pods == {}
+    assert tester.cluster.node_pods(tester.cluster.table.row_of["n1"]) == {}
+    # Room for the gang: a new node lets the whole group in, and it binds together.
+    assert tester.schedule(make_node("n2", cpu="4")) == {}
+    assert {tester.node_of(f"big-{i}") for i in range(3)} <= {"n1", "n2"}
+    assert all(tester.node_of(f"big-{i}") for i in range(3))
+
+
+def test_the_cycle_stops_once_min_count_is_out_of_reach(tester: SchedulerTester) -> None:
+    """The first member fails: the two left cannot make minCount 3, so they are not tried."""
+    tester.schedule(*gang("wide", 3, 3, "5"))
+    assert tester.events("wide-0", "FailedScheduling") == ["0/1 nodes are available: 1 Insufficient cpu."]
+    assert tester.events("wide-1", "FailedScheduling") == ["minCount (3) cannot be satisfied: 0 scheduled, 2 remaining"]
+    assert [r.evaluated_nodes for r in tester.records("wide-1")] == [0]
+
+
+def test_more_members_than_min_count_bind_those_that_fit(tester: SchedulerTester) -> None:
+    placed = tester.schedule(*gang("extra", 3, 2, "1500m"))
+    assert sorted(n for n in placed.values() if n) == ["n1", "n1"]
+    left = next(p for p, n in placed.items() if n is None)
+    assert tester.events(left, "FailedScheduling") == ["0/1 nodes are available: 1 Insufficient cpu."]
+
+
+def test_a_basic_group_needs_one_member_placed(tester: SchedulerTester) -> None:
+    assert tester.schedule(*gang("basic", 2, None, "3")) == {"basic-0": "n1", "basic-1": None}
+    assert tester.schedule(*gang("none", 1, None, "9")) == {"none-0": None}
+    assert tester.events("none-0", "FailedScheduling") == ["0/1 nodes are available: 1 Insufficient cpu."]
+
+
+def test_a_late_member_of_a_bound_gang_is_scheduled_alone(tester: SchedulerTester) -> None:
+    tester.schedule(*gang("late", 2, 2, "1"))
+    assert tester.schedule(make_pod("late-9", "1", schedulingGroup={"podGroupName": "late"})) == {"late-9": "n1"}
+
+
+def test_without_the_gate_members_go_pod_by_pod_through_permit() -> None:
+    with SchedulerTester(["NodeResourcesFit", "GangScheduling"], objects=[make_node("n1", cpu="4")]) as t:
+        assert t.schedule(*gang("big", 3, 3, "1500m")) == {"big-0": None, "big-1": None, "big-2": None}
+        assert t.clock.now() >= 300  # held at Permit until the timeout
+
+
+# ---- placements (TopologyAwareWorkloadScheduling) ------------------------------------------------
+class ZonePlacements:
+    """A placement_generate plugin: one placement per `zone` label value."""
+
+    name = "ZonePlacements"
+
+    @hookimpl
+    def placement_generate(self, pod_group: PodGroupInfo, placement: Placement, handle: Any) -> list[Placement]:
+        table = handle.cluster.table
+        zones: dict[str, list[str]] = {}
+        for node in placement.nodes:
+            zone = table.labels_of(table.row_of[node]).get("zone")
+            if zone:
+                zones.setdefault(zone, []).append(node)
+        return [Placement(z, tuple(nodes)) for z, nodes in sorted(zones.items())]
+
+
+class RefuseAll:
+    name = "RefuseAll"
+
+    @hookimpl
+    def placement_generate(self, pod_group: PodGroupInfo, placement: Placement) -> Status:
+        return Status.unschedulable("no zone will do")
+
+
+def zones() -> list[dict[str, Any]]:
+    return [make_node("a1", cpu="2", labels={"zone": "a"}),
+            make_node("b1", cpu="2", labels={"zone": "b"}), make_node("b2", cpu="2", labels={"zone": "b"})]
+
+
+def test_the_placement_that_places_more_members_wins() -> None:
+    """Zone a fits 2 of 4 members, zone b all 4: both meet minCount 2, PodGroupPodsCount prefers b."""
+    with SchedulerTester(["NodeResourcesFit", "GangScheduling", ZonePlacements, ("PodGroupPodsCount", 1)],
+                         objects=zones(), feature_gates=TAS) as t:
+        placed = t.schedule(*gang("g", 4, 2, "1"))
+        assert sorted(placed.values()) == ["b1", "b1", "b2", "b2"]
+
+
+def test_a_group_no_placement_fits_reports_the_first_placement() -> None:
+    with SchedulerTester(["NodeResourcesFit", "GangScheduling", ZonePlacements, ("PodGroupPodsCount", 1)],
+                         objects=zones(), feature_gates=TAS) as t:
+        assert set(t.schedule(*gang("g", 5, 5, "1")).values()) == {None}
+        assert t.events("g-0", "FailedScheduling") == [
+            "0/2 placements are available, first placement status: minCount (5) cannot be satisfied: 2 scheduled, "
+            "2 remaining"
+        ]
+        # The member that found no node on the first placement (zone a, 2 cpus) keeps its own fit error.
+        assert t.events("g-2", "FailedScheduling") == ["0/1 nodes are available: 1 Insufficient cpu."]
+
+
+def test_a_placement_generator_may_refuse() -> None:
+    with SchedulerTester(["NodeResourcesFit", "GangScheduling", RefuseAll], objects=zones(), feature_gates=TAS) as t:
+        assert t.schedule(*gang("g", 2, 2, "1")) == {"g-0": None, "g-1": None}
+        assert t.events("g-0", "FailedScheduling") == ["no zone will do"]
+        assert t.cluster.assumed == set()
+
+
+def test_an_out_of_range_placement_score_is_an_error() -> None:
+    """An out-of-range placement score fails the group's attempt with kube-scheduler's message."""
+
+    class TooHigh:
+        name = "TooHigh"
+
+        @hookimpl
+        def placement_score(self, pod_group: PodGroupInfo, placement: Any) -> int:
+            return 101
+
+    with SchedulerTester(["NodeResourcesFit", "GangScheduling", ZonePlacements, TooHigh], objects=zones(),
+                         feature_gates=TAS, max_errors_per_pod=1) as t:
+        t.schedule(*gang("g", 2, 2, "1"))
+        message = t.events("g-0", "FailedScheduling")[0]
+        assert message.startswith('applying score defaultWeights on PlacementScore plugins: plugin "TooHigh" returns '
+                                  "an invalid score 101")
+        assert t.records("g-0")[-1].result == "Error"
+        assert t.cluster.assumed == set()
+
+
+def test_the_default_profile_keeps_a_gang_in_one_zone_and_prefers_the_roomier_one() -> None:
+    """The gate's default profile: TopologyPlacementGenerator offers one placement per zone for a
+    PodGroup with a topology constraint, PodGroupPodsCount picks the zone that places all members.
+    A late member then only gets the zone the others are in."""
+    group = make_pod_group("g", 2)
+    group["spec"]["schedulingConstraints"] = {"topology": [{"key": "zone"}]}
+    members = [make_pod(f"g-{i}", "1", schedulingGroup={"podGroupName": "g"}) for i in range(4)]
+    with SchedulerTester(default_plugins=True, objects=zones(), feature_gates=TAS) as t:
+        assert t.framework.enabled("placement_generate") == ["TopologyPlacementGenerator"]
+        placed = t.schedule(group, *members)
+        assert sorted(placed.values()) == ["b1", "b1", "b2", "b2"]
+        # Zone b is full now; zone a has room, but the group's pods are in b.
+        late = make_pod("g-9", "1", schedulingGroup={"podGroupName": "g"})
+        assert t.schedule(late) == {"g-9": None}
+        # Its own fit error, over zone b's two nodes only.
+        assert t.events("g-9", "FailedScheduling") == ["0/2 nodes are available: 2 Insufficient cpu."]
