@@ -42,7 +42,7 @@ from ..api.placement import (
 )
 from ..api.status import Code, Status
 from ..api.types import MAX_NODE_SCORE, CycleState
-from ..runtime.framework import Framework, PluginFailure
+from ..runtime.framework import REJECTED_NODES_RECORDED, Framework, PluginFailure
 from ..runtime.records import CycleRecord, ScheduleResult
 
 if TYPE_CHECKING:
@@ -268,6 +268,7 @@ class PodGroupCycle:
             pod = m.entry.pod
             try:
                 m.result = self.find_node(fw, m.state, pod, m.record, None, rows)
+                m.record.evaluated_nodes, m.record.feasible_nodes = m.result.evaluated, m.result.feasible
                 m.status = m.result.status
                 if m.result.node is not None:
                     cluster.assume(pod, m.result.node)
@@ -341,7 +342,15 @@ class PodGroupCycle:
                 continue
             if m.result is not None and m.result.node is None and m.status.code != Code.SUCCESS:
                 diagnosis = m.result.diagnosis
-                plugins = frozenset(diagnosis.unschedulable_plugins) if diagnosis is not None else frozenset()
+                plugins = frozenset()
+                if diagnosis is not None:
+                    plugins = frozenset(diagnosis.unschedulable_plugins)
+                    names = self.cluster.table.names
+                    for plugin, reason, rows, _code in diagnosis.rejections:
+                        kept = m.record.rejected_nodes.setdefault(plugin, {}).setdefault(reason, [])
+                        room = REJECTED_NODES_RECORDED - len(kept)
+                        if room > 0:
+                            kept.extend(names[r] or "" for r in rows[:room].tolist())
                 self._group_member_unschedulable(entry, m.record, m.status.message, plugins)
             else:
                 self._group_member_unschedulable(entry, m.record, group_status.message, frozenset())
