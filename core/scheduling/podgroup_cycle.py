@@ -17,14 +17,17 @@ Under TopologyAwareWorkloadScheduling the group is tried on each placement the p
 `placement_generate` plugin proposes (all nodes without one), and when several are feasible the
 `placement_score` plugins (PodGroupPodsCount) pick the best.
 
-Not (yet) as upstream: CompositePodGroup hierarchies, PodGroupPostFilter (workload preemption),
-the PodGroup's PodGroupInitiallyScheduled condition, and the group-wide priority check.
+The PodGroup's PodGroupInitiallyScheduled condition follows each attempt (True once the group is
+scheduled). Not (yet) as upstream: CompositePodGroup hierarchies, PodGroupPostFilter (workload
+preemption) and the group-wide priority check.
 """
 
 from __future__ import annotations
 
+import datetime
 import functools
 import inspect
+import logging
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -49,8 +52,34 @@ if TYPE_CHECKING:
     from .handle import FrameworkHandle
     from .queue import QueuedPod
 
+log = logging.getLogger(__name__)
+
 # kube-scheduler's errPodGroupUnschedulable.
 POD_GROUP_UNSCHEDULABLE = "pod group is unschedulable"
+# The PodGroup condition the cycle keeps (scheduling.k8s.io PodGroupInitiallyScheduled).
+INITIALLY_SCHEDULED = "PodGroupInitiallyScheduled"
+
+
+class PodGroupUnschedulable(Exception):
+    """kube-scheduler's errPodGroupUnschedulable, the error behind a group's Unschedulable status."""
+
+
+_GROUP_ERR = PodGroupUnschedulable(POD_GROUP_UNSCHEDULABLE)
+
+
+def group_unschedulable(*reasons: str) -> Status:
+    """NewStatus(Unschedulable, reasons...).WithError(errPodGroupUnschedulable): the error's text
+    leads the message, as Status.Reasons() puts it first upstream."""
+    return Status(Code.UNSCHEDULABLE, (POD_GROUP_UNSCHEDULABLE, *reasons), err=_GROUP_ERR)
+
+
+def _as_error(status: Status) -> str:
+    """Status.AsError().Error(): the error when there is one, else the message."""
+    return str(status.err) if status.err is not None else status.message
+
+
+def _now_rfc3339() -> str:
+    return datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
 @dataclass(eq=False)
@@ -132,6 +161,7 @@ class PodGroupCycle:
         handle = self.handle_for(fw)
         result = self._pod_group_algorithm(fw, handle, info, members)
         self._submit(fw, handle, result)
+        self._set_condition(group, result.status)
 
     # ---- the algorithm -----------------------------------------------------------------
     def _pod_group_algorithm(
@@ -159,8 +189,9 @@ class PodGroupCycle:
                 feasible.append(GroupResult(result.status, [_copy(m) for m in members], dict(result.placed), placement))
         if not feasible:
             assert first is not None
-            message = f"0/{len(placements)} placements are available, first placement status: {first.status.message}"
-            first.status = Status(Code.UNSCHEDULABLE, (message,))
+            first.status = group_unschedulable(
+                f"0/{len(placements)} placements are available, first placement status: {_as_error(first.status)}"
+            )
             return first
         if len(feasible) == 1:
             return feasible[0]
@@ -262,7 +293,7 @@ class PodGroupCycle:
             result.status = Status.error(f"failed to evaluate placement feasibility: {status.message}", status.plugin)
             return result
         if status.code in (Code.UNSCHEDULABLE, Code.UNSCHEDULABLE_AND_UNRESOLVABLE):
-            result.status = Status(Code.UNSCHEDULABLE, status.reasons or (POD_GROUP_UNSCHEDULABLE,), status.plugin)
+            result.status = group_unschedulable(*status.reasons)
             return result
         for m in members:
             pod = m.entry.pod
@@ -294,11 +325,12 @@ class PodGroupCycle:
             result.status = status
             if status.code in (Code.UNSCHEDULABLE, Code.UNSCHEDULABLE_AND_UNRESOLVABLE):
                 break
-        if result.status.code in (Code.WAIT, Code.UNSCHEDULABLE, Code.UNSCHEDULABLE_AND_UNRESOLVABLE):
-            result.status = Status(Code.UNSCHEDULABLE, result.status.reasons or (POD_GROUP_UNSCHEDULABLE,))
+        # An Unschedulable from PlacementFeasible after a member stays as the plugin said it.
+        if result.status.code == Code.WAIT:
+            result.status = group_unschedulable(*result.status.reasons)
         elif result.status.ok and not result.placed:
             # kube-scheduler: a group's cycle succeeds only with at least one member placed.
-            result.status = Status(Code.UNSCHEDULABLE, (POD_GROUP_UNSCHEDULABLE,))
+            result.status = group_unschedulable()
         if not result.status.ok:
             result.placed.clear()
         return result
@@ -340,7 +372,7 @@ class PodGroupCycle:
                 node, state = placed
                 self._assume_reserve_permit(fw, handle, state, entry, node, m.record)
                 continue
-            if m.result is not None and m.result.node is None and m.status.code != Code.SUCCESS:
+            if m.result is not None and not m.status.ok:  # the member's own failure
                 diagnosis = m.result.diagnosis
                 plugins = frozenset()
                 if diagnosis is not None:
@@ -352,8 +384,42 @@ class PodGroupCycle:
                         if room > 0:
                             kept.extend(names[r] or "" for r in rows[:room].tolist())
                 self._group_member_unschedulable(entry, m.record, m.status.message, plugins)
-            else:
+            elif m.node is not None:  # placed, but the group was not: NewStatus(group's message).WithError
+                message = f"{POD_GROUP_UNSCHEDULABLE}, {group_status.message}"
+                self._group_member_unschedulable(entry, m.record, message, frozenset())
+            else:  # not tried: the group's status (completePodGroupAlgorithmResult)
                 self._group_member_unschedulable(entry, m.record, group_status.message, frozenset())
+
+    def _set_condition(self: Any, group: dict[str, Any], status: Status) -> None:
+        """updatePodGroupCondition: the PodGroup's PodGroupInitiallyScheduled condition, written
+        only when it changes and never turned back from True (status subresource)."""
+        if status.ok:
+            wanted = {"type": INITIALLY_SCHEDULED, "status": "True", "reason": "Scheduled", "message": status.message}
+        elif status.code == Code.ERROR:
+            wanted = {"type": INITIALLY_SCHEDULED, "status": "False", "reason": "SchedulerError", "message": status.message}
+        else:
+            wanted = {"type": INITIALLY_SCHEDULED, "status": "False", "reason": "Unschedulable", "message": status.message}
+        meta = group.get("metadata") or {}
+        if meta.get("generation") is not None:
+            wanted["observedGeneration"] = meta["generation"]
+        conditions = list((group.get("status") or {}).get("conditions") or [])
+        current = next((c for c in conditions if c.get("type") == INITIALLY_SCHEDULED), None)
+        if current is not None:
+            if current.get("status") == "True" and wanted["status"] != "True":
+                return
+            if all(current.get(k) == v for k, v in wanted.items()):
+                return
+            wanted["lastTransitionTime"] = (
+                current.get("lastTransitionTime") if current.get("status") == wanted["status"] else _now_rfc3339()
+            )
+            conditions = [wanted if c is current else c for c in conditions]
+        else:
+            wanted["lastTransitionTime"] = _now_rfc3339()
+            conditions.append(wanted)
+        updated = {**group, "status": {**(group.get("status") or {}), "conditions": conditions}}
+        written = self.backend.update_object("PodGroup", updated, "status")
+        if not written.ok:
+            log.warning("PodGroup %s/%s: %s", meta.get("namespace"), meta.get("name"), written.message)
 
     def _group_member_unschedulable(
         self: Any, entry: QueuedPod, record: CycleRecord, message: str, plugins: frozenset[str]
