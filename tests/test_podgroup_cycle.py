@@ -204,3 +204,10 @@ def test_the_pod_group_condition_follows_the_attempts(tester: SchedulerTester) -
     assert condition() == {"status": "True", "reason": "Scheduled", "message": ""}
     assert tester.schedule(make_pod("big-9", "9", schedulingGroup={"podGroupName": "big"})) == {"big-9": None}
     assert condition()["status"] == "True"
+
+
+def test_a_member_whose_pod_group_is_unknown_is_scheduled_on_its_own() -> None:
+    """No GangScheduling in the profile: the scheduler does not keep PodGroups, and a member of a
+    group it does not know is scheduled as a pod of its own."""
+    with SchedulerTester(["NodeResourcesFit"], objects=[make_node("n1", cpu="4")], feature_gates=GATES) as t:
+        assert t.schedule(make_pod("lone-0", "1", schedulingGroup={"podGroupName": "lone"})) == {"lone-0": "n1"}

@@ -111,15 +111,20 @@ class GroupResult:
 class PodGroupCycle:
     """The pod group cycle's steps, mixed into the Scheduler (scheduling thread only)."""
 
-    def schedule_pod_group(self: Any, fw: Framework, entry: QueuedPod) -> None:
-        """kube-scheduler's scheduleOnePodGroup for the group of `entry`'s pod."""
+    def schedule_pod_group(self: Any, fw: Framework, entry: QueuedPod) -> bool:
+        """kube-scheduler's scheduleOnePodGroup for the group of `entry`'s pod. False when the
+        scheduler does not know the PodGroup (not created yet, or not watched because no profile
+        has GangScheduling): the pod is then scheduled on its own."""
         pod = entry.pod
+        group = self.cluster.get_object("PodGroup", f"{pod.namespace}/{pod.pod_group}")
+        if group is None:
+            return False
         entries = [entry, *self.queue.pop_group(pod.namespace, pod.pod_group)]
         entries.sort(key=lambda e: (e.timestamp, e.pod.name))
         t0 = time.perf_counter()
         members = [self._member(fw, e) for e in entries]
         try:
-            self._schedule_members(fw, members)
+            self._schedule_members(fw, group, members)
         finally:
             self.stats.cycle_seconds += time.perf_counter() - t0
             for m in members:
@@ -127,6 +132,7 @@ class PodGroupCycle:
                 self.records.append(m.record)
                 for observer in self.observers:
                     observer(m.record)
+        return True
 
     def _member(self: Any, fw: Framework, entry: QueuedPod) -> Member:
         self.stats.attempts += 1
@@ -137,20 +143,16 @@ class PodGroupCycle:
             record.queue, entry.waited = entry.waited, {}
         return Member(entry, record)
 
-    def _schedule_members(self: Any, fw: Framework, members: list[Member]) -> None:
+    def _schedule_members(self: Any, fw: Framework, group: dict[str, Any], members: list[Member]) -> None:
         pod = members[0].entry.pod
-        group = self.cluster.get_object("PodGroup", f"{pod.namespace}/{pod.pod_group}")
         problem = None
-        if group is None:
-            problem = f'podgroup.scheduling.k8s.io "{pod.pod_group}" not found'
-        else:
-            for m in members:
-                if self.framework_for(m.entry.pod) is not fw:
-                    problem = (
-                        "all pods in a single pod group should have the same .spec.schedulerName set, got: "
-                        f'"{m.entry.pod.scheduler_name}" and "{pod.scheduler_name}"'
-                    )
-                    break
+        for m in members:
+            if self.framework_for(m.entry.pod) is not fw:
+                problem = (
+                    "all pods in a single pod group should have the same .spec.schedulerName set, got: "
+                    f'"{m.entry.pod.scheduler_name}" and "{pod.scheduler_name}"'
+                )
+                break
         if problem is not None:
             for m in members:
                 m.record.result, m.record.message = "Error", problem

@@ -293,9 +293,8 @@ class ScheduleOne:
         if fw is None:
             self.queue.done(pod.uid)
             return
-        if pod.pod_group and fw.feature_gates.enabled("GenericWorkload"):
-            self.schedule_pod_group(fw, entry)  # kube-scheduler's scheduleOnePodGroup (podgroup_cycle.py)
-            return
+        if pod.pod_group and fw.feature_gates.enabled("GenericWorkload") and self.schedule_pod_group(fw, entry):
+            return  # kube-scheduler's scheduleOnePodGroup (podgroup_cycle.py)
         self.stats.attempts += 1
         t0 = time.perf_counter()
         record = CycleRecord(pod.key, pod.uid, fw.profile, fw.generation_id)
