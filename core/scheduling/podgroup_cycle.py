@@ -119,7 +119,8 @@ class PodGroupCycle:
         group = self.cluster.get_object("PodGroup", f"{pod.namespace}/{pod.pod_group}")
         if group is None:
             return False
-        entries = [entry, *self.queue.pop_group(pod.namespace, pod.pod_group)]
+        others = self.cluster.pod_group_state(pod.namespace, pod.pod_group).unscheduled
+        entries = [entry, *self.queue.pop_members(p.uid for p in others if p.uid != pod.uid)]
         entries.sort(key=lambda e: (e.timestamp, e.pod.name))
         t0 = time.perf_counter()
         members = [self._member(fw, e) for e in entries]

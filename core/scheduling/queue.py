@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import heapq
 import itertools
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -158,14 +158,14 @@ class SchedulingQueue:
             return entry
         return None
 
-    def pop_group(self, namespace: str, name: str) -> list[QueuedPod]:
-        """Take the other waiting members of PodGroup `namespace/name` out with the one just popped:
+    def pop_members(self, uids: Iterable[str]) -> list[QueuedPod]:
+        """Take these pods (a PodGroup's other members) out of the queue with the one just popped:
         kube-scheduler queues a group's pods as one entity under GenericWorkload, so they are tried
-        together. Gated and in-flight members stay where they are. O(queued pods)."""
+        together. Gated and in-flight ones stay where they are."""
         taken = []
-        for entry in self.entries.values():
-            pod = entry.pod
-            if entry.where in ("active", "backoff", "unschedulable") and pod.pod_group == name and pod.namespace == namespace:
+        for uid in uids:
+            entry = self.entries.get(uid)
+            if entry is not None and entry.where in ("active", "backoff", "unschedulable"):
                 self._arrive(entry, "inflight")
                 entry.attempts += 1
                 entry.move_seq_at_pop = self.move_seq
