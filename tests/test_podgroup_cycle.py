@@ -3,11 +3,15 @@ all or nothing, as kube-scheduler v1.37's scheduleOnePodGroup does."""
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 import pytest
 from kubeberth import Status, hookimpl
+from kubeberth.api.features import FeatureGates
 from kubeberth.api.placement import Placement, PodGroupInfo
+from kubeberth.apps.simulate import load_manifests, simulate
+from kubeberth.runtime.generation import build_generation
 from kubeberth.testing import make_node, make_pod, make_pod_group
 from kubeberth.testing.tester import SchedulerTester
 
@@ -211,3 +215,14 @@ def test_a_member_whose_pod_group_is_unknown_is_scheduled_on_its_own() -> None:
     group it does not know is scheduled as a pod of its own."""
     with SchedulerTester(["NodeResourcesFit"], objects=[make_node("n1", cpu="4")], feature_gates=GATES) as t:
         assert t.schedule(make_pod("lone-0", "1", schedulingGroup={"podGroupName": "lone"})) == {"lone-0": "n1"}
+
+
+def test_the_zones_example_keeps_the_gang_in_the_roomier_zone() -> None:
+    """config/examples/gang-zones-cluster.yaml (docs/gang-scheduling.md): all six ranks in zone b
+    with TopologyAwareWorkloadScheduling; without it they spread over both zones."""
+    examples = Path(__file__).resolve().parents[1] / "config" / "examples"
+    objects = load_manifests(examples / "gang-zones-cluster.yaml")
+    on = simulate(build_generation(feature_gates=FeatureGates.parse(TAS)), objects)
+    assert set(on.placements.values()) == {"b-1", "b-2"} and len(on.placements) == 6
+    off = simulate(build_generation(feature_gates=FeatureGates.parse(GATES)), objects)
+    assert "a-1" in off.placements.values() and len(off.placements) == 6
