@@ -86,9 +86,13 @@ _DRA_ALLOCATOR_VARIANTS = (
     "chooses among upstream's stable/incubating/experimental allocator builds by feature set; kubeberth has one "
     "allocator with the stable variant's semantics (see builtin_plugins/dynamic_resources/allocator.py)"
 )
-_DRA_QUEUEING_HINTS = (
-    "per-event QueueingHint functions are not part of kubeberth's plugin API: DynamicResources requeues on every "
-    "event it registers (requeue_on), which upstream's hints only narrow"
+_PRE_QUEUEING_HINT = (
+    "PreQueueingHint narrows which pods DynamicResources' ResourceClaim hint is asked about (the claim's pods, or all "
+    "on deallocation); kubeberth asks the hint (ported: TestIsSchedulableAfterClaimChange) for every pod it rejected"
+)
+_FINAL_STATE_UNKNOWN = (
+    "a cache.DeletedFinalStateUnknown tombstone: kubeberth's informers deliver a deletion with the object's last "
+    "known state (the hint queues the pod when there is none)"
 )
 _DRA_EXTENDED_RESOURCE = "extended resources backed by DRA (DRAExtendedResource, the special claim) are not implemented"
 _DRA_OPTIONAL_NODE_OPS = "DRAOptionalNodeOperations (alpha gate) is not implemented"
@@ -492,23 +496,13 @@ UNPORTED: dict[str, str] = {
     'TestPlugin/postfilter-deallocate-unreserved-podgroup': _POD_GROUP_CYCLE,
     'TestPlugin/postfilter-skip-deallocate-reserved-podgroup-when-pods-active': _POD_GROUP_CYCLE,
     'TestPlugin/request-admin-access-without-DRAAdminAccess-featuregate': _DRA_LOCKED_GATE,
-    'TestIsSchedulableAfterClaimChange/backoff-wrong-new-object': _DRA_QUEUEING_HINTS,
-    'TestIsSchedulableAfterClaimChange/backoff-wrong-old-object': _DRA_QUEUEING_HINTS,
-    'TestIsSchedulableAfterClaimChange/claim-deallocate': _DRA_QUEUEING_HINTS,
-    'TestIsSchedulableAfterClaimChange/queue-on-add': _DRA_QUEUEING_HINTS,
-    'TestIsSchedulableAfterClaimChange/queue-on-delete-final-state-unknown': _DRA_QUEUEING_HINTS,
-    'TestIsSchedulableAfterClaimChange/queue-on-delete-final-state-unknown-with-object': _DRA_QUEUEING_HINTS,
-    'TestIsSchedulableAfterClaimChange/queue-on-delete-final-state-unknown-without-object': _DRA_QUEUEING_HINTS,
-    'TestIsSchedulableAfterClaimChange/queue-on-delete-with-allocation': _DRA_QUEUEING_HINTS,
-    'TestIsSchedulableAfterClaimChange/queue-on-status-change': _DRA_QUEUEING_HINTS,
-    'TestIsSchedulableAfterClaimChange/skip-adding-finalizer': _DRA_QUEUEING_HINTS,
-    'TestIsSchedulableAfterClaimChange/skip-deletes': _DRA_QUEUEING_HINTS,
-    'TestIsSchedulableAfterClaimChange/skip-unrelated-claim': _DRA_QUEUEING_HINTS,
-    'TestIsSchedulableAfterClaimChange/skip-wrong-claim': _DRA_QUEUEING_HINTS,
-    'TestIsSchedulableAfterTargetPodUpdate/backoff-wrong-new-object': _DRA_QUEUEING_HINTS,
-    'TestIsSchedulableAfterTargetPodUpdate/complete': _DRA_QUEUEING_HINTS,
-    'TestIsSchedulableAfterTargetPodUpdate/incomplete': _DRA_QUEUEING_HINTS,
-    'TestIsSchedulableAfterTargetPodUpdate/missing-claim': _DRA_QUEUEING_HINTS,
+    'TestIsSchedulableAfterClaimChange/queue-on-delete-final-state-unknown': _FINAL_STATE_UNKNOWN,
+    'TestIsSchedulableAfterClaimChange/queue-on-delete-final-state-unknown-with-object': _FINAL_STATE_UNKNOWN,
+    'TestIsSchedulableAfterClaimChange/queue-on-delete-final-state-unknown-without-object': _FINAL_STATE_UNKNOWN,
+    'TestIsSchedulableAfterTargetPodUpdate/backoff-wrong-new-object': _TARGET_POD,
+    'TestIsSchedulableAfterTargetPodUpdate/complete': _TARGET_POD,
+    'TestIsSchedulableAfterTargetPodUpdate/incomplete': _TARGET_POD,
+    'TestIsSchedulableAfterTargetPodUpdate/missing-claim': _TARGET_POD,
     'TestMaybeRemoveClaimPendingAllocation/decrement-remaining-sharers': _DRA_MANAGER,
     'TestMaybeRemoveClaimPendingAllocation/delete-last-sharer': _DRA_MANAGER,
     'TestMaybeRemoveClaimPendingAllocation/empty': _DRA_MANAGER,
@@ -536,13 +530,13 @@ UNPORTED: dict[str, str] = {
     'TestPodGroupPostFilter/skip-deallocate-topology-aware-podgroup': _DRA_POD_GROUP,
     'TestPodGroupPostFilter/unreserve-podgroup-claim': _DRA_POD_GROUP,
     'TestPodGroupPostFilter/unreserve-podgroup-multiple-unscheduled-pods': _DRA_POD_GROUP,
-    'TestPreQueueingHint/claim with no matching pods returns empty set': _DRA_QUEUEING_HINTS,
-    'TestPreQueueingHint/claim with no pod in indexer returns empty set': _DRA_QUEUEING_HINTS,
-    'TestPreQueueingHint/deallocation returns nil to evaluate all pods': _DRA_QUEUEING_HINTS,
-    'TestPreQueueingHint/delete event uses oldObj': _DRA_QUEUEING_HINTS,
-    'TestPreQueueingHint/delete of allocated claim returns AllPods': _DRA_QUEUEING_HINTS,
-    'TestPreQueueingHint/non-claim object returns nil': _DRA_QUEUEING_HINTS,
-    'TestPreQueueingHint/shared claim returns nil': _DRA_QUEUEING_HINTS,
+    'TestPreQueueingHint/claim with no matching pods returns empty set': _PRE_QUEUEING_HINT,
+    'TestPreQueueingHint/claim with no pod in indexer returns empty set': _PRE_QUEUEING_HINT,
+    'TestPreQueueingHint/deallocation returns nil to evaluate all pods': _PRE_QUEUEING_HINT,
+    'TestPreQueueingHint/delete event uses oldObj': _PRE_QUEUEING_HINT,
+    'TestPreQueueingHint/delete of allocated claim returns AllPods': _PRE_QUEUEING_HINT,
+    'TestPreQueueingHint/non-claim object returns nil': _PRE_QUEUEING_HINT,
+    'TestPreQueueingHint/shared claim returns nil': _PRE_QUEUEING_HINT,
     'TestSignalClaimPendingAllocation/already-exists': _DRA_MANAGER,
     'TestSignalClaimPendingAllocation/already-exists-ignores-different-claim-argument': _DRA_MANAGER,
     'TestSignalClaimPendingAllocation/claim-already-allocated': _DRA_MANAGER,

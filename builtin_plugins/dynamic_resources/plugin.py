@@ -120,6 +120,11 @@ class DynamicResources:
         "Node/Add", "Node/Update", "ResourceClaim/Add", "ResourceClaim/Update", "ResourceClaim/Delete",
         "DeviceClass/Add", "DeviceClass/Update", "ResourceSlice/Add", "ResourceSlice/Update",
     })
+    queueing_hints = {
+        "ResourceClaim/Add": "is_schedulable_after_claim_change",
+        "ResourceClaim/Update": "is_schedulable_after_claim_change",
+        "ResourceClaim/Delete": "is_schedulable_after_claim_change",
+    }
 
     class Args(StrictArgs):
         """DynamicResourcesArgs (kubescheduler.config.k8s.io/v1): Go durations such as "10s"."""
@@ -165,6 +170,36 @@ class DynamicResources:
             raise ValueError(f'bindingTimeout: Invalid value: "{args.bindingTimeout}": must be at least 1 second')
         self.selectors = SelectorCache()
         self.contexts = DeviceContexts(self.selectors)
+
+    # ---- queueing hints ----------------------------------------------------------------
+    def is_schedulable_after_claim_change(
+        self, pod: PodInfo, old: dict[str, Any] | None, new: dict[str, Any] | None, cluster: ClusterState | None
+    ) -> bool:
+        """isSchedulableAfterClaimChange: a claim the pod uses appeared or changed its status, or
+        any claim gave its devices back (deallocated, or deleted while allocated)."""
+        if new is None:
+            if old is None:
+                return True  # a deletion whose last state is unknown: play it safe
+            if not isinstance(old, dict):
+                raise TypeError(f"unexpected object in is_schedulable_after_claim_change: {type(old).__name__}")
+            return bool(_status(old).get("allocation"))
+        if not isinstance(new, dict) or (old is not None and not isinstance(old, dict)):
+            wrong = new if not isinstance(new, dict) else old
+            raise TypeError(f"unexpected object in is_schedulable_after_claim_change: {type(wrong).__name__}")
+        if cluster is None:
+            return True
+        try:
+            claims = pod_claims(pod, cluster, self.workload_claims)
+        except ClaimLookupError:
+            return False  # the pod still misses a claim: this change cannot be enough
+        if old is not None and _status(old).get("allocation") and not _status(new).get("allocation"):
+            return True  # deallocated: its devices may fit the pod
+        uid = (new.get("metadata") or {}).get("uid")
+        if not any((c.get("metadata") or {}).get("uid") == uid for c in claims):
+            return False  # not a claim of this pod
+        if old is None:
+            return True
+        return _without_nulls(_status(old)) != _without_nulls(_status(new))  # the driver adding a finalizer: no
 
     # ---- SignPod -----------------------------------------------------------------------
     @hookimpl
@@ -486,6 +521,19 @@ class DynamicResources:
             return None
         error = wait_for_binding(handle, st.claims, self.binding_timeout)
         return Status.error(error) if error else None
+
+
+def _status(claim: dict[str, Any]) -> dict[str, Any]:
+    return claim.get("status") or {}
+
+
+def _without_nulls(value: Any) -> Any:
+    """A status as apimachinery's Semantic.DeepEqual compares it: an absent field equals null."""
+    if isinstance(value, dict):
+        return {k: _without_nulls(v) for k, v in value.items() if v is not None}
+    if isinstance(value, list):
+        return [_without_nulls(v) for v in value]
+    return value
 
 
 def compute_score(claims: list[dict[str, Any]], allocations: list[dict[str, Any]]) -> int:

@@ -17,6 +17,9 @@ method is called as `hint(pod, old, new)` for a pod this plugin rejected, with t
 before and after (None for an Add's old or a Delete's new, and where the cache does not keep the
 old object; pods as PodInfo, other kinds as their raw JSON), and returns True to retry the pod
 (Queue) or False to leave it (QueueSkip). A hint that raises counts as True, as upstream's errors do.
+A hint that also names a `cluster` parameter — `hint(pod, old, new, cluster)` — gets the scheduler's
+ClusterState after the event was applied (to look up what else the pod needs, as upstream's hints
+read their listers).
 
 The defaults are the safe ones: any event may help (requeue on everything), the filter may read
 any pod anywhere, and PreFilter is re-run for every hypothetical check preemption makes.
@@ -25,6 +28,7 @@ any pod anywhere, and PreFilter is re-run for every hypothetical check preemptio
 from __future__ import annotations
 
 import enum
+import inspect
 import logging
 import re
 from collections.abc import Callable, Collection, Mapping
@@ -152,6 +156,7 @@ class Capabilities:
     pre_filter_state: PreFilterState = PreFilterState.RERUN
     queueing_hints: Mapping[str, QueueingHint] = field(default_factory=dict, compare=False, hash=False)
     score_scope: ScoreScope = ScoreScope.CLUSTER
+    hints_with_cluster: frozenset[str] = frozenset()  # events whose hint takes `cluster` too
 
     def interested_in(self, event: str) -> bool:
         """Can `event` ("Kind/Action") make a pod this plugin rejected schedulable?"""
@@ -160,7 +165,7 @@ class Capabilities:
             return True
         return event in wanted or event.split("/", 1)[0] in wanted
 
-    def requeues(self, event: str, pod: Any, old: Any = None, new: Any = None) -> bool:
+    def requeues(self, event: str, pod: Any, old: Any = None, new: Any = None, cluster: Any = None) -> bool:
         """Does `event` retry `pod` (rejected by this plugin)? `requeue_on`, then the event's hint."""
         if not self.interested_in(event):
             return False
@@ -168,6 +173,8 @@ class Capabilities:
         if hint is None:
             return True
         try:
+            if event in self.hints_with_cluster:
+                return bool(hint(pod, old, new, cluster))  # type: ignore[call-arg]
             return bool(hint(pod, old, new))
         except Exception:  # noqa: BLE001 - upstream queues the pod when a hint fails
             log.exception("queueing hint for %s failed; the pod is retried", event)
@@ -194,6 +201,7 @@ def capabilities_of(plugin: Any) -> Capabilities:
     if not isinstance(declared, Mapping):
         raise TypeError(f"queueing_hints must map events to method names, got {declared!r}")
     hints: dict[str, QueueingHint] = {}
+    with_cluster: set[str] = set()
     for event, method in declared.items():
         if not isinstance(event, str) or "/" not in event or not _EVENT.match(event):
             raise TypeError(f"queueing_hints: {event!r} is not an event; write Kind/Add|Update|Delete, e.g. 'Node/Add'")
@@ -203,7 +211,12 @@ def capabilities_of(plugin: Any) -> Capabilities:
         if not callable(hint):
             raise TypeError(f"queueing_hints[{event!r}]: {method!r} is not a method of the plugin")
         hints[event] = hint
+        try:
+            if "cluster" in inspect.signature(hint).parameters:
+                with_cluster.add(event)
+        except (TypeError, ValueError):  # a builtin without a signature: called with three arguments
+            pass
     score_scope = getattr(plugin, "score_scope", ScoreScope.CLUSTER)
     if not isinstance(score_scope, ScoreScope):
         raise TypeError(f"score_scope must be a ScoreScope, got {score_scope!r}")
-    return Capabilities(requeue_on, scope, state, hints, score_scope)
+    return Capabilities(requeue_on, scope, state, hints, score_scope, frozenset(with_cluster))

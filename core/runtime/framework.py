@@ -184,13 +184,16 @@ class Framework:
         found = self.capabilities.get(plugin)
         return found if found is not None else Capabilities()
 
-    def interested(self, plugin: str, event: str, pod: PodInfo | None = None, old: Any = None, new: Any = None) -> bool:
+    def interested(
+        self, plugin: str, event: str, pod: PodInfo | None = None, old: Any = None, new: Any = None,
+        cluster: ClusterState | None = None,
+    ) -> bool:
         """Can `event` make `pod`, rejected by `plugin`, schedulable (its `requeue_on`, then its
         queueing hint for the event when a pod is given)?"""
         found = self.capabilities.get(plugin)
         if found is None:
             return True
-        return found.interested_in(event) if pod is None else found.requeues(event, pod, old, new)
+        return found.interested_in(event) if pod is None else found.requeues(event, pod, old, new, cluster)
 
     def only(self, point: str, plugins: Sequence[str]) -> Framework:
         """This framework restricted to `plugins` at one extension point (cached; what preemption runs)."""

@@ -51,7 +51,7 @@ class EventHandlers:
     def _interested(self, pod: PodInfo, plugin: str, event: str, old: Any = None, new: Any = None) -> bool:
         """The plugin's declared `requeue_on` and queueing hint, in the profile of the pod it rejected."""
         fw = self.framework_for(pod) or self.generation.default_profile
-        return fw.interested(plugin, event, pod, old, new)
+        return fw.interested(plugin, event, pod, old, new, self.cluster)
 
     def _registered(self, pod: PodInfo, plugin: str, event: str) -> bool:
         """The plugin's declared `requeue_on` alone (no queueing hint), in the pod's profile."""
