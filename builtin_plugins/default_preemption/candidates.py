@@ -81,22 +81,30 @@ def importance_key(pod: PodInfo) -> tuple[int, float]:
 def pick_one_node_for_preemption(candidates: list[Candidate]) -> Candidate | None:
     """kube-scheduler's pickOneNodeForPreemption: each criterion only breaks the previous one's ties
     (fewest PDB violations, lowest top victim priority, lowest priority sum, fewest victims, latest
-    earliest start among the top-priority victims), the first candidate winning full ties: a
-    lexicographic max over one rank tuple per candidate."""
+    earliest start among the top-priority victims), the first candidate winning full ties.
+
+    As upstream, criterion by criterion over the candidates still tied: a later (costlier) one is
+    computed only for those."""
     if not candidates:
         return None
-
-    def rank(c: Candidate) -> tuple[int, int, int, int, float]:
-        victims = c.victims
-        return (
-            -c.num_pdb_violations,
-            -victims[0].priority,
-            -sum(v.priority + _INT32_SHIFT for v in victims),
-            -len(victims),
-            min(importance_key(v) for v in victims)[1],  # the highest priority's earliest start
-        )
-
-    return max(candidates, key=rank)
+    tied = candidates
+    for criterion in range(5):
+        if criterion == 0:
+            scores: list[float] = [-c.num_pdb_violations for c in tied]
+        elif criterion == 1:
+            scores = [-c.victims[0].priority for c in tied]  # victims are most important first
+        elif criterion == 2:
+            scores = [-(sum([v.priority for v in c.victims]) + _INT32_SHIFT * len(c.victims)) for c in tied]
+        elif criterion == 3:
+            scores = [-len(c.victims) for c in tied]
+        else:  # GetEarliestPodStartTime: the earliest start among the highest-priority victims; later wins
+            scores = [min(map(importance_key, c.victims))[1] for c in tied]
+        best = max(scores)
+        if min(scores) != best:
+            tied = [c for c, s in zip(tied, scores, strict=True) if s == best]
+            if len(tied) == 1:
+                break
+    return tied[0]
 
 
 def fit_error_message(num_all_nodes: int, statuses: dict[str, tuple[str, ...]]) -> str:

@@ -33,7 +33,8 @@ from kubeberth import (
     Status,
 )
 
-from .candidates import Candidate, IsEligibleVictim, MoreImportantVictim, victim_sort_key
+from .candidates import Candidate, IsEligibleVictim, MoreImportantVictim, importance_key, victim_sort_key
+from .lower_pods import LowerPods, lower_priority_pods
 from .pdb import PDB, filter_pods_with_pdb_violation
 
 NO_VICTIMS = "No preemption victims found for incoming pod"
@@ -129,6 +130,7 @@ class Evaluator:
         self.pdbs = pdbs
         self.base = PreFilterSnapshot.build(pod, cluster, handle, all_rows)
         self.nominated = cluster.nominated_ghosts(pod)
+        self.lower: dict[int, LowerPods] = {}  # this attempt's rows read through the cross-attempt cache
 
     def dry_run(
         self, potential: list[int], offset: int, wanted: int, statuses: dict[str, tuple[str, ...]]
@@ -143,7 +145,7 @@ class Evaluator:
         non_violating: list[Candidate] = []
         violating: list[Candidate] = []
         deferred: list[tuple[int, list[PodInfo]]] = []  # screened out: reasons only needed without candidates
-        cluster, pod = self.cluster, self.pod
+        cluster = self.cluster
         names = cluster.table.names
         pos = 0
         done = False
@@ -152,11 +154,7 @@ class Evaluator:
             chunk = order[pos : pos + size]
             pos += len(chunk)
             items: list[tuple[int, list[PodInfo]]] = []
-            for row in chunk:
-                lower = [p for p in cluster.node_pods(row).values() if p.priority < pod.priority]
-                if lower and self.is_eligible is not None:  # kube-scheduler's isPreemptionAllowed
-                    node, eligible = NodeInfo(cluster, row), self.is_eligible
-                    lower = [p for p in lower if eligible(node, p, pod)]
+            for row, lower in zip(chunk, self._lower_pods(chunk), strict=True):
                 if lower:
                     items.append((row, lower))
                 else:
@@ -179,6 +177,22 @@ class Evaluator:
             for row, lower in deferred:  # only now do their exact reasons matter (the FitError text)
                 statuses[names[row] or ""] = self.select_victims_on_node(row, lower)[2]
         return non_violating + violating
+
+    def _lower_pods(self, rows: list[int]) -> list[list[PodInfo]]:
+        """Each row's pods of lower priority than the pod that may be preempted (isPreemptionAllowed)."""
+        cluster, pod = self.cluster, self.pod
+        if self.is_eligible is None:
+            entries = lower_priority_pods(cluster, rows, pod.priority)
+            self.lower.update(zip(rows, entries, strict=True))
+            return [e.pods for e in entries]
+        out = []
+        for row in rows:
+            lower = [p for p in cluster.node_pods(row).values() if p.priority < pod.priority]
+            if lower:
+                node, eligible = NodeInfo(cluster, row), self.is_eligible
+                lower = [p for p in lower if eligible(node, p, pod)]
+            out.append(lower)
+        return out
 
     # ---- batch evaluation (every active filter is node-local) ------------------------------
     def evaluate_batch(self, items: list[tuple[int, list[PodInfo]]]) -> list[Outcome]:
@@ -221,23 +235,39 @@ class Evaluator:
     ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
         """Rows and requested-resource deltas (every lower-priority pod gone, nominated pods in),
         with the lower-priority pods' request matrix (items' pods in order) and where each item's
-        pods start in it: one gather for the whole chunk instead of one vector op per pod."""
-        flat = [p for _row, lower in items for p in lower]
-        ghosts = [(i, p) for i, (row, _lower) in enumerate(items) for p in self.nominated.get(row, ())]
-        matrix = self._request_matrix(flat + [p for _i, p in ghosts])
-        gone = matrix[: len(flat)]
+        pods start in it: per node, the matrix and its sums come from the cross-attempt cache."""
+        cluster = self.cluster
+        width = len(cluster.table.resources)
+        matrices: list[np.ndarray] = []
+        totals: list[np.ndarray] = []
+        entries = self.lower
+        for row, lower in items:
+            entry = entries.get(row)
+            if entry is not None and entry.pods is lower:
+                matrix, total = entry.requests(cluster)
+            else:
+                matrix = self._request_matrix(lower)
+                total = matrix.sum(axis=0)
+            matrices.append(matrix)
+            totals.append(total)
+        if any(m.shape[1] != width for m in matrices):  # a pod added a resource column meanwhile
+            width = len(cluster.table.resources)
+            matrices = [self._request_matrix(lower) for _row, lower in items]
+            totals = [m.sum(axis=0) for m in matrices]
         counts = np.fromiter((len(lower) for _row, lower in items), dtype=np.int64, count=len(items))
         starts = np.zeros(len(items), dtype=np.int64)
         np.cumsum(counts[:-1], out=starts[1:])
         rows = np.fromiter((row for row, _ in items), dtype=np.int64, count=len(items))
-        if counts.all():
-            delta = -np.add.reduceat(gone, starts, axis=0)
-        else:  # reduceat reads an empty group as its next row: sum group by group instead
-            delta = np.zeros((len(items), matrix.shape[1]), dtype=np.int64)
-            for i, (start, count) in enumerate(zip(starts.tolist(), counts.tolist(), strict=True)):
-                delta[i] = -gone[start : start + count].sum(axis=0)
+        if not items:
+            return rows, np.zeros((0, width), dtype=np.int64), np.zeros((0, width), dtype=np.int64), starts
+        gone = np.concatenate(matrices)
+        delta = -np.stack(totals)
+        ghosts = [(i, p) for i, (row, _lower) in enumerate(items) for p in self.nominated.get(row, ())]
         if ghosts:
-            np.add.at(delta, np.fromiter((i for i, _p in ghosts), dtype=np.int64), matrix[len(flat) :])
+            extra = self._request_matrix([p for _i, p in ghosts])
+            if extra.shape[1] != delta.shape[1]:  # a nominated pod added a resource column
+                return self._deltas(items)
+            np.add.at(delta, np.fromiter((i for i, _p in ghosts), dtype=np.int64), extra)
         return rows, delta, gone, starts
 
     def _batch_victims(self, items: list[tuple[int, list[PodInfo]]]) -> dict[int, Outcome]:
@@ -262,11 +292,16 @@ class Evaluator:
             positions: list[list[int]] = []
             split: list[int] = []
             pdbs, victim_key = self.pdbs, self.victim_key
+            default_order = victim_key is importance_key
             for i in fit.tolist():
-                lower = items[i][1]
+                row, lower = items[i]
                 first = int(starts[i])
-                keys = [victim_key(p) for p in lower]
-                order = sorted(range(len(lower)), key=keys.__getitem__)
+                entry = self.lower.get(row)
+                if default_order and entry is not None and entry.pods is lower:
+                    order = entry.importance_order()
+                else:
+                    keys = [victim_key(p) for p in lower]
+                    order = sorted(range(len(lower)), key=keys.__getitem__)
                 if pdbs:
                     by_pod = {id(lower[k]): k for k in order}
                     bad, good = filter_pods_with_pdb_violation([lower[k] for k in order], pdbs)
