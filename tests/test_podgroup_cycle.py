@@ -226,3 +226,25 @@ def test_the_zones_example_keeps_the_gang_in_the_roomier_zone() -> None:
     assert set(on.placements.values()) == {"b-1", "b-2"} and len(on.placements) == 6
     off = simulate(build_generation(feature_gates=FeatureGates.parse(GATES)), objects)
     assert "a-1" in off.placements.values() and len(off.placements) == 6
+
+
+@pytest.mark.parametrize(("change", "message"), [
+    ({"priority": 5},
+     "all pods in a single pod group should have the same priority as the pod group's priority, got 5 and 0"),
+    ({"preemptionPolicy": "Never"},
+     "all pods in a single pod group should have the same preemption policy, got Never and PreemptLowerPriority"),
+])
+def test_a_group_whose_pods_disagree_is_an_error_for_every_member(change: dict[str, Any], message: str) -> None:
+    """validatePodGroup: one member with another priority or preemption policy fails the whole
+    group's attempt before any member is tried; the PodGroup's condition says SchedulerError."""
+    objects = gang("mixed", 3, 3, "1")
+    objects[-1]["spec"].update(change)
+    with SchedulerTester(["NodeResourcesFit", "GangScheduling"], objects=[make_node("n1", cpu="4")],
+                         feature_gates=GATES, max_errors_per_pod=1) as t:
+        assert set(t.schedule(*objects).values()) == {None}
+        for i in range(3):
+            assert t.events(f"mixed-{i}", "FailedScheduling") == [message]
+            assert [r.result for r in t.records(f"mixed-{i}")] == ["Error"]
+        found = t.scheduler.backend.get("PodGroup", "default/mixed")
+        condition = found["status"]["conditions"][0]
+        assert (condition["status"], condition["reason"], condition["message"]) == ("False", "SchedulerError", message)

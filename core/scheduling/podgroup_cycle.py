@@ -17,9 +17,10 @@ Under TopologyAwareWorkloadScheduling the group is tried on each placement the p
 `placement_generate` plugin proposes (all nodes without one), and when several are feasible the
 `placement_score` plugins (PodGroupPodsCount) pick the best.
 
-The PodGroup's PodGroupInitiallyScheduled condition follows each attempt (True once the group is
-scheduled). Not (yet) as upstream: CompositePodGroup hierarchies, PodGroupPostFilter (workload
-preemption) and the group-wide priority check.
+The group is first checked as upstream's validatePodGroup does (one schedulerName, the group's
+priority, one preemption policy). The PodGroup's PodGroupInitiallyScheduled condition follows each
+attempt (True once the group is scheduled). Not (yet) as upstream: CompositePodGroup hierarchies
+and PodGroupPostFilter (workload preemption).
 """
 
 from __future__ import annotations
@@ -146,25 +147,57 @@ class PodGroupCycle:
 
     def _schedule_members(self: Any, fw: Framework, group: dict[str, Any], members: list[Member]) -> None:
         pod = members[0].entry.pod
-        problem = None
-        for m in members:
-            if self.framework_for(m.entry.pod) is not fw:
-                problem = (
-                    "all pods in a single pod group should have the same .spec.schedulerName set, got: "
-                    f'"{m.entry.pod.scheduler_name}" and "{pod.scheduler_name}"'
-                )
-                break
-        if problem is not None:
+        problem = self._validate(fw, group, members)
+        if problem is not None:  # handlePodGroupFailureBeforeScheduling
             for m in members:
                 m.record.result, m.record.message = "Error", problem
                 self.stats.errors += 1
                 self._requeue_error(m.entry, problem)
+            self._set_condition(group, Status.error(problem))
             return
         info = PodGroupInfo(pod.namespace, pod.pod_group, group, tuple(m.entry.pod for m in members))
         handle = self.handle_for(fw)
         result = self._pod_group_algorithm(fw, handle, info, members)
         self._submit(fw, handle, result)
         self._set_condition(group, result.status)
+
+    def _validate(self: Any, fw: Framework, group: dict[str, Any], members: list[Member]) -> str | None:
+        """validatePodGroup: every pod of the group, pending or already placed, has the first
+        pending member's schedulerName, the group's priority (spec.priority, 0 when unset) and one
+        preemption policy (the group's under PodGroupPreemptionPolicy, else the first pod's)."""
+        spec = group.get("spec") or {}
+        group_priority = int(spec.get("priority") or 0)
+        by_group = fw.feature_gates.enabled("PodGroupPreemptionPolicy")
+        policy = (spec.get("preemptionPolicy") or "PreemptLowerPriority") if by_group else ""
+        scheduler_name = members[0].entry.pod.scheduler_name
+        first = members[0].entry.pod
+        state = self.cluster.pod_group_state(first.namespace, first.pod_group)
+        placed = [p for uid in sorted(state.assumed | state.assigned) if (p := self.cluster.pods.get(uid)) is not None]
+        for pod in [*(m.entry.pod for m in members), *placed]:
+            if pod.scheduler_name != scheduler_name:
+                return (
+                    "all pods in a single pod group should have the same .spec.schedulerName set, got: "
+                    f'"{pod.scheduler_name}" and "{scheduler_name}"'
+                )
+            if pod.priority != group_priority:
+                return (
+                    "all pods in a single pod group should have the same priority as the pod group's priority, "
+                    f"got {pod.priority} and {group_priority}"
+                )
+            if by_group and pod.preemption_policy != policy:
+                return (
+                    "all pods in a single pod group should have the same preemption policy as the pod group's "
+                    f"preemption policy, got {pod.preemption_policy} and {policy}"
+                )
+            if not by_group:
+                if not policy:
+                    policy = pod.preemption_policy
+                elif pod.preemption_policy != policy:
+                    return (
+                        "all pods in a single pod group should have the same preemption policy, got "
+                        f"{pod.preemption_policy} and {policy}"
+                    )
+        return None
 
     # ---- the algorithm -----------------------------------------------------------------
     def _pod_group_algorithm(
