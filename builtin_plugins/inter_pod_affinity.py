@@ -279,6 +279,9 @@ class InterPodAffinity:
         "Pod/Update": "is_schedulable_after_assigned_pod_change",
         "Pod/Delete": "is_schedulable_after_assigned_pod_change",
     }
+    # EventsToRegister: the hinted events, and the pending pod's own labels changing (always Queue:
+    # another pod's anti-affinity may have selected its old labels).
+    requeue_on = frozenset({*queueing_hints, "TargetPod/UpdatePodLabel"})
 
     def __init__(self, args: InterPodAffinityArgs | None = None) -> None:
         self.args = args or InterPodAffinityArgs()

@@ -32,6 +32,7 @@ from kubeberth import (
     Status,
     hookimpl,
 )
+from kubeberth.api.capabilities import TARGET_POD_EVENTS
 from kubeberth.api.signing import SignFragment
 
 log = logging.getLogger(__name__)
@@ -158,11 +159,14 @@ class NodeDeclaredFeatures:
         self.skip_deferred_resize = gates.enabled("InPlacePodVerticalScalingSchedulerPreemption")
         self.framework = framework
         self.version = version
-        # EventsToRegister: Node Add|UpdateNodeDeclaredFeature, and the pod's own update (the
-        # queue re-evaluates an updated pending pod; `hint_pod_updated` is upstream's hint for it).
-        self.requeue_on = frozenset({"Node/Add", "Node/Update"}) if self.enabled else frozenset()
+        # EventsToRegister: Node Add|UpdateNodeDeclaredFeature, and any update of the pending pod
+        # itself (TargetPod Update), narrowed by `hint_pod_updated`, upstream's hint for it.
+        self.requeue_on = frozenset({"Node/Add", "Node/Update", "TargetPod"}) if self.enabled else frozenset()
         self.queueing_hints = (
-            {"Node/Add": "hint_node_changed", "Node/Update": "hint_node_changed"} if self.enabled else {}
+            {"Node/Add": "hint_node_changed", "Node/Update": "hint_node_changed"}
+            | dict.fromkeys(TARGET_POD_EVENTS, "hint_pod_updated")
+            if self.enabled
+            else {}
         )
 
     def requirements(self, pod: PodInfo) -> frozenset[str]:

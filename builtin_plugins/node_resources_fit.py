@@ -347,15 +347,28 @@ class NodeResourcesFit:
     def requeue_on(self) -> frozenset[str]:
         """EventsToRegister: a placed pod deleted, a node added or updated (allocatable); with
         InPlacePodVerticalScaling a placed pod scaled down (`Pod/Update`); with DRAExtendedResource
-        a DeviceClass added or updated. The pending pod's own scale-down re-queues it anyway."""
+        a DeviceClass added or updated; the pending pod's own scale-down (and, under
+        InPlacePodVerticalScalingSchedulerPreemption, scale-up)."""
         events = {"Pod/Delete", "Node/Add", "Node/Update"}
         if self.enable_dra_extended_resource:
             events |= {"DeviceClass/Add", "DeviceClass/Update"}
         if self.enable_in_place_pod_vertical_scaling:
-            events.add("Pod/Update")
+            events |= {"Pod/Update", "TargetPod/UpdatePodScaleDown"}
+        if self.enable_deferred_resize:
+            events.add("TargetPod/UpdatePodScaleUp")
         return frozenset(events)
 
-    queueing_hints = {"Pod/Update": "is_schedulable_after_assigned_pod_scale_down"}
+    @property
+    def queueing_hints(self) -> dict[str, str]:
+        hints = {"Pod/Update": "is_schedulable_after_assigned_pod_scale_down"}
+        if self.enable_deferred_resize:
+            hints["TargetPod/UpdatePodScaleUp"] = "is_schedulable_after_target_pod_scale_up"
+        return hints
+
+    def is_schedulable_after_target_pod_scale_up(self, pod: PodInfo, old: PodInfo, new: PodInfo) -> bool:
+        """isSchedulableAfterTargetPodScaleUp: only a deferred resize may now need preemption to fit
+        (the pending pod's own scale-down always retries it: isSchedulableAfterTargetPodScaleDown)."""
+        return is_resize_deferred(pod)
 
     def is_schedulable_after_assigned_pod_scale_down(self, pod: PodInfo, old: PodInfo, new: PodInfo) -> bool:
         """isSchedulableAfterAssignedPodScaleDown: a placed pod gave back some of a resource the pod

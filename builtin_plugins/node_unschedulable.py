@@ -27,7 +27,18 @@ def tolerates_unschedulable(pod: PodInfo) -> bool:
 class NodeUnschedulable:
     name = "NodeUnschedulable"
     filter_scope = FilterScope.NODE
-    queueing_hints = {"Node/Add": "is_schedulable_after_node_change", "Node/Update": "is_schedulable_after_node_change"}
+    queueing_hints = {
+        "Node/Add": "is_schedulable_after_node_change",
+        "Node/Update": "is_schedulable_after_node_change",
+        "TargetPod/UpdatePodToleration": "is_schedulable_after_target_pod_toleration_change",
+    }
+    requeue_on = frozenset(queueing_hints)  # EventsToRegister: exactly the hinted events
+
+    def is_schedulable_after_target_pod_toleration_change(self, pod: PodInfo, old: Any, new: Any) -> bool:
+        """isSchedulableAfterTargetPodTolerationChange: the pod now tolerates the unschedulable taint."""
+        if not isinstance(new, PodInfo) or (old is not None and not isinstance(old, PodInfo)):
+            raise TypeError(f"expected pods, got {type(old).__name__} and {type(new).__name__}")
+        return tolerates_unschedulable(new)
 
     def is_schedulable_after_node_change(self, pod: PodInfo, old: Any, new: Any) -> bool:
         """isSchedulableAfterNodeChange: a schedulable node was added, or a node was uncordoned."""

@@ -235,7 +235,10 @@ class PodTopologySpread:
         "Pod/Add": "is_schedulable_after_assigned_pod_change",
         "Pod/Update": "is_schedulable_after_assigned_pod_change",
         "Pod/Delete": "is_schedulable_after_assigned_pod_change",
+        "TargetPod/UpdatePodToleration": "is_schedulable_after_target_pod_change",
+        "TargetPod/UpdatePodLabel": "is_schedulable_after_target_pod_change",
     }
+    requeue_on = frozenset(queueing_hints)  # EventsToRegister: exactly the hinted events
 
     def __init__(self, args: PodTopologySpreadArgs | None = None) -> None:
         args = args or PodTopologySpreadArgs()
@@ -295,6 +298,21 @@ class PodTopologySpread:
             return any(c.selector.matches(old.labels) != c.selector.matches(new.labels) for c in constraints)
         changed = new if new is not None else old
         return changed is not None and any(c.selector.matches(changed.labels) for c in constraints)
+
+    def is_schedulable_after_target_pod_change(self, pod: PodInfo, old: PodInfo, new: PodInfo) -> bool:
+        """isSchedulableAfterTargetPodChange: the rejected pod got a toleration while one of its
+        constraints honours taints, or its labels changed what one of its selectors counts."""
+        if not isinstance(old, PodInfo) or not isinstance(new, PodInfo):
+            raise TypeError(f"expected pods, got {type(old).__name__} and {type(new).__name__}")
+        raw = pod.topology_spread_constraints or self.default_constraints
+        constraints = [
+            c for action in (DO_NOT_SCHEDULE, SCHEDULE_ANYWAY) for c in parse_constraints(raw, pod.labels, action)
+        ]
+        if old.tolerations != new.tolerations and any(c.honor_taints for c in constraints):
+            return True
+        if old.labels == new.labels:
+            return False
+        return any(c.selector.matches(old.labels) != c.selector.matches(new.labels) for c in constraints)
 
     # ---- constraints --------------------------------------------------------------------
     def constraints(self, pod: PodInfo, cluster: ClusterState, action: str) -> list[SpreadConstraint]:

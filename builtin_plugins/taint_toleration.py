@@ -67,6 +67,8 @@ class TaintToleration:
     score_scope = ScoreScope.NODE  # raw score: the pod and this node's row only
     filter_scope = FilterScope.NODE
     queueing_hints = {"Node/Add": "is_schedulable_after_node_change", "Node/Update": "is_schedulable_after_node_change"}
+    # EventsToRegister: nodes added or re-tainted, and the pending pod getting a toleration (Queue).
+    requeue_on = frozenset({*queueing_hints, "TargetPod/UpdatePodToleration"})
 
     def is_schedulable_after_node_change(self, pod: PodInfo, old: Any, new: Any) -> bool:
         """isSchedulableAfterNodeChange: the node now tolerated had an untolerated NoSchedule/NoExecute taint."""

@@ -218,6 +218,25 @@ def test_update_of_unschedulable_pod_retries(q: SchedulingQueue, clock: FakeCloc
     assert e is not None and e.pod.priority == 3
 
 
+def test_update_of_unschedulable_pod_asks_its_rejecting_plugins(q: SchedulingQueue, clock: FakeClock) -> None:
+    """kube-scheduler's isPodWorthRequeuing for the pod's own update: it is retried only when a plugin
+    that rejected it registered one of the update's TargetPod events (and its hint agrees)."""
+    wants = {"TaintToleration": {"TargetPod/UpdatePodToleration"}}
+
+    def interested(pod: object, plugin: str, event: str, *_changed: object) -> bool:
+        return event in wants.get(plugin, set())
+
+    q.add(pod("a"))
+    q.requeue_unschedulable(q.pop(), frozenset({"TaintToleration"}), "no")
+    clock.t += 20  # past any backoff
+    q.update(pod("a", priority=3), interested, None, ["TargetPod/UpdatePodLabel"])
+    assert q.pop() is None and q.entries["a"].where == "unschedulable"
+    assert q.entries["a"].pod.priority == 3  # the update is kept
+    q.update(pod("a", priority=4), interested, None, ["TargetPod/UpdatePodLabel", "TargetPod/UpdatePodToleration"])
+    e = q.pop()
+    assert e is not None and e.pod.priority == 4
+
+
 def test_delete_and_done(q: SchedulingQueue, clock: FakeClock) -> None:
     q.add(pod("a"))
     q.add(pod("b"))

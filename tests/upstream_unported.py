@@ -23,11 +23,6 @@ _ZERO_WEIGHT = (
     "unset (0) weight defaults to 1 as kube-scheduler's v1 defaulting does, so it cannot reach the plugin"
 )
 
-_TARGET_POD = (
-    "a hint for an update of the pending pod itself (TargetPod events): kubeberth re-queues a pending "
-    "pod whenever it is updated, without asking the plugins that rejected it"
-)
-
 _REMOVE_ELSEWHERE = (
     "RemovePod is handed existingPods[0] (deletedPodIdx left at 0) with node-b's NodeInfo, where that pod is not "
     "placed; kubeberth's PreFilter state follows the cluster, where a pod leaves the node it is on"
@@ -320,10 +315,6 @@ UNPORTED: dict[str, str] = {
         _DRA_EXTENDED,
     "TestNodeResourcesBalancedAllocation/include DRA resource on a node for balanced resource allocation if "
     "PreScore not called": _DRA_EXTENDED,
-    "TestIsSchedulableAfterPodTolerationChange/error-wrong-new-object": _TARGET_POD,
-    "TestIsSchedulableAfterPodTolerationChange/error-wrong-old-object": _TARGET_POD,
-    "TestIsSchedulableAfterPodTolerationChange/queue-when-the-unsched-pod-gets-toleration": _TARGET_POD,
-    "TestIsSchedulableAfterPodTolerationChange/skip-when-the-unsched-pod-gets-unrelated-toleration": _TARGET_POD,
     "TestWithBinding/unbound volume no storage class":
         "expects the message of the test's fake StorageClass lister (storageclasses.storage.k8s.io); kube-scheduler's "
         "informer lister, and kubeberth, say storageclass.storage.k8s.io \"Class_0\" not found",
@@ -394,14 +385,6 @@ UNPORTED: dict[str, str] = {
     "TestPreFilterStateRemovePod/1000nodes/single-constraint-node": _BENCHMARK,
     "TestPreFilterStateRemovePod/1000nodes/single-constraint-zone": _BENCHMARK,
     "TestPreFilterStateRemovePod/1000nodes/two-Constraints-zone-node": _BENCHMARK,
-    "Test_isSchedulableAfterTargetPodChange/the unschedulable Pod has topologySpreadConstraint and has got a new "
-    "label matching the selector of the constraint": _TARGET_POD,
-    "Test_isSchedulableAfterTargetPodChange/the unschedulable Pod has topologySpreadConstraint and has got a new "
-    "unrelated label": _TARGET_POD,
-    "Test_isSchedulableAfterTargetPodChange/the unschedulable Pod has topologySpreadConstraint with "
-    "NodeTaintsPolicy:Honor and has got a new toleration": _TARGET_POD,
-    "Test_isSchedulableAfterTargetPodChange/the unschedulable Pod has topologySpreadConstraint without "
-    "NodeTaintsPolicy:Honor and has got a new toleration": _TARGET_POD,
     "TestPodEligibleToPreemptOthers/Preemptor with SchedulingGroup, victim priority overridden by PodGroup in victim namespace":
         _WORKLOAD_PREEMPTION,
     "TestPodEligibleToPreemptOthers/Preemptor with SchedulingGroup, victim priority overridden by CompositePodGroup in victim namespace":
@@ -499,10 +482,6 @@ UNPORTED: dict[str, str] = {
     'TestIsSchedulableAfterClaimChange/queue-on-delete-final-state-unknown': _FINAL_STATE_UNKNOWN,
     'TestIsSchedulableAfterClaimChange/queue-on-delete-final-state-unknown-with-object': _FINAL_STATE_UNKNOWN,
     'TestIsSchedulableAfterClaimChange/queue-on-delete-final-state-unknown-without-object': _FINAL_STATE_UNKNOWN,
-    'TestIsSchedulableAfterTargetPodUpdate/backoff-wrong-new-object': _TARGET_POD,
-    'TestIsSchedulableAfterTargetPodUpdate/complete': _TARGET_POD,
-    'TestIsSchedulableAfterTargetPodUpdate/incomplete': _TARGET_POD,
-    'TestIsSchedulableAfterTargetPodUpdate/missing-claim': _TARGET_POD,
     'TestMaybeRemoveClaimPendingAllocation/decrement-remaining-sharers': _DRA_MANAGER,
     'TestMaybeRemoveClaimPendingAllocation/delete-last-sharer': _DRA_MANAGER,
     'TestMaybeRemoveClaimPendingAllocation/empty': _DRA_MANAGER,

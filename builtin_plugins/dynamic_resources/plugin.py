@@ -115,15 +115,17 @@ class DynamicResources:
     score_scope = ScoreScope.CLUSTER
     pre_filter_state = PreFilterState.NO_POD_DATA
     # EventsToRegister: node labels (topology), any claim change, classes and slices appearing or
-    # changing. A pod's own update (its generated claim's name in status) requeues it anyway.
+    # changing, and the pod's own update naming its generated claims in its status.
     requeue_on = frozenset({
         "Node/Add", "Node/Update", "ResourceClaim/Add", "ResourceClaim/Update", "ResourceClaim/Delete",
         "DeviceClass/Add", "DeviceClass/Update", "ResourceSlice/Add", "ResourceSlice/Update",
+        "TargetPod/UpdatePodGeneratedResourceClaim",
     })
     queueing_hints = {
         "ResourceClaim/Add": "is_schedulable_after_claim_change",
         "ResourceClaim/Update": "is_schedulable_after_claim_change",
         "ResourceClaim/Delete": "is_schedulable_after_claim_change",
+        "TargetPod/UpdatePodGeneratedResourceClaim": "is_schedulable_after_target_pod_update",
     }
 
     class Args(StrictArgs):
@@ -200,6 +202,21 @@ class DynamicResources:
         if old is None:
             return True
         return _without_nulls(_status(old)) != _without_nulls(_status(new))  # the driver adding a finalizer: no
+
+    def is_schedulable_after_target_pod_update(
+        self, pod: PodInfo, old: Any, new: Any, cluster: ClusterState | None
+    ) -> bool:
+        """isSchedulableAfterTargetPodUpdate: the pod's update (its generated claims' names) left it
+        with every claim it needs."""
+        if not isinstance(new, PodInfo):
+            raise TypeError(f"unexpected object in is_schedulable_after_target_pod_update: {type(new).__name__}")
+        if cluster is None:
+            return True
+        try:
+            pod_claims(new, cluster, self.workload_claims)
+        except ClaimLookupError:
+            return False
+        return True
 
     # ---- SignPod -----------------------------------------------------------------------
     @hookimpl

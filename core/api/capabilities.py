@@ -38,9 +38,19 @@ from typing import Any
 log = logging.getLogger(__name__)
 QueueingHint = Callable[[Any, Any, Any], bool]
 
-_EVENT = re.compile(r"^[A-Z][A-Za-z0-9]*(/(Add|Update|Delete))?$")
+_EVENT = re.compile(r"^[A-Z][A-Za-z0-9]*(/(Add|Update|Delete))?$|^TargetPod/Update[A-Za-z]*$")
 
-__all__ = ["CLUSTER_EVENTS", "Capabilities", "FilterScope", "PreFilterState", "ScoreScope", "capabilities_of"]
+__all__ = ["CLUSTER_EVENTS", "TARGET_POD_EVENTS", "Capabilities", "FilterScope", "PreFilterState", "ScoreScope", "capabilities_of"]
+
+TARGET_POD_EVENTS = (
+    "TargetPod/UpdatePodLabel",
+    "TargetPod/UpdatePodScaleDown",
+    "TargetPod/UpdatePodScaleUp",
+    "TargetPod/UpdatePodSchedulingGatesEliminated",
+    "TargetPod/UpdatePodToleration",
+    "TargetPod/UpdatePodGeneratedResourceClaim",
+    "TargetPod/Update",
+)
 
 CLUSTER_EVENTS = (
     "Node/Add",
@@ -89,13 +99,17 @@ CLUSTER_EVENTS = (
     "ResourceClaim/Add",
     "ResourceClaim/Update",
     "ResourceClaim/Delete",
+    *TARGET_POD_EVENTS,
 )
 """The events `requeue_on` may name: `Kind/Action`, or just `Kind` for every action on it.
 
 `Pod/Add` is a pod newly placed on a node (bound or assumed), `Pod/Delete` a placed pod gone
 (or an assumed one forgotten after its binding cycle failed). `UnscheduledPod/Add` is a new pending
 pod that belongs to a PodGroup (kube-scheduler fires it under GenericWorkload, where a new member
-may complete a gang).
+may complete a gang). `TargetPod/...` is an update of the pending pod itself, by what changed
+(kube-scheduler's PodSchedulingPropertiesChange): an unschedulable pod is retried only when a
+plugin that rejected it registered one of them (and its hint agrees); `TargetPod/Update` is an
+update that changed none of the named properties.
 """
 
 

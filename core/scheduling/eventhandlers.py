@@ -15,6 +15,7 @@ from ..cache.podinfo import PodInfo, PodSpecError
 from ..cache.shapes import describe_object
 from ..runtime.generation import Generation
 from .binding import BindingDone
+from .pod_events import target_pod_events
 
 log = logging.getLogger(__name__)
 
@@ -158,7 +159,8 @@ class EventHandlers:
         elif previous is not None and not _scheduling_relevant_change(previous, pod):
             self.queue.entries[pod.uid].pod = pod  # status-only update: no requeue (isPodUpdated)
         else:
-            self.queue.update(pod)
+            events = target_pod_events(previous, pod) if previous is not None else ["TargetPod/Update"]
+            self.queue.update(pod, self._interested, previous, events)
 
     def _skip_malformed_pod(self, obj: dict[str, Any], exc: PodSpecError) -> None:
         """A pod that cannot be parsed is left alone until an update fixes it: a warning, no

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import heapq
 import itertools
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -285,8 +285,17 @@ class SchedulingQueue:
             if entry.where == "unschedulable" and now - entry.timestamp >= max_age:
                 self._move(entry)
 
-    def update(self, pod: PodInfo) -> None:
-        """A pending pod changed: re-run pre_enqueue for gated pods, retry unschedulable ones."""
+    def update(
+        self,
+        pod: PodInfo,
+        interested: Callable[[PodInfo, str, str, Any, Any], bool] | None = None,
+        old: PodInfo | None = None,
+        events: Sequence[str] = (),
+    ) -> None:
+        """A pending pod changed: re-run pre_enqueue for gated pods; retry an unschedulable one when
+        it has no rejecting plugin, or one of them registered an event of the update (`events`,
+        TargetPod/...) and its hint agrees (kube-scheduler's isPodWorthRequeuing). Without
+        `interested` every update retries the pod."""
         entry = self.entries.get(pod.uid)
         if entry is None:
             self.add(pod)
@@ -296,7 +305,15 @@ class SchedulingQueue:
         if entry.where == "gated":
             self._enqueue_checked(entry)
         elif entry.where == "unschedulable":
-            self._move(entry)
+            plugins = entry.unschedulable_plugins
+            if interested is None or not plugins:
+                self._move(entry)
+                return
+            for event in events:
+                if any(interested(pod, p, event, old, pod) for p in plugins):
+                    self._event = event.replace("/", "", 1)
+                    self._move(entry)
+                    return
 
     def resort(self, sort_key: Callable[[PodInfo], Any], pre_enqueue: Callable[[PodInfo], Any]) -> None:
         """A new generation may bring a different queue_sort: rebuild the active heap."""

@@ -1,5 +1,6 @@
-"""kube-scheduler v1.37.2's TestIsSchedulableAfterClaimChange (dynamicresources_test.go), verbatim:
-DynamicResources' queueing hint for ResourceClaim events, given the claims the cluster holds.
+"""kube-scheduler v1.37.2's TestIsSchedulableAfterClaimChange and TestIsSchedulableAfterTargetPodUpdate
+(dynamicresources_test.go), verbatim: DynamicResources' queueing hints for ResourceClaim events and
+for the pending pod's own update, given the claims the cluster holds.
 
 As upstream's test does, the claims of the case are in the cluster, a changed claim is applied to it
 (so the hint sees it where the pod's claims are looked up), and the hint is asked for the pod.
@@ -19,10 +20,15 @@ from kubeberth.runtime.config import parse_configuration
 from kubeberth.runtime.generation import build_generation
 from test_dynamic_resources_plugin_upstream import (
     allocatedClaim,
+    claimName,
     otherAllocatedClaim,
     pendingClaim,
+    pod_with,
     podWithClaimName,
     podWithClaimTemplate,
+    podWithClaimTemplateInStatus,
+    resourceName,
+    resourceName2,
 )
 from upstream_unported import UNPORTED
 
@@ -110,3 +116,47 @@ def test_is_schedulable_after_claim_change(tc: dict[str, Any]) -> None:
         assert capabilities_of(plugin).requeues(event, pod, old, new, cluster)  # an error retries the pod
         return
     assert capabilities_of(plugin).requeues(event, pod, old, new, cluster) is tc["wantHint"]
+
+
+podWithTwoClaimTemplates = pod_with({"name": resourceName, "resourceClaimTemplateName": claimName},
+                                    {"name": resourceName2, "resourceClaimTemplateName": claimName})
+
+
+def _one_of_two_created() -> dict[str, Any]:
+    pod = copy.deepcopy(podWithTwoClaimTemplates)
+    # Only one of two claims created.
+    pod.setdefault("status", {})["resourceClaimStatuses"] = [
+        {"name": pod["spec"]["resourceClaims"][0]["name"], "resourceClaimName": claimName}
+    ]
+    return pod
+
+
+TARGET_POD_CASES: list[dict[str, Any]] = [
+    {"name": "TestIsSchedulableAfterTargetPodUpdate/backoff-wrong-new-object", "pod": podWithClaimTemplate,
+     "obj": "not-a-claim", "wantErr": True},
+    {"name": "TestIsSchedulableAfterTargetPodUpdate/complete", "objs": [pendingClaim], "pod": podWithClaimTemplate,
+     "obj": podWithClaimTemplateInStatus, "wantHint": QUEUE},
+    {"name": "TestIsSchedulableAfterTargetPodUpdate/missing-claim", "objs": None, "pod": podWithClaimTemplate,
+     "obj": podWithClaimTemplateInStatus, "wantHint": QUEUE_SKIP},
+    {"name": "TestIsSchedulableAfterTargetPodUpdate/incomplete", "objs": [pendingClaim], "pod": podWithTwoClaimTemplates,
+     "obj": _one_of_two_created(), "wantHint": QUEUE_SKIP},
+]
+
+
+@pytest.mark.parametrize("tc", TARGET_POD_CASES, ids=[c["name"] for c in TARGET_POD_CASES])
+def test_is_schedulable_after_target_pod_update(tc: dict[str, Any]) -> None:
+    """TargetPod/UpdatePodGeneratedResourceClaim: the pod's status names its generated claims."""
+    assert tc["name"] not in UNPORTED
+    plugin = _plugin()
+    cluster = ClusterState()
+    for claim in tc.get("objs") or ():
+        cluster.upsert_object("ResourceClaim", copy.deepcopy(claim))
+    pod = st.pod_info(tc["pod"])
+    new = st.pod_info(tc["obj"]) if isinstance(tc["obj"], dict) else tc["obj"]
+    event = "TargetPod/UpdatePodGeneratedResourceClaim"
+    if tc.get("wantErr"):
+        with pytest.raises(TypeError):
+            plugin.is_schedulable_after_target_pod_update(pod, None, new, cluster)
+        assert capabilities_of(plugin).requeues(event, pod, None, new, cluster)
+        return
+    assert capabilities_of(plugin).requeues(event, pod, pod, new, cluster) is tc["wantHint"]

@@ -1305,20 +1305,36 @@ def test_deferred_resize_fit(test: dict[str, Any]) -> None:
 
 
 # ---- TestEventsToRegister ------------------------------------------------------------------------
+class _Action(tuple[str, ...]):
+    """An action type: kubeberth's action names for a kind (Add, Update, Delete), and the name the
+    pending pod's own update has (TargetPod/<name>)."""
+
+    target = ""
+
+
+def _action(*names: str, target: str = "") -> _Action:
+    action = _Action(names)
+    action.target = target
+    return action
+
+
 class _Events:  # fwk.ClusterEvent resources and action types, in kubeberth's event names
     AssignedPod = "Pod"  # a placed pod (Pod/Add, Pod/Update, Pod/Delete)
-    TargetPod = "TargetPod"  # the pending pod itself: re-queued by the queue on its own update, not an event
+    TargetPod = "TargetPod"  # the pending pod itself (TargetPod/UpdatePodScaleDown, ...)
     Node = "Node"
     DeviceClass = "DeviceClass"
-    Add = ("Add",)
-    Delete = ("Delete",)
-    Update = ("Update",)
-    UpdateNodeAllocatable = ("Update",)  # kubeberth's Node/Update is any node update
-    UpdatePodScaleDown = ("Update",)  # a placed pod's Pod/Update (the hint checks what went down)
+    Add = _action("Add")
+    Delete = _action("Delete")
+    Update = _action("Update")
+    UpdateNodeAllocatable = _action("Update")  # kubeberth's Node/Update is any node update
+    # a placed pod's Pod/Update (the hint checks what went down), or the pending pod's own scale-down
+    UpdatePodScaleDown = _action("Update", target="UpdatePodScaleDown")
 
 
 def ClusterEvent(Resource: str, ActionType: tuple[str, ...]) -> set[str]:  # noqa: N802, N803
-    return set() if Resource == _Events.TargetPod else {f"{Resource}/{a}" for a in ActionType}
+    if Resource == _Events.TargetPod:
+        return {f"TargetPod/{ActionType.target}"} if isinstance(ActionType, _Action) else set()
+    return {f"{Resource}/{a}" for a in ActionType}
 
 
 def ClusterEventWithHint(Event: set[str]) -> set[str]:  # noqa: N802, N803

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
+import st
 from kubeberth import PodInfo
 from kubeberth.api.capabilities import capabilities_of
 from kubeberth.builtin_plugins.node_unschedulable import NodeUnschedulable
@@ -85,3 +86,39 @@ def requeues(plugin: Any, test: dict[str, Any]) -> bool:
 @pytest.mark.parametrize("test", cases(TestIsSchedulableAfterNodeChange))
 def test_is_schedulable_after_node_change(test: dict[str, Any]) -> None:
     assert requeues(NodeUnschedulable(), test) == test["expectedHint"]
+
+
+# ---- TestIsSchedulableAfterPodTolerationChange ------------------------------------------------------
+TestIsSchedulableAfterPodTolerationChange = [
+    {"name": "TestIsSchedulableAfterPodTolerationChange/error-wrong-new-object", "pod": {},
+     "newObj": "not-a-pod", "expectedHint": fwk.Queue, "expectedErr": True},
+    {"name": "TestIsSchedulableAfterPodTolerationChange/error-wrong-old-object", "pod": {},
+     "newObj": {}, "oldObj": "not-a-pod", "expectedHint": fwk.Queue, "expectedErr": True},
+    {"name": "TestIsSchedulableAfterPodTolerationChange/queue-when-the-unsched-pod-gets-toleration",
+     "pod": st.MakePod().UID("uid").Obj(),
+     "newObj": st.MakePod().UID("uid").Toleration(v1.TaintNodeUnschedulable).Obj(),
+     "oldObj": st.MakePod().UID("uid").Obj(),
+     "expectedHint": fwk.Queue},
+    {"name": "TestIsSchedulableAfterPodTolerationChange/skip-when-the-unsched-pod-gets-unrelated-toleration",
+     "pod": st.MakePod().UID("uid").Obj(),
+     "newObj": st.MakePod().UID("uid").Toleration("unrelated-key").Obj(),
+     "oldObj": st.MakePod().UID("uid").Obj(),
+     "expectedHint": fwk.QueueSkip},
+]
+
+
+@pytest.mark.parametrize("test", cases(TestIsSchedulableAfterPodTolerationChange))
+def test_is_schedulable_after_pod_toleration_change(test: dict[str, Any]) -> None:
+    """isSchedulableAfterTargetPodTolerationChange, as the queue calls it for TargetPod/UpdatePodToleration
+    (pods as PodInfo; a wrong object fails the hint, which queues the pod)."""
+    plugin = NodeUnschedulable()
+
+    def as_pod(obj: Any) -> Any:
+        return PodInfo.from_dict({"kind": "Pod", **obj}) if isinstance(obj, dict) else obj
+
+    pod, old, new = as_pod(test["pod"]), as_pod(test.get("oldObj")), as_pod(test["newObj"])
+    if test.get("expectedErr"):
+        with pytest.raises(TypeError):
+            plugin.is_schedulable_after_target_pod_toleration_change(pod, old, new)
+    got = capabilities_of(plugin).requeues("TargetPod/UpdatePodToleration", pod, old, new)
+    assert got == test["expectedHint"]

@@ -14,6 +14,7 @@ import st
 from kubeberth import Code, CycleState, LabelSelector
 from kubeberth.api.capabilities import capabilities_of
 from kubeberth.builtin_plugins.pod_topology_spread import PodTopologySpread, PodTopologySpreadArgs
+from kubeberth.scheduling.pod_events import target_pod_events
 from st import appsv1, fwk, ptr, sets, v1
 from upstream import cases, run_filter, run_score, snapshot, view
 
@@ -5177,3 +5178,63 @@ def test_pod_topo_signatures(test: dict[str, Any]) -> None:
     signature = None if got is None or hasattr(got, "code") else got
     assert signature is None  # expectedSignature: nil
     assert (got is None) == test["scheduleable"]
+
+
+# ---- Test_isSchedulableAfterTargetPodChange (plugin_test.go) --------------------------------------
+Test_isSchedulableAfterTargetPodChange = [
+    {
+        "name": "Test_isSchedulableAfterTargetPodChange/the unschedulable Pod has topologySpreadConstraint with "
+        "NodeTaintsPolicy:Honor and has got a new toleration",
+        "pod": st.MakePod().UID("p").Name("p").Label("foo", "")
+        .SpreadConstraint(1, "zone", v1.DoNotSchedule, fooSelector, None, None, ptr.To(v1.NodeInclusionPolicyHonor), None)
+        .SpreadConstraint(1, "node", v1.DoNotSchedule, barSelector, None, None, None, None)
+        .Obj(),
+        "oldPod": st.MakePod().UID("p").Name("p").Label("foo", "").Obj(),
+        "newPod": st.MakePod().UID("p").Name("p").Label("foo", "").Toleration(v1.TaintNodeUnschedulable).Obj(),
+        "expectedHint": fwk.Queue,
+        "enableNodeInclusionPolicyInPodTopologySpread": True,
+    },
+    {
+        "name": "Test_isSchedulableAfterTargetPodChange/the unschedulable Pod has topologySpreadConstraint without "
+        "NodeTaintsPolicy:Honor and has got a new toleration",
+        "pod": st.MakePod().UID("p").Name("p").Label("foo", "")
+        .SpreadConstraint(1, "zone", v1.DoNotSchedule, fooSelector, None, None, ptr.To(v1.NodeInclusionPolicyIgnore), None)
+        .SpreadConstraint(1, "node", v1.DoNotSchedule, barSelector, None, None, None, None)
+        .Obj(),
+        "oldPod": st.MakePod().UID("p").Name("p").Label("foo", "").Obj(),
+        "newPod": st.MakePod().UID("p").Name("p").Label("foo", "").Toleration(v1.TaintNodeUnschedulable).Obj(),
+        "expectedHint": fwk.QueueSkip,
+    },
+    {
+        "name": "Test_isSchedulableAfterTargetPodChange/the unschedulable Pod has topologySpreadConstraint and has got a new "
+        "label matching the selector of the constraint",
+        "pod": st.MakePod().UID("p").Name("p").Label("foo", "")
+        .SpreadConstraint(1, "zone", v1.DoNotSchedule, fooSelector, None, None, ptr.To(v1.NodeInclusionPolicyIgnore), None)
+        .SpreadConstraint(1, "node", v1.DoNotSchedule, barSelector, None, None, None, None)
+        .Obj(),
+        "oldPod": st.MakePod().UID("p").Name("p").Obj(),
+        "newPod": st.MakePod().UID("p").Name("p").Label("foo", "").Obj(),
+        "expectedHint": fwk.Queue,
+    },
+    {
+        "name": "Test_isSchedulableAfterTargetPodChange/the unschedulable Pod has topologySpreadConstraint and has got a new "
+        "unrelated label",
+        "pod": st.MakePod().UID("p").Name("p").Label("foo", "")
+        .SpreadConstraint(1, "zone", v1.DoNotSchedule, fooSelector, None, None, ptr.To(v1.NodeInclusionPolicyIgnore), None)
+        .SpreadConstraint(1, "node", v1.DoNotSchedule, barSelector, None, None, None, None)
+        .Obj(),
+        "oldPod": st.MakePod().UID("p").Name("p").Obj(),
+        "newPod": st.MakePod().UID("p").Name("p").Label("unrelated", "").Obj(),
+        "expectedHint": fwk.QueueSkip,
+    },
+]
+
+
+@pytest.mark.parametrize("tc", cases(Test_isSchedulableAfterTargetPodChange))
+def test_is_schedulable_after_target_pod_change(tc: dict[str, Any]) -> None:
+    """The event the queue raises for each case's update (pod_events.target_pod_events), then the hint.
+    NodeInclusionPolicyInPodTopologySpread is GA (always on) in kubeberth's v1.37."""
+    old, new = st.pod_info(tc["oldPod"]), st.pod_info(tc["newPod"])
+    caps = capabilities_of(list_defaulting())
+    events = target_pod_events(old, new)
+    assert any(caps.requeues(e, st.pod_info(tc["pod"]), old, new) for e in events) == tc["expectedHint"]
