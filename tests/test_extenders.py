@@ -178,6 +178,9 @@ def test_preempt_errors_fail_the_attempt_unless_ignorable() -> None:
                              max_errors_per_pod=1) as t:
             assert t.schedule(make_pod("vip", cpu="2", priority=100)) == {"vip": None}
             assert t.node_of("default/low") == "n1"
+            # DefaultPreemption.PostFilter's prefix on the extender's error (an Error: no FitError text)
+            assert t.events("vip", "FailedScheduling")[-1] == (
+                f"preemption: failed preempt with extender at URL {ext.url}/preempt, code 500")
         with SchedulerTester(["NodeResourcesFit", "DefaultPreemption"], objects=[*nodes, victim],
                              extenders=[{**cfg, "ignorable": True}]) as t:
             assert t.schedule(make_pod("vip", cpu="2", priority=100)) == {"vip": "n1"}
@@ -220,3 +223,15 @@ def test_every_extender_call_is_a_span_of_the_decision_trace() -> None:
     assert flt.attributes["kubeberth.nodes.rejected"] == 1 and flt.attributes["kubeberth.reasons"] == ("too far: 1",)
     assert prio.attributes["kubeberth.weight"] == 1
     assert flt.parent.span_id == spans["ExtenderFilter"].context.span_id
+
+
+def test_extenders_dropping_every_candidate_leave_no_candidate_node() -> None:
+    nodes = [make_node("n1", cpu="2")]
+    victim = make_pod("low", cpu="2", nodeName="n1", priority=1)
+    with ExtenderServer(Policy(preempt_drop={"n1"})) as ext, SchedulerTester(
+        ["NodeResourcesFit", "DefaultPreemption"], objects=[*nodes, victim],
+        extenders=[extender_config(ext.url, filterVerb="", prioritizeVerb="", weight=0, preemptVerb="preempt")]) as t:
+        assert t.schedule(make_pod("vip", cpu="2", priority=100)) == {"vip": None}
+        assert t.node_of("default/low") == "n1"
+        assert t.events("vip", "FailedScheduling")[-1] == (
+            "0/1 nodes are available: 1 Insufficient cpu. preemption: no candidate node for preemption")

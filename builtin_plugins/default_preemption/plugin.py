@@ -246,15 +246,16 @@ class DefaultPreemption:
             message = fit_error_message(len(all_rows), statuses)
             # kube-scheduler's result with an empty nominated node: clear the pod's nomination.
             return PostFilterResult("", Status(Code.UNSCHEDULABLE, (f"preemption: {message}",)))
+        # DefaultPreemption.PostFilter puts "preemption: " before every message of Evaluator.Preempt.
         candidates, failure = self._call_extenders(pod, candidates, handle)
         if failure is not None:
-            return failure
+            return Status(failure.code, (f"preemption: {failure.message}",), failure.plugin)
         best = pick_one_node_for_preemption(candidates)
         if best is None:
-            return Status(Code.UNSCHEDULABLE, ("no candidate node for preemption",))
+            return Status(Code.UNSCHEDULABLE, ("preemption: no candidate node for preemption",))
         failure = self.prepare_candidate(best, pod, cluster, handle)
         if failure is not None:
-            return failure
+            return Status(failure.code, (f"preemption: {failure.message}",), failure.plugin)
         handle.nominate(pod, best.node)
         # Evaluator.Preempt's success message, under DefaultPreemption's "preemption: " prefix: it
         # ends the FailedScheduling text kube-scheduler records for the preemptor.
