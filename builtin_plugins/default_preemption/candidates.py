@@ -98,7 +98,7 @@ def pick_one_node_for_preemption(candidates: list[Candidate]) -> Candidate | Non
         elif criterion == 3:
             scores = [-len(c.victims) for c in tied]
         else:  # GetEarliestPodStartTime: the earliest start among the highest-priority victims; later wins
-            scores = [min(map(importance_key, c.victims))[1] for c in tied]
+            scores = [min([v.memo.get(_IMPORTANCE) or importance_key(v) for v in c.victims])[1] for c in tied]
         best = max(scores)
         if min(scores) != best:
             tied = [c for c, s in zip(tied, scores, strict=True) if s == best]

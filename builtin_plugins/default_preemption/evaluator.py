@@ -286,38 +286,16 @@ class Evaluator:
                     out[row] = (row, None, 0, reasons_of.get(row) or (f"node(s) were rejected by {self.plugin}",))
             fit = np.flatnonzero(feasible)
             # Reprieve: PDB-violating victims first, each group most important first; the k-th victim
-            # of every node is tried at once, kept back where the pod still fits. Pods are handled
-            # as positions in `gone` (the chunk's request matrix).
-            ordered: list[list[PodInfo]] = []
-            positions: list[list[int]] = []
-            split: list[int] = []
-            pdbs, victim_key = self.pdbs, self.victim_key
-            default_order = victim_key is importance_key
-            for i in fit.tolist():
-                row, lower = items[i]
-                first = int(starts[i])
-                entry = self.lower.get(row)
-                if default_order and entry is not None and entry.pods is lower:
-                    order = entry.importance_order()
-                else:
-                    keys = [victim_key(p) for p in lower]
-                    order = sorted(range(len(lower)), key=keys.__getitem__)
-                if pdbs:
-                    by_pod = {id(lower[k]): k for k in order}
-                    bad, good = filter_pods_with_pdb_violation([lower[k] for k in order], pdbs)
-                    order = [by_pod[id(p)] for p in bad + good]
-                    split.append(len(bad))
-                else:
-                    split.append(0)
-                ordered.append([lower[k] for k in order])
-                positions.append([first + k for k in order])
+            # of every node is tried at once, kept back where the pod still fits.
+            fit_list = fit.tolist()
+            ordered, split, victim_requests, firsts = self._reprieve_order(items, fit_list, gone, starts)
             counts = np.asarray([len(o) for o in ordered], dtype=np.int64)
             depth = int(counts.max()) if len(ordered) else 0
             is_victim = np.zeros((len(ordered), depth), dtype=bool)
             fit_rows = rows[fit]
             for k in range(depth):
                 active = np.flatnonzero(counts > k)
-                vecs = gone[[positions[j][k] for j in active.tolist()]]
+                vecs = victim_requests[firsts[active] + k]
                 arows = fit_rows[active]
                 what_if.add_requests(arows, vecs)
                 ok = handle.run_filters(base.clone(), pod, table.view(arows))
@@ -325,14 +303,60 @@ class Evaluator:
                     what_if.add_requests(arows[~ok], -vecs[~ok])
                     is_victim[active[~ok], k] = True
         flags = is_victim.tolist()
+        rows_list = rows.tolist()
         for j, i in enumerate(fit.tolist()):
-            row = int(rows[i])
+            row = rows_list[i]
             victims = [v for v, f in zip(ordered[j], flags[j], strict=False) if f]
             num_violations = sum(flags[j][: split[j]])
             if 0 < split[j] < len(ordered[j]):
                 victims.sort(key=self.victim_key)
             out[row] = _outcome(row, table.names[row] or "", victims, num_violations)
         return out
+
+    def _reprieve_order(
+        self, items: list[tuple[int, list[PodInfo]]], fit: list[int], gone: np.ndarray, starts: np.ndarray
+    ) -> tuple[list[list[PodInfo]], list[int], np.ndarray, np.ndarray]:
+        """Per fitting item, its pods in reprieve order (PDB-violating first, each group most important
+        first) and how many violate; their request vectors in that order, one block per item, and where
+        each block starts."""
+        entries, pdbs, victim_key = self.lower, self.pdbs, self.victim_key
+        if not pdbs and victim_key is importance_key:
+            found = [entries.get(items[i][0]) for i in fit]
+            if all(e is not None and e.pods is items[i][1] for e, i in zip(found, fit, strict=True)):
+                # The importance order and its request matrix are kept with each node's pods.
+                kept = [e.by_importance(self.cluster) for e in found if e is not None]
+                ordered = [pods for pods, _matrix in kept]
+                lengths = np.fromiter((len(o) for o in ordered), dtype=np.int64, count=len(ordered))
+                firsts = np.zeros(len(ordered), dtype=np.int64)
+                np.cumsum(lengths[:-1], out=firsts[1:])
+                matrix = np.concatenate([m for _pods, m in kept]) if kept else gone[:0]
+                return ordered, [0] * len(ordered), matrix, firsts
+        ordered = []
+        split: list[int] = []
+        positions: list[int] = []
+        starts_list = starts.tolist()
+        for i in fit:
+            row, lower = items[i]
+            entry = entries.get(row)
+            if victim_key is importance_key and entry is not None and entry.pods is lower:
+                order = entry.importance_order()
+            else:
+                keys = [victim_key(p) for p in lower]
+                order = sorted(range(len(lower)), key=keys.__getitem__)
+            if pdbs:
+                by_pod = {id(lower[k]): k for k in order}
+                bad, good = filter_pods_with_pdb_violation([lower[k] for k in order], pdbs)
+                order = [by_pod[id(p)] for p in bad + good]
+                split.append(len(bad))
+            else:
+                split.append(0)
+            ordered.append([lower[k] for k in order])
+            first = starts_list[i]
+            positions.extend(first + k for k in order)
+        lengths = np.fromiter((len(o) for o in ordered), dtype=np.int64, count=len(ordered))
+        firsts = np.zeros(len(ordered), dtype=np.int64)
+        np.cumsum(lengths[:-1], out=firsts[1:])
+        return ordered, split, gone[np.asarray(positions, dtype=np.int64)], firsts
 
     # ---- node-by-node evaluation (some active filter reads other nodes' pods) ---------------
     def evaluate_each(

@@ -21,7 +21,7 @@ _KEY = "DefaultPreemption.lower_priority_pods"
 class LowerPods:
     """The pods on one node with priority below `priority`, in the node's pod order."""
 
-    __slots__ = ("version", "priority", "pods", "_matrix", "_total", "_order")
+    __slots__ = ("version", "priority", "pods", "_matrix", "_total", "_order", "_by_importance")
 
     def __init__(self, version: int, priority: int, pods: list[PodInfo]) -> None:
         self.version = version
@@ -30,6 +30,7 @@ class LowerPods:
         self._matrix: np.ndarray | None = None
         self._total: np.ndarray | None = None
         self._order: list[int] | None = None
+        self._by_importance: tuple[list[PodInfo], np.ndarray] | None = None
 
     def requests(self, cluster: ClusterState) -> tuple[np.ndarray, np.ndarray]:
         """The pods' request vectors, one row per pod (columns as `table.resources`), and their sums
@@ -51,6 +52,16 @@ class LowerPods:
             keys = [importance_key(p) for p in self.pods]
             self._order = sorted(range(len(keys)), key=keys.__getitem__)
         return self._order
+
+
+    def by_importance(self, cluster: ClusterState) -> tuple[list[PodInfo], np.ndarray]:
+        """The pods most important first, and their request vectors in that order."""
+        matrix, _total = self.requests(cluster)
+        found = self._by_importance
+        if found is None or found[1].shape[1] != matrix.shape[1]:
+            order = self.importance_order()
+            found = self._by_importance = ([self.pods[k] for k in order], matrix[order])
+        return found
 
 
 def lower_priority_pods(cluster: ClusterState, rows: list[int], priority: int) -> list[LowerPods]:

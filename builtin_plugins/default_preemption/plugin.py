@@ -222,11 +222,7 @@ class DefaultPreemption:
         if not ok:
             return Status(Code.UNSCHEDULABLE, (f"preemption: {why}",))
         all_rows = cluster.table.ordered_rows()
-        rejected: set[int] = set()
-        for _plugin, _reason, rows, _code in diagnosis.rejections:
-            rejected.update(rows.tolist())
-        unresolvable = diagnosis.unresolvable_rows()
-        potential = [r for r in all_rows.tolist() if r in rejected and r not in unresolvable]
+        potential = _potential_rows(diagnosis, all_rows, len(cluster.table.alive))
         statuses: dict[str, tuple[str, ...]] = {}
         candidates: list[Candidate] = []
         if potential:
@@ -335,3 +331,15 @@ class DefaultPreemption:
         self._preempted.add(uid)
         if len(self._preempted) > 4096:
             self._preempted = {u for u in self._preempted if u in cluster.pods}
+
+
+def _potential_rows(diagnosis: Diagnosis, all_rows: np.ndarray, capacity: int) -> list[int]:
+    """The rows, in `all_rows` order, some filter rejected and none as UnschedulableAndUnresolvable
+    (kube-scheduler's nodesWherePreemptionMightHelp), as masks over the table's rows."""
+    rejected = np.zeros(capacity, dtype=bool)
+    unresolvable = np.zeros(capacity, dtype=bool)
+    for _plugin, _reason, rows, code in diagnosis.rejections:
+        rejected[rows] = True
+        if code == Code.UNSCHEDULABLE_AND_UNRESOLVABLE:
+            unresolvable[rows] = True
+    return all_rows[rejected[all_rows] & ~unresolvable[all_rows]].tolist()

@@ -95,6 +95,7 @@ class ClusterState:
         self.pods_on: dict[int, dict[str, PodInfo]] = {}
         self.objects: dict[str, dict[str, dict[str, Any]]] = {}
         self.nominated: dict[str, dict[str, PodInfo]] = {}
+        self._nominated_on: dict[str, str] = {}  # uid -> the node in `nominated` holding it
         self.objects_version = 0  # bumped on every change to `objects` (PVs, PVCs, Services, ...)
         self._orphans: dict[str, dict[str, PodInfo]] = {}
         self.label_counts = PodLabelCounts(self.table)
@@ -161,8 +162,7 @@ class ClusterState:
         old = self.pods.get(pod.uid)
         if old is not None:
             self._unplace(old)
-            for noms in self.nominated.values():
-                noms.pop(pod.uid, None)
+            self._unnominate(pod.uid)
             self._orphans.get(old.node_name, {}).pop(pod.uid, None)
         self.assumed.discard(pod.uid)
         self.pods[pod.uid] = pod
@@ -175,7 +175,7 @@ class ClusterState:
             else:
                 self._place(pod, row)
         elif pod.nominated_node_name and not pod.node_name:
-            self.nominated.setdefault(pod.nominated_node_name, {})[pod.uid] = pod
+            self._nominate_on(pod, pod.nominated_node_name)
 
     def remove_pod(self, uid: str) -> PodInfo | None:
         pod = self.pods.pop(uid, None)
@@ -183,8 +183,7 @@ class ClusterState:
             return None
         self._pod_groups.remove(uid)
         self._unplace(pod)
-        for noms in self.nominated.values():
-            noms.pop(uid, None)
+        self._unnominate(uid)
         if uid in self.assumed:
             self.assumed.discard(uid)
             self._drop_orphan(uid)
@@ -196,8 +195,7 @@ class ClusterState:
         """Account the pod on the node before binding finishes (kube-scheduler's AssumePod)."""
         row = self.table.row_of[node_name]
         self._unplace(pod)
-        for noms in self.nominated.values():
-            noms.pop(pod.uid, None)
+        self._unnominate(pod.uid)
         self.pods[pod.uid] = pod
         self.assumed.add(pod.uid)
         self._place(pod, row)
@@ -216,23 +214,36 @@ class ClusterState:
             orphans.pop(uid, None)
 
     def nominate(self, pod: PodInfo, node_name: str | None) -> None:
-        for noms in self.nominated.values():
-            noms.pop(pod.uid, None)
+        self._unnominate(pod.uid)
         if node_name:
             pod.nominated_node_name = node_name
-            self.nominated.setdefault(node_name, {})[pod.uid] = pod
+            self._nominate_on(pod, node_name)
+
+    def _nominate_on(self, pod: PodInfo, node_name: str) -> None:
+        self._unnominate(pod.uid)
+        self.nominated.setdefault(node_name, {})[pod.uid] = pod
+        self._nominated_on[pod.uid] = node_name
+
+    def _unnominate(self, uid: str) -> None:
+        node_name = self._nominated_on.pop(uid, None)
+        if node_name is not None:
+            self.nominated.get(node_name, {}).pop(uid, None)
 
     def nominated_ghosts(self, pod: PodInfo) -> dict[int, list[PodInfo]]:
         """Unplaced pods nominated on each node row with priority >= `pod`'s (kube-scheduler's
         RunFilterPluginsWithNominatedPods accounts them when filtering `pod`)."""
         out: dict[int, list[PodInfo]] = {}
+        row_of, placement = self.table.row_of, self.placement
+        priority, uid = pod.priority, pod.uid
         for node_name, pods in self.nominated.items():
-            row = self.table.row_of.get(node_name)
+            if not pods:
+                continue
+            row = row_of.get(node_name)
             if row is None:
                 continue
-            for other in pods.values():
-                if other.uid != pod.uid and other.priority >= pod.priority and other.uid not in self.placement:
-                    out.setdefault(row, []).append(other)
+            found = [o for o in pods.values() if o.priority >= priority and o.uid != uid and o.uid not in placement]
+            if found:
+                out[row] = found
         return out
 
     # ---- pod groups --------------------------------------------------------------------
