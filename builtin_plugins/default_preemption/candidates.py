@@ -5,6 +5,7 @@ from __future__ import annotations
 import contextlib
 import functools
 import math
+import operator
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -18,6 +19,7 @@ _INT32_SHIFT = 2**31  # priorities are shifted to be non-negative before summing
 _RFC3339 = re.compile(r"(?P<whole>\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d)(?:\.(?P<fraction>\d+))?(?P<zone>[Zz]|[+-]\d\d:\d\d)$")
 _START_TIME: MemoKey[float] = MemoKey("DefaultPreemption.start_time")
 _IMPORTANCE: MemoKey[tuple[int, float]] = MemoKey("DefaultPreemption.importance")
+_priority = operator.attrgetter("priority")
 
 
 IsEligibleVictim = Callable[[NodeInfo, PodInfo, PodInfo], bool]
@@ -94,7 +96,7 @@ def pick_one_node_for_preemption(candidates: list[Candidate]) -> Candidate | Non
         elif criterion == 1:
             scores = [-c.victims[0].priority for c in tied]  # victims are most important first
         elif criterion == 2:
-            scores = [-(sum([v.priority for v in c.victims]) + _INT32_SHIFT * len(c.victims)) for c in tied]
+            scores = [-(sum(map(_priority, c.victims)) + _INT32_SHIFT * len(c.victims)) for c in tied]
         elif criterion == 3:
             scores = [-len(c.victims) for c in tied]
         else:  # GetEarliestPodStartTime: the earliest start among the highest-priority victims; later wins

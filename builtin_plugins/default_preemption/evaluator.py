@@ -19,6 +19,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from dataclasses import dataclass
+from itertools import compress
 
 import numpy as np
 from kubeberth import (
@@ -304,13 +305,15 @@ class Evaluator:
                     is_victim[active[~ok], k] = True
         flags = is_victim.tolist()
         rows_list = rows.tolist()
+        names = table.names
         for j, i in enumerate(fit.tolist()):
             row = rows_list[i]
-            victims = [v for v, f in zip(ordered[j], flags[j], strict=False) if f]
-            num_violations = sum(flags[j][: split[j]])
-            if 0 < split[j] < len(ordered[j]):
+            victims = list(compress(ordered[j], flags[j]))
+            bad = split[j]
+            num_violations = sum(flags[j][:bad]) if bad else 0
+            if 0 < bad < len(ordered[j]):
                 victims.sort(key=self.victim_key)
-            out[row] = _outcome(row, table.names[row] or "", victims, num_violations)
+            out[row] = (row, victims, num_violations, ()) if victims else _outcome(row, names[row] or "", victims, 0)
         return out
 
     def _reprieve_order(

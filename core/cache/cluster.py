@@ -96,6 +96,10 @@ class ClusterState:
         self.objects: dict[str, dict[str, dict[str, Any]]] = {}
         self.nominated: dict[str, dict[str, PodInfo]] = {}
         self._nominated_on: dict[str, str] = {}  # uid -> the node in `nominated` holding it
+        # nominated_ghosts' last answer, valid while nominations, placements of nominated pods,
+        # node rows and the asking priority are the same (the version moves with the first two).
+        self._nominated_version = 0
+        self._ghosts: tuple[tuple[int, int, int], dict[int, list[PodInfo]]] | None = None
         self.objects_version = 0  # bumped on every change to `objects` (PVs, PVCs, Services, ...)
         self._orphans: dict[str, dict[str, PodInfo]] = {}
         self.label_counts = PodLabelCounts(self.table)
@@ -223,28 +227,41 @@ class ClusterState:
         self._unnominate(pod.uid)
         self.nominated.setdefault(node_name, {})[pod.uid] = pod
         self._nominated_on[pod.uid] = node_name
+        self._nominated_version += 1
 
     def _unnominate(self, uid: str) -> None:
         node_name = self._nominated_on.pop(uid, None)
         if node_name is not None:
             self.nominated.get(node_name, {}).pop(uid, None)
+            self._nominated_version += 1
 
     def nominated_ghosts(self, pod: PodInfo) -> dict[int, list[PodInfo]]:
         """Unplaced pods nominated on each node row with priority >= `pod`'s (kube-scheduler's
-        RunFilterPluginsWithNominatedPods accounts them when filtering `pod`)."""
-        out: dict[int, list[PodInfo]] = {}
-        row_of, placement = self.table.row_of, self.placement
-        priority, uid = pod.priority, pod.uid
-        for node_name, pods in self.nominated.items():
-            if not pods:
-                continue
-            row = row_of.get(node_name)
-            if row is None:
-                continue
-            found = [o for o in pods.values() if o.priority >= priority and o.uid != uid and o.uid not in placement]
-            if found:
-                out[row] = found
-        return out
+        RunFilterPluginsWithNominatedPods accounts them when filtering `pod`). Read-only: the
+        answer is shared with the next caller asking at the same priority while nothing changed."""
+        key = (self._nominated_version, self.table.version, pod.priority)
+        found = self._ghosts
+        if found is None or found[0] != key:
+            out: dict[int, list[PodInfo]] = {}
+            row_of, placement, nominated, priority = self.table.row_of, self.placement, self.nominated, pod.priority
+            for uid, node_name in self._nominated_on.items():
+                other = nominated[node_name][uid]
+                if other.priority >= priority and uid not in placement:
+                    row = row_of.get(node_name)
+                    if row is not None:
+                        out.setdefault(row, []).append(other)
+            found = self._ghosts = (key, out)
+        ghosts = found[1]
+        own = self._nominated_on.get(pod.uid)
+        row = None if own is None else self.table.row_of.get(own)
+        if row is not None and row in ghosts and any(o.uid == pod.uid for o in ghosts[row]):
+            ghosts = dict(ghosts)  # the pod itself is no ghost of its own
+            rest = [o for o in ghosts[row] if o.uid != pod.uid]
+            if rest:
+                ghosts[row] = rest
+            else:
+                del ghosts[row]
+        return ghosts
 
     # ---- pod groups --------------------------------------------------------------------
     def pod_group_state(self, namespace: str, name: str) -> PodGroupState:
@@ -329,6 +346,8 @@ class Hypothetical:
         elif original[1] != row:
             raise ValueError(f"pod {pod.key} may only come back to the node it was removed from")
         cluster._place(pod, row)
+        if pod.uid in cluster._nominated_on:
+            cluster._nominated_version += 1  # a nominated pod placed is no ghost (nominated_ghosts)
 
     def remove(self, pod: PodInfo) -> None:
         """Take a placed pod off its node (no-op for a pod that is not placed)."""
@@ -362,6 +381,8 @@ class Hypothetical:
         for rows, saved in reversed(self._requested):
             table.requested[rows, : saved.shape[1]] = saved
         self._requested.clear()
+        if self._added:
+            cluster._nominated_version += 1
         for pod in self._added.values():
             cluster._unplace(pod)
         self._added.clear()
