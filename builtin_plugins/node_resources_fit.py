@@ -30,7 +30,7 @@ from kubeberth import (
     Status,
     hookimpl,
 )
-from kubeberth.api.helpers import CPU, EPHEMERAL_STORAGE, MEMORY, PODS, StrictArgs
+from kubeberth.api.helpers import CPU, EPHEMERAL_STORAGE, MEMORY, PODS, StrictArgs, int_value, milli_value
 from kubeberth.api.signing import RESOURCES_SIGNER, SignFragment, resources_signer
 from pydantic import Field, model_validator
 from pydantic_core import PydanticCustomError
@@ -75,6 +75,34 @@ def is_resize_deferred(pod: PodInfo) -> bool:
         if condition.get("type") == "PodResizePending":
             return condition.get("reason") == "Deferred"
     return False
+
+
+def node_allocatable(node: dict[str, Any]) -> dict[str, int]:
+    """A Node object's status.allocatable in the request units (cpu in millicores)."""
+    out = {}
+    for name, quantity in ((node.get("status") or {}).get("allocatable") or {}).items():
+        out[name] = milli_value(quantity) if name == CPU else int_value(quantity)
+    return out
+
+
+def is_fit(pod: PodInfo, node: dict[str, Any] | None) -> bool:
+    """isFit: the pod fits the node with nothing else on it (Fits on a fresh NodeInfo)."""
+    if node is None:
+        return False
+    allocatable = node_allocatable(node)
+    if allocatable.get(PODS, 0) < 1:
+        return False
+    return all(value <= allocatable.get(name, 0) for name, value in pod.requests.items()
+               if value > 0 and (name in (CPU, MEMORY, EPHEMERAL_STORAGE) or is_scalar_resource(name)))
+
+
+def have_any_requested_resources_increased(pod: PodInfo, original: dict[str, Any], modified: dict[str, Any]) -> bool:
+    """haveAnyRequestedResourcesIncreased: more pods allowed, or more of a resource the pod requests."""
+    before, after = node_allocatable(original), node_allocatable(modified)
+    if after.get(PODS, 0) > before.get(PODS, 0):
+        return True
+    return any(value > 0 and after.get(name, 0) > before.get(name, 0) for name, value in pod.requests.items()
+               if name in (CPU, MEMORY, EPHEMERAL_STORAGE) or is_scalar_resource(name))
 
 
 # ---- args ------------------------------------------------------------------------------------
@@ -360,7 +388,12 @@ class NodeResourcesFit:
 
     @property
     def queueing_hints(self) -> dict[str, str]:
-        hints = {"Pod/Update": "is_schedulable_after_assigned_pod_scale_down"}
+        hints = {
+            "Pod/Delete": "is_schedulable_after_assigned_pod_delete",
+            "Pod/Update": "is_schedulable_after_assigned_pod_scale_down",
+            "Node/Add": "is_schedulable_after_node_change",
+            "Node/Update": "is_schedulable_after_node_change",
+        }
         if self.enable_deferred_resize:
             hints["TargetPod/UpdatePodScaleUp"] = "is_schedulable_after_target_pod_scale_up"
         return hints
@@ -370,9 +403,32 @@ class NodeResourcesFit:
         (the pending pod's own scale-down always retries it: isSchedulableAfterTargetPodScaleDown)."""
         return is_resize_deferred(pod)
 
+    def is_schedulable_after_assigned_pod_delete(self, pod: PodInfo, old: PodInfo, new: Any = None) -> bool:
+        """isSchedulableAfterAssignedPodDelete: a placed (or nominated) pod gone frees resources; for a
+        deferred resize only on its own node."""
+        if not isinstance(old, PodInfo):
+            raise TypeError(f"expected a pod, got {type(old).__name__}")
+        if not old.node_name and not old.nominated_node_name:
+            return False
+        deferred_elsewhere = self.enable_deferred_resize and is_resize_deferred(pod) and old.node_name != pod.node_name
+        return not deferred_elsewhere
+
+    def is_schedulable_after_node_change(self, pod: PodInfo, old: Any, new: Any) -> bool:
+        """isSchedulableAfterNodeChange: a node the pod fits, added or with more of what it requests."""
+        if not isinstance(new, dict) or (old is not None and not isinstance(old, dict)):
+            raise TypeError(f"expected nodes, got {type(old).__name__} and {type(new).__name__}")
+        name = (new.get("metadata") or {}).get("name")
+        if self.enable_deferred_resize and is_resize_deferred(pod) and name != pod.node_name:
+            return False
+        if not is_fit(pod, new):
+            return False
+        return old is None or have_any_requested_resources_increased(pod, old, new)
+
     def is_schedulable_after_assigned_pod_scale_down(self, pod: PodInfo, old: PodInfo, new: PodInfo) -> bool:
         """isSchedulableAfterAssignedPodScaleDown: a placed pod gave back some of a resource the pod
         requests (haveEnoughRelevantResourcesDecreased)."""
+        if not isinstance(old, PodInfo) or not isinstance(new, PodInfo):
+            raise TypeError(f"expected pods, got {type(old).__name__} and {type(new).__name__}")
         if not new.node_name:
             return False
         if self.enable_deferred_resize and is_resize_deferred(pod) and new.node_name != pod.node_name:

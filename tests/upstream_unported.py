@@ -37,6 +37,21 @@ _DRA_NODE_MATCH_CACHE = (
     "scoring DRA-backed extended resources); kubeberth has no DRA-backed extended resources in NodeResourcesFit "
     "(see the DRAExtendedResource exclusions) and so no such cache"
 )
+_DEFERRED_RESIZE_QUEUE = (
+    "re-evaluates a deferred resize when another pod on its node scales up (InPlacePodVerticalScalingSchedulerPreemption, "
+    "alpha, off by default): kubeberth does not queue deferred resizes (no DeferredPodScheduling) and a placed pod's "
+    "scale-up is no event"
+)
+_NONZERO_SIGNED = (
+    "expects one fragment for a pod and the same pod with one more container without requests; kubeberth's "
+    "resources fragment also carries the non-zero cpu/memory that scoring reads (100m/200Mi for a container "
+    "without requests), so the two sign apart (upstream's fragment is computePodResourceRequest alone)"
+)
+_PER_RESOURCE_READ = (
+    "calls calculateResourceAllocatableRequest, the per-resource read inside calculateNodeAllocatableRequest, for a "
+    "resource no pod requests; kubeberth's scorer has only the latter (ResourceAllocationScorer.allocatable_requested, "
+    "covered by the Score tables), which skips a scalar resource the pod does not request, as upstream's does"
+)
 _PREBIND_PREFLIGHT = (
     "PreBindPreFlight is not an extension point in kubeberth. In v1.37.2 the binding cycle runs it to skip the "
     "PreBind of plugins that answer Skip, to run AllowParallel PreBinds concurrently and, under "
@@ -584,6 +599,44 @@ UNPORTED: dict[str, str] = {
     "TestNodeMatchCaching/exact node name match": _DRA_NODE_MATCH_CACHE,
     "TestNodeMatchCaching/node name mismatch": _DRA_NODE_MATCH_CACHE,
     "TestNodeMatchCaching/node selector match": _DRA_NODE_MATCH_CACHE,
+    "TestHaveAnyRequestedResourcesIncreased/requested-resources-dra-not-in-node": _DRA_EXTENDED,
+    "TestHaveAnyRequestedResourcesIncreased/requested-resources-dra-zero-capacity": _DRA_EXTENDED,
+    "Test_isSchedulableAfterDeviceClassChange/backoff-wrong-new-object": _DRA_EXTENDED,
+    "Test_isSchedulableAfterDeviceClassChange/backoff-wrong-old-object": _DRA_EXTENDED,
+    "Test_isSchedulableAfterDeviceClassChange/queue-on-class-add-with-extended-resource-name": _DRA_EXTENDED,
+    "Test_isSchedulableAfterDeviceClassChange/queue-on-class-add-with-implicit-extended-resource-name":
+        _DRA_EXTENDED,
+    "Test_isSchedulableAfterDeviceClassChange/queue-on-class-update-with-extended-resource-name": _DRA_EXTENDED,
+    "Test_isSchedulableAfterDeviceClassChange/skip-on-class-add-with-explicit-extended-resource-name-not-matching":
+        _DRA_EXTENDED,
+    "Test_isSchedulableAfterDeviceClassChange/skip-on-class-add-with-implicit-extended-resource-name-not-matching":
+        _DRA_EXTENDED,
+    "Test_isSchedulableAfterDeviceClassChange/skip-on-class-update-with-implicit-extended-resource-name":
+        _DRA_EXTENDED,
+    "Test_isSchedulableAfterDeviceClassChange/skip-queue-on-class-nil-extended-resource-name-pointer":
+        _DRA_EXTENDED,
+    "Test_isSchedulableAfterDeviceClassChange/skip-queue-on-class-same-extended-resource-name": _DRA_EXTENDED,
+    "Test_isSchedulableAfterDeviceClassChange/skip-queue-on-class-same-extended-resource-name-pointer":
+        _DRA_EXTENDED,
+    "TestCalculateResourceAllocatableRequest/DRA-backed-resource-explicit": _DRA_EXTENDED,
+    "TestCalculateResourceAllocatableRequest/DRA-backed-resource-implicit": _DRA_EXTENDED,
+    "TestCalculateResourceAllocatableRequest/DRA-backed-resource-multiple-devices-mixed-allocation":
+        _DRA_EXTENDED,
+    "TestCalculateResourceAllocatableRequest/DRA-backed-resource-no-slices": _DRA_EXTENDED,
+    "TestCalculateResourceAllocatableRequest/DRA-backed-resource-with-allocated-device": _DRA_EXTENDED,
+    "TestCalculateResourceAllocatableRequest/DRA-backed-resource-with-per-device-node-selection": _DRA_EXTENDED,
+    "TestCalculateResourceAllocatableRequest/DRA-backed-resource-with-shared-device-allocation": _DRA_EXTENDED,
+    "TestFitSignPod/DRA extended resource enabled - returns unschedulable": _DRA_EXTENDED,
+    "TestBalancedAllocationSignPod/DRA extended resource enabled - returns unschedulable": _DRA_EXTENDED,
+    "Test_isSchedulableAfterAssignedPodScaleUp/backoff-wrong-new-object": _DEFERRED_RESIZE_QUEUE,
+    "Test_isSchedulableAfterAssignedPodScaleUp/backoff-wrong-old-object": _DEFERRED_RESIZE_QUEUE,
+    "Test_isSchedulableAfterAssignedPodScaleUp/queue-on-same-node-scale-up": _DEFERRED_RESIZE_QUEUE,
+    "Test_isSchedulableAfterAssignedPodScaleUp/skip-queue-on-different-node-scale-up": _DEFERRED_RESIZE_QUEUE,
+    "Test_isSchedulableAfterAssignedPodScaleUp/skip-queue-on-pod-not-deferred": _DEFERRED_RESIZE_QUEUE,
+    "TestFitSignPod/DRA extended resource disabled": _NONZERO_SIGNED,
+    "TestBalancedAllocationSignPod/DRA extended resource disabled": _NONZERO_SIGNED,
+    "TestCalculateResourceAllocatableRequest/device-plugin-resource-feature-disabled": _PER_RESOURCE_READ,
+    "TestCalculateResourceAllocatableRequest/device-plugin-resource-feature-enabled": _PER_RESOURCE_READ,
     "Test_PreBindPreFlight/all bound": _PREBIND_PREFLIGHT,
     "Test_PreBindPreFlight/error: node is not found in podVolumesByNode": _PREBIND_PREFLIGHT,
     "Test_PreBindPreFlight/error: state is nil": _PREBIND_PREFLIGHT,

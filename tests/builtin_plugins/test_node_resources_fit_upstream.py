@@ -12,7 +12,15 @@ from typing import Any
 import pytest
 import st
 from kubeberth import Code, FeatureGates
-from kubeberth.builtin_plugins.node_resources_fit import NodeResourcesFit, NodeResourcesFitArgs
+from kubeberth.api.capabilities import capabilities_of
+from kubeberth.api.signing import RESOURCES_SIGNER, resources_signer
+from kubeberth.api.signing import SignFragment as KbSignFragment
+from kubeberth.builtin_plugins.node_resources_fit import (
+    NodeResourcesFit,
+    NodeResourcesFitArgs,
+    have_any_requested_resources_increased,
+    is_fit,
+)
 from st import GoStatus, fwk, resource, v1
 from upstream import cases, run_filter, run_score, snapshot
 
@@ -1425,3 +1433,470 @@ def test_compute_pod_resource_request_with_node_allocatable_dra(tc: dict[str, An
     requests = st.pod_info(tc["pod"]).requests
     assert {"MilliCPU": requests.get(v1.ResourceCPU, 0), "Memory": requests.get(v1.ResourceMemory, 0)} == tc["expected"]
     assert set(requests) <= {v1.ResourceCPU, v1.ResourceMemory}
+
+
+# ---- queueing hints (map-keyed tables) -----------------------------------------------------------
+# The hints see PodInfo objects for pod events and raw Node objects for node events; a hint handed
+# something else raises (Go: an error), and the framework then queues the pod (fwk.Queue).
+v1.ConditionTrue = "True"  # type: ignore[attr-defined]
+NotAPod = "not-a-pod"
+NotANode = "not-a-node"
+
+
+def _info(raw: Any) -> Any:
+    return st.pod_info(raw) if isinstance(raw, dict) else raw
+
+
+def _check_hint(method: str, event: str, tc: dict[str, Any], gates: dict[str, bool]) -> None:
+    plugin = NodeResourcesFit(NodeResourcesFitArgs(scoringStrategy=defaultScoringStrategy), FeatureGates(gates))
+    pod = st.pod_info(tc["pod"])
+    old, new = tc.get("oldObj"), tc.get("newObj")
+    if method != "is_schedulable_after_node_change":
+        old, new = _info(old), _info(new)
+    hint = getattr(plugin, method)
+    if tc.get("expectedErr"):
+        with pytest.raises(TypeError):
+            hint(pod, old, new)
+    else:
+        assert hint(pod, old, new) == tc["expectedHint"]
+    assert capabilities_of(plugin).requeues(event, pod, old, new) == tc["expectedHint"]
+
+
+Test_isSchedulableAfterAssignedPodDelete = {
+    "Test_isSchedulableAfterAssignedPodDelete/backoff-wrong-old-object": {
+        "pod": st.MakePod().Obj(),
+        "oldObj": NotAPod,
+        "expectedHint": fwk.Queue,
+        "expectedErr": True,
+    },
+    "Test_isSchedulableAfterAssignedPodDelete/queue-on-other-pod-deleted": {
+        "pod": st.MakePod().Name("pod1").Req({v1.ResourceCPU: "1"}).Obj(),
+        "oldObj": st.MakePod().Name("pod2").Req({v1.ResourceCPU: "1"}).Node("fake").Obj(),
+        "expectedHint": fwk.Queue,
+    },
+    "Test_isSchedulableAfterAssignedPodDelete/skip-queue-on-unscheduled-pod-deleted": {
+        "pod": st.MakePod().Obj(),
+        "oldObj": st.MakePod().Obj(),
+        "expectedHint": fwk.QueueSkip,
+    },
+    "Test_isSchedulableAfterAssignedPodDelete/queue-on-nominated-pod-deleted": {
+        "pod": st.MakePod().Name("pod1").UID("pod1").Req({v1.ResourceCPU: "1"}).UID("uid0").Obj(),
+        "oldObj": st.MakePod().Name("pod2").UID("pod2").Req({v1.ResourceCPU: "2"}).NominatedNodeName("fake").UID("uid1").Obj(),
+        "expectedHint": fwk.Queue,
+    },
+    "Test_isSchedulableAfterAssignedPodDelete/skip-queue-on-other-pod-deleted-different-node-when-deferred": {
+        "pod": st.MakePod().Name("pod1").Node("node1").Condition(v1.PodResizePending, v1.ConditionTrue, v1.PodReasonDeferred)
+        .Req({v1.ResourceCPU: "1"}).Obj(),
+        "oldObj": st.MakePod().Name("pod2").Node("node2").Req({v1.ResourceCPU: "1"}).Obj(),
+        "expectedHint": fwk.QueueSkip,
+    },
+    "Test_isSchedulableAfterAssignedPodDelete/queue-on-other-pod-deleted-same-node-when-deferred": {
+        "pod": st.MakePod().Name("pod1").Node("node1").Condition(v1.PodResizePending, v1.ConditionTrue, v1.PodReasonDeferred)
+        .Req({v1.ResourceCPU: "1"}).Obj(),
+        "oldObj": st.MakePod().Name("pod2").Node("node1").Req({v1.ResourceCPU: "1"}).Obj(),
+        "expectedHint": fwk.Queue,
+    },
+}
+for _k, _v in Test_isSchedulableAfterAssignedPodDelete.items():
+    _v["name"] = _k
+
+
+@pytest.mark.parametrize("tc", cases(Test_isSchedulableAfterAssignedPodDelete))
+def test_is_schedulable_after_assigned_pod_delete(tc: dict[str, Any]) -> None:
+    _check_hint("is_schedulable_after_assigned_pod_delete", "Pod/Delete", tc,
+                {"InPlacePodVerticalScalingSchedulerPreemption": True})
+
+
+Test_isSchedulableAfterAssignedPodScaleDown = {
+    "Test_isSchedulableAfterAssignedPodScaleDown/backoff-wrong-old-object": {
+        "pod": st.MakePod().Obj(),
+        "oldObj": NotAPod,
+        "expectedHint": fwk.Queue,
+        "expectedErr": True,
+    },
+    "Test_isSchedulableAfterAssignedPodScaleDown/backoff-wrong-new-object": {
+        "pod": st.MakePod().Obj(),
+        "newObj": NotAPod,
+        "expectedHint": fwk.Queue,
+        "expectedErr": True,
+    },
+    "Test_isSchedulableAfterAssignedPodScaleDown/skip-queue-on-other-unscheduled-pod": {
+        "pod": st.MakePod().Name("pod1").UID("pod1").Req({v1.ResourceCPU: "1"}).UID("uid0").Obj(),
+        "oldObj": st.MakePod().Name("pod2").UID("pod2").Req({v1.ResourceCPU: "2"}).UID("uid1").Obj(),
+        "newObj": st.MakePod().Name("pod2").UID("pod2").Req({v1.ResourceCPU: "1"}).UID("uid1").Obj(),
+        "expectedHint": fwk.QueueSkip,
+    },
+    "Test_isSchedulableAfterAssignedPodScaleDown/skip-queue-on-other-pod-unrelated-resource-scaled-down": {
+        "pod": st.MakePod().Name("pod1").UID("pod1").Req({v1.ResourceCPU: "1"}).Obj(),
+        "oldObj": st.MakePod().Name("pod2").UID("pod2").Req({v1.ResourceMemory: "2"}).Node("fake").Obj(),
+        "newObj": st.MakePod().Name("pod2").UID("pod2").Req({v1.ResourceMemory: "1"}).Node("fake").Obj(),
+        "expectedHint": fwk.QueueSkip,
+    },
+    "Test_isSchedulableAfterAssignedPodScaleDown/skip-queue-on-other-pod-unrelated-pod-level-resource-scaled-down": {
+        "pod": st.MakePod().Name("pod1").UID("pod1").PodLevelResourceRequests({v1.ResourceCPU: "1"}).Obj(),
+        "oldObj": st.MakePod().Name("pod2").UID("pod2").PodLevelResourceRequests({v1.ResourceMemory: "2"}).Node("fake").Obj(),
+        "newObj": st.MakePod().Name("pod2").UID("pod2").PodLevelResourceRequests({v1.ResourceMemory: "1"}).Node("fake").Obj(),
+        "expectedHint": fwk.QueueSkip,
+    },
+    "Test_isSchedulableAfterAssignedPodScaleDown/queue-on-other-pod-some-resource-scale-down": {
+        "pod": st.MakePod().Name("pod1").UID("pod1").Req({v1.ResourceCPU: "1"}).Obj(),
+        "oldObj": st.MakePod().Name("pod2").UID("pod2").Req({v1.ResourceCPU: "2"}).Node("fake").Obj(),
+        "newObj": st.MakePod().Name("pod2").UID("pod2").Req({v1.ResourceCPU: "1"}).Node("fake").Obj(),
+        "expectedHint": fwk.Queue,
+    },
+    "Test_isSchedulableAfterAssignedPodScaleDown/queue-on-other-pod-some-pod-level-resource-scale-down": {
+        "pod": st.MakePod().Name("pod1").UID("pod1").PodLevelResourceRequests({v1.ResourceCPU: "1"}).Obj(),
+        "oldObj": st.MakePod().Name("pod2").UID("pod2").PodLevelResourceRequests({v1.ResourceCPU: "2"}).Node("fake").Obj(),
+        "newObj": st.MakePod().Name("pod2").UID("pod2").PodLevelResourceRequests({v1.ResourceCPU: "1"}).Node("fake").Obj(),
+        "expectedHint": fwk.Queue,
+    },
+    "Test_isSchedulableAfterAssignedPodScaleDown/skip-queue-on-other-pod-scaled-down-different-node-when-deferred": {
+        "pod": st.MakePod().Name("pod1").Node("node1").Condition(v1.PodResizePending, v1.ConditionTrue, v1.PodReasonDeferred)
+        .Req({v1.ResourceCPU: "1"}).Obj(),
+        "oldObj": st.MakePod().Name("pod2").Node("node2").Req({v1.ResourceCPU: "2"}).Obj(),
+        "newObj": st.MakePod().Name("pod2").Node("node2").Req({v1.ResourceCPU: "1"}).Obj(),
+        "expectedHint": fwk.QueueSkip,
+    },
+    "Test_isSchedulableAfterAssignedPodScaleDown/queue-on-other-pod-scaled-down-same-node-when-deferred": {
+        "pod": st.MakePod().Name("pod1").Node("node1").Condition(v1.PodResizePending, v1.ConditionTrue, v1.PodReasonDeferred)
+        .Req({v1.ResourceCPU: "1"}).Obj(),
+        "oldObj": st.MakePod().Name("pod2").Node("node1").Req({v1.ResourceCPU: "2"}).Obj(),
+        "newObj": st.MakePod().Name("pod2").Node("node1").Req({v1.ResourceCPU: "1"}).Obj(),
+        "expectedHint": fwk.Queue,
+    },
+}
+for _k, _v in Test_isSchedulableAfterAssignedPodScaleDown.items():
+    _v["name"] = _k
+
+
+@pytest.mark.parametrize("tc", cases(Test_isSchedulableAfterAssignedPodScaleDown))
+def test_is_schedulable_after_assigned_pod_scale_down(tc: dict[str, Any]) -> None:
+    _check_hint("is_schedulable_after_assigned_pod_scale_down", "Pod/Update", tc,
+                {"InPlacePodVerticalScalingSchedulerPreemption": True})
+
+
+def _cap(res: dict[str, str]) -> dict[str, Any]:
+    return st.MakeNode().Capacity(res).Obj()
+
+
+Test_isSchedulableAfterNodeChange = {
+    "Test_isSchedulableAfterNodeChange/backoff-wrong-new-object": {
+        "pod": st.MakePod().Obj(),
+        "newObj": NotANode,
+        "expectedHint": fwk.Queue,
+        "expectedErr": True,
+    },
+    "Test_isSchedulableAfterNodeChange/backoff-wrong-old-object": {
+        "pod": st.MakePod().Obj(),
+        "oldObj": NotANode,
+        "newObj": {"kind": "Node", "metadata": {}},
+        "expectedHint": fwk.Queue,
+        "expectedErr": True,
+    },
+    "Test_isSchedulableAfterNodeChange/skip-queue-on-node-add-without-sufficient-resources": {
+        "pod": newResourcePod({"memory": 2}),
+        "newObj": _cap({v1.ResourceMemory: "1"}),
+        "expectedHint": fwk.QueueSkip,
+    },
+    "Test_isSchedulableAfterNodeChange/skip-queue-on-node-add-without-required-resource-type": {
+        "pod": newResourcePod({"scalarResources": {extendedResourceA: 1}}),
+        "newObj": _cap({extendedResourceB: "1"}),
+        "expectedHint": fwk.QueueSkip,
+    },
+    "Test_isSchedulableAfterNodeChange/queue-on-node-add-with-sufficient-resources": {
+        "pod": newResourcePod({"memory": 2, "scalarResources": {extendedResourceA: 1}}),
+        "newObj": _cap({v1.ResourceMemory: "4", extendedResourceA: "2"}),
+        "expectedHint": fwk.Queue,
+    },
+    "Test_isSchedulableAfterNodeChange/skip-queue-on-node-unrelated-changes": {
+        "pod": newResourcePod({"memory": 2, "scalarResources": {extendedResourceA: 1}}),
+        "oldObj": _cap({v1.ResourceMemory: "2", extendedResourceA: "2"}),
+        "newObj": _cap({v1.ResourceMemory: "2", extendedResourceA: "1", extendedResourceB: "2"}),
+        "expectedHint": fwk.QueueSkip,
+    },
+    "Test_isSchedulableAfterNodeChange/queue-on-pod-requested-resources-increase": {
+        "pod": newResourcePod({"memory": 2, "scalarResources": {extendedResourceA: 1}}),
+        "oldObj": _cap({v1.ResourceMemory: "2", extendedResourceA: "1"}),
+        "newObj": _cap({v1.ResourceMemory: "2", extendedResourceA: "2"}),
+        "expectedHint": fwk.Queue,
+    },
+    "Test_isSchedulableAfterNodeChange/skip-queue-on-node-changes-from-suitable-to-unsuitable": {
+        "pod": newResourcePod({"memory": 2, "scalarResources": {extendedResourceA: 1}}),
+        "oldObj": _cap({v1.ResourceMemory: "4", extendedResourceA: "2"}),
+        "newObj": _cap({v1.ResourceMemory: "1", extendedResourceA: "2"}),
+        "expectedHint": fwk.QueueSkip,
+    },
+    "Test_isSchedulableAfterNodeChange/queue-on-node-changes-from-unsuitable-to-suitable": {
+        "pod": newResourcePod({"memory": 2, "scalarResources": {extendedResourceA: 1}}),
+        "oldObj": _cap({v1.ResourceMemory: "1", extendedResourceA: "2"}),
+        "newObj": _cap({v1.ResourceMemory: "4", extendedResourceA: "2"}),
+        "expectedHint": fwk.Queue,
+    },
+}
+for _k, _v in Test_isSchedulableAfterNodeChange.items():
+    _v["name"] = _k
+
+
+@pytest.mark.parametrize("tc", cases(Test_isSchedulableAfterNodeChange))
+def test_is_schedulable_after_node_change(tc: dict[str, Any]) -> None:
+    _check_hint("is_schedulable_after_node_change", "Node/Update" if tc.get("oldObj") is not None else "Node/Add",
+                tc, {})
+
+
+TestIsFit = {
+    "TestIsFit/nil node": {"pod": st.MakePod().Obj(), "node": None, "expected": False},
+    "TestIsFit/insufficient resource": {
+        "pod": st.MakePod().Req({v1.ResourceCPU: "2"}).Obj(),
+        "node": _cap({v1.ResourceCPU: "1"}),
+        "expected": False,
+    },
+    "TestIsFit/sufficient resource": {
+        "pod": st.MakePod().Req({v1.ResourceCPU: "1"}).Obj(),
+        "node": _cap({v1.ResourceCPU: "2"}),
+        "expected": True,
+    },
+    # st.MakePod().Resources(v1.ResourceRequirements{Requests: ...}): the pod-level requests.
+    "TestIsFit/insufficient pod-level resource": {
+        "pod": st.MakePod().PodLevelResourceRequests({v1.ResourceCPU: "2"}).Obj(),
+        "node": _cap({v1.ResourceCPU: "1"}),
+        "podLevelResourcesEnabled": True,
+        "expected": False,
+    },
+    "TestIsFit/sufficient pod-level resource": {
+        "pod": st.MakePod().PodLevelResourceRequests({v1.ResourceCPU: "2"}).Obj(),
+        "node": _cap({v1.ResourceCPU: "2"}),
+        "podLevelResourcesEnabled": True,
+        "expected": True,
+    },
+    "TestIsFit/sufficient pod-level resource hugepages": {
+        "pod": st.MakePod().PodLevelResourceRequests({hugePageResourceA: "2Mi"}).Obj(),
+        "node": _cap({hugePageResourceA: "2Mi"}),
+        "podLevelResourcesEnabled": True,
+        "expected": True,
+    },
+    "TestIsFit/insufficient pod-level resource hugepages": {
+        "pod": st.MakePod().PodLevelResourceRequests({hugePageResourceA: "4Mi"}).Obj(),
+        "node": _cap({hugePageResourceA: "2Mi"}),
+        "podLevelResourcesEnabled": True,
+        "expected": False,
+    },
+}
+for _k, _v in TestIsFit.items():
+    _v["name"] = _k
+
+
+@pytest.mark.parametrize("tc", cases(TestIsFit))
+def test_is_fit(tc: dict[str, Any]) -> None:
+    """PodLevelResources is on by default in v1.37 (the cases without it use container requests only)."""
+    assert is_fit(st.pod_info(tc["pod"]), tc["node"]) is tc["expected"]
+
+
+_ALL = {v1.ResourcePods: "1", v1.ResourceCPU: "1", v1.ResourceMemory: "1", v1.ResourceEphemeralStorage: "1",
+        extendedResourceA: "1"}
+_REQ = {"milliCPU": 2, "memory": 2, "ephemeralStorage": 2}
+TestHaveAnyRequestedResourcesIncreased = {
+    "TestHaveAnyRequestedResourcesIncreased/no-requested-resources": {
+        "pod": newResourcePod({}),
+        "originalNode": _cap(_ALL),
+        "modifiedNode": _cap({v1.ResourcePods: "1", v1.ResourceCPU: "2", v1.ResourceMemory: "2",
+                              v1.ResourceEphemeralStorage: "2", extendedResourceA: "2"}),
+        "expected": False,
+    },
+    "TestHaveAnyRequestedResourcesIncreased/no-requested-resources-pods-increased": {
+        "pod": newResourcePod({}),
+        "originalNode": _cap(_ALL),
+        "modifiedNode": _cap({**_ALL, v1.ResourcePods: "2"}),
+        "expected": True,
+    },
+    "TestHaveAnyRequestedResourcesIncreased/requested-resources-dra-in-node": {
+        "pod": newResourcePod({**_REQ, "scalarResources": {extendedResourceDRA: 2}}),
+        "originalNode": _cap({v1.ResourceCPU: "1", v1.ResourceMemory: "2", v1.ResourceEphemeralStorage: "3",
+                              extendedResourceDRA: "4"}),
+        "modifiedNode": _cap({v1.ResourceCPU: "1", v1.ResourceMemory: "2", v1.ResourceEphemeralStorage: "1",
+                              extendedResourceDRA: "1"}),
+        "draExtendedResourceEnabled": True,
+        "expected": False,
+    },
+    "TestHaveAnyRequestedResourcesIncreased/requested-resources-dra-not-in-node": {
+        "pod": newResourcePod({**_REQ, "scalarResources": {extendedResourceDRA: 2}}),
+        "originalNode": _cap({v1.ResourceCPU: "1", v1.ResourceMemory: "2", v1.ResourceEphemeralStorage: "3"}),
+        "modifiedNode": _cap({v1.ResourceCPU: "1", v1.ResourceMemory: "2", v1.ResourceEphemeralStorage: "1"}),
+        "draExtendedResourceEnabled": True,
+        "expected": True,
+    },
+    "TestHaveAnyRequestedResourcesIncreased/requested-resources-dra-zero-capacity": {
+        "pod": newResourcePod({"scalarResources": {extendedResourceDRA: 1}}),
+        "originalNode": _cap({extendedResourceDRA: "0"}),
+        "modifiedNode": _cap({extendedResourceDRA: "0"}),
+        "draExtendedResourceEnabled": True,
+        "expected": True,
+    },
+    "TestHaveAnyRequestedResourcesIncreased/scalar-resources-not-in-node": {
+        "pod": newResourcePod({**_REQ, "scalarResources": {extendedResourceA: 2}}),
+        "originalNode": _cap({v1.ResourceCPU: "1", v1.ResourceMemory: "2", v1.ResourceEphemeralStorage: "3"}),
+        "modifiedNode": _cap({v1.ResourceCPU: "1", v1.ResourceMemory: "2", v1.ResourceEphemeralStorage: "1"}),
+        "expected": False,
+    },
+    "TestHaveAnyRequestedResourcesIncreased/requested-resources-decreased": {
+        "pod": newResourcePod({**_REQ, "scalarResources": {extendedResourceA: 2}}),
+        "originalNode": _cap({v1.ResourceCPU: "1", v1.ResourceMemory: "2", v1.ResourceEphemeralStorage: "3",
+                              extendedResourceA: "4"}),
+        "modifiedNode": _cap({v1.ResourceCPU: "1", v1.ResourceMemory: "2", v1.ResourceEphemeralStorage: "1",
+                              extendedResourceA: "1"}),
+        "expected": False,
+    },
+    "TestHaveAnyRequestedResourcesIncreased/requested-resources-increased": {
+        "pod": newResourcePod({**_REQ, "scalarResources": {extendedResourceA: 2}}),
+        "originalNode": _cap({v1.ResourceCPU: "1", v1.ResourceMemory: "2", v1.ResourceEphemeralStorage: "3",
+                              extendedResourceA: "4"}),
+        "modifiedNode": _cap({v1.ResourceCPU: "3", v1.ResourceMemory: "4", v1.ResourceEphemeralStorage: "3",
+                              extendedResourceA: "4"}),
+        "expected": True,
+    },
+    "TestHaveAnyRequestedResourcesIncreased/non-requested-resources-decreased": {
+        "pod": newResourcePod({"milliCPU": 2, "memory": 2}),
+        "originalNode": _cap({v1.ResourceCPU: "1", v1.ResourceMemory: "2", v1.ResourceEphemeralStorage: "3",
+                              extendedResourceA: "4"}),
+        "modifiedNode": _cap({v1.ResourceCPU: "1", v1.ResourceMemory: "2", v1.ResourceEphemeralStorage: "1",
+                              extendedResourceA: "1"}),
+        "expected": False,
+    },
+    "TestHaveAnyRequestedResourcesIncreased/non-requested-resources-increased": {
+        "pod": newResourcePod({"milliCPU": 2, "memory": 2}),
+        "originalNode": _cap({v1.ResourceCPU: "1", v1.ResourceMemory: "2", v1.ResourceEphemeralStorage: "3",
+                              extendedResourceA: "4"}),
+        "modifiedNode": _cap({v1.ResourceCPU: "1", v1.ResourceMemory: "2", v1.ResourceEphemeralStorage: "5",
+                              extendedResourceA: "6"}),
+        "expected": False,
+    },
+}
+for _k, _v in TestHaveAnyRequestedResourcesIncreased.items():
+    _v["name"] = _k
+
+
+@pytest.mark.parametrize("tc", cases(TestHaveAnyRequestedResourcesIncreased))
+def test_have_any_requested_resources_increased(tc: dict[str, Any]) -> None:
+    got = have_any_requested_resources_increased(st.pod_info(tc["pod"]), tc["originalNode"], tc["modifiedNode"])
+    assert got is tc["expected"]
+
+
+# ---- TestFitSignPod ------------------------------------------------------------------------------
+# computePodResourceRequest's fragment is kubeberth.api.signing.resources_signer of the pod.
+def computePodResourceRequest(pod: dict[str, Any], _opts: Any = None) -> Any:  # noqa: N802
+    return resources_signer(st.pod_info(pod))
+
+
+def ResourceRequestsOptions() -> None:  # noqa: N802
+    return None
+
+
+def SignFragment(Key: str, Value: Any) -> Any:  # noqa: N802, N803
+    return KbSignFragment(Key, Value)
+
+
+fwk.ResourcesSignerName = RESOURCES_SIGNER  # type: ignore[attr-defined]
+TestFitSignPod = {
+    "TestFitSignPod/pod with CPU and memory requests": {
+        "pod": st.MakePod().Req({v1.ResourceCPU: "1000m", v1.ResourceMemory: "2000"}).Obj(),
+        "disableDRAExtendedResource": True,
+        "expectedFragments": [
+            SignFragment(Key=fwk.ResourcesSignerName, Value=computePodResourceRequest(
+                st.MakePod().Req({v1.ResourceCPU: "1000m", v1.ResourceMemory: "2000"}).Obj(), ResourceRequestsOptions())),
+        ],
+        "expectedStatusCode": fwk.Success,
+    },
+    "TestFitSignPod/best-effort pod with no requests": {
+        "pod": st.MakePod().Obj(),
+        "disableDRAExtendedResource": True,
+        "expectedFragments": [
+            SignFragment(Key=fwk.ResourcesSignerName, Value=computePodResourceRequest(st.MakePod().Obj(), ResourceRequestsOptions())),
+        ],
+        "expectedStatusCode": fwk.Success,
+    },
+    "TestFitSignPod/pod with multiple containers": {
+        "pod": st.MakePod().Container("container1").Req({v1.ResourceCPU: "500m", v1.ResourceMemory: "1000"})
+        .Container("container2").Req({v1.ResourceCPU: "1500m", v1.ResourceMemory: "3000"}).Obj(),
+        "disableDRAExtendedResource": True,
+        "expectedFragments": [
+            SignFragment(Key=fwk.ResourcesSignerName, Value=computePodResourceRequest(
+                st.MakePod().Container("container1").Req({v1.ResourceCPU: "500m", v1.ResourceMemory: "1000"})
+                .Container("container2").Req({v1.ResourceCPU: "1500m", v1.ResourceMemory: "3000"}).Obj(),
+                ResourceRequestsOptions())),
+        ],
+        "expectedStatusCode": fwk.Success,
+    },
+    "TestFitSignPod/DRA extended resource enabled - returns unschedulable": {
+        "pod": st.MakePod().Req({v1.ResourceCPU: "1000m", v1.ResourceMemory: "2000", extendedResourceName: "1"}).Obj(),
+        "disableDRAExtendedResource": False,
+        "expectedFragments": None,
+        "expectedStatusCode": fwk.Unschedulable,
+    },
+    "TestFitSignPod/DRA extended resource disabled": {
+        "pod": st.MakePod().Req({v1.ResourceCPU: "1000m", v1.ResourceMemory: "2000", extendedResourceName: "1"}).Obj(),
+        "disableDRAExtendedResource": True,
+        "expectedFragments": [
+            SignFragment(Key=fwk.ResourcesSignerName, Value=computePodResourceRequest(
+                st.MakePod().Container("container1")
+                .Req({v1.ResourceCPU: "1000m", v1.ResourceMemory: "2000", extendedResourceName: "1"}).Obj(),
+                ResourceRequestsOptions())),
+        ],
+        "expectedStatusCode": fwk.Success,
+    },
+}
+for _k, _v in TestFitSignPod.items():
+    _v["name"] = _k
+
+
+@pytest.mark.parametrize("test", cases(TestFitSignPod))
+def test_fit_sign_pod(test: dict[str, Any]) -> None:
+    """Only the DRAExtendedResource-disabled cases run (the enabled one is in tests/upstream_unported.py)."""
+    p = NodeResourcesFit(NodeResourcesFitArgs(scoringStrategy=defaultScoringStrategy))
+    assert test["expectedStatusCode"] == fwk.Success
+    assert p.sign_pod(st.pod_info(test["pod"])) == test["expectedFragments"]
+
+
+Test_isSchedulableAfterTargetPodScaleDown = {
+    "Test_isSchedulableAfterTargetPodScaleDown/queue-on-target-pod-some-resource-scale-down": {
+        "pod": st.MakePod().Name("pod1").UID("pod1").Req({v1.ResourceCPU: "1"}).Obj(),
+        "expectedHint": fwk.Queue,
+    },
+    "Test_isSchedulableAfterTargetPodScaleDown/queue-on-target-pod-some-pod-level-resource-scale-down": {
+        "pod": st.MakePod().Name("pod1").UID("pod1").PodLevelResourceRequests({v1.ResourceCPU: "1"}).Obj(),
+        "expectedHint": fwk.Queue,
+    },
+}
+for _k, _v in Test_isSchedulableAfterTargetPodScaleDown.items():
+    _v["name"] = _k
+
+
+@pytest.mark.parametrize("tc", cases(Test_isSchedulableAfterTargetPodScaleDown))
+def test_is_schedulable_after_target_pod_scale_down(tc: dict[str, Any]) -> None:
+    """Registered without a hint (upstream's always answers Queue): the pending pod's own scale-down retries it."""
+    plugin = NodeResourcesFit(NodeResourcesFitArgs(scoringStrategy=defaultScoringStrategy))
+    pod = st.pod_info(tc["pod"])
+    assert capabilities_of(plugin).requeues("TargetPod/UpdatePodScaleDown", pod, None, None) == tc["expectedHint"]
+
+
+Test_isSchedulableAfterTargetPodScaleUp = {
+    "Test_isSchedulableAfterTargetPodScaleUp/skip-queue-on-pod-not-deferred": {
+        "enablePreemptionGate": True,
+        "pod": st.MakePod().Name("pod1").Node("node1").Obj(),
+        "expectedHint": fwk.QueueSkip,
+    },
+    "Test_isSchedulableAfterTargetPodScaleUp/queue-on-deferred-target-pod-scale-up": {
+        "enablePreemptionGate": True,
+        "pod": st.MakePod().Name("pod1").Node("node1").Condition(v1.PodResizePending, v1.ConditionTrue, v1.PodReasonDeferred).Obj(),
+        "expectedHint": fwk.Queue,
+    },
+}
+for _k, _v in Test_isSchedulableAfterTargetPodScaleUp.items():
+    _v["name"] = _k
+
+
+@pytest.mark.parametrize("tc", cases(Test_isSchedulableAfterTargetPodScaleUp))
+def test_is_schedulable_after_target_pod_scale_up(tc: dict[str, Any]) -> None:
+    gates = FeatureGates({"InPlacePodVerticalScalingSchedulerPreemption": tc["enablePreemptionGate"]})
+    plugin = NodeResourcesFit(NodeResourcesFitArgs(scoringStrategy=defaultScoringStrategy), gates)
+    pod = st.pod_info(tc["pod"])
+    assert plugin.is_schedulable_after_target_pod_scale_up(pod, None, None) == tc["expectedHint"]
+    assert capabilities_of(plugin).requeues("TargetPod/UpdatePodScaleUp", pod, None, None) == tc["expectedHint"]

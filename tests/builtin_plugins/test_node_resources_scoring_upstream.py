@@ -8,6 +8,8 @@ from typing import Any
 import pytest
 import st
 from kubeberth import PodInfo
+from kubeberth.api.signing import RESOURCES_SIGNER, resources_signer
+from kubeberth.api.signing import SignFragment as KbSignFragment
 from kubeberth.builtin_plugins.node_resources_balanced_allocation import (
     NodeResourcesBalancedAllocation,
     NodeResourcesBalancedAllocationArgs,
@@ -1183,3 +1185,78 @@ def test_resource_allocation_scorer_calculate_requests(tc: dict[str, Any]) -> No
     names = list(tc["expected"])
     scorer = ResourceAllocationScorer([(n, 1) for n in names], use_requested=False)
     assert dict(zip(names, scorer.pod_requests(PodInfo.from_dict(tc["pod"])), strict=True)) == tc["expected"]
+
+
+# ---- TestBalancedAllocationSignPod ---------------------------------------------------------------
+# computePodResourceRequest's fragment is kubeberth.api.signing.resources_signer of the pod.
+def computePodResourceRequest(pod: dict[str, Any], _opts: Any = None) -> Any:  # noqa: N802
+    return resources_signer(st.pod_info(pod))
+
+
+def ResourceRequestsOptions() -> None:  # noqa: N802
+    return None
+
+
+def SignFragment(Key: str, Value: Any) -> Any:  # noqa: N802, N803
+    return KbSignFragment(Key, Value)
+
+
+fwk.ResourcesSignerName = RESOURCES_SIGNER  # type: ignore[attr-defined]
+_extendedResourceName = "extended.resource.dra.io/something"
+TestBalancedAllocationSignPod = {
+    "TestBalancedAllocationSignPod/pod with CPU and memory requests": {
+        "pod": st.MakePod().Req(cpuAndMemory("1000m", "2000")).Obj(),
+        "disableDRAExtendedResource": True,
+        "expectedFragments": [
+            SignFragment(Key=fwk.ResourcesSignerName, Value=computePodResourceRequest(
+                st.MakePod().Req(cpuAndMemory("1000m", "2000")).Obj(), ResourceRequestsOptions())),
+        ],
+        "expectedStatusCode": fwk.Success,
+    },
+    "TestBalancedAllocationSignPod/best-effort pod with no requests": {
+        "pod": st.MakePod().Obj(),
+        "disableDRAExtendedResource": True,
+        "expectedFragments": [
+            SignFragment(Key=fwk.ResourcesSignerName, Value=computePodResourceRequest(st.MakePod().Obj(), ResourceRequestsOptions())),
+        ],
+        "expectedStatusCode": fwk.Success,
+    },
+    "TestBalancedAllocationSignPod/pod with multiple containers": {
+        "pod": st.MakePod().Container("container1").Req(cpuAndMemory("500m", "1000"))
+        .Container("container2").Req(cpuAndMemory("1500m", "3000")).Obj(),
+        "disableDRAExtendedResource": True,
+        "expectedFragments": [
+            SignFragment(Key=fwk.ResourcesSignerName, Value=computePodResourceRequest(
+                st.MakePod().Container("container1").Req(cpuAndMemory("500m", "1000"))
+                .Container("container2").Req(cpuAndMemory("1500m", "3000")).Obj(), ResourceRequestsOptions())),
+        ],
+        "expectedStatusCode": fwk.Success,
+    },
+    "TestBalancedAllocationSignPod/DRA extended resource enabled - returns unschedulable": {
+        "pod": st.MakePod().Req({v1.ResourceCPU: "1000m", v1.ResourceMemory: "2000", _extendedResourceName: "1"}).Obj(),
+        "disableDRAExtendedResource": False,
+        "expectedFragments": None,
+        "expectedStatusCode": fwk.Unschedulable,
+    },
+    "TestBalancedAllocationSignPod/DRA extended resource disabled": {
+        "pod": st.MakePod().Req({v1.ResourceCPU: "1000m", v1.ResourceMemory: "2000", _extendedResourceName: "1"}).Obj(),
+        "disableDRAExtendedResource": True,
+        "expectedFragments": [
+            SignFragment(Key=fwk.ResourcesSignerName, Value=computePodResourceRequest(
+                st.MakePod().Container("container1")
+                .Req({v1.ResourceCPU: "1000m", v1.ResourceMemory: "2000", _extendedResourceName: "1"}).Obj(),
+                ResourceRequestsOptions())),
+        ],
+        "expectedStatusCode": fwk.Success,
+    },
+}
+for _k, _v in TestBalancedAllocationSignPod.items():
+    _v["name"] = _k
+
+
+@pytest.mark.parametrize("test", cases(TestBalancedAllocationSignPod))
+def test_balanced_allocation_sign_pod(test: dict[str, Any]) -> None:
+    """Only the DRAExtendedResource-disabled cases run (the enabled one is in tests/upstream_unported.py)."""
+    p = NodeResourcesBalancedAllocation()
+    assert test["expectedStatusCode"] == fwk.Success
+    assert p.sign_pod(st.pod_info(test["pod"])) == test["expectedFragments"]
