@@ -137,7 +137,10 @@ class EventHandlers:
             self._no_longer_pending(pod.uid, "pod bound elsewhere" if pod.node_name else "pod finished")
             if not was_placed and pod.node_name and not pod.is_terminal:
                 self.queue.move_for_event("Pod/Add", self._interested, new=pod)
-            elif previous is not None and pod.node_name and not pod.is_terminal and _placed_pod_changed(previous, pod):
+            elif previous is not None and pod.is_terminal:
+                # kube-scheduler's assigned-pod informer drops finished pods: an AssignedPod delete.
+                self.queue.move_for_event("Pod/Delete", self._interested, old=previous)
+            elif previous is not None and pod.node_name and _placed_pod_changed(previous, pod):
                 self.queue.move_for_event("Pod/Update", self._interested, old=previous, new=pod)
             return
         if pod.deleting:

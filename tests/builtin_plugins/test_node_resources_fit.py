@@ -547,3 +547,19 @@ def test_is_schedulable_after_assigned_pod_scale_down(pod: PodInfo, old: PodInfo
     plugin = NodeResourcesFit(feature_gates=gates)
     assert plugin.is_schedulable_after_assigned_pod_scale_down(pod, old, new) is queue
     assert capabilities_of(plugin).requeues("Pod/Update", pod, old, new) is queue
+
+
+def test_pending_pod_retried_when_a_placed_pod_finishes(scheduler_tester) -> None:
+    """A placed pod that turns Succeeded frees its node, as a deleted one does (AssignedPod delete)."""
+    node = {"kind": "Node", "metadata": {"name": "n0"}, "status": {"allocatable": {"cpu": "1", "memory": "1Gi", "pods": "10"}}}
+    pending = {"kind": "Pod", "metadata": {"name": "p", "namespace": "default", "uid": "p"},
+               "spec": {"containers": [{"name": "c", "resources": {"requests": {"cpu": "500m"}}}]}}
+    t = scheduler_tester(["NodeResourcesFit"], objects=[node, _running("800m"), pending])
+    s, b = t.scheduler, t.backend
+    t.settle(timeout=10)
+    assert s.queue.entries["p"].where == "unschedulable" and len(t.records("p")) == 1
+    done = _running("800m")
+    done["status"]["phase"] = "Succeeded"
+    b.apply(done)
+    t.settle(timeout=10)
+    assert t.node_of("p") == "n0" and len(t.records("p")) == 2
