@@ -120,12 +120,6 @@ _DRA_CANCEL = (
     "cancels Filter's context from the outside; kubeberth's Filter has no caller cancellation (the filter timeout, "
     "ported as TestPlugin/timeout, is its only deadline)"
 )
-_DRA_IN_FLIGHT_UNTIL_PREBIND = (
-    "expects the claim's in-flight allocation to outlive a successful status write until PreBind returns (upstream "
-    "drops it in PreBind's success cleanup); kubeberth's DeviceState drops it once the written allocation reaches the "
-    "cache, because PreBind runs off the scheduling thread that owns the cache. Binding conditions themselves (wait, "
-    "timeout, failure, deallocation) are ported: bound-claim-*, prebind-fail-with-binding-timeout, multi-claims-*"
-)
 
 UNPORTED: dict[str, str] = {
     "TestPostFilter/only one node but failed with TestPlugin": _PREFILTER_EXTENSION_ERROR,
@@ -462,8 +456,6 @@ UNPORTED: dict[str, str] = {
     'TestGetPendingAllocation/empty': _DRA_MANAGER,
     'TestGetPendingAllocation/nil-claim': _DRA_MANAGER,
     'TestPlugin/DRA-disabled': _DRA_LOCKED_GATE,
-    'TestPlugin/bind-claim-with-binding-conditions': _DRA_IN_FLIGHT_UNTIL_PREBIND,
-    'TestPlugin/bind-failure-concurrent-deallocation': _DRA_IN_FLIGHT_UNTIL_PREBIND,
     'TestPlugin/canceled': _DRA_CANCEL,
     'TestPlugin/claim-with-prioritized-list-feature-disabled': _DRA_LOCKED_GATE,
     'TestPlugin/extended-resource-name-bind-failure': _DRA_EXTENDED_RESOURCE,

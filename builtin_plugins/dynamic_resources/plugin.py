@@ -97,6 +97,14 @@ class _State:
     bindings: list[dict[str, Any]] = field(default_factory=list)  # per claim: whom PreBind reserves it for
 
 
+def _binding_settled(claim: dict[str, Any]) -> bool:
+    """An observed claim whose devices' binding conditions are all met."""
+    try:
+        return claim_ready_for_binding(claim)
+    except BindingFailed:
+        return False
+
+
 def _requires_optional_node_operations(claim: dict[str, Any]) -> bool:
     """allocationResultRequiresDRAOptionalNodeOperations."""
     allocation = (claim.get("status") or {}).get("allocation") or {}
@@ -501,7 +509,10 @@ class DynamicResources:
                 finalizers.append(FINALIZER)
             claim.setdefault("status", {})["allocation"] = allocation
             st.allocations[index] = allocation
-            cluster.devices.assume_allocation(str(meta.get("uid") or ""), kobj(claim), claim, pod.uid)
+            # Devices with binding conditions stay in flight until they are met (PreBind's success)
+            # or Unreserve, as upstream keeps the allocation until PreBind returns.
+            settled = _binding_settled if self.binding_conditions and has_binding_conditions([claim]) else None
+            cluster.devices.assume_allocation(str(meta.get("uid") or ""), kobj(claim), claim, pod.uid, settled)
         return None
 
     @hookimpl

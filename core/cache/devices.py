@@ -13,7 +13,7 @@ Scheduling thread only, like the rest of ClusterState.
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any
 
@@ -30,6 +30,9 @@ class InFlightAllocation:
     claim_key: str  # namespace/name
     claim: dict[str, Any]  # the claim as allocated (status.allocation set)
     pods: set[str]  # uids of the pods holding it (Unreserve of the last one drops it)
+    # When set, an observed allocation ends the hold only once settled(claim) is true (e.g. its
+    # devices' binding conditions are met); until then only Unreserve (release) drops it.
+    settled: Callable[[dict[str, Any]], bool] | None = None
 
 
 def _results(claim: dict[str, Any]) -> list[dict[str, Any]]:
@@ -114,8 +117,10 @@ class DeviceState:
             self.allocated.update(devices)
         uid = str((obj.get("metadata") or {}).get("uid") or "")
         self._claim_uids[key] = uid
-        if devices or (obj.get("status") or {}).get("allocation"):
-            self.in_flight.pop(uid, None)  # the cache caught up with our own write
+        held = self.in_flight.get(uid)
+        observed = bool(devices or (obj.get("status") or {}).get("allocation"))
+        if held is not None and observed and (held.settled is None or held.settled(obj)):
+            del self.in_flight[uid]  # the cache caught up with our own write
         self.version += 1
 
     def remove_claim(self, obj: dict[str, Any]) -> None:
@@ -134,11 +139,14 @@ class DeviceState:
                     del self.allocated[device]
 
     # ---- in-flight allocations (Reserve .. informer echo) ------------------------------
-    def assume_allocation(self, claim_uid: str, claim_key: str, claim: dict[str, Any], pod_uid: str) -> None:
-        """Hold a claim allocated in Reserve, so no other pod takes its devices meanwhile."""
+    def assume_allocation(self, claim_uid: str, claim_key: str, claim: dict[str, Any], pod_uid: str,
+                          settled: Callable[[dict[str, Any]], bool] | None = None) -> None:
+        """Hold a claim allocated in Reserve, so no other pod takes its devices meanwhile. The hold
+        ends when the claim's allocation is observed (and, with `settled`, once settled(observed
+        claim) is true: binding still in progress keeps it) or when every pod releases it."""
         found = self.in_flight.get(claim_uid)
         if found is None:
-            self.in_flight[claim_uid] = InFlightAllocation(claim_key, claim, {pod_uid})
+            self.in_flight[claim_uid] = InFlightAllocation(claim_key, claim, {pod_uid}, settled)
         else:
             found.pods.add(pod_uid)
         self.version += 1

@@ -886,6 +886,32 @@ TestPlugin: dict[str, dict[str, Any]] = {
         "prepare": {"prebind": lambda c: FromResourceClaim(c).Allocation(None).Obj()},
         "want": {"prebind": {"status": fwk.AsStatus("claim default/my-pod-my-resource got deallocated elsewhere in the meantime")}},
     },
+    "TestPlugin/bind-claim-with-binding-conditions": {
+        "pod": podWithClaimName,
+        "claims": [pendingClaim],
+        "classes": [deviceClass],
+        "objs": [fabricSlice],
+        # Time out quickly in PreBind. There's no controller which sets the binding conditions.
+        "args": {"bindingTimeout": "1s"},
+        "want": {"reserve": {"inFlightClaims": [_with(bindClaim, status__allocation__allocationTimestamp=None)]},  # set in PreBind
+                 "prebind": {"inFlightClaims": [bindClaim],
+                             "assumedClaim": reserve(bindClaim, podWithClaimName),
+                             "changes": lambda c: reserve(bindClaim, podWithClaimName),
+                             # From PreBind itself, when checking isPodReadyForBinding times out.
+                             "status": fwk.AsStatus("device binding timeout")}},
+    },
+    "TestPlugin/bind-failure-concurrent-deallocation": {
+        "pod": podWithClaimName,
+        "claims": [pendingClaim],
+        "classes": [deviceClass],
+        "objs": [fabricSlice],
+        "args": {"bindingTimeout": "1s"},
+        "want": {"reserve": {"inFlightClaims": [_with(bindClaim, status__allocation__allocationTimestamp=None)]},
+                 "prebind": {"inFlightClaims": [bindClaim],
+                             "assumedClaim": reserve(bindClaim, podWithClaimName),
+                             "changes": lambda c: reserve(bindClaim, podWithClaimName),
+                             "status": fwk.AsStatus("device binding timeout")}},
+    },
     "TestPlugin/bound-claim-with-succeeded-binding-conditions": {
         "pod": podWithClaimName,
         "claims": [boundClaim],
@@ -1000,10 +1026,11 @@ def _normalize(obj: Any) -> Any:
             if k in ("uid", "resourceVersion", "creationTimestamp", "device", "shareID") and not isinstance(v, (dict, list)):
                 continue
             if k == "allocationTimestamp":
-                out[k] = "set" if v else None
+                if v:
+                    out[k] = "set"
                 continue
             v = _normalize(v)
-            if v in (None, {}, [], "", False) and k not in ("allocationTimestamp",):
+            if v in (None, {}, [], "", False):
                 continue
             out[k] = v
         return out
