@@ -104,7 +104,11 @@ _FINAL_STATE_UNKNOWN = (
     "a cache.DeletedFinalStateUnknown tombstone: kubeberth's informers deliver a deletion with the object's last "
     "known state (the hint queues the pod when there is none)"
 )
-_DRA_EXTENDED_RESOURCE = "extended resources backed by DRA (DRAExtendedResource, the special claim) are not implemented"
+_DRA_EXTENDED_RESOURCE = (
+    "extended resources backed by DRA (DRAExtendedResource, GA in v1.37: the special claim DynamicResources allocates "
+    "for a DeviceClass's extendedResourceName and creates in PreBind) are not implemented; they need NodeResourcesFit "
+    "to leave DRA-backed extended resources to DynamicResources as well"
+)
 _DRA_OPTIONAL_NODE_OPS = "DRAOptionalNodeOperations (alpha gate) is not implemented"
 _DRA_MANAGER = (
     "tests upstream's DRA manager internals (SignalClaimPendingAllocation and friends); kubeberth keeps in-flight "

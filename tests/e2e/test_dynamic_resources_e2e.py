@@ -140,6 +140,16 @@ def test_claims_allocated_and_written_back_like_kube_scheduler(kube_scheduler: A
         assert wait_for(lambda: api.bound(ns).get("waits"), 60, "the freed GPU to be allocated") == big
         api.delete_pod(ns, "waits")
         _release(api, ns, "waiting")
+
+        # A pod whose claim does not exist yet waits at PreEnqueue (`ResourceClaim not found`, no
+        # scheduling attempt); creating the claim lets it in, as kube-scheduler's ResourceClaim/Add.
+        api.call("POST", f"/api/v1/namespaces/{ns}/pods", _pod("late", PROFILE, {"resourceClaimName": "late-claim"}))
+        api.call("POST", f"{RESOURCE}/namespaces/{ns}/resourceclaims",
+                 {"apiVersion": "resource.k8s.io/v1", "kind": "ResourceClaim", "metadata": {"name": "late-claim"},
+                  "spec": _claim_spec(big_selector, cls=cls)})
+        assert wait_for(lambda: api.bound(ns).get("late"), 60, "kubeberth to bind late once its claim exists") == big
+        api.delete_pod(ns, "late")
+        _release(api, ns, "late-claim")
     finally:
         for body in slices:
             api.call("DELETE", f"{RESOURCE}/resourceslices/{body['metadata']['name']}", ok=(200, 404))
