@@ -75,7 +75,6 @@ __all__ = ["DynamicResources"]
 
 STATE_KEY = "DynamicResources"
 FIRST_AVAILABLE_MAX = 8  # resourceapi.FirstAvailableDeviceRequestMaxSize
-RESERVED_FOR_MAX = 256  # resourceapi.ResourceClaimReservedForMaxSize
 REASON_CANNOT_ALLOCATE = "cannot allocate all claims"
 REASON_NOT_AVAILABLE = "resourceclaim not available on the node"
 OPTIONAL_NODE_OPERATIONS = "DRAOptionalNodeOperations"  # the node feature a skipNodeOperations result needs
@@ -269,12 +268,10 @@ class DynamicResources:
         available_on: list[NodeSelector | None] = []
         to_allocate: list[int] = []
         for index, claim in enumerate(claims):
-            status_ = claim.get("status") or {}
-            allocation = status_.get("allocation")
+            # resourceclaim.CanBeReserved puts no limit on sharing in v1.37 ("resourceclaim in use"
+            # never happens): the API server refuses a reservedFor past its maximum size.
+            allocation = (claim.get("status") or {}).get("allocation")
             if allocation is not None:
-                reserved = status_.get("reservedFor") or ()
-                if len(reserved) >= RESERVED_FOR_MAX and not reserved_for_pod(claim, pod, self.workload_claims):
-                    return Status.unschedulable("resourceclaim in use", unresolvable=True)
                 selector = allocation.get("nodeSelector")
                 available_on.append(NodeSelector.parse(selector) if selector is not None else None)
                 continue
