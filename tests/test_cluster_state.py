@@ -219,9 +219,9 @@ def test_nominated_pods() -> None:
     assert p.nominated_node_name == "n1"
     assert list(c.nominated["n1"]) == [p.uid]
     c.nominate(p, "n2")
-    assert p.uid not in c.nominated["n1"] and p.uid in c.nominated["n2"]
+    assert "n1" not in c.nominated and p.uid in c.nominated["n2"]  # a node left without nominations goes
     c.nominate(p, None)
-    assert all(p.uid not in v for v in c.nominated.values())
+    assert not c.nominated  # nothing nominated anywhere: `not cluster.nominated` turns incremental cycles back on
     # informer-reported nominations are tracked too, and cleared on assume / binding / deletion
     raw = make_pod("b", "1", uid="uid-b")
     raw["status"]["nominatedNodeName"] = "n2"
@@ -229,15 +229,15 @@ def test_nominated_pods() -> None:
     c.upsert_pod(b)
     assert b.uid in c.nominated["n2"]
     c.assume(b, "n2")
-    assert b.uid not in c.nominated["n2"]
+    assert b.uid not in c.nominated.get("n2", {})
     c.forget(b)
     c.upsert_pod(b)
     assert b.uid in c.nominated["n2"]
     c.upsert_pod(pod("b", node="n2"))
-    assert b.uid not in c.nominated["n2"]
+    assert b.uid not in c.nominated.get("n2", {})
     c.nominate(p, "n1")
     c.remove_pod(p.uid)
-    assert p.uid not in c.nominated["n1"]
+    assert p.uid not in c.nominated.get("n1", {})
 
 
 def test_objects() -> None:
@@ -259,3 +259,28 @@ def test_placed_pods() -> None:
     c.upsert_pod(pod("a", node="n1"))
     c.upsert_pod(pod("pending"))
     assert [(p.name, r) for p, r in c.placed_pods()] == [("a", c.table.row_of["n1"])]
+
+
+def test_nominated_ghosts_follow_nominations_without_recomputing() -> None:
+    """nominated_ghosts' kept answer is patched as pods are nominated and cleared: it always equals
+    a fresh computation."""
+    c = cluster("n1", "n2", "n3")
+    asker = pod("asker")
+    pods = [PodInfo.from_dict(make_pod(f"p{i}", "1", uid=f"p{i}", priority=i % 3)) for i in range(9)]
+    for p in pods:
+        c.upsert_pod(p)
+
+    def fresh() -> dict[int, list[str]]:
+        c._ghosts = None
+        return {row: sorted(o.uid for o in found) for row, found in c.nominated_ghosts(asker).items()}
+
+    def kept() -> dict[int, list[str]]:
+        return {row: sorted(o.uid for o in found) for row, found in c.nominated_ghosts(asker).items()}
+
+    steps = [("p0", "n1"), ("p1", "n1"), ("p2", "n2"), ("p1", "n3"), ("p0", None), ("p3", "n2"), ("p2", None)]
+    c.nominated_ghosts(asker)
+    for uid, node in steps:
+        c.nominate(next(p for p in pods if p.uid == uid), node)
+        assert c._ghosts is not None and c._ghosts[0][0] == c._nominated_version  # patched, not dropped
+        got = kept()
+        assert got == fresh(), (uid, node)

@@ -228,12 +228,40 @@ class ClusterState:
         self.nominated.setdefault(node_name, {})[pod.uid] = pod
         self._nominated_on[pod.uid] = node_name
         self._nominated_version += 1
+        self._patch_ghosts(pod.uid, node_name, pod)
 
     def _unnominate(self, uid: str) -> None:
         node_name = self._nominated_on.pop(uid, None)
         if node_name is not None:
-            self.nominated.get(node_name, {}).pop(uid, None)
+            on_node = self.nominated.get(node_name)
+            if on_node is not None:
+                on_node.pop(uid, None)
+                if not on_node:  # `not cluster.nominated` must mean no nominations at all
+                    del self.nominated[node_name]
             self._nominated_version += 1
+            self._patch_ghosts(uid, node_name, None)
+
+    def _patch_ghosts(self, uid: str, node_name: str, added: PodInfo | None) -> None:
+        """Carry nominated_ghosts' last answer over one nomination added or removed (each
+        preemption nominates a pod: recomputing it would cost O(nominations) per cycle)."""
+        found = self._ghosts
+        if found is None:
+            return
+        (version, table_version, priority), ghosts = found
+        if version != self._nominated_version - 1 or table_version != self.table.version:
+            return  # already stale: the next call recomputes it
+        row = self.table.row_of.get(node_name)
+        if row is not None:
+            ghosts = dict(ghosts)  # callers may still hold the previous answer
+            if added is None:
+                rest = [o for o in ghosts.get(row, ()) if o.uid != uid]
+                if rest:
+                    ghosts[row] = rest
+                else:
+                    ghosts.pop(row, None)
+            elif added.priority >= priority and uid not in self.placement:
+                ghosts[row] = [*ghosts.get(row, ()), added]
+        self._ghosts = ((self._nominated_version, table_version, priority), ghosts)
 
     def nominated_ghosts(self, pod: PodInfo) -> dict[int, list[PodInfo]]:
         """Unplaced pods nominated on each node row with priority >= `pod`'s (kube-scheduler's
