@@ -20,6 +20,8 @@ pods node by node.
 
 from __future__ import annotations
 
+import weakref
+
 import numpy as np
 
 from ..api.capabilities import PreFilterState
@@ -97,6 +99,13 @@ def _clone(state: CycleState) -> CycleState:
     return out
 
 
+# Per node row, the summed requests of its nominated pods, kept while nominated_ghosts hands back the
+# same list for that row (it is replaced, not changed, when the row's nominations change).
+_SUMS: weakref.WeakKeyDictionary[ClusterState, dict[int, tuple[list[PodInfo], np.ndarray]]] = (
+    weakref.WeakKeyDictionary()
+)
+
+
 def _first_pass_batch(
     fw: Framework,
     state: CycleState,
@@ -110,16 +119,23 @@ def _first_pass_batch(
 ) -> np.ndarray:
     """Every node with its nominated pods added to its requested totals, filtered in one call."""
     table = cluster.table
-    counts = [len(nominated[r]) for r in rows.tolist()]
-    pods = [p for r in rows.tolist() for p in nominated[r]]
-    vectors = [table.request_vector(p) for p in pods]
+    sums = _SUMS.get(cluster)
+    if sums is None:
+        sums = _SUMS[cluster] = {}
     width = len(table.resources)
-    if any(v.shape[0] != width for v in vectors):  # a pod added a resource column meanwhile
-        vectors = [table.request_vector(p) for p in pods]
-    matrix = np.concatenate(vectors).reshape(len(pods), width)
-    starts = np.zeros(len(rows), dtype=np.int64)
-    np.cumsum(counts[:-1], out=starts[1:])
-    delta = np.add.reduceat(matrix, starts, axis=0)  # every row has at least one nominated pod
+    delta = np.empty((len(rows), width), dtype=np.int64)
+    for i, r in enumerate(rows.tolist()):
+        pods = nominated[r]
+        kept = sums.get(r)
+        if kept is None or kept[0] is not pods or kept[1].shape[0] != width:
+            vectors = [table.request_vector(p) for p in pods]
+            if any(v.shape[0] != len(table.resources) for v in vectors):  # a pod added a column meanwhile
+                vectors = [table.request_vector(p) for p in pods]
+            width = len(table.resources)
+            if delta.shape[1] != width:
+                return _first_pass_batch(fw, state, pod, rows, cluster, handle, diagnosis, record, nominated)
+            kept = sums[r] = (pods, np.sum(vectors, axis=0, dtype=np.int64))
+        delta[i] = kept[1]
     with cluster.hypothetical() as what_if:
         what_if.add_requests(rows, delta)
         return fw.run_filters(_clone(state), pod, table.view(rows), cluster, handle, diagnosis, record)
