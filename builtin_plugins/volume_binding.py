@@ -337,8 +337,10 @@ def _pod_claims(pod: PodInfo) -> list[tuple[str, bool]]:
 
 
 def _owned_by_pod(pvc: dict[str, Any], pod: PodInfo) -> bool:
+    """metav1.IsControlledBy against the pod object's own uid (PodInfo.uid falls back to the pod's key)."""
+    uid = _meta(pod.raw).get("uid") or ""
     for ref in _meta(pvc).get("ownerReferences") or ():
-        if ref.get("controller") and ref.get("uid") == pod.uid:
+        if ref.get("controller") and (ref.get("uid") or "") == uid:
             return True
     return False
 
@@ -614,9 +616,9 @@ class VolumeBinding:
             reasons.append(ERR_REASON_NOT_ENOUGH_SPACE)
         if not pvs_found:
             reasons.append(ERR_REASON_PV_NOT_EXIST)
-        if reasons:
-            return NodeVolumes(tuple(reasons))
-        return NodeVolumes((), bindings, provisions, capacities)
+        # Like upstream's PodVolumes, the bindings found are kept beside the reasons (a rejected node
+        # is never reserved or scored, so they only explain the verdict).
+        return NodeVolumes(tuple(reasons), bindings, provisions, capacities)
 
     def _pvs_of_class(self, st: _State, cluster: ClusterState, class_name: str) -> list[dict[str, Any]]:
         if st.pvs_by_class is None:
@@ -813,26 +815,56 @@ class VolumeBinding:
 
 
 def check_bindings(handle: Handle, pod: PodInfo, assignments: list[dict[str, Any]]) -> tuple[bool, str]:
-    """kube-scheduler's checkBindings over fresh reads: (all done, the error that ends the wait)."""
+    """kube-scheduler's checkBindings over fresh reads: (all done, the error that ends the wait).
+
+    Every chosen PV must still admit the node and keep its claimRef; every claim to provision must
+    keep the node in its selected-node annotation, and the PV provisioned for it must admit the node
+    (a PV the cache does not show yet only means "not done")."""
     if handle.get_object("Pod", pod.key) is None:
         return False, f'pod does not exist any more: pods "{pod.name}" not found'
-    done = True
+    labels: dict[str, str] = {}
+    if assignments:
+        node_name = assignments[0]["node"]
+        table = handle.cluster.table  # the node lister: the scheduler's cache
+        row = table.row_of.get(node_name)
+        if row is None:
+            return False, f'failed to get node "{node_name}": node "{node_name}" not found'
+        labels = table.label_sets.values[int(table.label_set[row])]
     for item in assignments:
-        pvc = handle.get_object("PersistentVolumeClaim", item["claim"])
-        if pvc is None:
-            return False, f'failed to check binding: persistentvolumeclaim "{item["claim"]}" not found'
         if item["pv"]:
             pv = handle.get_object("PersistentVolume", item["pv"])
             if pv is None:
                 return False, f'failed to check binding: persistentvolume "{item["pv"]}" not found'
+            pvc = handle.get_object("PersistentVolumeClaim", item["claim"])
+            if pvc is None:
+                return False, f'failed to check binding: persistentvolumeclaim "{item["claim"]}" not found'
+            if not pv_node_affinity_matches(pv, labels):
+                return False, f'pv "{item["pv"]}" node affinity doesn\'t match node "{item["node"]}"'
             ref = _spec(pv).get("claimRef") or {}
             if not ref or not ref.get("uid"):
                 return False, f'ClaimRef got reset for pv "{item["pv"]}"'
-        elif (_meta(pvc).get("annotations") or {}).get(ANN_SELECTED_NODE) != item["node"]:
+            if not is_fully_bound(pvc):
+                return False, ""
+    for item in assignments:
+        if item["pv"]:
+            continue
+        pvc = handle.get_object("PersistentVolumeClaim", item["claim"])
+        if pvc is None:
+            return False, f'failed to check provisioning pvc: persistentvolumeclaim "{item["claim"]}" not found'
+        annotations = _meta(pvc).get("annotations")
+        if annotations is None:
+            return False, f'selectedNode annotation reset for PVC "{_meta(pvc).get("name", "")}"'
+        if annotations.get(ANN_SELECTED_NODE) != item["node"]:
             return False, f'provisioning failed for PVC "{_meta(pvc).get("name", "")}"'
+        if volume := _spec(pvc).get("volumeName"):
+            pv = handle.get_object("PersistentVolume", volume)
+            if pv is None:
+                return False, ""  # bound in the API, the PV not seen yet: wait for it
+            if not pv_node_affinity_matches(pv, labels):
+                return False, f'pv "{volume}" node affinity doesn\'t match node "{item["node"]}"'
         if not is_fully_bound(pvc):
-            done = False
-    return done, ""
+            return False, ""
+    return True, ""
 
 
 def bind_claim(handle: Handle, item: dict[str, Any]) -> Status:

@@ -455,8 +455,7 @@ def test_args_validation() -> None:
         VolumeBinding.Args.model_validate({"bindTimeoutSeconds": -1})
 
 
-# ---- storage capacity (the scenarios of binder_test.go's TestCapacity) ---------------------------
-# Its map-keyed table is not read by scripts/upstream_cases.py, so these carry kubeberth's own ids.
+# ---- storage capacity: binder_test.go's TestCapacity, case by case -------------------------------
 _NODE_KEY, _PROVISIONER, _CLASS = "nodeKey", "test-provisioner", "waitClassWithProvisioner"
 
 
@@ -476,17 +475,17 @@ _NET = _capacity("net", _CLASS, None, "1Gi", "")
 _NODE1 = _capacity("net", _CLASS, "node1", "1Gi", "")
 _NODE2 = _capacity("net", _CLASS, "node2", "1Gi", "")
 CAPACITY_SCENARIOS = {  # name -> (capacities, the capacity chosen, rejected for lack of space)
-    "network-attached": ([_NET], _NET, False),
-    "local-storage": ([_NODE1], _NODE1, False),
-    "multiple": ([_NET, _NODE2, _NODE1], _NODE1, False),  # one name: the last one created is the object
-    "no-storage": ([], None, True),
-    "wrong-node": ([_capacity("net", _CLASS, "node2", "1Gi", "")], None, True),
-    "wrong-storage-class": ([_capacity("net", "waitClass", "node1", "1Gi", "")], None, True),
-    "insufficient-storage": ([_capacity("net", _CLASS, "node1", "1Mi", "")], None, True),
-    "insufficient-volume-size": ([_capacity("net", _CLASS, "node1", "1Gi", "1Mi")], None, True),
-    "zero-storage": ([_capacity("net", _CLASS, "node1", "0Mi", "")], None, True),
-    "zero-volume-size": ([_capacity("net", _CLASS, "node1", "", "0Mi")], None, True),
-    "nil-storage": ([_capacity("net", _CLASS, "node1", "", "")], None, True),
+    "TestCapacity/network-attached": ([_NET], _NET, False),
+    "TestCapacity/local-storage": ([_NODE1], _NODE1, False),
+    "TestCapacity/multiple": ([_NET, _NODE2, _NODE1], _NODE1, False),  # one name: the last one created is the object
+    "TestCapacity/no-storage": ([], None, True),
+    "TestCapacity/wrong-node": ([_capacity("net", _CLASS, "node2", "1Gi", "")], None, True),
+    "TestCapacity/wrong-storage-class": ([_capacity("net", "waitClass", "node1", "1Gi", "")], None, True),
+    "TestCapacity/insufficient-storage": ([_capacity("net", _CLASS, "node1", "1Mi", "")], None, True),
+    "TestCapacity/insufficient-volume-size": ([_capacity("net", _CLASS, "node1", "1Gi", "1Mi")], None, True),
+    "TestCapacity/zero-storage": ([_capacity("net", _CLASS, "node1", "0Mi", "")], None, True),
+    "TestCapacity/zero-volume-size": ([_capacity("net", _CLASS, "node1", "", "0Mi")], None, True),
+    "TestCapacity/nil-storage": ([_capacity("net", _CLASS, "node1", "", "")], None, True),
 }
 
 
