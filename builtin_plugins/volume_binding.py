@@ -127,6 +127,82 @@ def pv_node_affinity_matches(pv: dict[str, Any], labels: dict[str, str]) -> bool
     return node_selector_terms_match(required.get("nodeSelectorTerms") or [], labels)
 
 
+# In-tree sources whose CSI migration is on in v1.37 (binder.go's isCSIMigrationOnForPlugin): plugin
+# name, and the CSI topology key csi-translation-lib rewrites the PV's zone to (None: topology kept).
+_MIGRATED_SOURCES: dict[str, tuple[str, str | None]] = {
+    "awsElasticBlockStore": ("kubernetes.io/aws-ebs", "topology.ebs.csi.aws.com/zone"),
+    "gcePersistentDisk": ("kubernetes.io/gce-pd", "topology.gke.io/zone"),
+    "azureDisk": ("kubernetes.io/azure-disk", None),
+    "cinder": ("kubernetes.io/cinder", "topology.cinder.csi.openstack.org/zone"),
+    "portworxVolume": ("kubernetes.io/portworx-volume", None),
+}
+_ZONE_GA, _REGION_GA = "topology.kubernetes.io/zone", "topology.kubernetes.io/region"
+_ZONE_BETA, _REGION_BETA = "failure-domain.beta.kubernetes.io/zone", "failure-domain.beta.kubernetes.io/region"
+
+
+def migration_topology_key(pv: dict[str, Any]) -> tuple[str, str] | None:
+    """(in-tree plugin, CSI topology key) for a PV whose node affinity CSI migration rewrites, else None."""
+    spec = _spec(pv)
+    for source, (plugin, key) in _MIGRATED_SOURCES.items():
+        if spec.get(source) is not None:
+            return (plugin, key) if key is not None else None
+    return None
+
+
+def migrated_plugins(csi_node: dict[str, Any] | None) -> frozenset[str]:
+    """isPluginMigratedToCSIOnNode's set: the CSINode's migrated-plugins annotation, split on commas."""
+    value = ((_meta(csi_node).get("annotations") or {}).get(ANN_MIGRATED_PLUGINS) or "") if csi_node else ""
+    return frozenset(value.split(",")) if value else frozenset()
+
+
+def _affinity_keys(terms: list[dict[str, Any]]) -> set[str]:
+    return {r.get("key") for t in terms for r in t.get("matchExpressions") or ()}
+
+
+def translate_topology(pv: dict[str, Any], csi_key: str) -> dict[str, Any]:
+    """csi-translation-lib's translateTopologyFromInTreeToCSI: the PV with its zone requirement
+    rewritten to the CSI driver's key (taken from its zone label when it has no node affinity), and a
+    beta region requirement rewritten to the GA label."""
+    pv = {**pv, "spec": dict(_spec(pv))}
+    required = ((pv["spec"].get("nodeAffinity") or {}).get("required")) or {}
+    terms = [dict(t, matchExpressions=[dict(r) for r in t.get("matchExpressions") or ()])
+             for t in required.get("nodeSelectorTerms") or ()]
+    labels = _meta(pv).get("labels") or {}
+    keys = _affinity_keys(terms)
+    if _ZONE_GA in keys or (_ZONE_BETA not in keys and (_ZONE_GA in labels or _ZONE_BETA not in labels)):
+        zone_key, region_key = _ZONE_GA, _REGION_GA
+    else:
+        zone_key, region_key = _ZONE_BETA, _REGION_BETA
+    if any(r.get("key") == zone_key and r.get("values") for t in terms for r in t["matchExpressions"]):
+        for t in terms:
+            for r in t["matchExpressions"]:
+                if r.get("key") == zone_key:
+                    r["key"] = csi_key
+    elif zone_key in labels:
+        zones = sorted({z.strip() for z in labels[zone_key].split("__") if z.strip()})
+        if zones:
+            terms = terms or [{"matchExpressions": []}]
+            for t in terms:
+                t["matchExpressions"].append({"key": csi_key, "operator": "In", "values": zones})
+    if region_key == _REGION_BETA:
+        for t in terms:
+            for r in t["matchExpressions"]:
+                if r.get("key") == _REGION_BETA:
+                    r["key"] = _REGION_GA
+    if terms:
+        pv["spec"]["nodeAffinity"] = {"required": {"nodeSelectorTerms": terms}}
+    return pv
+
+
+def pv_admits_node(pv: dict[str, Any], labels: dict[str, str], migrated: frozenset[str]) -> bool:
+    """CheckNodeAffinity after tryTranslatePVToCSI: a PV of an in-tree plugin the node's CSINode says
+    is migrated is matched by its CSI driver's topology."""
+    translation = migration_topology_key(pv) if migrated else None
+    if translation is not None and translation[0] in migrated:
+        pv = translate_topology(pv, translation[1])
+    return pv_node_affinity_matches(pv, labels)
+
+
 def topology_terms_match(terms: list[dict[str, Any]] | None, labels: dict[str, str]) -> bool:
     """StorageClass.allowedTopologies: empty admits everything; a term needs all its label values."""
     if not terms:
@@ -256,6 +332,9 @@ class _State:
     bound: list[dict[str, Any]]
     delay: list[dict[str, Any]]
     pinned: frozenset[str]  # selected-node annotations of the delay claims
+    # A bound PV that CSI migration may translate: its node affinity depends on each node's CSINode,
+    # so every node is evaluated by name (rare: in-tree zonal PVs only).
+    per_node: bool = False
     results: dict[tuple[int, str | None], NodeVolumes] = field(default_factory=dict)
     pvs_by_class: dict[str, list[dict[str, Any]]] | None = None
     all_bound: bool = True
@@ -491,7 +570,12 @@ class VolumeBinding:
         pinned = frozenset(
             a for c in delay if (a := (_meta(c).get("annotations") or {}).get(ANN_SELECTED_NODE)) is not None
         )
-        state[_STATE_KEY] = _State(bound, delay, pinned)
+        per_node = any(
+            (pv := cluster.get_object("PersistentVolume", _spec(c).get("volumeName", ""))) is not None
+            and migration_topology_key(pv) is not None
+            for c in bound
+        )
+        state[_STATE_KEY] = _State(bound, delay, pinned, per_node=per_node)
         return None
 
     @staticmethod
@@ -512,8 +596,8 @@ class VolumeBinding:
             return None
         table = nodes.table
         set_of_node = table.label_set[nodes.rows]
-        pinned_nodes = np.zeros(len(nodes), dtype=bool)
-        if st.pinned:
+        pinned_nodes = np.full(len(nodes), st.per_node, dtype=bool)
+        if st.pinned and not st.per_node:
             names = np.asarray(nodes.names, dtype=object)
             pinned_nodes = np.isin(names, list(st.pinned))
         reasons_by_key: dict[str, np.ndarray] = {}
@@ -568,12 +652,13 @@ class VolumeBinding:
         bindings: list[tuple[dict[str, Any], dict[str, Any]]] = []
         provisions: list[dict[str, Any]] = []
         capacities: list[dict[str, Any] | None] = []
+        migrated = migrated_plugins(cluster.get_object("CSINode", node_name)) if st.per_node and node_name else frozenset()
         for pvc in st.bound:
             pv = cluster.get_object("PersistentVolume", _spec(pvc).get("volumeName", ""))
             if pv is None:
                 pvs_found = False
                 break
-            if not pv_node_affinity_matches(pv, labels):
+            if not pv_admits_node(pv, labels, migrated):
                 bound_ok = False
                 break
         if st.delay:
@@ -719,8 +804,8 @@ class VolumeBinding:
         if st is None or self.scorer is None or not len(nodes):
             return out
         set_of_node = nodes.table.label_set[nodes.rows]
-        pinned = np.zeros(len(nodes), dtype=bool)
-        if st.pinned:
+        pinned = np.full(len(nodes), st.per_node, dtype=bool)
+        if st.pinned and not st.per_node:
             pinned = np.isin(np.asarray(nodes.names, dtype=object), list(st.pinned))
         general = ~pinned
         if general.any():
@@ -767,7 +852,7 @@ class VolumeBinding:
         if row is None:
             return Status.error(f"node {node_name!r} disappeared before volumes were reserved")
         set_id = int(cluster.table.label_set[row])
-        result = self._result(st, cluster, set_id, node_name if node_name in st.pinned else None)
+        result = self._result(st, cluster, set_id, node_name if st.per_node or node_name in st.pinned else None)
         if result.reasons:
             return Status(Code.UNSCHEDULABLE, result.reasons)
         assumed = assumed_index(cluster)
@@ -823,6 +908,7 @@ def check_bindings(handle: Handle, pod: PodInfo, assignments: list[dict[str, Any
     if handle.get_object("Pod", pod.key) is None:
         return False, f'pod does not exist any more: pods "{pod.name}" not found'
     labels: dict[str, str] = {}
+    migrated: frozenset[str] = frozenset()
     if assignments:
         node_name = assignments[0]["node"]
         table = handle.cluster.table  # the node lister: the scheduler's cache
@@ -830,6 +916,7 @@ def check_bindings(handle: Handle, pod: PodInfo, assignments: list[dict[str, Any
         if row is None:
             return False, f'failed to get node "{node_name}": node "{node_name}" not found'
         labels = table.label_sets.values[int(table.label_set[row])]
+        migrated = migrated_plugins(handle.cluster.get_object("CSINode", node_name))
     for item in assignments:
         if item["pv"]:
             pv = handle.get_object("PersistentVolume", item["pv"])
@@ -838,7 +925,7 @@ def check_bindings(handle: Handle, pod: PodInfo, assignments: list[dict[str, Any
             pvc = handle.get_object("PersistentVolumeClaim", item["claim"])
             if pvc is None:
                 return False, f'failed to check binding: persistentvolumeclaim "{item["claim"]}" not found'
-            if not pv_node_affinity_matches(pv, labels):
+            if not pv_admits_node(pv, labels, migrated):
                 return False, f'pv "{item["pv"]}" node affinity doesn\'t match node "{item["node"]}"'
             ref = _spec(pv).get("claimRef") or {}
             if not ref or not ref.get("uid"):
@@ -860,7 +947,7 @@ def check_bindings(handle: Handle, pod: PodInfo, assignments: list[dict[str, Any
             pv = handle.get_object("PersistentVolume", volume)
             if pv is None:
                 return False, ""  # bound in the API, the PV not seen yet: wait for it
-            if not pv_node_affinity_matches(pv, labels):
+            if not pv_admits_node(pv, labels, migrated):
                 return False, f'pv "{volume}" node affinity doesn\'t match node "{item["node"]}"'
         if not is_fully_bound(pvc):
             return False, ""

@@ -20,6 +20,9 @@ from kubeberth.builtin_plugins.volume_binding import (
     ERR_REASON_PV_NOT_EXIST,
     VolumeBinding,
     check_bindings,
+    migrated_plugins,
+    migration_topology_key,
+    translate_topology,
 )
 from kubeberth.runtime.config import parse_configuration
 from kubeberth.runtime.generation import build_generation
@@ -590,10 +593,10 @@ def check_bindings_of(scenario: dict[str, Any], nodes: list[dict[str, Any]],
                       csi_nodes: list[dict[str, Any]]) -> tuple[bool, str]:
     """checkBindings for test-pod on node1 after the scenario's API updates and deletions."""
     pod = makePod("test-pod").withNamespace("testns").withNodeName("node1").Pod
-    cluster = cluster_of(copy.deepcopy(nodes), [], copy.deepcopy(_classes()))
+    cluster = cluster_of(copy.deepcopy(nodes), [], copy.deepcopy([*_classes(), *csi_nodes]))
     backend = EmbeddedCluster()
     backend._pv_controller = lambda pv: None  # type: ignore[method-assign]  # the API objects, as given
-    for obj in [pod, *csi_nodes, *scenario.get("initPVs", []), *scenario.get("initPVCs", [])]:
+    for obj in [pod, *scenario.get("initPVs", []), *scenario.get("initPVCs", [])]:
         backend.apply(copy.deepcopy(obj))
     if scenario.get("deletePVs"):
         for pv in scenario.get("initPVs", []):
@@ -623,3 +626,172 @@ def test_check_bindings(name: str) -> None:
     all_bound, err = check_bindings_of(scenario, [node1], [])
     assert bool(err) == scenario.get("shouldFail", False), err
     assert all_bound == scenario.get("expectedBound", False)
+
+
+# ---- CSI migration: TestFindPodVolumesWithCSIMigration, TestCheckBindingsWithCSIMigration ---------------
+LabelFailureDomainBetaZone = "failure-domain.beta.kubernetes.io/zone"
+LabelFailureDomainBetaRegion = "failure-domain.beta.kubernetes.io/region"
+MigratedPluginsAnnotationKey = "storage.alpha.kubernetes.io/migrated-plugins"
+zone1Labels = {LabelFailureDomainBetaZone: "us-east-1", LabelFailureDomainBetaRegion: "us-east-1a"}
+
+
+def makeTestPVForCSIMigration(labels: dict[str, str], pvc: dict[str, Any], migrationEnabled: bool  # noqa: N802, N803
+                              ) -> dict[str, Any]:
+    pv = makeTestPV("pv-migration-bound", "node1", "1G", "1", pvc, waitClass)
+    del pv["spec"]["nodeAffinity"]  # Will be written by the CSI translation lib
+    pv["metadata"]["labels"] = dict(labels)
+    if migrationEnabled:
+        pv["spec"]["gcePersistentDisk"] = {"pdName": "test-disk", "fsType": "ext4", "partition": 0, "readOnly": False}
+    else:
+        pv["spec"]["rbd"] = {"image": "test-disk"}
+    return pv
+
+
+def makeCSINode(name: str, migratedPlugin: str) -> dict[str, Any]:  # noqa: N802, N803
+    return {"kind": "CSINode", "metadata": {"name": name, "annotations": {MigratedPluginsAnnotationKey: migratedPlugin}}}
+
+
+boundMigrationPVC = makeTestPVC("pvc-migration-bound", "1G", "", pvcBound, "pv-migration-bound", "1", waitClass)
+provMigrationPVCBound = makeTestPVC("pvc-migration-provisioned", "1Gi", "", pvcBound, "pv-migration-bound", "1",
+                                    waitClassWithProvisioner)
+migrationPVBound = makeTestPVForCSIMigration(zone1Labels, boundMigrationPVC, True)
+migrationPVBoundToUnbound = makeTestPVForCSIMigration(zone1Labels, unboundPVC, True)
+nonmigrationPVBoundToUnbound = makeTestPVForCSIMigration(zone1Labels, unboundPVC, False)
+node1Zone1 = _node("node1", {"topology.gke.io/zone": "us-east-1"})
+node1Zone2 = _node("node1", {"topology.gke.io/zone": "us-east-2"})
+csiNode1Migrated = makeCSINode("node1", "kubernetes.io/gce-pd")
+csiNode1NotMigrated = makeCSINode("node1", "")
+
+TestFindPodVolumesWithCSIMigration: dict[str, dict[str, Any]] = {
+    "TestFindPodVolumesWithCSIMigration/pvc-bound": {
+        "podPVCs": [boundMigrationPVC],
+        "pvs": [migrationPVBound],
+        "initNodes": [node1Zone1],
+        "initCSINodes": [csiNode1Migrated],
+    },
+    "TestFindPodVolumesWithCSIMigration/pvc-bound,csinode-not-migrated": {
+        "podPVCs": [boundMigrationPVC],
+        "pvs": [migrationPVBound],
+        "initNodes": [node1Zone1],
+        "initCSINodes": [csiNode1NotMigrated],
+    },
+    "TestFindPodVolumesWithCSIMigration/pvc-bound,missing-csinode": {
+        "podPVCs": [boundMigrationPVC],
+        "pvs": [migrationPVBound],
+        "initNodes": [node1Zone1],
+    },
+    "TestFindPodVolumesWithCSIMigration/pvc-bound,node-different-zone": {
+        "podPVCs": [boundMigrationPVC],
+        "pvs": [migrationPVBound],
+        "initNodes": [node1Zone2],
+        "initCSINodes": [csiNode1Migrated],
+        "reasons": [ErrReasonNodeConflict],
+    },
+}
+
+
+@pytest.mark.parametrize("name", list(TestFindPodVolumesWithCSIMigration))
+def test_find_pod_volumes_with_csi_migration(name: str) -> None:
+    scenario = TestFindPodVolumesWithCSIMigration[name]
+    node = scenario["initNodes"][0] if scenario.get("initNodes") else node1
+    pod = makePod("test-pod").withNamespace("testns").withNodeName("node1").withPVCSVolume(scenario["podPVCs"]).Pod
+    objects = [*scenario["pvs"], *scenario["podPVCs"], *scenario.get("initCSINodes", [])]
+    failed, reasons, _bindings, _provisions = find_pod_volumes(pod, node, objects)
+    assert failed == scenario.get("shouldFail", False)
+    assert reasons == set(scenario.get("reasons", []))
+
+
+TestCheckBindingsWithCSIMigration: dict[str, dict[str, Any]] = {
+    "TestCheckBindingsWithCSIMigration/provisioning-pvc-bound": {
+        "bindings": [],
+        "provisionedPVCs": [addProvisionAnn(provMigrationPVCBound)],
+        "initPVs": [migrationPVBound],
+        "initPVCs": [provMigrationPVCBound],
+        "initNodes": [node1Zone1],
+        "initCSINodes": [csiNode1Migrated],
+        "apiPVCs": [addProvisionAnn(provMigrationPVCBound)],
+        "expectedBound": True,
+    },
+    "TestCheckBindingsWithCSIMigration/binding-node-pv-same-zone": {
+        "bindings": [makeBinding(unboundPVC, migrationPVBoundToUnbound)],
+        "provisionedPVCs": [],
+        "initPVs": [migrationPVBoundToUnbound],
+        "initPVCs": [unboundPVC],
+        "initNodes": [node1Zone1],
+        "initCSINodes": [csiNode1Migrated],
+    },
+    "TestCheckBindingsWithCSIMigration/binding-without-csinode": {
+        "bindings": [makeBinding(unboundPVC, migrationPVBoundToUnbound)],
+        "provisionedPVCs": [],
+        "initPVs": [migrationPVBoundToUnbound],
+        "initPVCs": [unboundPVC],
+        "initNodes": [node1Zone1],
+        "initCSINodes": [],
+    },
+    "TestCheckBindingsWithCSIMigration/binding-non-migrated-plugin": {
+        "bindings": [makeBinding(unboundPVC, migrationPVBoundToUnbound)],
+        "provisionedPVCs": [],
+        "initPVs": [migrationPVBoundToUnbound],
+        "initPVCs": [unboundPVC],
+        "initNodes": [node1Zone1],
+        "initCSINodes": [csiNode1NotMigrated],
+    },
+    "TestCheckBindingsWithCSIMigration/binding-node-pv-in-different-zones": {
+        "bindings": [makeBinding(unboundPVC, migrationPVBoundToUnbound)],
+        "provisionedPVCs": [],
+        "initPVs": [migrationPVBoundToUnbound],
+        "initPVCs": [unboundPVC],
+        "initNodes": [node1Zone2],
+        "initCSINodes": [csiNode1Migrated],
+        "shouldFail": True,
+    },
+    "TestCheckBindingsWithCSIMigration/binding-node-pv-different-zones-migration-off": {
+        "bindings": [makeBinding(unboundPVC, nonmigrationPVBoundToUnbound)],
+        "provisionedPVCs": [],
+        "initPVs": [nonmigrationPVBoundToUnbound],
+        "initPVCs": [unboundPVC],
+        "initNodes": [node1Zone2],
+        "initCSINodes": [csiNode1Migrated],
+    },
+}
+
+
+@pytest.mark.parametrize("name", list(TestCheckBindingsWithCSIMigration))
+def test_check_bindings_with_csi_migration(name: str) -> None:
+    scenario = TestCheckBindingsWithCSIMigration[name]
+    all_bound, err = check_bindings_of(scenario, scenario["initNodes"], scenario["initCSINodes"])
+    assert bool(err) == scenario.get("shouldFail", False), err
+    assert all_bound == scenario.get("expectedBound", False)
+
+
+def test_csi_migration_per_node_only_for_migratable_bound_pvs() -> None:
+    """Only a pod whose bound PV CSI migration may translate is evaluated node by node; others keep one
+    evaluation per label set."""
+    pod = makePod("test-pod").withNamespace("testns").withPVCSVolume([boundMigrationPVC]).Pod
+    for pv, per_node in ((migrationPVBound, True), (nonmigrationPVBoundToUnbound, False)):
+        cluster = cluster_of([copy.deepcopy(node1Zone1)], [], copy.deepcopy([*_classes(), pv, boundMigrationPVC]))
+        plugin, state = VolumeBinding(), CycleState()
+        assert plugin.pre_filter(state, PodInfo.from_dict(copy.deepcopy(pod)), cluster) is None
+        assert state[plugin.name].per_node is per_node
+
+
+def test_translate_topology_rewrites_zone_and_beta_region() -> None:
+    """translateTopologyFromInTreeToCSI: a zone requirement is re-keyed to the CSI driver's key, a beta
+    region requirement to the GA label; other requirements and the original PV stay as they were."""
+    pv = makeTestPV("pv", "", "1G", "1", None, waitClass)
+    pv["spec"]["awsElasticBlockStore"] = {"volumeID": "vol"}
+    pv["spec"]["nodeAffinity"] = {"required": {"nodeSelectorTerms": [{"matchExpressions": [
+        {"key": LabelFailureDomainBetaZone, "operator": "In", "values": ["z1"]},
+        {"key": LabelFailureDomainBetaRegion, "operator": "In", "values": ["r1"]},
+        {"key": "other", "operator": "Exists"},
+    ]}]}}
+    original = copy.deepcopy(pv)
+    key = migration_topology_key(pv)
+    assert key == ("kubernetes.io/aws-ebs", "topology.ebs.csi.aws.com/zone")
+    out = translate_topology(pv, key[1])
+    assert [r["key"] for r in out["spec"]["nodeAffinity"]["required"]["nodeSelectorTerms"][0]["matchExpressions"]] == [
+        "topology.ebs.csi.aws.com/zone", "topology.kubernetes.io/region", "other"]
+    assert pv == original
+    assert migrated_plugins(makeCSINode("n", "kubernetes.io/aws-ebs,kubernetes.io/gce-pd")) == {
+        "kubernetes.io/aws-ebs", "kubernetes.io/gce-pd"}
+    assert migrated_plugins(None) == frozenset()
