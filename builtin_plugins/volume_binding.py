@@ -883,20 +883,27 @@ class VolumeBinding:
         st: _State | None = state.get(_STATE_KEY)
         if st is None or st.all_bound or not st.assignments:
             return None
-        for item in st.assignments:
-            status = bind_claim(handle, item) if item["pv"] else select_node(handle, item)
-            if not status.ok:
-                return Status(Code.ERROR, (f"binding volumes of {pod.key}: {status.message}",), self.name)
-        deadline = time.monotonic() + self.args.bindTimeoutSeconds
-        while True:
-            done, problem = check_bindings(handle, pod, st.assignments)
-            if problem:
-                return Status(Code.ERROR, (f"binding volumes: {problem}",), self.name)
-            if done:
-                return None
-            if time.monotonic() >= deadline:
-                return Status(Code.ERROR, ("binding volumes: context deadline exceeded",), self.name)
-            time.sleep(min(BIND_POLL_SECONDS, max(0.0, deadline - time.monotonic())))
+        problem = bind_pod_volumes(handle, pod, st.assignments, self.args.bindTimeoutSeconds)
+        return Status(Code.ERROR, (problem,), self.name) if problem else None
+
+
+def bind_pod_volumes(handle: Handle, pod: PodInfo, assignments: list[dict[str, Any]], timeout: float) -> str:
+    """kube-scheduler's BindPodVolumes: the API updates, then poll checkBindings every second until
+    every claim is bound, up to `timeout` seconds. Returns the error message, or "" when bound."""
+    for item in assignments:
+        status = bind_claim(handle, item) if item["pv"] else select_node(handle, item)
+        if not status.ok:
+            return f"binding volumes of {pod.key}: {status.message}"
+    deadline = time.monotonic() + timeout
+    while True:
+        done, problem = check_bindings(handle, pod, assignments)
+        if problem:
+            return f"binding volumes: {problem}"
+        if done:
+            return ""
+        if time.monotonic() >= deadline:
+            return "binding volumes: context deadline exceeded"
+        time.sleep(min(BIND_POLL_SECONDS, max(0.0, deadline - time.monotonic())))
 
 
 def check_bindings(handle: Handle, pod: PodInfo, assignments: list[dict[str, Any]]) -> tuple[bool, str]:

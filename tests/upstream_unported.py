@@ -126,9 +126,9 @@ _DRA_CANCEL = (
 )
 
 _VB_NIL_BINDINGS = (
-    "hands checkBindings a nil bindings or claims-to-provision slice (a pod whose binding cache entry is missing) "
-    "and expects an error; kubeberth's check_bindings takes the pod's reserved assignments from its cycle state, "
-    "a list that is empty, never missing, so there is no lookup that can fail"
+    "hands checkBindings or BindPodVolumes a nil bindings or claims-to-provision slice (a pod whose binding cache "
+    "entry is missing) and expects an error; kubeberth's check_bindings and bind_pod_volumes take the pod's reserved "
+    "assignments from its cycle state, a list that is empty, never missing, so there is no lookup that can fail"
 )
 
 _VB_ASSUME_CACHE = (
@@ -177,6 +177,7 @@ UNPORTED: dict[str, str] = {
     "TestBindAPIUpdate/provision-api-update-failed": _VB_BIND_API_UPDATE,
     "TestBindAPIUpdate/two-bindings": _VB_BIND_API_UPDATE,
     "TestCheckBindings/nothing-to-bind-nil": _VB_NIL_BINDINGS,
+    "TestBindPodVolumes/nothing-to-bind-nil": _VB_NIL_BINDINGS,
     "TestCheckBindings/nothing-to-bind-bindings-nil": _VB_NIL_BINDINGS,
     "TestCheckBindings/nothing-to-bind-provisionings-nil": _VB_NIL_BINDINGS,
     "TestPostFilter/only one node but failed with TestPlugin": _PREFILTER_EXTENSION_ERROR,
