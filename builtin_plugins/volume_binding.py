@@ -861,7 +861,12 @@ class VolumeBinding:
             pv_name = _meta(pv).get("name", "")
             if assumed.claim_of(pv) is None:
                 assumed.pvs[pv_name] = (_claim_key(pvc), pod.uid)
-            assignments.append({"claim": _claim_key(pvc), "pv": pv_name, "node": node_name})
+            # The PV as the cache saw it: BindPodVolumes writes that version (an optimistic update), so
+            # a PV changed meanwhile (e.g. bound by the PV controller) fails the binding, as upstream.
+            item = {"claim": _claim_key(pvc), "pv": pv_name, "node": node_name}
+            if _meta(pv).get("resourceVersion"):
+                item["pv_version"] = _meta(pv)["resourceVersion"]
+            assignments.append(item)
         for pvc in result.provisions:
             assignments.append({"claim": _claim_key(pvc), "pv": None, "node": node_name})
         st.assignments = assignments
@@ -968,6 +973,13 @@ def bind_claim(handle: Handle, item: dict[str, Any]) -> Status:
     pv = handle.get_object("PersistentVolume", item["pv"])
     if pv is None:
         return Status.error(f'persistentvolume "{item["pv"]}" not found')
+    assumed_version = item.get("pv_version")
+    if assumed_version and _meta(pv).get("resourceVersion") != assumed_version:
+        # The update of the assumed copy would be refused (409): the PV changed since the cycle.
+        return Status.error(
+            f'Operation cannot be fulfilled on persistentvolumes "{item["pv"]}": the object has been modified; '
+            "please apply your changes to the latest version and try again"
+        )
     ref = _spec(pv).get("claimRef") or {}
     if ref:
         if (ref.get("namespace"), ref.get("name")) != (namespace, claim):

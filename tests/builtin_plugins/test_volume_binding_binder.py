@@ -600,7 +600,9 @@ def check_bindings_of(scenario: dict[str, Any], nodes: list[dict[str, Any]],
     backend = EmbeddedCluster()
     backend._pv_controller = lambda pv: None  # type: ignore[method-assign]  # the API objects, as given
     for obj in [pod, *scenario.get("initPVs", []), *scenario.get("initPVCs", [])]:
-        backend.apply(copy.deepcopy(obj))
+        stored = copy.deepcopy(obj)
+        stored["metadata"].setdefault("resourceVersion", "1")  # as the API server assigns one
+        backend.apply(stored)
     if scenario.get("deletePVs"):
         for pv in scenario.get("initPVs", []):
             backend.delete("PersistentVolume", pv["metadata"]["name"])
@@ -805,9 +807,7 @@ def test_translate_topology_rewrites_zone_and_beta_region() -> None:
 # API is an embedded cluster with its PV controller and provisioner off, so only the scenario's delay
 # function binds; the node comes from the scheduler's cache. Upstream's harness timing is scaled down
 # (delay 5 s -> DELAY, bindTimeout 10 s -> TIMEOUT, poll 1 s -> POLL); the delay stays well inside the
-# timeout. Open: bound-by-pv-controller-before-bind (upstream fails the API update because the PV
-# changed since it was assumed; kubeberth reads the PV fresh, finds it claimed by the same claim, and
-# waits for the binding, which is complete).
+# timeout.
 DELAY, TIMEOUT, POLL = 0.3, 3.0, 0.05
 node1NoLabels = _node("node1", {})
 node2 = _node("node2", {nodeLabelKey: "node2"})
@@ -871,6 +871,14 @@ TestBindPodVolumes: dict[str, dict[str, Any]] = {
         "initPVCs": [provisionedPVC],
         "delayFunc": _dynamic_bound_after_time,
     },
+    "TestBindPodVolumes/bound-by-pv-controller-before-bind": {
+        "initPVs": [pvNode1a],
+        "initPVCs": [unboundPVC],
+        "binding": makeBinding(unboundPVC, pvNode1aBound),
+        "apiPV": pvNode1aBound,
+        "apiPVC": boundPVCNode1a,
+        "shouldFail": True,  # bindAPIUpdate will fail because API conflict
+    },
     "TestBindPodVolumes/pod-deleted-after-time": {
         "binding": makeBinding(unboundPVC, pvNode1aBound),
         "initPVs": [pvNode1a],
@@ -931,7 +939,16 @@ def test_bind_pod_volumes(name: str, monkeypatch: pytest.MonkeyPatch) -> None:
     assignments = []
     if "binding" in scenario:
         pvc, pv = scenario["binding"]
-        assignments.append({"claim": f"testns/{pvc}", "pv": pv, "node": "node1"})
+        # Reserve records the PV's version as the cache saw it (assumeVolumes): the write is guarded by it.
+        cached = backend.get("PersistentVolume", pv)
+        version = (cached or {}).get("metadata", {}).get("resourceVersion")
+        assignments.append({"claim": f"testns/{pvc}", "pv": pv, "node": "node1", "pv_version": version})
+    # Before Execute: the API's objects change behind the cache (the PV controller was faster).
+    for key in ("apiPV", "apiPVC"):
+        if scenario.get(key) is not None:
+            changed = copy.deepcopy(scenario[key])
+            changed["metadata"]["resourceVersion"] = "2"  # the API server's new version of the object
+            backend.apply(changed)
     if "claimToProvision" in scenario:
         assignments.append({"claim": f"testns/{scenario['claimToProvision']['metadata']['name']}", "pv": None,
                             "node": "node1"})
