@@ -199,7 +199,14 @@ class Reloader:
         except KubeberthError as exc:
             return self._failed(req, fingerprint, str(exc))
         self._pending_latency[generation.id] = req.event_at  # before the loop can run its first cycle
-        swap = SwapRequest(self.scheduler, generation, check=True, on_swapped=self._swapped).submit()
+        def swapped(old: Generation, new: Generation) -> None:
+            # The outcome is published with the new generation, under one lock: /debug/generation
+            # never shows the new id with the previous reload's outcome.
+            outcome = ReloadOutcome("success", req.trigger, generation=new.id, event_at=req.event_at,
+                                    swapped_at=time.monotonic())
+            self._swapped(old, new, outcome=outcome)
+
+        swap = SwapRequest(self.scheduler, generation, check=True, on_swapped=swapped).submit()
         if not swap.wait(SWAP_TIMEOUT_SECONDS):
             self._pending_latency.pop(generation.id, None)
             return self._failed(req, "", f"the scheduling loop did not take generation {generation.id} within "
@@ -219,9 +226,12 @@ class Reloader:
             req.trigger, generation.id, self.previous_id, f" (plugins: {plugins})" if plugins else "",
         )
         self._metric("success")
-        return self._note(
-            ReloadOutcome("success", req.trigger, generation=generation.id, event_at=req.event_at, swapped_at=swap.applied_at)
-        )
+        with self._lock:
+            outcome = self.last_reload
+        if outcome is None or outcome.generation != generation.id:  # a rollback may already have followed
+            outcome = ReloadOutcome("success", req.trigger, generation=generation.id, event_at=req.event_at,
+                                    swapped_at=swap.applied_at)
+        return outcome
 
     def _failed(self, req: _Request, fingerprint: str, error: str, remember: bool = True) -> ReloadOutcome:
         if remember and fingerprint:
@@ -250,10 +260,15 @@ class Reloader:
             tracer.event_span(name, attributes, error)
 
     # ---- the scheduling thread's side ----------------------------------------------------
-    def _swapped(self, old: Generation, new: Generation, rolling_back: bool = False) -> None:
+    def _swapped(
+        self, old: Generation, new: Generation, rolling_back: bool = False, outcome: ReloadOutcome | None = None
+    ) -> None:
         with self._lock:
             self.previous_id = old.id
             self.current = new
+            if outcome is not None:
+                self.last_reload = outcome
+                self.history.append(outcome)
         self.guard.swapped(old, new, rolling_back)
         if self.observability is not None:
             self.observability.generation_swapped(new.id)
