@@ -122,20 +122,21 @@ def _first_pass_batch(
     sums = _SUMS.get(cluster)
     if sums is None:
         sums = _SUMS[cluster] = {}
-    width = len(table.resources)
-    delta = np.empty((len(rows), width), dtype=np.int64)
-    for i, r in enumerate(rows.tolist()):
+    summed = []
+    for r in rows.tolist():
         pods = nominated[r]
         kept = sums.get(r)
-        if kept is None or kept[0] is not pods or kept[1].shape[0] != width:
-            vectors = [table.request_vector(p) for p in pods]
-            if any(v.shape[0] != len(table.resources) for v in vectors):  # a pod added a column meanwhile
-                vectors = [table.request_vector(p) for p in pods]
-            width = len(table.resources)
-            if delta.shape[1] != width:
-                return _first_pass_batch(fw, state, pod, rows, cluster, handle, diagnosis, record, nominated)
-            kept = sums[r] = (pods, np.sum(vectors, axis=0, dtype=np.int64))
-        delta[i] = kept[1]
+        if kept is None or kept[0] is not pods:
+            vectors = [table.request_vector(p) for p in pods]  # may add resource columns
+            total = np.zeros(max(v.shape[0] for v in vectors), dtype=np.int64)
+            for v in vectors:
+                total[: v.shape[0]] += v
+            kept = sums[r] = (pods, total)
+        summed.append(kept[1])
+    # A sum read before a column was added is shorter: its pods request none of the newer resources.
+    delta = np.zeros((len(rows), len(table.resources)), dtype=np.int64)
+    for i, total in enumerate(summed):
+        delta[i, : total.shape[0]] = total
     with cluster.hypothetical() as what_if:
         what_if.add_requests(rows, delta)
         return fw.run_filters(_clone(state), pod, table.view(rows), cluster, handle, diagnosis, record)
