@@ -353,15 +353,24 @@ def test_preemption_outcomes_match_kube_scheduler(api: Api, namespace: str, node
 
         kind, value, message = wait_for(decided, 30, f"kube-scheduler's preemption for {name}")
         if kind == "nominated":
-            victims = sorted(f"{ns}/{p['metadata']['name']}" for p in api.pods(ns)
-                             if p["metadata"].get("deletionTimestamp"))
+            # kube-scheduler's preemption deletes its victims asynchronously, possibly after the
+            # nomination is written: play the kubelet until the pod binds, finishing every victim's
+            # graceful deletion as it appears, and compare the victims seen in all.
+            victims_seen: set[str] = set()
+
+            def bound_after_victims(n: str = name, seen: set[str] = victims_seen) -> Any:
+                for p in api.pods(ns):
+                    if p["metadata"].get("deletionTimestamp"):
+                        seen.add(f"{ns}/{p['metadata']['name']}")
+                        api.delete_pod(ns, p["metadata"]["name"])  # the kubelet's final delete
+                return api.bound(ns).get(n)
+
+            wait_for(bound_after_victims, 90, f"kube-scheduler to bind {name}")
+            victims = sorted(victims_seen)
             same = (value, victims, message) == (ev.nominated_node, ev.victims, ev.message)
             rows.append((name, "same" if same else "MISMATCH",
                          f"kube-scheduler {value} {victims} ({message}); kubeberth {ev.nominated_node or None} "
                          f"{ev.victims} ({ev.message})"))
-            for victim in victims:  # the kubelet's final delete
-                api.delete_pod(ns, victim.split("/", 1)[1])
-            wait_for(lambda n=name: api.bound(ns).get(n), 90, f"kube-scheduler to bind {name}")
         else:
             same = not ev.nominated_node and ev.message == value
             rows.append((name, "unschedulable" if same else "MISMATCH",
