@@ -329,8 +329,13 @@ class ClusterState:
     # ---- other objects -----------------------------------------------------------------
     def upsert_object(self, kind: str, obj: dict[str, Any]) -> None:
         self.objects_version += 1
-        self.objects.setdefault(kind, {})[object_key(obj)] = obj
-        if kind == "ResourceSlice":
+        bucket = self.objects.setdefault(kind, {})
+        key = object_key(obj)
+        old = bucket.get(key)
+        bucket[key] = obj
+        if kind == "DeviceClass":
+            self.devices.upsert_device_class(obj, old)
+        elif kind == "ResourceSlice":
             self.devices.upsert_slice(obj)
         elif kind == "ResourceClaim":
             self.devices.upsert_claim(obj)
@@ -338,7 +343,9 @@ class ClusterState:
     def remove_object(self, kind: str, obj: dict[str, Any]) -> None:
         self.objects_version += 1
         self.objects.get(kind, {}).pop(object_key(obj), None)
-        if kind == "ResourceSlice":
+        if kind == "DeviceClass":
+            self.devices.remove_device_class(obj)
+        elif kind == "ResourceSlice":
             self.devices.remove_slice(obj)
         elif kind == "ResourceClaim":
             self.devices.remove_claim(obj)

@@ -15,9 +15,14 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
+from datetime import datetime
 from typing import Any
 
-__all__ = ["DeviceID", "DeviceState", "InFlightAllocation"]
+__all__ = ["DEVICE_CLASS_RESOURCE_PREFIX", "DeviceID", "DeviceState", "InFlightAllocation"]
+
+DEVICE_CLASS_RESOURCE_PREFIX = "deviceclass.resource.kubernetes.io/"
+"""resourceapi.ResourceDeviceClassPrefix: every DeviceClass serves the extended resource
+`deviceclass.resource.kubernetes.io/<class name>`, besides its `spec.extendedResourceName`."""
 
 DeviceID = tuple[str, str, str]
 """(driver, pool, device): one device across the cluster."""
@@ -49,6 +54,23 @@ def exclusive_devices(claim: dict[str, Any]) -> list[DeviceID]:
     ]
 
 
+def _created_us(obj: dict[str, Any]) -> int:
+    """metadata.creationTimestamp in microseconds since the epoch (0 when unset or unreadable)."""
+    value = (obj.get("metadata") or {}).get("creationTimestamp")
+    if not value:
+        return 0
+    try:
+        moment = datetime.fromisoformat(str(value).replace("Z", "+00:00"))
+    except ValueError:
+        return 0
+    return int(moment.timestamp()) * 1_000_000 + moment.microsecond
+
+
+def _explicit_name(device_class: dict[str, Any]) -> str | None:
+    name = (device_class.get("spec") or {}).get("extendedResourceName")
+    return str(name) if name is not None else None
+
+
 def _key(obj: dict[str, Any]) -> str:
     meta = obj.get("metadata") or {}
     ns = meta.get("namespace")
@@ -67,6 +89,11 @@ class DeviceState:
         self._claim_uids: dict[str, str] = {}  # claim key -> uid
         self.in_flight: dict[str, InFlightAllocation] = {}  # claim uid -> allocation
         self.version = 0  # bumped on every change; per-cycle caches compare it
+        # DRA-backed extended resources (DRAExtendedResource): resource name -> the DeviceClass
+        # serving it, and class name -> its explicit extendedResourceName.
+        self._resource_classes: dict[str, dict[str, Any]] = {}
+        self._class_resources: dict[str, str] = {}
+        self.classes_version = 0  # bumped when a DeviceClass changes
 
     # ---- ResourceSlices ----------------------------------------------------------------
     def upsert_slice(self, obj: dict[str, Any]) -> None:
@@ -106,6 +133,61 @@ class DeviceState:
 
     def all_slices(self) -> Iterable[dict[str, Any]]:
         return self.slices.values()
+
+    # ---- DeviceClasses: DRA-backed extended resources -----------------------------------
+    def device_class_for(self, resource_name: str) -> dict[str, Any] | None:
+        """The DeviceClass serving extended resource `resource_name` (kube-scheduler's
+        DeviceClassResolver.GetDeviceClass): the class whose `spec.extendedResourceName` it is, or
+        class `<name>` for `deviceclass.resource.kubernetes.io/<name>`; None when none does."""
+        return self._resource_classes.get(resource_name)
+
+    def extended_resource_of(self, class_name: str) -> str:
+        """The explicit `spec.extendedResourceName` of DeviceClass `class_name`, or ""."""
+        return self._class_resources.get(class_name, "")
+
+    def has_extended_resource_classes(self) -> bool:
+        """Whether any DeviceClass exists (every class serves its implicit extended resource):
+        False lets pods skip every DRA-backed extended resource check at no cost."""
+        return bool(self._resource_classes)
+
+    def upsert_device_class(self, obj: dict[str, Any], old: dict[str, Any] | None = None) -> None:
+        """A DeviceClass added or updated (`old`: the version it replaces). As upstream's
+        extendedresourcecache: of two classes naming the same extendedResourceName the most recently
+        created one serves it (equal times: the lower name); a class that loses that contest keeps
+        no mapping at all, not even its implicit one, until it is updated."""
+        explicit = _explicit_name(obj)
+        name = str((obj.get("metadata") or {}).get("name") or "")
+        contender = self._resource_classes.get(explicit) if explicit is not None else None
+        wins = True
+        if contender is not None:
+            mine, theirs = _created_us(obj), _created_us(contender)
+            if mine < theirs or (mine == theirs and name >= str((contender.get("metadata") or {}).get("name") or "")):
+                wins = False
+        if wins:
+            if old is not None:
+                old_name = str((old.get("metadata") or {}).get("name") or "")
+                self._resource_classes.pop(DEVICE_CLASS_RESOURCE_PREFIX + old_name, None)
+                old_explicit = _explicit_name(old)
+                if old_explicit is not None:
+                    self._resource_classes.pop(old_explicit, None)
+            if explicit is not None:
+                self._resource_classes[explicit] = obj
+            self._resource_classes[DEVICE_CLASS_RESOURCE_PREFIX + name] = obj
+        if explicit is None:
+            self._class_resources.pop(name, None)
+        else:
+            self._class_resources[name] = explicit
+        self.classes_version += 1
+
+    def remove_device_class(self, obj: dict[str, Any]) -> None:
+        """A DeviceClass deleted: its implicit and explicit mappings go, whichever class held them."""
+        name = str((obj.get("metadata") or {}).get("name") or "")
+        self._resource_classes.pop(DEVICE_CLASS_RESOURCE_PREFIX + name, None)
+        explicit = _explicit_name(obj)
+        if explicit is not None:
+            self._resource_classes.pop(explicit, None)
+        self._class_resources.pop(name, None)
+        self.classes_version += 1
 
     # ---- ResourceClaims ----------------------------------------------------------------
     def upsert_claim(self, obj: dict[str, Any]) -> None:
