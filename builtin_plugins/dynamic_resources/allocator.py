@@ -25,8 +25,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from kubeberth import NodeSelector
-
-from .cel import CelError, DeviceContext, SelectorCache, device_context
+from kubeberth.api.dra import CelError, DeviceContext, SelectorCache, device_context
 
 __all__ = ["AllocationError", "Allocator", "AllocatorFeatures", "FailedOnNode", "FilterTimedOut", "Pool", "gather_pools"]
 

@@ -39,6 +39,7 @@ from kubeberth import (
     Status,
     StrictArgs,
 )
+from kubeberth.api.dra import SelectorCache
 from kubeberth.api.hookspecs import hookimpl
 from pydantic import field_validator
 
@@ -60,7 +61,6 @@ from .binding import (
     parse_duration,
     wait_for_binding,
 )
-from .cel import SelectorCache
 from .claims import (
     FINALIZER,
     ClaimLookupError,
