@@ -104,11 +104,6 @@ _FINAL_STATE_UNKNOWN = (
     "a cache.DeletedFinalStateUnknown tombstone: kubeberth's informers deliver a deletion with the object's last "
     "known state (the hint queues the pod when there is none)"
 )
-_DRA_EXTENDED_RESOURCE = (
-    "extended resources backed by DRA (DRAExtendedResource, GA in v1.37: the special claim DynamicResources allocates "
-    "for a DeviceClass's extendedResourceName and creates in PreBind) are not implemented; they need NodeResourcesFit "
-    "to leave DRA-backed extended resources to DynamicResources as well"
-)
 _DRA_OPTIONAL_NODE_OPS = "DRAOptionalNodeOperations (alpha gate) is not implemented"
 _DRA_MANAGER = (
     "tests upstream's DRA manager internals (SignalClaimPendingAllocation and friends); kubeberth keeps in-flight "
@@ -516,19 +511,6 @@ UNPORTED: dict[str, str] = {
     'TestPlugin/DRA-disabled': _DRA_LOCKED_GATE,
     'TestPlugin/canceled': _DRA_CANCEL,
     'TestPlugin/claim-with-prioritized-list-feature-disabled': _DRA_LOCKED_GATE,
-    'TestPlugin/extended-resource-name-bind-failure': _DRA_EXTENDED_RESOURCE,
-    'TestPlugin/extended-resource-name-claim-creation-failure': _DRA_EXTENDED_RESOURCE,
-    'TestPlugin/extended-resource-name-no-resource': _DRA_EXTENDED_RESOURCE,
-    'TestPlugin/extended-resource-name-skip-bind': _DRA_EXTENDED_RESOURCE,
-    'TestPlugin/extended-resource-name-with-node-resource': _DRA_EXTENDED_RESOURCE,
-    'TestPlugin/extended-resource-name-with-resources': _DRA_EXTENDED_RESOURCE,
-    'TestPlugin/extended-resource-name-with-resources-delete-claim': _DRA_EXTENDED_RESOURCE,
-    'TestPlugin/extended-resource-name-with-resources-fail-patch': _DRA_EXTENDED_RESOURCE,
-    'TestPlugin/extended-resource-name-with-resources-has-claim': _DRA_EXTENDED_RESOURCE,
-    'TestPlugin/extended-resource-name-with-zero-allocatable': _DRA_EXTENDED_RESOURCE,
-    'TestPlugin/extended-resource-one-device-plugin-one-dra': _DRA_EXTENDED_RESOURCE,
-    'TestPlugin/implicit-extended-resource-name-two-containers-with-resources': _DRA_EXTENDED_RESOURCE,
-    'TestPlugin/implicit-extended-resource-name-with-resources': _DRA_EXTENDED_RESOURCE,
     'TestPlugin/node-allocatable-direct-mapped-sharing-rejected': _DRA_NODE_ALLOCATABLE,
     'TestPlugin/node-allocatable-mapping-and-overhead-in-same-device': _DRA_NODE_ALLOCATABLE,
     'TestPlugin/node-allocatable-mapping-and-overhead-sharing-rejected': _DRA_NODE_ALLOCATABLE,
@@ -616,21 +598,6 @@ UNPORTED: dict[str, str] = {
     'Test_allocationResultRequiresDRAOptionalNodeOperations/nil': _DRA_OPTIONAL_NODE_OPS,
     'Test_allocationResultRequiresDRAOptionalNodeOperations/no-skip-node-operations': _DRA_OPTIONAL_NODE_OPS,
     'Test_allocationResultRequiresDRAOptionalNodeOperations/with-skip-node-operations': _DRA_OPTIONAL_NODE_OPS,
-    'Test_createRequestsAndMappings_mappings/four containers (two are init container, one sidecar), three requests': _DRA_EXTENDED_RESOURCE,
-    'Test_createRequestsAndMappings_mappings/one container, one explicit and one implicit request': _DRA_EXTENDED_RESOURCE,
-    'Test_createRequestsAndMappings_mappings/one container, two requests': _DRA_EXTENDED_RESOURCE,
-    'Test_createRequestsAndMappings_mappings/one init container, one regular container, one request': _DRA_EXTENDED_RESOURCE,
-    'Test_createRequestsAndMappings_mappings/three containers (two are init container), both explicit and implicit resources': _DRA_EXTENDED_RESOURCE,
-    'Test_createRequestsAndMappings_mappings/three containers (two are init container), two requests': _DRA_EXTENDED_RESOURCE,
-    'Test_createRequestsAndMappings_mappings/two containers, two requests': _DRA_EXTENDED_RESOURCE,
-    'Test_createRequestsAndMappings_requests/nil': _DRA_EXTENDED_RESOURCE,
-    'Test_createRequestsAndMappings_requests/one init container, one regular container': _DRA_EXTENDED_RESOURCE,
-    'Test_createRequestsAndMappings_requests/one resource match': _DRA_EXTENDED_RESOURCE,
-    'Test_createRequestsAndMappings_requests/one resource match, one resource not match': _DRA_EXTENDED_RESOURCE,
-    'Test_createRequestsAndMappings_requests/three init containers, one sidecar, one regular container': _DRA_EXTENDED_RESOURCE,
-    'Test_createRequestsAndMappings_requests/two containers match': _DRA_EXTENDED_RESOURCE,
-    'Test_createRequestsAndMappings_requests/two init containers, one regular container': _DRA_EXTENDED_RESOURCE,
-    'Test_createRequestsAndMappings_requests/two resources match': _DRA_EXTENDED_RESOURCE,
     "TestScorePlacement_Resources/Computes score based on total requests": _PLACEMENT_SCORE,
     "TestScorePlacement_Resources/Computes score using weights": _PLACEMENT_SCORE,
     "TestScorePlacement_Resources/Does not include nodes from outside of placement": _PLACEMENT_SCORE,

@@ -12,7 +12,14 @@ before the claim's status comes back; PreBind writes `status.allocation` and `st
 allocated claim that no other pod uses when it is the reason the pod fits nowhere. Score prefers
 nodes where earlier `firstAvailable` subrequests were chosen.
 
-Pods without `spec.resourceClaims` return Skip from PreFilter and cost nothing else.
+Extended resources backed by DRA (DRAExtendedResource, see extended.py): a pod asking for an
+extended resource a DeviceClass serves gets one more claim, built in memory in PreFilter, given
+per-node requests in Filter where the node does not advertise the resource, allocated with the
+pod's other claims, and created in the API in PreBind with the pod's
+`status.extendedResourceClaimStatus`.
+
+Pods without `spec.resourceClaims` and without DRA-backed extended resources return Skip from
+PreFilter and cost nothing else.
 """
 
 from __future__ import annotations
@@ -70,6 +77,20 @@ from .claims import (
     pod_has_claims,
     reserved_for_pod,
 )
+from .extended import (
+    REASON_CANNOT_FIT,
+    REASON_STALE_CLAIM,
+    ExtendedResources,
+    claim_requests,
+    create_extended_claim,
+    delete_claim,
+    find_extended_resource_claim,
+    has_device_class_mapped_extended_resource,
+    is_special_claim_name,
+    new_extended_resource_claim,
+    patch_pod_extended_resource_claim_status,
+    split_nodes,
+)
 
 __all__ = ["DynamicResources"]
 
@@ -91,6 +112,9 @@ class _State:
     to_allocate: list[int]  # indices of claims the scheduler allocates
     allocator: Allocator | None = None
     node_allocations: dict[str, list[dict[str, Any]]] = field(default_factory=dict)
+    extended: ExtendedResources | None = None  # DRA-backed extended resources: the last claim
+    taken: set[Any] = field(default_factory=set)  # devices in use when PreFilter ran
+    allocators: dict[frozenset[str], Allocator | None] = field(default_factory=dict)  # per extended variant
     unavailable: set[int] = field(default_factory=set)
     allocations: dict[int, dict[str, Any]] = field(default_factory=dict)  # set in Reserve
     bindings: list[dict[str, Any]] = field(default_factory=list)  # per claim: whom PreBind reserves it for
@@ -152,6 +176,7 @@ class DynamicResources:
         gates = feature_gates if feature_gates is not None else FeatureGates()
         args = args or self.Args()
         self.enabled = gates.enabled("DynamicResourceAllocation")
+        self.extended_resources = gates.enabled("DRAExtendedResource")
         self.workload_claims = gates.enabled("DRAWorkloadResourceClaims")  # PodGroup claims
         self.prioritized_list = gates.enabled("DRAPrioritizedList")
         # Binding conditions need the claim's device status (AllocatorFeatures' DeviceBindingAndStatus).
@@ -249,22 +274,38 @@ class DynamicResources:
     # ---- PreFilter ---------------------------------------------------------------------
     @hookimpl
     def pre_filter(self, state: dict[str, Any], pod: PodInfo, cluster: ClusterState) -> Status | None:
-        if not self.enabled or not pod_has_claims(pod):
+        if not self.enabled:
+            return Status.skip()
+        has_claims = pod_has_claims(pod)
+        devices = cluster.devices
+        # Cheap for pods without DRA-backed extended resources: no class at all, or a glance at
+        # the pod's few requests.
+        wants_extended = (self.extended_resources and devices.has_extended_resource_classes()
+                          and has_device_class_mapped_extended_resource(pod.requests, devices.device_class_for))
+        if not has_claims and not wants_extended:
             return Status.skip()
         try:
-            entries = pod_claim_entries(pod, cluster, self.workload_claims)
+            entries = pod_claim_entries(pod, cluster, self.workload_claims) if has_claims else []
         except ClaimLookupError as exc:
             return Status.unschedulable(str(exc), unresolvable=True)
-        if not entries:
-            return Status.skip()
         claims = [c for _, c in entries]
+        extended: ExtendedResources | None = None
+        if wants_extended:
+            # preFilterExtendedResources: the claim left by an earlier attempt, else a new one in memory.
+            found = find_extended_resource_claim(pod, cluster.list_objects("ResourceClaim"))
+            ext_claim = found if found is not None else new_extended_resource_claim(pod)
+            extended = ExtendedResources(len(claims), str(ext_claim["metadata"].get("uid") or ""), dict(pod.requests))
+            claims.append(ext_claim)
+        if not claims:
+            return Status.skip()
         pod_group = None
         if self.workload_claims and pod.pod_group:
             pod_group = cluster.get_object("PodGroup", f"{pod.namespace}/{pod.pod_group}")
             if pod_group is None:
                 return Status.unschedulable(f'podgroup.scheduling.k8s.io "{pod.pod_group}" not found', unresolvable=True)
         bindings = [bind_to(pod, pod_group, pod_claim) for pod_claim, _ in entries]
-        devices = cluster.devices
+        if extended is not None:
+            bindings.append({"resource": "pods", "name": pod.name, "uid": pod.uid})  # always the pod
         available_on: list[NodeSelector | None] = []
         to_allocate: list[int] = []
         for index, claim in enumerate(claims):
@@ -282,6 +323,8 @@ class DynamicResources:
                 return Status.unschedulable(
                     f"resource claim {kobj(claim)} is in the process of being allocated", unresolvable=True
                 )
+            if extended is not None and index == extended.index:
+                continue  # its requests come per node (Filter validates a claim from an earlier attempt)
             for request in ((claim.get("spec") or {}).get("devices") or {}).get("requests") or ():
                 rname = str(request.get("name", ""))
                 if request.get("exactly") is not None:
@@ -303,19 +346,18 @@ class DynamicResources:
                     )
                 if status is not None:
                     return status
-        st = _State(claims, available_on, to_allocate, bindings=bindings)
+        st = _State(claims, available_on, to_allocate, bindings=bindings, extended=extended)
         if to_allocate:
-            st.allocator = Allocator(
-                [claims[i] for i in to_allocate],
-                devices.allocated_devices(),
-                lambda name: cluster.get_object("DeviceClass", name),
-                self.selectors,
-                self.contexts,
-                devices.all_slices,
-                self.features,
-            )
+            st.taken = devices.allocated_devices()
+            if extended is None:
+                st.allocator = self._allocator(st, [claims[i] for i in to_allocate], cluster)
         state[STATE_KEY] = st
         return None
+
+    def _allocator(self, st: _State, claims: list[dict[str, Any]], cluster: ClusterState) -> Allocator:
+        devices = cluster.devices
+        return Allocator(claims, st.taken, lambda name: cluster.get_object("DeviceClass", name), self.selectors,
+                         self.contexts, devices.all_slices, self.features)
 
     @staticmethod
     def _check_class(cluster: ClusterState, class_name: str, request: str) -> Status | None:
@@ -328,12 +370,38 @@ class DynamicResources:
 
     # ---- Filter ------------------------------------------------------------------------
     @hookimpl
-    def filter(self, state: dict[str, Any], nodes: NodeView, cluster: ClusterState) -> FilterResult | Status | None:
+    def filter(self, state: dict[str, Any], pod: PodInfo, nodes: NodeView, cluster: ClusterState) -> FilterResult | Status | None:
         st: _State | None = state.get(STATE_KEY)
         if st is None:
             return None
         table = nodes.table
         n = len(nodes)
+        # DRA-backed extended resources (filterExtendedResources): which nodes cannot get them at
+        # all, and which variant of the pod's extended-resource claim each node needs.
+        rejected = np.zeros(n, dtype=bool)
+        rejections: list[Rejection] = []
+        group_of = np.zeros(n, dtype=np.int64)
+        groups: list[frozenset[str]] = [frozenset()]
+        ext = st.extended
+        if ext is not None:
+            ext_claim = st.claims[ext.index]
+            if claim_requests(ext_claim):  # left by an earlier attempt: PostFilter deletes it
+                return FilterResult(np.zeros(n, dtype=bool), [
+                    Rejection(REASON_STALE_CLAIM, np.ones(n, dtype=bool), Code.UNSCHEDULABLE_AND_UNRESOLVABLE)])
+            cannot_fit, group_of, groups = split_nodes(ext.requests, nodes, cluster.devices.device_class_for)
+            if cannot_fit.any():
+                rejected |= cannot_fit
+                rejections.append(Rejection(REASON_CANNOT_FIT, cannot_fit, Code.UNSCHEDULABLE_AND_UNRESOLVABLE))
+            if (ext_claim.get("status") or {}).get("allocation") is not None:
+                groups = [frozenset()] * len(groups)  # allocated already: nothing to add per node
+        user_claims = ext.index if ext is not None else len(st.claims)
+        # Nodes where the device plugin serves every extended resource and the pod has no claim of
+        # its own: nothing left to do.
+        idle = np.zeros(n, dtype=bool)
+        if ext is not None and user_claims == 0:
+            for g, served in enumerate(groups):
+                if not served:
+                    idle |= group_of == g
         # Allocated claims: nodes outside their allocation's node selector, nodes lacking a feature
         # the allocation needs, and (anywhere) allocations whose device binding failed or timed out.
         unavailable = np.zeros(n, dtype=bool)
@@ -354,48 +422,84 @@ class DynamicResources:
                 st.unavailable.add(index)
                 unavailable |= miss
         failed: dict[str, np.ndarray] = {}
-        allocator = st.allocator
-        if allocator is not None:
-            devices = cluster.devices
+        if st.to_allocate:
             names = nodes.names
-            shared = not devices.node_independent
-            # Nodes with no slice of their own all see the same (node-independent) slices; without
-            # node-independent slices the outcome does not depend on the node at all: one run.
-            own = [i for i, name in enumerate(names) if name in devices.by_node]
-            others = np.ones(n, dtype=bool)
-            others[own] = False
             try:
-                if others.any():
-                    if shared:
-                        first = int(np.flatnonzero(others)[0])
-                        outcome = self._allocate(allocator, "", {}, [], names[first])
-                        self._record(st, failed, outcome, np.flatnonzero(others), names, n)
-                    else:
-                        for i in np.flatnonzero(others).tolist():
-                            row = int(nodes.rows[i])
-                            outcome = self._allocate(allocator, names[i], table.labels_of(row), devices.slices_for(names[i]), names[i])
-                            self._record(st, failed, outcome, np.asarray([i]), names, n)
-                for i in own:
-                    row = int(nodes.rows[i])
-                    outcome = self._allocate(allocator, names[i], table.labels_of(row), devices.slices_for(names[i]), names[i])
-                    self._record(st, failed, outcome, np.asarray([i]), names, n)
+                for g, served in enumerate(groups):
+                    members = (group_of == g) & ~rejected & ~idle
+                    if not members.any():
+                        continue
+                    allocator = self._allocator_for(st, pod, served, cluster)
+                    if ext is not None:
+                        for i in np.flatnonzero(members).tolist():
+                            ext.node_variant[names[i]] = served
+                    if allocator is None:  # nothing left to allocate on these nodes
+                        continue
+                    self._allocate_nodes(st, allocator, members, nodes, cluster, failed)
             except FilterTimedOut as exc:
                 # Timeouts may be transient: Error, so the pod retries through backoff.
                 return Status.error(f"node {exc}: timed out trying to allocate devices")
             except AllocationError as exc:
                 return Status.error(str(exc))
-        rejected = np.zeros(n, dtype=bool)
-        rejections = []
         for reason, mask in failed.items():
+            mask &= ~rejected
             rejected |= mask
             rejections.append(Rejection(reason, mask, Code.UNSCHEDULABLE_AND_UNRESOLVABLE))
-        rest = unavailable & ~rejected
+        rest = unavailable & ~rejected & ~idle
         if rest.any():
             rejected |= rest
             rejections.append(Rejection(REASON_NOT_AVAILABLE, rest, Code.UNSCHEDULABLE_AND_UNRESOLVABLE))
         if not rejected.any():
             return None
         return FilterResult(~rejected, rejections)
+
+    def _allocator_for(self, st: _State, pod: PodInfo, served: frozenset[str], cluster: ClusterState) -> Allocator | None:
+        """The allocator over the claims to allocate on nodes where DRA serves the extended
+        resources `served`: the pod's claims with the node-specific extended-resource claim. Where
+        the device plugin serves them all, that claim is left out (upstream hands the allocator its
+        empty in-memory claim there, and then fails in Reserve)."""
+        if st.allocator is not None:
+            return st.allocator
+        if served in st.allocators:
+            return st.allocators[served]
+        ext = st.extended
+        assert ext is not None
+        claims = []
+        for index in st.to_allocate:
+            if index != ext.index:
+                claims.append(st.claims[index])
+            elif served:
+                claims.append(ext.variant(pod, st.claims[index], served, cluster.devices.device_class_for)[0])
+        allocator = st.allocators[served] = self._allocator(st, claims, cluster) if claims else None
+        return allocator
+
+    def _allocate_nodes(self, st: _State, allocator: Allocator, members: np.ndarray, nodes: NodeView,
+                        cluster: ClusterState, failed: dict[str, np.ndarray]) -> None:
+        """Allocate on the `members` of `nodes`: nodes with no slice of their own all see the same
+        (node-independent) slices; without node-independent slices the outcome does not depend on
+        the node at all: one run for all of them."""
+        devices = cluster.devices
+        table = nodes.table
+        names = nodes.names
+        n = len(nodes)
+        shared = not devices.node_independent
+        own = [i for i in np.flatnonzero(members).tolist() if names[i] in devices.by_node]
+        others = members.copy()
+        others[own] = False
+        if others.any():
+            if shared:
+                first = int(np.flatnonzero(others)[0])
+                outcome = self._allocate(allocator, "", {}, [], names[first])
+                self._record(st, failed, outcome, np.flatnonzero(others), names, n)
+            else:
+                for i in np.flatnonzero(others).tolist():
+                    row = int(nodes.rows[i])
+                    outcome = self._allocate(allocator, names[i], table.labels_of(row), devices.slices_for(names[i]), names[i])
+                    self._record(st, failed, outcome, np.asarray([i]), names, n)
+        for i in own:
+            row = int(nodes.rows[i])
+            outcome = self._allocate(allocator, names[i], table.labels_of(row), devices.slices_for(names[i]), names[i])
+            self._record(st, failed, outcome, np.asarray([i]), names, n)
 
     def _binding_blocked(self, claim: dict[str, Any]) -> bool:
         """An allocated claim whose device binding failed, or is not ready and timed out."""
@@ -438,7 +542,14 @@ class DynamicResources:
         st: _State | None = state.get(STATE_KEY)
         if st is None or not st.claims:
             return Status(Code.UNSCHEDULABLE)
+        ext = st.extended
+        ext_claim = st.claims[ext.index] if ext is not None else None
+        stale = ext_claim is not None and not is_special_claim_name(str(ext_claim["metadata"].get("name", "")))
         for index in sorted(st.unavailable):
+            if ext is not None and index == ext.index:
+                if stale:
+                    break
+                continue
             claim = st.claims[index]
             reserved = (claim.get("status") or {}).get("reservedFor") or []
             if not reserved or (len(reserved) == 1 and reserved[0].get("uid") == pod.uid):
@@ -450,6 +561,12 @@ class DynamicResources:
                 if not written.ok:
                     return Status.error(written.message)
                 return Status.unschedulable("deallocation of ResourceClaim completed")
+        if stale and ext_claim is not None:
+            # The extended-resource claim of an earlier attempt: delete it, the next one starts anew.
+            error = delete_claim(handle, ext_claim)
+            if error:
+                return Status.error(error)
+            return Status.unschedulable("deletion of ResourceClaim completed")
         return Status(Code.UNSCHEDULABLE)
 
     # ---- Score -------------------------------------------------------------------------
@@ -465,11 +582,13 @@ class DynamicResources:
         out = np.zeros(len(nodes), dtype=np.int64)
         if st is None or not st.claims:
             return out
+        # The extended-resource claim (last, exact requests only) adds nothing to the score.
+        claims = st.claims[: st.extended.index] if st.extended is not None else st.claims
         for i, name in enumerate(nodes.names):
             allocations = st.node_allocations.get(name)
             if allocations is not None:
                 try:
-                    out[i] = compute_score(st.claims, allocations)
+                    out[i] = compute_score(claims, allocations)
                 except ValueError as exc:
                     return Status.error(str(exc))
         return out
@@ -486,20 +605,29 @@ class DynamicResources:
     @hookimpl
     def reserve(self, state: dict[str, Any], pod: PodInfo, node_name: str, cluster: ClusterState) -> Status | None:
         st: _State | None = state.get(STATE_KEY)
-        if st is None or not st.to_allocate or st.allocator is None:
+        if st is None or not st.to_allocate:
             return None
+        ext = st.extended
+        node_claim = ext.for_node(node_name) if ext is not None else None
+        if ext is not None:
+            ext.chosen = node_claim
+        # The claims allocated on this node: the extended-resource claim only where DRA serves some.
+        targets = [i for i in st.to_allocate if ext is None or i != ext.index or node_claim is not None]
         allocations = st.node_allocations.get(node_name)
         if not allocations:
+            if ext is not None and all(i == ext.index for i in st.to_allocate):
+                return None  # the device plugin serves the extended resources: nothing to allocate
             return Status.error("claim allocation not found for node")
-        if len(allocations) != len(st.to_allocate):
+        if len(allocations) != len(targets):
             return Status.error(
-                f"internal error, have {len(allocations)} allocations, {len(st.to_allocate)} claims to allocate, want {len(st.to_allocate)} claims"
+                f"internal error, have {len(allocations)} allocations, {len(targets)} claims to allocate, want {len(targets)} claims"
             )
-        for index, allocation in zip(st.to_allocate, allocations, strict=True):
+        for index, allocation in zip(targets, allocations, strict=True):
             # One allocation object shared by the in-flight claim and PreBind (upstream's pointer):
             # the allocationTimestamp PreBind adds shows in both.
             allocation = copy.deepcopy(allocation)
-            claim = copy.deepcopy(st.claims[index])
+            extended = ext is not None and index == ext.index and node_claim is not None
+            claim = copy.deepcopy(node_claim[0] if extended and node_claim is not None else st.claims[index])
             meta = claim.setdefault("metadata", {})
             finalizers = meta.setdefault("finalizers", [])
             if FINALIZER not in finalizers:
@@ -509,7 +637,8 @@ class DynamicResources:
             # Devices with binding conditions stay in flight until they are met (PreBind's success)
             # or Unreserve, as upstream keeps the allocation until PreBind returns.
             settled = _binding_settled if self.binding_conditions and has_binding_conditions([claim]) else None
-            cluster.devices.assume_allocation(str(meta.get("uid") or ""), kobj(claim), claim, pod.uid, settled)
+            cluster.devices.assume_allocation(str(meta.get("uid") or ""), kobj(claim), claim, pod.uid, settled,
+                                              created_for=pod.uid if extended else "")
         return None
 
     @hookimpl
@@ -517,7 +646,10 @@ class DynamicResources:
         st: _State | None = state.get(STATE_KEY)
         if st is None:
             return
-        for claim in st.claims:
+        ext = st.extended
+        for index, claim in enumerate(st.claims):
+            if ext is not None and index == ext.index:
+                continue
             cluster.devices.release(str((claim.get("metadata") or {}).get("uid") or ""), pod.uid)
             if (claim.get("status") or {}).get("allocation") is not None and reserved_for_pod(claim, pod):
                 fresh = handle.get_object("ResourceClaim", kobj(claim))
@@ -526,6 +658,12 @@ class DynamicResources:
                 status = fresh.setdefault("status", {})
                 status["reservedFor"] = [r for r in status.get("reservedFor") or () if r.get("uid") != pod.uid]
                 handle.update_object("ResourceClaim", fresh, subresource="status")  # retried on the next attempt
+        if ext is not None:
+            # unreserveExtendedResourceClaim: drop the hold; a claim PreBind created goes again.
+            cluster.devices.release(ext.initial_uid, pod.uid)
+            claim = st.claims[ext.index]
+            if not is_special_claim_name(str((claim.get("metadata") or {}).get("name", ""))):
+                delete_claim(handle, claim)  # logged upstream; PostFilter retries on the next attempt
         st.allocations.clear()
 
     # ---- PreBind -----------------------------------------------------------------------
@@ -534,14 +672,33 @@ class DynamicResources:
         st: _State | None = state.get(STATE_KEY)
         if st is None:
             return None
+        ext = st.extended
         for index, claim in enumerate(st.claims):
             if reserved_for_pod(claim, pod, self.workload_claims):
                 continue
-            written, error = bind_claim(handle, claim, st.allocations.get(index), st.bindings[index], self.binding_conditions)
+            allocation = st.allocations.get(index)
+            extended = ext is not None and index == ext.index
+            if extended:
+                if allocation is None and not claim_requests(claim):
+                    continue  # the device plugin serves the extended resources
+                if is_special_claim_name(str((claim.get("metadata") or {}).get("name", ""))):
+                    if ext is None or ext.chosen is None:
+                        return Status.error("extended resource claim not found for node")
+                    created, error = create_extended_claim(handle, ext.chosen[0])
+                    if created is None:
+                        return Status.error(error)
+                    # Unreserve deletes the created claim from now on.
+                    st.claims[index] = claim = created
+            written, error = bind_claim(handle, claim, allocation, st.bindings[index], self.binding_conditions)
             if error:
                 return Status.error(error)
             # Unreserve works with the written claim (its reservation).
             st.claims[index] = written or claim
+            if extended and ext is not None:
+                error = patch_pod_extended_resource_claim_status(
+                    handle, pod, st.claims[index], ext.chosen[1] if ext.chosen is not None else [])
+                if error:
+                    return Status.error(error)
         if not self.binding_conditions or not has_binding_conditions(st.claims):
             return None
         error = wait_for_binding(handle, st.claims, self.binding_timeout)

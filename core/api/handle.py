@@ -105,8 +105,21 @@ class Handle(Protocol):
         status (a ResourceClaim's allocation), as the API's /status subresource does."""
         ...
 
-    def patch_object(self, kind: str, key: str, patch: Mapping[str, Any]) -> Status:
-        """JSON merge-patch an object the plugin owns the change to (e.g. an annotation)."""
+    def patch_object(self, kind: str, key: str, patch: Mapping[str, Any], subresource: str = "") -> Status:
+        """JSON merge-patch an object the plugin owns the change to (e.g. an annotation);
+        `subresource="status"` patches through the /status subresource (e.g. a pod's
+        `status.extendedResourceClaimStatus`)."""
+        ...
+
+    def create_object(self, kind: str, obj: dict[str, Any]) -> tuple[Status, dict[str, Any] | None]:
+        """Create an object the plugin owns (e.g. DynamicResources' claim for DRA-backed extended
+        resources). An empty metadata.name with metadata.generateName gets a generated name, as
+        the API server does; returns the status and the created object (name, uid and
+        resourceVersion filled in), or an Error status and None."""
+        ...
+
+    def delete_object(self, kind: str, key: str) -> Status:
+        """Delete an object the plugin owns ('ns/name' or 'name'); one already gone is a success."""
         ...
 
     def request_requeue(self, event: str) -> None:

@@ -121,9 +121,18 @@ class Backend(abc.ABC):
         `subresource="status"` replaces only the status, as PUT .../status does."""
         return Status.error(f"this backend cannot write {kind} objects")
 
-    def patch_object(self, kind: str, key: str, patch: dict[str, Any]) -> Status:
-        """JSON merge-patch one object ('ns/name' or 'name')."""
+    def patch_object(self, kind: str, key: str, patch: dict[str, Any], subresource: str = "") -> Status:
+        """JSON merge-patch one object ('ns/name' or 'name'), or its `subresource` ("status")."""
         return Status.error(f"this backend cannot write {kind} objects")
+
+    def create_object(self, kind: str, obj: dict[str, Any]) -> tuple[Status, dict[str, Any] | None]:
+        """Create one object; an empty metadata.name with metadata.generateName gets a generated
+        name (the API server's five random characters). Returns the created object as stored."""
+        return Status.error(f"this backend cannot create {kind} objects"), None
+
+    def delete_object(self, kind: str, key: str) -> Status:
+        """Delete one object ('ns/name' or 'name'); NotFound is a success."""
+        return Status.error(f"this backend cannot delete {kind} objects")
 
     def next_timer(self) -> float | None:
         """When (on the scheduler's clock) the backend next changes by itself, e.g. a terminating

@@ -18,6 +18,7 @@ import copy
 import datetime
 import heapq
 import logging
+import secrets
 import threading
 import time
 import uuid
@@ -72,6 +73,8 @@ class EmbeddedCluster(Backend):
         self._epoch = datetime.datetime.now(datetime.UTC) - datetime.timedelta(seconds=self.clock())
         self._terminating: list[tuple[float, str, str]] = []  # heap of (removal time, pod key, uid)
         self.unknown_priority_classes: Counter[str] = Counter()
+        # metadata.generateName's suffix, as the API server's SimpleNameGenerator (tests may pin it).
+        self.generate_name: Callable[[str], str] = _generate_name
         objects = list(objects)
         # PriorityClasses first, as they exist before the pods that admission resolves against;
         # claim templates next, so pods naming them get their claims at once.
@@ -306,16 +309,53 @@ class EmbeddedCluster(Backend):
                 self._pv_controller(obj)
         return Status.success()
 
-    def patch_object(self, kind: str, key: str, patch: dict[str, Any]) -> Status:
+    def patch_object(self, kind: str, key: str, patch: dict[str, Any], subresource: str = "") -> Status:
         with self._lock:
             current = self.get(kind, key)
             if current is None:
                 return Status.error(f'{kind} "{key}" not found')
+            if subresource == "status":  # only the status changes, as PATCH .../status
+                patch = {"status": patch.get("status")} if "status" in patch else {}
+            elif subresource:
+                return Status.error(f"{kind} has no {subresource} subresource here")
             obj = _merge_patch(copy.deepcopy(current), patch)
             self._stamp(obj)
             self.apply(obj)
             if kind == "PersistentVolumeClaim":
                 self._provisioner(obj)
+        return Status.success()
+
+    def create_object(self, kind: str, obj: dict[str, Any]) -> tuple[Status, dict[str, Any] | None]:
+        """POST: a new object (AlreadyExists when the name is taken); an empty name with
+        metadata.generateName gets `generate_name(generateName)`; uid, resourceVersion and
+        creationTimestamp are the API server's to set. The created object reaches the watch."""
+        obj = copy.deepcopy(obj)
+        obj["kind"] = kind
+        meta = obj.setdefault("metadata", {})
+        if meta.get("uid") or meta.get("resourceVersion"):
+            return Status.error(f"{kind}: metadata.uid and metadata.resourceVersion must not be set on create"), None
+        with self._lock:
+            if not meta.get("name"):
+                base = meta.get("generateName")
+                if not base:
+                    return Status.error(f"{kind}: metadata.name or metadata.generateName is required"), None
+                meta["name"] = self.generate_name(str(base))
+            if kind not in CLUSTER_SCOPED:
+                meta.setdefault("namespace", "default")
+            key = _key(kind, obj)
+            if key in self.store.get(kind, {}):
+                return Status.error(f'{kind} "{key}" already exists'), None
+            meta["uid"] = str(uuid.uuid4())
+            meta["creationTimestamp"] = self._timestamp(self.clock())
+            meta["resourceVersion"] = "1"
+            created = self.apply(obj)
+        return Status.success(), copy.deepcopy(created)
+
+    def delete_object(self, kind: str, key: str) -> Status:
+        """DELETE: the object goes at once (an object with finalizers left would linger in a real
+        cluster; the embedded cluster's owners remove theirs first). Already gone is a success."""
+        with self._lock:
+            self.delete(kind, key)
         return Status.success()
 
     def _provisioner(self, pvc: dict[str, Any]) -> None:
@@ -416,6 +456,14 @@ class EmbeddedCluster(Backend):
 
     def pods(self) -> list[dict[str, Any]]:
         return self.list("Pod")
+
+
+_NAME_ALPHABET = "bcdfghjklmnpqrstvwxz2456789"  # k8s.io/apimachinery/pkg/util/rand's alphanums
+
+
+def _generate_name(base: str) -> str:
+    """names.SimpleNameGenerator: the base (cut to 58 characters) plus five random characters."""
+    return base[:58] + "".join(secrets.choice(_NAME_ALPHABET) for _ in range(5))
 
 
 def _merge_patch(target: Any, patch: Any) -> Any:

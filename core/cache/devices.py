@@ -18,11 +18,15 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-__all__ = ["DEVICE_CLASS_RESOURCE_PREFIX", "DeviceID", "DeviceState", "InFlightAllocation"]
+__all__ = ["DEVICE_CLASS_RESOURCE_PREFIX", "EXTENDED_RESOURCE_CLAIM_ANNOTATION", "DeviceID", "DeviceState", "InFlightAllocation"]
 
 DEVICE_CLASS_RESOURCE_PREFIX = "deviceclass.resource.kubernetes.io/"
 """resourceapi.ResourceDeviceClassPrefix: every DeviceClass serves the extended resource
 `deviceclass.resource.kubernetes.io/<class name>`, besides its `spec.extendedResourceName`."""
+
+EXTENDED_RESOURCE_CLAIM_ANNOTATION = "resource.kubernetes.io/extended-resource-claim"
+"""resourceapi.ExtendedResourceClaimAnnotation: marks the claim kube-scheduler creates for a pod's
+DRA-backed extended resources."""
 
 DeviceID = tuple[str, str, str]
 """(driver, pool, device): one device across the cluster."""
@@ -38,6 +42,10 @@ class InFlightAllocation:
     # When set, an observed allocation ends the hold only once settled(claim) is true (e.g. its
     # devices' binding conditions are met); until then only Unreserve (release) drops it.
     settled: Callable[[dict[str, Any]], bool] | None = None
+    # A claim the API server has yet to create under a generated name (DynamicResources' claim for
+    # DRA-backed extended resources): the uid of the pod it is created for, whose annotated claim
+    # ends the hold when observed allocated.
+    created_for: str = ""
 
 
 def _results(claim: dict[str, Any]) -> list[dict[str, Any]]:
@@ -88,6 +96,7 @@ class DeviceState:
         self._claim_devices: dict[str, list[DeviceID]] = {}
         self._claim_uids: dict[str, str] = {}  # claim key -> uid
         self.in_flight: dict[str, InFlightAllocation] = {}  # claim uid -> allocation
+        self._created_for: dict[str, str] = {}  # pod uid -> in-flight uid of a claim to be created
         self.version = 0  # bumped on every change; per-cycle caches compare it
         # DRA-backed extended resources (DRAExtendedResource): resource name -> the DeviceClass
         # serving it, and class name -> its explicit extendedResourceName.
@@ -199,17 +208,36 @@ class DeviceState:
             self.allocated.update(devices)
         uid = str((obj.get("metadata") or {}).get("uid") or "")
         self._claim_uids[key] = uid
-        held = self.in_flight.get(uid)
+        held_uid = uid
+        if uid not in self.in_flight and self._created_for:
+            held_uid = self._stand_in_for(obj) or uid
+        held = self.in_flight.get(held_uid)
         observed = bool(devices or (obj.get("status") or {}).get("allocation"))
         if held is not None and observed and (held.settled is None or held.settled(obj)):
-            del self.in_flight[uid]  # the cache caught up with our own write
+            self._drop_in_flight(held_uid)  # the cache caught up with our own write
         self.version += 1
+
+    def _stand_in_for(self, obj: dict[str, Any]) -> str:
+        """The in-flight uid standing in for `obj`, when it is the extended-resource claim created
+        for a pod whose allocation is held under the in-memory claim's uid."""
+        meta = obj.get("metadata") or {}
+        if (meta.get("annotations") or {}).get(EXTENDED_RESOURCE_CLAIM_ANNOTATION) != "true":
+            return ""
+        for ref in meta.get("ownerReferences") or ():
+            if ref.get("controller"):
+                return self._created_for.get(str(ref.get("uid") or ""), "")
+        return ""
+
+    def _drop_in_flight(self, uid: str) -> None:
+        found = self.in_flight.pop(uid, None)
+        if found is not None and found.created_for and self._created_for.get(found.created_for) == uid:
+            del self._created_for[found.created_for]
 
     def remove_claim(self, obj: dict[str, Any]) -> None:
         key = _key(obj)
         self._drop_claim(key)
         uid = self._claim_uids.pop(key, "")
-        self.in_flight.pop(uid, None)
+        self._drop_in_flight(uid)
         self.version += 1
 
     def _drop_claim(self, key: str) -> None:
@@ -222,13 +250,17 @@ class DeviceState:
 
     # ---- in-flight allocations (Reserve .. informer echo) ------------------------------
     def assume_allocation(self, claim_uid: str, claim_key: str, claim: dict[str, Any], pod_uid: str,
-                          settled: Callable[[dict[str, Any]], bool] | None = None) -> None:
+                          settled: Callable[[dict[str, Any]], bool] | None = None, created_for: str = "") -> None:
         """Hold a claim allocated in Reserve, so no other pod takes its devices meanwhile. The hold
         ends when the claim's allocation is observed (and, with `settled`, once settled(observed
-        claim) is true: binding still in progress keeps it) or when every pod releases it."""
+        claim) is true: binding still in progress keeps it) or when every pod releases it.
+        `created_for` (a pod uid) marks a claim that does not exist yet: the claim annotated
+        `resource.kubernetes.io/extended-resource-claim` that this pod controls stands for it."""
         found = self.in_flight.get(claim_uid)
         if found is None:
-            self.in_flight[claim_uid] = InFlightAllocation(claim_key, claim, {pod_uid}, settled)
+            self.in_flight[claim_uid] = InFlightAllocation(claim_key, claim, {pod_uid}, settled, created_for)
+            if created_for:
+                self._created_for[created_for] = claim_uid
         else:
             found.pods.add(pod_uid)
         self.version += 1
@@ -241,7 +273,7 @@ class DeviceState:
         found.pods.discard(pod_uid)
         if found.pods:
             return False
-        del self.in_flight[claim_uid]
+        self._drop_in_flight(claim_uid)
         self.version += 1
         return True
 

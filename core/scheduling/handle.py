@@ -108,8 +108,14 @@ class FrameworkHandle:
     def update_object(self, kind: str, obj: dict[str, Any], subresource: str = "") -> Status:
         return self._backend.update_object(kind, obj, subresource)
 
-    def patch_object(self, kind: str, key: str, patch: Mapping[str, Any]) -> Status:
-        return self._backend.patch_object(kind, key, dict(patch))
+    def patch_object(self, kind: str, key: str, patch: Mapping[str, Any], subresource: str = "") -> Status:
+        return self._backend.patch_object(kind, key, dict(patch), subresource)
+
+    def create_object(self, kind: str, obj: dict[str, Any]) -> tuple[Status, dict[str, Any] | None]:
+        return self._backend.create_object(kind, obj)
+
+    def delete_object(self, kind: str, key: str) -> Status:
+        return self._backend.delete_object(kind, key)
 
     def request_requeue(self, event: str) -> None:
         if self._request_move is not None:

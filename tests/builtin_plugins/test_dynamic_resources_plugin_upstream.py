@@ -77,6 +77,22 @@ class ResourceClaimWrapper:
         requests.append({"name": f"req-{len(requests) + 1}", "firstAvailable": [copy.deepcopy(s) for s in subs]})
         return self
 
+    def RequestWithName(self, name: str, class_name: str) -> ResourceClaimWrapper:  # noqa: N802
+        return self.RequestWithNameCount(name, class_name, 1)
+
+    def RequestWithNameCount(self, name: str, class_name: str, count: int) -> ResourceClaimWrapper:  # noqa: N802
+        self.obj["spec"]["devices"]["requests"].append({"name": name, "exactly": {
+            "allocationMode": "ExactCount", "count": count, "deviceClassName": class_name}})
+        return self
+
+    def GenerateName(self, s: str) -> ResourceClaimWrapper:  # noqa: N802
+        self.obj["metadata"]["generateName"] = s
+        return self
+
+    def Annotations(self, annotations: dict[str, str]) -> ResourceClaimWrapper:  # noqa: N802
+        self.obj["metadata"]["annotations"] = dict(annotations)
+        return self
+
     def OwnerReference(self, name: str, uid: str, kind: tuple[str, str]) -> ResourceClaimWrapper:  # noqa: N802
         self.obj["metadata"]["ownerReferences"] = [
             {"apiVersion": kind[0], "kind": kind[1], "name": name, "uid": uid, "controller": True}]
@@ -291,6 +307,69 @@ otherClaim = MakeResourceClaim().Name("not-my-claim").Namespace(namespace).Reque
 otherAllocatedClaim = FromResourceClaim(otherClaim).Allocation(allocationResult).Obj()
 otherAllocatedClaimOtherDevice = copy.deepcopy(otherAllocatedClaim)
 otherAllocatedClaimOtherDevice["status"]["allocation"]["devices"]["results"][0]["device"] += "-other"
+
+# ---- extended resources backed by DRA ---------------------------------------------------------
+extendedResourceName = "example.com/gpu"
+extendedResourceName2 = "example.com/gpu2"
+implicitExtendedResourceName = "deviceclass.resource.kubernetes.io/my-resource-class"
+specialClaimInMemName = "<extended-resources>"
+deviceClassWithExtendResourceName = {"apiVersion": "resource.k8s.io/v1", "kind": "DeviceClass", "metadata": {"name": className},
+                                     "spec": {"extendedResourceName": extendedResourceName}}
+deviceClassWithExtendResourceName2 = {"apiVersion": "resource.k8s.io/v1", "kind": "DeviceClass",
+                                      "metadata": {"name": className + "2"}, "spec": {"extendedResourceName": extendedResourceName2}}
+podWithExtendedResourceName = st.MakePod().Name(podName).Namespace(namespace).UID(podUID).Req({extendedResourceName: "1"}).Obj()
+podWithExtendedResourceName2 = (st.MakePod().Name(podName).Namespace(namespace).UID(podUID)
+                                .Req({extendedResourceName: "1", extendedResourceName2: "1"}).Obj())
+podWithImplicitExtendedResourceName = (st.MakePod().Name(podName).Namespace(namespace).UID(podUID)
+                                       .Req({implicitExtendedResourceName: "1", extendedResourceName: "2"}).Obj())
+podWithImplicitExtendedResourceNameTwoContainers = (st.MakePod().Name(podName).Namespace(namespace).UID(podUID)
+                                                    .Req({implicitExtendedResourceName: "1"}).Req({extendedResourceName: "2"}).Obj())
+workerNodeWithExtendedResource = (st.MakeNode().Name(nodeName).Label("kubernetes.io/hostname", nodeName)
+                                  .Capacity({extendedResourceName: "1"}).Obj())
+workerNodeWithExtendedResourceZeroAllocatable = (st.MakeNode().Name(nodeName).Label("kubernetes.io/hostname", nodeName)
+                                                 .Capacity({extendedResourceName: "0"}).Obj())
+extendedResourceAllocationResult = _allocation(_result("container-0-request-0", "instance-1"))
+extendedResourceAllocationResult2 = _allocation(_result("container-0-request-1", "instance-1"))
+implicitExtendedResourceAllocationResult = _allocation(
+    _result("container-0-request-0", "instance-1"), _result("container-0-request-1", "instance-2"),
+    _result("container-0-request-1", "instance-3"))
+implicitExtendedResourceAllocationResultTwoContainers = _allocation(
+    _result("container-0-request-0", "instance-1"), _result("container-1-request-0", "instance-2"),
+    _result("container-1-request-0", "instance-3"))
+extendedResourceAllocationResultNode2 = _allocation(_result("container-0-request-0", "instance-1"),
+                                                    selector=node_selector_fields(node2Name))
+
+
+def _extended_claim(name: str, *requests: tuple[str, str, int], allocation: dict[str, Any]) -> dict[str, Any]:
+    w = (MakeResourceClaim().Name(name).GenerateName("my-pod-extended-resources-").Namespace(namespace)
+         .Annotations({"resource.kubernetes.io/extended-resource-claim": "true"}).OwnerReference(podName, podUID, podKind))
+    for request, cls, count in requests:
+        w.RequestWithNameCount(request, cls, count)
+    return w.Allocation(allocation).Obj()
+
+
+extendedResourceClaim = _extended_claim("my-pod-extended-resources-0", ("container-0-request-0", className, 1),
+                                        allocation=extendedResourceAllocationResult)
+extendedResourceClaim2 = _extended_claim("my-pod-extended-resources-0", ("container-0-request-1", className + "2", 1),
+                                         allocation=extendedResourceAllocationResult2)
+extendedResourceClaimNoName = _extended_claim(specialClaimInMemName, ("container-0-request-0", className, 1),
+                                              allocation=extendedResourceAllocationResult)
+extendedResourceClaimNoName2 = _extended_claim(specialClaimInMemName, ("container-0-request-1", className + "2", 1),
+                                               allocation=extendedResourceAllocationResult2)
+implicitExtendedResourceClaim = _extended_claim(
+    "my-pod-extended-resources-0", ("container-0-request-0", className, 1), ("container-0-request-1", className, 2),
+    allocation=implicitExtendedResourceAllocationResult)
+implicitExtendedResourceClaimNoName = _extended_claim(
+    specialClaimInMemName, ("container-0-request-0", className, 1), ("container-0-request-1", className, 2),
+    allocation=implicitExtendedResourceAllocationResult)
+implicitExtendedResourceClaimTwoContainers = _extended_claim(
+    "my-pod-extended-resources-0", ("container-0-request-0", className, 1), ("container-1-request-0", className, 2),
+    allocation=implicitExtendedResourceAllocationResultTwoContainers)
+implicitExtendedResourceClaimNoNameTwoContainers = _extended_claim(
+    specialClaimInMemName, ("container-0-request-0", className, 1), ("container-1-request-0", className, 2),
+    allocation=implicitExtendedResourceAllocationResultTwoContainers)
+extendedResourceClaimNode2 = _extended_claim("my-pod-extended-resources-0", ("container-0-request-0", className, 1),
+                                             allocation=extendedResourceAllocationResultNode2)
 
 deviceTaint = {"key": "taint-key", "value": "taint-value", "effect": "NoSchedule"}
 bindingConditions = ["condition"]
@@ -832,6 +911,117 @@ TestPlugin: dict[str, dict[str, Any]] = {
         "objs": [workerNodeSlice],
         "want": {"prefilter": {"status": fwk.NewStatus(fwk.Skip)}},
     },
+    "TestPlugin/extended-resource-name-with-node-resource": {
+        "nodes": [workerNodeWithExtendedResource],
+        "pod": podWithExtendedResourceName,
+        "classes": [deviceClassWithExtendResourceName],
+        "want": {},
+    },
+    "TestPlugin/extended-resource-one-device-plugin-one-dra": {
+        "nodes": [workerNodeWithExtendedResource],
+        "pod": podWithExtendedResourceName2,
+        "classes": [deviceClassWithExtendResourceName, deviceClassWithExtendResourceName2],
+        "objs": [workerNodeSlice, podWithExtendedResourceName2],
+        "want": {"reserve": {"inFlightClaims": [extendedResourceClaimNoName2]},
+                 "prebind": {"assumedClaim": addAllocationTimestamp(reserve(extendedResourceClaim2, podWithExtendedResourceName2)),
+                             "added": [addAllocationTimestamp(reserve(extendedResourceClaim2, podWithExtendedResourceName2))]}},
+    },
+    "TestPlugin/extended-resource-name-with-zero-allocatable": {
+        "nodes": [workerNodeWithExtendedResourceZeroAllocatable],
+        "pod": podWithExtendedResourceName,
+        "classes": [deviceClassWithExtendResourceName],
+        "objs": [workerNodeSlice, podWithExtendedResourceName],
+        "want": {"reserve": {"inFlightClaims": [extendedResourceClaimNoName]},
+                 "prebind": {"assumedClaim": addAllocationTimestamp(reserve(extendedResourceClaim, podWithExtendedResourceName)),
+                             "added": [addAllocationTimestamp(reserve(extendedResourceClaim, podWithExtendedResourceName))]}},
+    },
+    "TestPlugin/extended-resource-name-no-resource": {
+        "pod": podWithExtendedResourceName,
+        "classes": [deviceClassWithExtendResourceName],
+        "want": {"filter": {nodeName: {"status": CANNOT_ALLOCATE}}, "postfilter": {"status": UNSCHEDULABLE}},
+    },
+    "TestPlugin/extended-resource-name-with-resources": {
+        "pod": podWithExtendedResourceName,
+        "classes": [deviceClassWithExtendResourceName],
+        "objs": [workerNodeSlice, podWithExtendedResourceName],
+        "want": {"reserve": {"inFlightClaims": [extendedResourceClaimNoName]},
+                 "prebind": {"assumedClaim": addAllocationTimestamp(reserve(extendedResourceClaim, podWithExtendedResourceName)),
+                             "added": [addAllocationTimestamp(reserve(extendedResourceClaim, podWithExtendedResourceName))]}},
+    },
+    "TestPlugin/implicit-extended-resource-name-with-resources": {
+        "pod": podWithImplicitExtendedResourceName,
+        "classes": [deviceClassWithExtendResourceName],
+        "objs": [largeWorkerNodeSlice, podWithImplicitExtendedResourceName],
+        "want": {"reserve": {"inFlightClaims": [implicitExtendedResourceClaimNoName]},
+                 "prebind": {"assumedClaim": addAllocationTimestamp(reserve(implicitExtendedResourceClaim, podWithImplicitExtendedResourceName)),
+                             "added": [addAllocationTimestamp(reserve(implicitExtendedResourceClaim, podWithImplicitExtendedResourceName))]}},
+    },
+    "TestPlugin/implicit-extended-resource-name-two-containers-with-resources": {
+        "pod": podWithImplicitExtendedResourceNameTwoContainers,
+        "classes": [deviceClassWithExtendResourceName],
+        "objs": [largeWorkerNodeSlice, podWithImplicitExtendedResourceNameTwoContainers],
+        "want": {"reserve": {"inFlightClaims": [implicitExtendedResourceClaimNoNameTwoContainers]},
+                 "prebind": {"assumedClaim": addAllocationTimestamp(reserve(implicitExtendedResourceClaimTwoContainers,
+                                                                            podWithImplicitExtendedResourceNameTwoContainers)),
+                             "added": [addAllocationTimestamp(reserve(implicitExtendedResourceClaimTwoContainers,
+                                                                      podWithImplicitExtendedResourceNameTwoContainers))]}},
+    },
+    "TestPlugin/extended-resource-name-with-resources-fail-patch": {
+        "failPatch": True,
+        "pod": podWithExtendedResourceName,
+        "classes": [deviceClassWithExtendResourceName],
+        "objs": [workerNodeSlice, podWithExtendedResourceName],
+        # Upstream keeps the in-memory claim in flight after this PreBind error until Unreserve;
+        # kubeberth's hold ends once the cache observes the created claim allocated (its devices
+        # stay taken through that claim, until Unreserve deletes it): no in-flight claim here.
+        "want": {"reserve": {"inFlightClaims": [extendedResourceClaimNoName]},
+                 "prebind": {"assumedClaim": addAllocationTimestamp(reserve(extendedResourceClaim, podWithExtendedResourceName)),
+                             "added": [addAllocationTimestamp(reserve(extendedResourceClaim, podWithExtendedResourceName))],
+                             "status": fwk.NewStatus(fwk.Unschedulable, "patch error")}},
+    },
+    "TestPlugin/extended-resource-name-with-resources-has-claim": {
+        "pod": podWithExtendedResourceName,
+        "claims": [extendedResourceClaim],
+        "classes": [deviceClassWithExtendResourceName],
+        "objs": [workerNodeSlice, podWithExtendedResourceName],
+        "want": {"filter": {nodeName: {"status": fwk.NewStatus(fwk.UnschedulableAndUnresolvable, "cannot schedule extended resource claim")}},
+                 "postfilter": {"status": fwk.NewStatus(fwk.Unschedulable, "deletion of ResourceClaim completed"),
+                                "removed": [extendedResourceClaim]}},
+    },
+    "TestPlugin/extended-resource-name-with-resources-delete-claim": {
+        "pod": podWithExtendedResourceName,
+        "claims": [extendedResourceClaimNode2],
+        "classes": [deviceClassWithExtendResourceName],
+        "objs": [workerNodeSlice, podWithExtendedResourceName],
+        "want": {"filter": {nodeName: {"status": fwk.NewStatus(fwk.UnschedulableAndUnresolvable, "cannot schedule extended resource claim")}},
+                 "postfilter": {"status": fwk.NewStatus(fwk.Unschedulable, "deletion of ResourceClaim completed"),
+                                "removed": [extendedResourceClaimNode2]}},
+    },
+    "TestPlugin/extended-resource-name-bind-failure": {
+        "pod": podWithExtendedResourceName,
+        "classes": [deviceClassWithExtendResourceName],
+        "objs": [workerNodeSlice, podWithExtendedResourceName],
+        "want": {"reserve": {"inFlightClaims": [extendedResourceClaimNoName]},
+                 "prebind": {"assumedClaim": addAllocationTimestamp(reserve(extendedResourceClaim, podWithExtendedResourceName)),
+                             "added": [addAllocationTimestamp(reserve(extendedResourceClaim, podWithExtendedResourceName))]},
+                 "unreserveAfterBindFailure": {"removed": [reserve(extendedResourceClaim, podWithExtendedResourceName)]}},
+    },
+    "TestPlugin/extended-resource-name-skip-bind": {
+        "pod": podWithExtendedResourceName,
+        "classes": [deviceClassWithExtendResourceName],
+        "objs": [workerNodeSlice, podWithExtendedResourceName],
+        "want": {"reserve": {"inFlightClaims": [extendedResourceClaimNoName]}, "unreserveBeforePreBind": {}},
+    },
+    "TestPlugin/extended-resource-name-claim-creation-failure": {
+        "failCreate": "claim creation errors",
+        "pod": podWithExtendedResourceName,
+        "classes": [deviceClassWithExtendResourceName],
+        "objs": [workerNodeSlice, podWithExtendedResourceName],
+        "want": {"reserve": {"inFlightClaims": [extendedResourceClaimNoName]},
+                 "prebind": {"inFlightClaims": [extendedResourceClaimNoName],
+                             "status": fwk.NewStatus(fwk.Unschedulable, "claim creation errors")},
+                 "unreserveAfterBindFailure": {"removed": [reserve(extendedResourceClaim, podWithExtendedResourceName)]}},
+    },
     "TestPlugin/timeout": {
         "args": {"filterTimeout": "1ns"},
         "pod": podWithClaimName,
@@ -1079,6 +1269,21 @@ class Harness:
                 return Status.error(fail) if kind == "ResourceClaim" else EmbeddedCluster.update_object(backend, kind, obj, subresource)
 
             self.backend.update_object = refuse  # type: ignore[method-assign]
+        backend_ = self.backend
+        counter = iter(range(1 << 30))
+        # createReactor: generateName plus a counter, as upstream's fake clientset names objects.
+        backend_.generate_name = lambda base: f"{base}{next(counter)}"
+        if tc.get("failPatch"):
+            backend_.patch_object = lambda *args, **kwargs: Status.error("patch error")  # type: ignore[method-assign]
+        if tc.get("failCreate"):
+            message = tc["failCreate"]
+
+            def refuse_create(kind: str, obj: dict[str, Any]) -> tuple[Status, dict[str, Any] | None]:
+                if kind == "ResourceClaim":
+                    return Status.error(message), None
+                return EmbeddedCluster.create_object(backend_, kind, obj)
+
+            backend_.create_object = refuse_create  # type: ignore[method-assign]
         for node in tc.get("nodes") or [workerNode]:
             self.cluster.upsert_node(copy.deepcopy(node))
         self.backend.start(self._sink)
@@ -1130,7 +1335,10 @@ class Harness:
         else:
             assert status is not None and (status.code, status.reasons) == (want.code, want.reasons), f"{step}: {status} != {want}"
         change = expected.get("changes")
-        wanted = [change(copy.deepcopy(c)) if change else c for c in before]
+        removed = {(c["metadata"].get("namespace"), c["metadata"]["name"]) for c in expected.get("removed") or ()}
+        wanted = [change(copy.deepcopy(c)) if change else c for c in before
+                  if (c["metadata"].get("namespace"), c["metadata"]["name"]) not in removed]
+        wanted += [copy.deepcopy(c) for c in expected.get("added") or ()]
         assert _sorted(self.claims()) == _sorted(wanted), f"{step}: stored claims differ"
         assumed = expected.get("assumedClaim")
         # Upstream's assume cache may still hold PreBind's write when Unreserve's patch has not come

@@ -201,14 +201,40 @@ class KubernetesBackend(Backend):
         log.info("updated %s %s%s", kind, key, f" ({subresource})" if subresource else "")
         return Status.success()
 
-    def patch_object(self, kind: str, key: str, patch: dict[str, Any]) -> Status:
+    def patch_object(self, kind: str, key: str, patch: dict[str, Any], subresource: str = "") -> Status:
         if not self.writes_allowed.is_set():
             return Status.error(f"not the leader: {kind} patch refused")
+        path = object_path(kind, key) + (f"/{subresource}" if subresource else "")
         try:
-            self.raw.request("PATCH", object_path(kind, key), body=patch, content_type="application/merge-patch+json")
+            self.raw.request("PATCH", path, body=patch, content_type="application/merge-patch+json")
         except ApiError as exc:
-            return Status.error(f"patching {kind} {key}: {exc.message}")
-        log.info("patched %s %s", kind, key)
+            return Status.error(f"patching {kind} {key}{' ' + subresource if subresource else ''}: {exc.message}")
+        log.info("patched %s %s%s", kind, key, f" ({subresource})" if subresource else "")
+        return Status.success()
+
+    def create_object(self, kind: str, obj: dict[str, Any]) -> tuple[Status, dict[str, Any] | None]:
+        if not self.writes_allowed.is_set():
+            return Status.error(f"not the leader: {kind} create refused"), None
+        meta = obj.get("metadata") or {}
+        namespace = meta.get("namespace") or ""
+        path = object_path(kind, f"{namespace}/_").rsplit("/", 1)[0] if namespace else object_path(kind, "_").rsplit("/", 1)[0]
+        try:
+            created = self.raw.request("POST", path, body=obj)
+        except ApiError as exc:
+            return Status.error(f"creating {kind} {namespace + '/' if namespace else ''}{meta.get('name') or meta.get('generateName', '')}: {exc.message}"), None
+        log.info("created %s %s", kind, (created.get("metadata") or {}).get("name"))
+        return Status.success(), created
+
+    def delete_object(self, kind: str, key: str) -> Status:
+        if not self.writes_allowed.is_set():
+            return Status.error(f"not the leader: {kind} delete refused")
+        try:
+            self.raw.request("DELETE", object_path(kind, key))
+        except ApiError as exc:
+            if exc.status == 404:
+                return Status.success()
+            return Status.error(f"deleting {kind} {key}: {exc.message}")
+        log.info("deleted %s %s", kind, key)
         return Status.success()
 
     def delete_pod(self, pod: PodInfo, reason: str) -> Status:
