@@ -277,3 +277,17 @@ def test_node_view_unknown_resource_reads_zeros_and_follows_growth() -> None:
     }
     assert view.requested("nvidia.com/gpu").tolist() == [0, 0, 0]
     assert view.allocatable("example.com/fpga").tolist() == [0, 0, 0]
+
+
+def test_add_pod_with_a_resource_no_node_has() -> None:
+    """Placing a pod whose request names a resource the table has no column for yet (no plugin
+    asked for its vector before) adds the column and counts the request there."""
+    t = NodeTable()
+    row = t.upsert_node(make_node("n1", "4", "8Gi"))
+    pod = make_pod("p", "100m")
+    pod["spec"]["containers"][0]["resources"]["requests"]["example.com/gpu"] = "2"
+    info = PodInfo.from_dict(pod)
+    t.add_pod(row, info)
+    assert t.requested[row, t.resource_index["example.com/gpu"]] == 2
+    t.remove_pod(row, info)
+    assert t.requested[row, t.resource_index["example.com/gpu"]] == 0

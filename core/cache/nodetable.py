@@ -219,13 +219,15 @@ class NodeTable:
     # ---- pods (incremental accounting, O(resources) per call) -------------------------
     def add_pod(self, row: int, pod: PodInfo) -> None:
         self._touch(row)
-        self.requested[row] += self.request_vector(pod)
+        vec = self.request_vector(pod)  # first: a new resource column replaces `requested`
+        self.requested[row] += vec
         self.nonzero_requested[row, 0] += pod.nonzero_cpu
         self.nonzero_requested[row, 1] += pod.nonzero_memory
 
     def remove_pod(self, row: int, pod: PodInfo) -> None:
         self._touch(row)
-        self.requested[row] -= self.request_vector(pod)
+        vec = self.request_vector(pod)
+        self.requested[row] -= vec
         self.nonzero_requested[row, 0] -= pod.nonzero_cpu
         self.nonzero_requested[row, 1] -= pod.nonzero_memory
 
