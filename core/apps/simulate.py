@@ -215,6 +215,23 @@ class SimulationResult:
             self.__dict__["_pod_index"] = cached
         return cached
 
+    def pod_claims(self) -> dict[str, list[tuple[str, list[str]]]]:
+        """ResourceClaims reserved for each pod (by uid), as (claim name, allocated devices as
+        driver/pool/device): its own claims and DynamicResources' claim for DRA-backed extended
+        resources alike. Built once: the report asks for every pod."""
+        cached = self.__dict__.get("_pod_claims")
+        if cached is None:
+            cached = {}
+            for claim in self.backend.list("ResourceClaim"):
+                status = claim.get("status") or {}
+                results = ((status.get("allocation") or {}).get("devices") or {}).get("results") or ()
+                devices = [f"{r.get('driver')}/{r.get('pool')}/{r.get('device')}" for r in results]
+                for ref in status.get("reservedFor") or ():
+                    cached.setdefault(str(ref.get("uid") or ""), []).append(
+                        (str((claim.get("metadata") or {}).get("name", "")), devices))
+            self.__dict__["_pod_claims"] = cached
+        return cached
+
     def errored_pods(self) -> list[str]:
         """Pods that ended in Error (gave up after SIMULATE_MAX_ERRORS_PER_POD attempts)."""
         return sorted(e.pod.key for e in self.scheduler.failed.values())
@@ -598,6 +615,9 @@ def pod_story(result: SimulationResult, key: str) -> dict[str, Any]:
     elif key in result.placements:
         story["state"] = "scheduled"
         story["detail"] = f"on node {result.placements[key]}"
+        uid = str((pod.get("metadata") or {}).get("uid") or "")
+        for name, devices in result.pod_claims().get(uid, ()):
+            story["detail"] += f"; claim {name}: {', '.join(devices) or 'no devices'}"
     elif cycles and cycles[-1].get("result") == "Unschedulable":
         story["state"] = "unschedulable"
         story["detail"] = cycles[-1].get("message", "")

@@ -123,3 +123,27 @@ def test_device_plugin_node_needs_no_claim(dra) -> None:
     assert result.placements == {"default/p": "a"}
     assert result.backend.list("ResourceClaim") == []
     assert "extendedResourceClaimStatus" not in (result.backend.get("Pod", "default/p").get("status") or {})
+
+
+def test_simulate_explain_names_the_claim_and_its_devices(tmp_path, capsys) -> None:
+    """`kubeberth simulate --explain` says which claim (created for the extended resource) holds
+    which devices for a scheduled pod."""
+    import json
+
+    import yaml
+    from kubeberth.apps.cli import main
+
+    config = tmp_path / "config.yaml"
+    config.write_text(yaml.safe_dump({
+        "apiVersion": "kubescheduler.config.k8s.io/v1", "kind": "KubeSchedulerConfiguration",
+        "profiles": [{"schedulerName": "default-scheduler",
+                      "plugins": {"multiPoint": {"disabled": [{"name": "NodeResourcesFit"}]}}}]}))
+    cluster = tmp_path / "cluster.yaml"
+    cluster.write_text(yaml.safe_dump_all([gpu_class(), make_node("a", "4", "8Gi"), node_slice("a", 2), gpu_pod("train", 2)]))
+    code = main(["simulate", "--cluster", str(cluster), "--config", str(config), "--explain", "default/train", "--json"])
+    out = json.loads(capsys.readouterr().out)
+    assert code == 0
+    assert out["state"] == "scheduled"
+    detail = out["detail"]
+    assert detail.startswith("on node a; claim train-extended-resources-"), detail
+    assert detail.endswith(f": {DRIVER}/a/gpu-0, {DRIVER}/a/gpu-1"), detail
