@@ -69,8 +69,11 @@ def is_dra_extended_resource_name(name: str) -> bool:
 
 def has_device_class_mapped_extended_resource(requests: Mapping[str, int], resolve: Resolver) -> bool:
     """hasDeviceClassMappedExtendedResource: a non-zero request for a resource some class serves."""
-    return any(value and is_dra_extended_resource_name(name) and resolve(name) is not None
-               for name, value in requests.items())
+    for name, value in requests.items():
+        # "/" first: cpu, memory, pods and the like have none (the common case costs a membership test).
+        if "/" in name and value and is_dra_extended_resource_name(name) and resolve(name) is not None:
+            return True
+    return False
 
 
 def is_special_claim_name(name: str) -> bool:
