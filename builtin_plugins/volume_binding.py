@@ -41,6 +41,7 @@ from kubeberth import (
     MemoKey,
     NodeView,
     PodInfo,
+    PreBindPreFlightResult,
     PreFilterState,
     Rejection,
     ScoreScope,
@@ -339,6 +340,13 @@ class _State:
     pvs_by_class: dict[str, list[dict[str, Any]]] | None = None
     all_bound: bool = True
     assignments: list[dict[str, Any]] = field(default_factory=list)
+    # The node Reserve assumed the volumes on (kube-scheduler's podVolumesByNode key PreBind reads).
+    node: str | None = None
+
+
+_NO_CLAIMS = _State([], [], frozenset())  # a pod without PVCs (never written to: see reserve/unreserve)
+VolumeBindingState = _State  # kube-scheduler's stateData, for tests that build one
+STATE_KEY = _STATE_KEY
 
 
 def _as_objects(old: Any, new: Any) -> tuple[Any, Any]:
@@ -530,6 +538,7 @@ class VolumeBinding:
     def pre_filter(self, state: dict[str, Any], pod: PodInfo, cluster: ClusterState) -> Status | None:
         claims = _pod_claims(pod)
         if not claims:
+            state[_STATE_KEY] = _NO_CLAIMS  # upstream's empty stateData: PreBindPreFlight then skips
             return Status.skip()
         unresolvable = Code.UNSCHEDULABLE_AND_UNRESOLVABLE
         seen: set[str] = set()
@@ -845,7 +854,7 @@ class VolumeBinding:
     def reserve(self, state: dict[str, Any], pod: PodInfo, node_name: str, cluster: ClusterState) -> Status | None:
         st: _State | None = state.get(_STATE_KEY)
         if st is None or not st.delay:
-            if st is not None:
+            if st is not None and not st.all_bound:
                 st.all_bound = True
             return None
         row = cluster.table.row_of.get(node_name)
@@ -871,14 +880,29 @@ class VolumeBinding:
             assignments.append({"claim": _claim_key(pvc), "pv": None, "node": node_name})
         st.assignments = assignments
         st.all_bound = False
+        st.node = node_name
         return None
 
     @hookimpl
     def unreserve(self, state: dict[str, Any], pod: PodInfo, cluster: ClusterState) -> None:
         st: _State | None = state.get(_STATE_KEY)
-        if st is not None:
+        if st is not None and (st.assignments or st.node is not None):
             st.assignments = []
+            st.node = None
         assumed_index(cluster).release(pod.uid)
+
+    @hookimpl
+    def pre_bind_pre_flight(self, state: dict[str, Any], node_name: str) -> PreBindPreFlightResult:
+        """kube-scheduler's PreBindPreFlight: Skip when every claim is bound (or the pod has none),
+        so no nominatedNodeName is written for it; Success when Reserve assumed volumes on the node."""
+        st: _State | None = state.get(_STATE_KEY)
+        if st is None:
+            return PreBindPreFlightResult(Status.error("not found"), allow_parallel=True)
+        if st.all_bound:
+            return PreBindPreFlightResult(Status.skip(), allow_parallel=True)
+        if st.node != node_name:
+            return PreBindPreFlightResult(Status.error(f'no pod volume found for node "{node_name}"'), allow_parallel=True)
+        return PreBindPreFlightResult(allow_parallel=True)
 
     @hookimpl
     def pre_bind(self, state: dict[str, Any], pod: PodInfo, handle: Handle) -> Status | None:

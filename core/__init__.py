@@ -7,7 +7,16 @@ from .api.handle import Handle, WaitingPodHandle
 from .api.helpers import LabelSelector, NodeSelector, StrictArgs, label_selector_matches
 from .api.hookspecs import hookimpl
 from .api.signing import SignFragment
-from .api.status import Code, FilterResult, PermitResult, PostFilterResult, PreFilterResult, Rejection, Status
+from .api.status import (
+    Code,
+    FilterResult,
+    PermitResult,
+    PostFilterResult,
+    PreBindPreFlightResult,
+    PreFilterResult,
+    Rejection,
+    Status,
+)
 from .cache.cluster import ClusterState, PodIndex
 from .cache.devices import DeviceState
 from .cache.nodetable import NodeTable, NodeView, Taint
@@ -43,6 +52,7 @@ __all__ = [
     "PodIndex",
     "PodInfo",
     "PostFilterResult",
+    "PreBindPreFlightResult",
     "PreFilterResult",
     "Rejection",
     "SignFragment",

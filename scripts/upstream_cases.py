@@ -53,8 +53,11 @@ PLUGIN_DIRS = {
 # with the kubeberth test files their ported ids live in.
 EXTRA_SOURCES: dict[str, tuple[tuple[str, tuple[str, ...] | None], ...]] = {
     "batching": (("framework/runtime/batch_test.go", None), ("schedule_one_test.go", ("TestSignatures",))),
+    "prebindpreflight": (
+        ("framework/runtime/framework_test.go", ("TestPreBindPreFlightPlugins", "TestGetPreBindPluginGroups")),
+    ),
 }
-EXTRA_TESTS = ("test_batching.py", "test_signing.py")
+EXTRA_TESTS = ("test_batching.py", "test_signing.py", "test_prebind_pre_flight.py")
 _FUNC = re.compile(r"^func (Test\w+)\(", re.M)
 _NAME = re.compile(r'\b(?:name|test):\s*((?:"(?:[^"\\\n]|\\.)*"\s*(?:\+\s*)?)+)', re.S)  # `test:` in older tables
 # Folders whose tables are maps keyed by case name (`"case": {` two tabs in), some filled in

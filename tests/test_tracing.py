@@ -68,7 +68,9 @@ def test_span_tree_of_a_scheduled_and_an_unschedulable_pod() -> None:
     assert binding.attributes["kubeberth.binding.result"] == "Bound"
     assert binding.attributes["k8s.node.name"] == "big"
     steps = [x.split(" ")[:2] for x in binding.attributes["kubeberth.steps"].split("; ")]
-    assert steps == [["PreBind", "Success"], ["Bind", "Success"], ["PostBind", "Success"]]
+    # No PreBind plugin has work for the pod (no volumes, no claims): the pre-flight says Skip.
+    assert steps == [["PreBindPreFlight", "Skip"], ["PreBind", "Success"], ["Bind", "Success"], ["PostBind", "Success"]]
+    assert "kubeberth.binding.nominated_node" not in binding.attributes  # and no nomination was written
     assert _children(spans, binding) == {}  # steps get spans of their own only when they fail
     assert binding.start_time >= fits.start_time
 

@@ -52,13 +52,6 @@ _PER_RESOURCE_READ = (
     "resource no pod requests; kubeberth's scorer has only the latter (ResourceAllocationScorer.allocatable_requested, "
     "covered by the Score tables), which skips a scalar resource the pod does not request, as upstream's does"
 )
-_PREBIND_PREFLIGHT = (
-    "PreBindPreFlight is not an extension point in kubeberth. In v1.37.2 the binding cycle runs it to skip the "
-    "PreBind of plugins that answer Skip, to run AllowParallel PreBinds concurrently and, under "
-    "NominatedNodeNameForExpectation, to write status.nominatedNodeName before a PreBind that has work; "
-    "kubeberth's VolumeBinding.pre_bind returns at once when every claim is bound, runs in a binding worker off "
-    "the scheduling thread, and the binding cycle does not write nominatedNodeName"
-)
 
 _BENCHMARK = (
     "a benchmark (Benchmark... table after the Test function), not a test case: the case reader attributes its "
@@ -654,8 +647,4 @@ UNPORTED: dict[str, str] = {
     "TestBalancedAllocationSignPod/DRA extended resource disabled": _NONZERO_SIGNED,
     "TestCalculateResourceAllocatableRequest/device-plugin-resource-feature-disabled": _PER_RESOURCE_READ,
     "TestCalculateResourceAllocatableRequest/device-plugin-resource-feature-enabled": _PER_RESOURCE_READ,
-    "Test_PreBindPreFlight/all bound": _PREBIND_PREFLIGHT,
-    "Test_PreBindPreFlight/error: node is not found in podVolumesByNode": _PREBIND_PREFLIGHT,
-    "Test_PreBindPreFlight/error: state is nil": _PREBIND_PREFLIGHT,
-    "Test_PreBindPreFlight/volume to be bound": _PREBIND_PREFLIGHT,
 }

@@ -40,6 +40,7 @@ from kubeberth import (
     NodeSelector,
     NodeView,
     PodInfo,
+    PreBindPreFlightResult,
     PreFilterState,
     Rejection,
     ScoreScope,
@@ -667,6 +668,15 @@ class DynamicResources:
         st.allocations.clear()
 
     # ---- PreBind -----------------------------------------------------------------------
+    @hookimpl
+    def pre_bind_pre_flight(self, state: dict[str, Any]) -> PreBindPreFlightResult:
+        """kube-scheduler's PreBindPreFlight: Skip for a pod without claims (no nominatedNodeName
+        write for it), Success when PreBind has claims to write."""
+        st: _State | None = state.get(STATE_KEY)
+        if not self.enabled or st is None or not st.claims:
+            return PreBindPreFlightResult(Status.skip(), allow_parallel=True)
+        return PreBindPreFlightResult(allow_parallel=True)
+
     @hookimpl
     def pre_bind(self, state: dict[str, Any], pod: PodInfo, handle: Handle) -> Status | None:
         st: _State | None = state.get(STATE_KEY)

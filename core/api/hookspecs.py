@@ -134,8 +134,28 @@ def permit(state, pod, node_name, handle):
 
 
 @hookspec
+def pre_bind_pre_flight(state, pod, node_name, handle):
+    """PreBindPreFlight: does this plugin's pre_bind have work for this pod on `node_name`?
+
+    Runs in the binding worker, before Permit's wait, for every plugin enabled at preBind. Return
+    None/Success when pre_bind has work, Status.skip() when it has none (its pre_bind is then not
+    called), or an Error status; any other code is an Error. Return a
+    `PreBindPreFlightResult(status, allow_parallel=True)` to let pre_bind run concurrently with
+    the neighbouring plugins that allow it too. It exists so that, when some plugin has work (a
+    volume or a ResourceClaim to write), the scheduler first writes `status.nominatedNodeName` =
+    the chosen node (NominatedNodeNameForExpectation): a slow pre_bind then already tells cluster
+    autoscalers and other observers where the pod is going, and pods with no work pay no write.
+    Keep it cheap and side-effect free: read the cycle state only. A plugin without this hook
+    counts as having work. Not called when the NominatedNodeNameForExpectation gate is off.
+    """
+
+
+@hookspec
 def pre_bind(state, pod, node_name, handle):
-    """PreBind: runs in the binding worker before bind (e.g. bind volumes); failure aborts binding."""
+    """PreBind: runs in the binding worker before bind (e.g. bind volumes); failure aborts binding.
+
+    Not called when this plugin's pre_bind_pre_flight returned Status.skip() for the pod.
+    """
 
 
 @hookspec
@@ -203,7 +223,7 @@ EXTENSION_POINTS: tuple[ExtensionPoint, ...] = (
     ExtensionPoint("score", "score", ("score", "score_node"), "normalize_score"),
     ExtensionPoint("reserve", "reserve", ("reserve",), "unreserve"),
     ExtensionPoint("permit", "permit", ("permit",)),
-    ExtensionPoint("pre_bind", "preBind", ("pre_bind",)),
+    ExtensionPoint("pre_bind", "preBind", ("pre_bind",), "pre_bind_pre_flight"),
     ExtensionPoint("bind", "bind", ("bind",)),
     ExtensionPoint("post_bind", "postBind", ("post_bind",)),
     # kube-scheduler's placementGenerate and placementScore plugin sets (the pod group cycle).

@@ -20,6 +20,18 @@ class Code(enum.IntEnum):
     PENDING = 6
 
 
+CODE_STRINGS: dict[Code, str] = {
+    Code.SUCCESS: "Success",
+    Code.ERROR: "Error",
+    Code.UNSCHEDULABLE: "Unschedulable",
+    Code.UNSCHEDULABLE_AND_UNRESOLVABLE: "UnschedulableAndUnresolvable",
+    Code.WAIT: "Wait",
+    Code.SKIP: "Skip",
+    Code.PENDING: "Pending",
+}
+"""kube-scheduler's Code.String(), for messages that quote a code as it does."""
+
+
 @dataclass(slots=True)
 class Status:
     """Outcome of one plugin call: a code, human reasons, and the plugin that produced it."""
@@ -136,6 +148,16 @@ class PreFilterResult:
 
     node_names: frozenset[str] | None = None
     status: Status | None = None
+
+
+@dataclass(slots=True)
+class PreBindPreFlightResult:
+    """What a pre_bind_pre_flight may return instead of a bare Status (kube-scheduler's
+    PreBindPreFlightResult): the status, and whether this plugin's pre_bind may run concurrently
+    with the neighbouring plugins that allow it too (consecutive ones form one parallel group)."""
+
+    status: Status | None = None  # None: Success, the plugin's pre_bind has work for this pod
+    allow_parallel: bool = False
 
 
 @dataclass(slots=True)

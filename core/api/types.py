@@ -17,6 +17,11 @@ MAX_NODE_SCORE = 100
 class CycleState(dict):
     """Data shared by all plugins within one scheduling cycle (keyed by plugin-chosen strings)."""
 
+    # Set by the binding cycle's pre-flights (kube-scheduler's SkipPreBindPlugins and
+    # ParallelPreBindPlugins); class-level empty defaults keep a cycle that never gets there free.
+    skip_pre_bind: frozenset[str] | set[str] = frozenset()
+    parallel_pre_bind: frozenset[str] | set[str] = frozenset()
+
     def __init__(self) -> None:
         super().__init__()
         self.skip_filter: set[str] = set()

@@ -60,7 +60,7 @@ def per_node_framework(fw: Framework) -> Framework:
     ]
     naive = Framework(
         fw.profile, points, fw.normalizers, fw.unreservers, fw.plugins, fw.percentage_of_nodes_to_score,
-        fw.generation_id + "-naive", fw.capabilities,
+        fw.generation_id + "-naive", fw.capabilities, feature_gates=fw.feature_gates, pre_flights=fw.pre_flights,
     )
     naive.extenders = fw.extenders
     return naive

@@ -107,6 +107,13 @@ class Backend(abc.ABC):
     def set_nominated_node(self, pod: PodInfo, node_name: str | None) -> None:
         """Set or clear status.nominatedNodeName (preemption)."""
 
+    def write_nominated_node(self, pod: PodInfo, node_name: str) -> Status:
+        """Set (or, with "", clear) status.nominatedNodeName now and say whether it was written:
+        the binding cycle's write before PreBind (NominatedNodeNameForExpectation), made from a
+        binding worker and waited for, unlike the queued `set_nominated_node`."""
+        self.set_nominated_node(pod, node_name or None)
+        return Status.success()
+
     @abc.abstractmethod
     def delete_pod(self, pod: PodInfo, reason: str) -> Status:
         """Delete a preemption victim."""

@@ -68,6 +68,7 @@ class EmbeddedCluster(Backend):
         self.event_counts: Counter[tuple[str, str, str]] = Counter()
         self.bind_count = 0
         self.bind_conflicts = 0  # binds of a pod already bound: a pod scheduled twice
+        self.nominations_written = 0  # status.nominatedNodeName writes of binding cycles
         self.bind_listeners: list[Callable[[dict[str, Any]], None]] = []  # called with each bound pod
         self.clock = clock or time.monotonic
         self._epoch = datetime.datetime.now(datetime.UTC) - datetime.timedelta(seconds=self.clock())
@@ -235,6 +236,7 @@ class EmbeddedCluster(Backend):
             conditions = [c for c in status.get("conditions") or () if c.get("type") != "PodScheduled"]
             conditions.append({"type": "PodScheduled", "status": "True"})
             status["conditions"] = conditions
+            status.pop("nominatedNodeName", None)  # kube-apiserver's ClearingNominatedNodeNameAfterBinding (on by default)
             new["status"] = status
             self.store["Pod"][key] = new
             self.bind_count += 1
@@ -280,6 +282,16 @@ class EmbeddedCluster(Backend):
             if new is not None:
                 self.store["Pod"][f"{pod.namespace}/{pod.name}"] = new
                 self._emit("Pod", "MODIFIED", new)
+
+    def write_nominated_node(self, pod: PodInfo, node_name: str) -> Status:
+        with self._lock:
+            new, err = self._replace_pod(pod, {"status": {"nominatedNodeName": node_name}})
+            if new is None:
+                return Status.error(err, err=PodGone(pod.key))
+            self.store["Pod"][f"{pod.namespace}/{pod.name}"] = new
+            self.nominations_written += 1
+            self._emit("Pod", "MODIFIED", new)
+        return Status.success()
 
     def get_object(self, kind: str, key: str) -> dict[str, Any] | None:
         found = self.get(kind, key)

@@ -127,6 +127,8 @@ def render(d: dict[str, Any]) -> str:
         steps = ", ".join(f"{p} {_ms(e - s)}" for p, s, e, _c in binding.get("steps") or ())
         lines += ["", f"Binding: {binding['result']} to {binding.get('node')} in {_ms(binding['end_ns'] - binding['start_ns'])}"
                   + (f" ({steps})" if steps else "")]
+        if binding.get("nominated"):
+            lines.append(f"  status.nominatedNodeName set to {binding['nominated']} before PreBind")
         if binding.get("message") and binding["result"] != "Bound":
             lines.append(f"  {binding['message']}")
     plugins_run: list[dict[str, Any]] = d.get("plugins") or []

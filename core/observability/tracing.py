@@ -260,6 +260,8 @@ class DecisionTracer:
             # The binding cycle runs on the generation its scheduling cycle started with.
             "kubeberth.generation": binding.get("generation", record.generation),
         }
+        if binding.get("nominated"):  # status.nominatedNodeName written before PreBind (NominatedNodeNameForExpectation)
+            attrs["kubeberth.binding.nominated_node"] = binding["nominated"]
         status = _UNSET
         if binding["result"] != "Bound":
             attrs["kubeberth.message"] = binding["message"]
@@ -270,7 +272,7 @@ class DecisionTracer:
         for point, start, end, code in binding["steps"]:
             label = _STATUS.get(code, code)
             ran.append(f"{point} {label} {(end - start) / 1e6:.3f} ms")
-            if label != "Success" or self.all_plugin_spans:  # a failing step gets its own span
+            if label not in ("Success", "Skip") or self.all_plugin_spans:  # a failing step gets its own span
                 self._emit(
                     point, root.trace_id, ctx, start, end,
                     {"kubeberth.extension_point": point, "kubeberth.status": label},

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import logging
 import operator
+import threading
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -19,10 +20,12 @@ from ..api.capabilities import Capabilities, capabilities_of
 from ..api.features import DEFAULT_FEATURE_GATES, FeatureGates
 from ..api.signing import PodSignature, SignFragment, join_fragments
 from ..api.status import (
+    CODE_STRINGS,
     Code,
     FilterResult,
     PermitResult,
     PostFilterResult,
+    PreBindPreFlightResult,
     PreFilterResult,
     Rejection,
     Status,
@@ -159,9 +162,14 @@ class Framework:
         signers: Sequence[BoundHook] | None = None,
         unsigned_plugins: Sequence[str] = (),
         feature_gates: FeatureGates = DEFAULT_FEATURE_GATES,
+        pre_flights: dict[str, BoundHook] | None = None,
     ) -> None:
         self.profile = profile
         self.feature_gates = feature_gates
+        # pre_bind_pre_flight of the plugins enabled at preBind that implement it (a companion
+        # hook, as normalize_score is to score); the binding cycle runs them under this gate.
+        self.pre_flights: dict[str, BoundHook] = pre_flights or {}
+        self.nominated_node_name_for_expectation = feature_gates.enabled("NominatedNodeNameForExpectation")
         self.points = points
         self.normalizers = normalizers
         self.unreservers = unreservers
@@ -533,12 +541,92 @@ class Framework:
                 return status, {}
         return Status.success(), waits
 
-    def run_pre_bind(self, state: CycleState, pod: PodInfo, node: str, handle: Any) -> Status:
+    def run_pre_bind_pre_flights(self, state: CycleState, pod: PodInfo, node: str, handle: Any) -> Status:
+        """kube-scheduler's RunPreBindPreFlights: Success when some PreBind plugin has work for
+        the pod, Skip when none has (no PreBind plugins at all included), else an Error.
+
+        Records on `state` the plugins whose pre_bind is skipped and those that allow a parallel
+        pre_bind (run_pre_bind reads both). A plugin without the hook has work."""
+        hooks = self.points.get("pre_bind", ())
+        if not hooks:
+            return Status(Code.SKIP)
+        has_work = False
         kwargs = {"state": state, "pod": pod, "node_name": node, "handle": handle}
+        skipped: set[str] = set()
+        parallel: set[str] = set()
+        flights = self.pre_flights
+        for hook in hooks:
+            flight = flights.get(hook.plugin)
+            if flight is None:
+                has_work = True
+                continue
+            try:
+                answer = flight.call(kwargs)
+                if isinstance(answer, PreBindPreFlightResult):
+                    if answer.allow_parallel:
+                        parallel.add(hook.plugin)
+                    answer = answer.status
+                status = as_status(answer, hook.plugin)
+            except Exception as exc:
+                log.exception("pre_bind_pre_flight of plugin %s raised for pod %s", hook.plugin, pod.key)
+                status = Status.error(f"plugin {hook.plugin} raised {type(exc).__name__}: {exc}", hook.plugin, exc)
+            code = status.code
+            if code == Code.SKIP:
+                skipped.add(hook.plugin)
+            elif code == Code.SUCCESS:
+                has_work = True
+            elif code == Code.ERROR:
+                return Status.error(f'running PreBindPreFlight "{hook.plugin}": {status.message}', hook.plugin, status.err)
+            else:
+                return Status.error(
+                    f'PreBindPreFlight {hook.plugin} returned "{CODE_STRINGS[code]}", which is unsupported. '
+                    "It is supposed to return Success, Skip, or Error status",
+                    hook.plugin,
+                )
+        if skipped:
+            state.skip_pre_bind = skipped
+        if parallel:
+            state.parallel_pre_bind = parallel
+        return Status(Code.SUCCESS if has_work else Code.SKIP)
+
+    def pre_bind_groups(self, state: CycleState) -> list[list[BoundHook]]:
+        """kube-scheduler's getPreBindPluginGroups: the pre_bind plugins not skipped, in order, in
+        groups run one after another; a group of consecutive plugins that allow it runs in
+        parallel. A skipped plugin that does not allow it still ends the group before it."""
+        skipped, parallel = state.skip_pre_bind, state.parallel_pre_bind
+        groups: list[list[BoundHook]] = []
+        group: list[BoundHook] = []
         for hook in self.points.get("pre_bind", ()):
-            status = _call_status(hook, kwargs)
-            if not status.ok and status.code != Code.SKIP:
-                return status
+            if hook.plugin in parallel:
+                if hook.plugin not in skipped:
+                    group.append(hook)
+                continue
+            if group:
+                groups.append(group)
+                group = []
+            if hook.plugin not in skipped:
+                groups.append([hook])
+        if group:
+            groups.append(group)
+        return groups
+
+    def run_pre_bind(self, state: CycleState, pod: PodInfo, node: str, handle: Any) -> Status:
+        """PreBind of every plugin not skipped by its pre-flight; a parallel group's plugins run
+        on threads of their own and the first failure in plugin order is reported (a Python
+        thread cannot be cancelled: the others run to their end, where kube-scheduler cancels
+        their context)."""
+        kwargs = {"state": state, "pod": pod, "node_name": node, "handle": handle}
+        if not state.skip_pre_bind and not state.parallel_pre_bind:  # the common case: one by one
+            for hook in self.points.get("pre_bind", ()):
+                status = _call_status(hook, kwargs)
+                if not status.ok and status.code != Code.SKIP:
+                    return status
+            return Status.success()
+        for group in self.pre_bind_groups(state):
+            statuses = [_call_status(group[0], kwargs)] if len(group) == 1 else _call_parallel(group, kwargs)
+            for status in statuses:
+                if not status.ok and status.code != Code.SKIP:
+                    return status
         return Status.success()
 
     def run_bind(self, state: CycleState, pod: PodInfo, node: str, handle: Any) -> Status:
@@ -589,6 +677,22 @@ def _guarded(hook: BoundHook, kwargs: dict[str, Any]) -> Any:
         pod = kwargs.get("pod")
         log.exception("plugin %s raised while scheduling %s", hook.plugin, getattr(pod, "key", "?"))
         raise PluginFailure(Status.error(f"plugin {hook.plugin} raised {type(exc).__name__}: {exc}", hook.plugin)) from exc
+
+
+def _call_parallel(hooks: list[BoundHook], kwargs: dict[str, Any]) -> list[Status]:
+    """Call every hook at once (the first on this thread); their statuses in hook order."""
+    out: list[Status] = [Status.success()] * len(hooks)
+
+    def run(i: int) -> None:
+        out[i] = _call_status(hooks[i], kwargs)
+
+    threads = [threading.Thread(target=run, args=(i,), name=f"pre_bind-{hooks[i].plugin}", daemon=True) for i in range(1, len(hooks))]
+    for t in threads:
+        t.start()
+    run(0)
+    for t in threads:
+        t.join()
+    return out
 
 
 def _call_status(hook: BoundHook, kwargs: dict[str, Any]) -> Status:

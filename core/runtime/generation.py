@@ -316,6 +316,7 @@ def _build_framework(
         if bound is not None:
             normalizers[ref.name] = bound
     unreservers = [b for r in resolved["reserve"] if (b := impl(r.name, "unreserve")) is not None]
+    pre_flights = {r.name: b for r in resolved["pre_bind"] if (b := impl(r.name, "pre_bind_pre_flight")) is not None}
     signers, unsigned = _signers(resolved, impl)
     percentage = profile.percentageOfNodesToScore
     if percentage is None:
@@ -330,6 +331,7 @@ def _build_framework(
         profile.schedulerName, points, normalizers, unreservers, instances, percentage, gen_id, capabilities,
         signers, unsigned,
         feature_gates=gates,
+        pre_flights=pre_flights,
     )
 
 

@@ -14,6 +14,7 @@ from typing import Any
 from ..api.status import Code, Status
 from ..api.types import CycleState
 from ..backends.base import PodGone
+from ..cache.podinfo import PodInfo
 from ..runtime.framework import Framework
 from ..runtime.records import CycleRecord
 from .extenders import bind_with_extenders
@@ -102,12 +103,23 @@ class BindingCycle:
         pod = entry.pod
         steps: list[tuple[str, int, int, str]] = []  # (extension point, start ns, end ns, status code)
         start = t0 = time.time_ns()
+        nominated = ""  # the node this cycle wrote into status.nominatedNodeName
         try:
-            if waiting is not None:
+            status = Status.success()
+            if fw.nominated_node_name_for_expectation:
+                status = fw.run_pre_bind_pre_flights(state, pod, node, handle)
+                steps.append(("PreBindPreFlight", t0, t0 := time.time_ns(), status.code.name))
+                if status.code == Code.SKIP:
+                    status = Status.success()
+                    if waiting is not None:  # kube-scheduler's WillWaitOnPermit
+                        nominated = self._write_nomination(pod, node)
+                elif status.ok:
+                    nominated = self._write_nomination(pod, node)
+                if nominated:
+                    t0 = time.time_ns()  # the write is no part of the next step
+            if waiting is not None and status.ok:
                 status = waiting.wait()
                 steps.append(("WaitOnPermit", t0, t0 := time.time_ns(), status.code.name))
-            else:
-                status = Status.success()
             if status.ok:
                 status = fw.run_pre_bind(state, pod, node, handle)
                 steps.append(("PreBind", t0, t0 := time.time_ns(), status.code.name))
@@ -128,6 +140,9 @@ class BindingCycle:
         except Exception as exc:  # a crashing worker must still report back
             log.exception("binding cycle failed for %s", pod.key)
             status = Status.error(f"binding cycle raised {type(exc).__name__}: {exc}")
+        if not status.ok and (nominated or pod.nominated_node_name) and not isinstance(status.err, PodGone):
+            # kube-scheduler's handleBindingCycleError clears the nomination (clearNominatedNode).
+            self._write_nomination(pod, "", nominated or pod.nominated_node_name)
         binding = {
             "node": node,
             "generation": fw.generation_id,
@@ -138,7 +153,25 @@ class BindingCycle:
             "end_ns": time.time_ns(),
             "steps": steps,
         }
+        if nominated:
+            binding["nominated"] = nominated
         self.submit(BindingDone(entry, fw, handle, state, node, status, record, binding))
+
+    def _write_nomination(self, pod: PodInfo, node: str, current: str | None = None) -> str:
+        """Write status.nominatedNodeName = `node` ("" clears it) from the binding worker, as
+        kube-scheduler's binding cycle does under NominatedNodeNameForExpectation before a PreBind
+        with work or a Permit wait: a slow PreBind (volumes, claims) then already tells observers
+        (cluster autoscaler) where the pod goes. Skipped when the pod already carries it (`current`:
+        what the API holds, by default the pod's own nomination); a failed write is logged and
+        binding goes on, as upstream. Returns the node written ("" when nothing was)."""
+        if (pod.nominated_node_name if current is None else current) == node:
+            return ""
+        written = self.backend.write_nominated_node(pod, node)
+        if not written.ok:
+            log.warning("failed to update the nominated node name of %s to %r in the binding cycle: %s",
+                        pod.key, node, written.message)
+            return ""
+        return node
 
     def _finish_binding(self, done: BindingDone) -> None:
         self.in_flight -= 1

@@ -24,7 +24,7 @@ from typing import Any
 import numpy as np
 import pytest
 import st
-from kubeberth import ClusterState, Code, CycleState, FeatureGates, PodInfo, Status
+from kubeberth import ClusterState, Code, CycleState, FeatureGates, PodInfo, PreBindPreFlightResult, Status
 from kubeberth.backends.base import ClusterEvent
 from kubeberth.backends.embedded import EmbeddedCluster
 from kubeberth.runtime.config import parse_configuration
@@ -553,11 +553,13 @@ def _prebind_allocated(src_claim: dict[str, Any], in_use: dict[str, Any], pod: d
 TestPlugin: dict[str, dict[str, Any]] = {
     "TestPlugin/empty": {
         "pod": st.MakePod().Name("foo").Namespace("default").Obj(),
-        "want": {"prefilter": {"status": fwk.NewStatus(fwk.Skip)}, "postfilter": {"status": UNSCHEDULABLE}},
+        "want": {"prefilter": {"status": fwk.NewStatus(fwk.Skip)}, "postfilter": {"status": UNSCHEDULABLE},
+                 "preBindPreFlightStatus": fwk.NewStatus(fwk.Skip)},
     },
     "TestPlugin/empty-with-extended-resources-enabled": {
         "pod": st.MakePod().Name("foo").Namespace("default").Obj(),
-        "want": {"prefilter": {"status": fwk.NewStatus(fwk.Skip)}, "postfilter": {"status": UNSCHEDULABLE}},
+        "want": {"prefilter": {"status": fwk.NewStatus(fwk.Skip)}, "postfilter": {"status": UNSCHEDULABLE},
+                 "preBindPreFlightStatus": fwk.NewStatus(fwk.Skip)},
     },
     "TestPlugin/claim-reference": {
         "pod": podWithClaimName,
@@ -909,7 +911,7 @@ TestPlugin: dict[str, dict[str, Any]] = {
         "pod": st.MakePod().Name(podName).Namespace(namespace).UID(podUID).Req({"example.com/gpu": "1"}).Obj(),
         "classes": [deviceClass],
         "objs": [workerNodeSlice],
-        "want": {"prefilter": {"status": fwk.NewStatus(fwk.Skip)}},
+        "want": {"prefilter": {"status": fwk.NewStatus(fwk.Skip)}, "preBindPreFlightStatus": fwk.NewStatus(fwk.Skip)},
     },
     "TestPlugin/extended-resource-name-with-node-resource": {
         "nodes": [workerNodeWithExtendedResource],
@@ -1444,6 +1446,13 @@ def run_case(tc: dict[str, Any]) -> None:
         expected = dict(want.get("prebind") or {})
         if expected.get("assumedClaim") == "reserve-initial-claim":  # patchTestCase
             expected["assumedClaim"] = reserve(h.initial_claims[0], tc["pod"])
+        flight = call(plugin, "pre_bind_pre_flight", state=state, pod=pod, node_name=selected, handle=handle)
+        assert isinstance(flight, PreBindPreFlightResult) and flight.allow_parallel  # {AllowParallel: true}
+        want_flight: GoStatus | None = want.get("preBindPreFlightStatus")
+        if want_flight is None:
+            assert flight.status is None or flight.status.code == Code.SUCCESS, f"PreBindPreFlight: {flight.status}"
+        else:
+            assert flight.status is not None and (flight.status.code, flight.status.reasons) == (want_flight.code, want_flight.reasons)
         status = call(plugin, "pre_bind", state=state, pod=pod, node_name=selected, handle=handle)
         h.verify("PreBind", expected, before, status)
         if "unreserveAfterBindFailure" in want:

@@ -6,10 +6,17 @@ from typing import Any
 
 import pytest
 import st
-from kubeberth import CycleState, FeatureGates
+from kubeberth import Code, CycleState, FeatureGates, PreBindPreFlightResult
 from kubeberth.api.capabilities import capabilities_of
 from kubeberth.builtin_plugins.node_resources_fit import UtilizationShapePoint
-from kubeberth.builtin_plugins.volume_binding import VolumeBinding, capacity_scorer
+from kubeberth.builtin_plugins.volume_binding import (
+    STATE_KEY as VOLUME_BINDING_STATE_KEY,
+)
+from kubeberth.builtin_plugins.volume_binding import (
+    VolumeBinding,
+    VolumeBindingState,
+    capacity_scorer,
+)
 from st import GoStatus, fwk, ptr, v1
 from upstream import cases, run_filter, run_score, snapshot
 
@@ -1150,3 +1157,57 @@ def test_score(tt: dict[str, Any]) -> None:
     f = capacity_scorer(tt["shape"])
     for class_resources, score in tt["cases"]:
         assert f(class_resources) == score
+
+
+# ---- Test_PreBindPreFlight ---------------------------------------------------------------
+def stateData(allBound: bool = False, podVolumesByNode: dict[str, Any] | None = None) -> VolumeBindingState:  # noqa: N802, N803
+    """volumebinding's stateData: kubeberth's state keeps the one node Reserve assumed the volumes
+    on (the key PreBind reads from podVolumesByNode)."""
+    nodes = list(podVolumesByNode or {})
+    assert len(nodes) <= 1, "Reserve assumes volumes on one node"
+    return VolumeBindingState([], [], frozenset(), all_bound=allBound, node=nodes[0] if nodes else None)
+
+
+Test_PreBindPreFlight = [
+    {
+        "name": "Test_PreBindPreFlight/all bound",
+        "nodeName": "node-a",
+        "state": stateData(allBound=True),
+        "wantStatus": fwk.NewStatus(fwk.Skip),
+    },
+    {
+        "name": "Test_PreBindPreFlight/volume to be bound",
+        "nodeName": "node-a",
+        "state": stateData(podVolumesByNode={"node-a": {}}),
+        "wantStatus": None,
+    },
+    {
+        "name": "Test_PreBindPreFlight/error: state is nil",
+        "nodeName": "node-a",
+        "wantStatus": fwk.AsStatus("not found"),  # fwk.ErrNotFound
+    },
+    {
+        "name": "Test_PreBindPreFlight/error: node is not found in podVolumesByNode",
+        "nodeName": "node-a",
+        "state": stateData(podVolumesByNode={"node-b": {}}),
+        # fmt.Errorf("%w %q", errNoPodVolumeForNode, nodeName): the test compares with errors.Is
+        "wantStatus": fwk.AsStatus('no pod volume found for node "node-a"'),
+    },
+]
+
+
+@pytest.mark.parametrize("item", cases(Test_PreBindPreFlight))
+def test_pre_bind_pre_flight(item: dict[str, Any]) -> None:
+    pl = VolumeBinding()
+    state = CycleState()
+    if item.get("state") is not None:
+        state[VOLUME_BINDING_STATE_KEY] = item["state"]
+    result = pl.pre_bind_pre_flight(state, item["nodeName"])
+    assert isinstance(result, PreBindPreFlightResult)
+    want: GoStatus | None = item["wantStatus"]
+    got = result.status
+    if want is None:
+        assert got is None or got.code == Code.SUCCESS, got
+    else:
+        assert got is not None and (got.code, got.reasons) == (want.code, want.reasons)
+    assert result.allow_parallel is True  # &fwk.PreBindPreFlightResult{AllowParallel: true}

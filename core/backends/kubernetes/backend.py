@@ -277,3 +277,20 @@ class KubernetesBackend(Backend):
 
     def set_nominated_node(self, pod: PodInfo, node_name: str | None) -> None:
         self.status.enqueue("nominated", pod, node_name or None)
+
+    def write_nominated_node(self, pod: PodInfo, node_name: str) -> Status:
+        """One PATCH of pods/status, waited for (kube-scheduler's updatePod in the binding cycle);
+        the uid guards against a pod recreated under the same name."""
+        if not self.writes_allowed.is_set():
+            return Status.error("not the leader: nominatedNodeName update refused")
+        body = {"metadata": {"uid": pod.uid}, "status": {"nominatedNodeName": node_name or None}}
+        try:
+            self.raw.request("PATCH", f"/api/v1/namespaces/{pod.namespace}/pods/{pod.name}/status", body=body,
+                             content_type="application/strategic-merge-patch+json", timeout=(5, 15))
+        except ApiError as exc:
+            self.write_stats.add("write_errors")
+            if exc.status == 404:
+                return Status.error(f"setting nominatedNodeName of {pod.key}: {exc.message}", err=PodGone(pod.key))
+            return Status.error(f"setting nominatedNodeName of {pod.key}: {exc.message}")
+        self.write_stats.add("status_patches")
+        return Status.success()

@@ -1,0 +1,322 @@
+"""PreBindPreFlight and NominatedNodeNameForExpectation in the binding cycle.
+
+kube-scheduler v1.37.2's framework_test.go tables for RunPreBindPreFlights and
+getPreBindPluginGroups, case by case; then the binding cycle on the embedded cluster: PreBind
+skipped for plugins whose pre-flight says Skip, and status.nominatedNodeName written before a
+PreBind with work (or a Permit wait), never for a pod whose PreBind plugins all skip.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from typing import Any
+
+import pytest
+from kubeberth import Code, CycleState, PermitResult, PodInfo, PreBindPreFlightResult, Status, hookimpl
+from kubeberth.runtime.framework import BoundHook, Framework
+from kubeberth.testing import SchedulerTester, make_node, make_pod
+
+injectReason = "injected status"  # noqa: N816 - upstream's names
+
+
+class TestPlugin:
+    """framework_test.go's TestPlugin, at PreBind: its PreBindPreFlight answers the injected code
+    with the injected reason (fwk.NewStatus(code, injectReason))."""
+
+    __test__ = False  # not a pytest class
+
+    def __init__(self, name: str, pre_bind_pre_flight_status: Code = Code.SUCCESS) -> None:
+        self.name = name
+        self.code = pre_bind_pre_flight_status
+
+    @hookimpl
+    def pre_bind_pre_flight(self) -> PreBindPreFlightResult:
+        return PreBindPreFlightResult(Status(self.code, (injectReason,)), allow_parallel=False)
+
+    @hookimpl
+    def pre_bind(self) -> None:
+        return None
+
+
+TestPreBindPreFlightPlugins: dict[str, dict[str, Any]] = {
+    "TestPreBindPreFlightPlugins/Skip when there's no PreBind Plugin": {
+        "plugins": [],
+        "wantStatus": (Code.SKIP, ""),
+    },
+    "TestPreBindPreFlightPlugins/Success when PreBindPreFlight returns Success": {
+        "plugins": [TestPlugin("TestPlugin1", Code.SKIP), TestPlugin("TestPlugin2", Code.SUCCESS)],
+        "wantStatus": None,
+    },
+    "TestPreBindPreFlightPlugins/Skip when all PreBindPreFlight returns Skip": {
+        "plugins": [TestPlugin("TestPlugin1", Code.SKIP), TestPlugin("TestPlugin2", Code.SKIP)],
+        "wantStatus": (Code.SKIP, ""),
+    },
+    "TestPreBindPreFlightPlugins/Error when PreBindPreFlight returns Error": {
+        "plugins": [TestPlugin("TestPlugin1", Code.SKIP), TestPlugin("TestPlugin2", Code.ERROR)],
+        # fwk.AsStatus(fmt.Errorf(`running PreBindPreFlight "TestPlugin2": %w`, errInjectedStatus))
+        "wantStatus": (Code.ERROR, f'running PreBindPreFlight "TestPlugin2": {injectReason}'),
+    },
+    "TestPreBindPreFlightPlugins/Error when PreBindPreFlight returns Unschedulable": {
+        "plugins": [TestPlugin("TestPlugin", Code.UNSCHEDULABLE)],
+        "wantStatus": (
+            Code.ERROR,
+            'PreBindPreFlight TestPlugin returned "Unschedulable", which is unsupported. '
+            "It is supposed to return Success, Skip, or Error status",
+        ),
+    },
+}
+
+
+@pytest.mark.parametrize("name", list(TestPreBindPreFlightPlugins), ids=lambda n: n.split("/", 1)[1])
+def test_pre_bind_pre_flight_plugins(name: str) -> None:
+    tt = TestPreBindPreFlightPlugins[name]
+    config = {
+        "profiles": [{
+            "schedulerName": "kubeberth",
+            "plugins": {
+                "multiPoint": {"enabled": [{"name": "PrioritySort"}, {"name": "DefaultBinder"}], "disabled": [{"name": "*"}]},
+                "preBind": {"enabled": [{"name": p.name} for p in tt["plugins"]]},
+            },
+        }],
+    }
+    with SchedulerTester(config=config, register=tt["plugins"], start=False) as t:
+        fw = t.framework
+        assert fw.enabled("pre_bind") == [p.name for p in tt["plugins"]]
+        handle = t.scheduler.handle_for(fw)
+        status = fw.run_pre_bind_pre_flights(CycleState(), PodInfo.from_dict(make_pod("p")), "", handle)
+    if tt["wantStatus"] is None:
+        assert status.code == Code.SUCCESS, status
+    else:
+        assert (status.code, status.message) == tt["wantStatus"]
+
+
+def _framework(*names: str) -> Framework:
+    hooks = [BoundHook(n, lambda: None, ()) for n in names]
+    return Framework("kubeberth", {"pre_bind": hooks}, {}, [], {}, None)
+
+
+TestGetPreBindPluginGroups: dict[str, dict[str, Any]] = {
+    "TestGetPreBindPluginGroups/No plugins": {"plugins": [], "expectedGroups": []},
+    "TestGetPreBindPluginGroups/Single plugin, not skipped, not parallel": {"plugins": ["p1"], "expectedGroups": [["p1"]]},
+    "TestGetPreBindPluginGroups/Single plugin, skipped": {"plugins": ["p1"], "skippedPlugins": {"p1"}, "expectedGroups": []},
+    "TestGetPreBindPluginGroups/Single plugin, parallel": {
+        "plugins": ["p1"], "parallelPlugins": {"p1"}, "expectedGroups": [["p1"]],
+    },
+    "TestGetPreBindPluginGroups/Single plugin, parallel & skipped": {
+        "plugins": ["p1"], "parallelPlugins": {"p1"}, "skippedPlugins": {"p1"}, "expectedGroups": [],
+    },
+    "TestGetPreBindPluginGroups/Multiple plugins, consecutive serial": {
+        "plugins": ["p1", "p2"], "expectedGroups": [["p1"], ["p2"]],
+    },
+    "TestGetPreBindPluginGroups/Multiple plugins, consecutive parallel": {
+        "plugins": ["p1", "p2"], "parallelPlugins": {"p1", "p2"}, "expectedGroups": [["p1", "p2"]],
+    },
+    "TestGetPreBindPluginGroups/Multiple plugins, mixed parallel and serial": {
+        "plugins": ["p1", "p2", "p3", "p4"], "parallelPlugins": {"p2", "p3"},
+        "expectedGroups": [["p1"], ["p2", "p3"], ["p4"]],
+    },
+    "TestGetPreBindPluginGroups/Parallel plugins separated by serial": {
+        "plugins": ["p1", "p2", "p3"], "parallelPlugins": {"p1", "p3"}, "expectedGroups": [["p1"], ["p2"], ["p3"]],
+    },
+    "TestGetPreBindPluginGroups/Skipped plugins": {
+        "plugins": ["p1", "p2", "p3"], "skippedPlugins": {"p2"}, "expectedGroups": [["p1"], ["p3"]],
+    },
+    "TestGetPreBindPluginGroups/Parallel plugins with one skipped in between": {
+        "plugins": ["p1", "p2", "p3"], "parallelPlugins": {"p1", "p2", "p3"}, "skippedPlugins": {"p2"},
+        "expectedGroups": [["p1", "p3"]],
+    },
+    "TestGetPreBindPluginGroups/Parallel plugins with one serial & skipped in between": {
+        "plugins": ["p1", "p2", "p3"], "parallelPlugins": {"p1", "p3"}, "skippedPlugins": {"p2"},
+        "expectedGroups": [["p1"], ["p3"]],
+    },
+    "TestGetPreBindPluginGroups/Complex mix": {
+        "plugins": ["p1", "p2", "p3", "p4", "p5", "p6", "p7", "p8"],
+        "parallelPlugins": {"p2", "p4", "p5", "p6"},
+        "skippedPlugins": {"p3", "p5"},
+        "expectedGroups": [["p1"], ["p2"], ["p4", "p6"], ["p7"], ["p8"]],
+    },
+}
+
+
+@pytest.mark.parametrize("name", list(TestGetPreBindPluginGroups), ids=lambda n: n.split("/", 1)[1])
+def test_get_pre_bind_plugin_groups(name: str) -> None:
+    tt = TestGetPreBindPluginGroups[name]
+    state = CycleState()
+    state.skip_pre_bind = set(tt.get("skippedPlugins", ()))
+    state.parallel_pre_bind = set(tt.get("parallelPlugins", ()))
+    groups = _framework(*tt["plugins"]).pre_bind_groups(state)
+    assert [[h.plugin for h in g] for g in groups] == tt["expectedGroups"]
+
+
+# ---- the binding cycle on the embedded cluster -----------------------------------------------
+class FakePreBind:
+    """A PreBind plugin with set pre-flight and PreBind answers; its PreBind records the pod's
+    status.nominatedNodeName as the API server holds it then (what observers see during PreBind)."""
+
+    name = "FakePreBind"
+
+    def __init__(self, pre_flight: Status | None, pre_bind: Status | None = None) -> None:
+        self.pre_flight = pre_flight
+        self.answer = pre_bind
+        self.seen: list[str] = []  # nominatedNodeName at each PreBind call
+
+    @hookimpl
+    def pre_bind_pre_flight(self) -> Status | None:
+        return self.pre_flight
+
+    @hookimpl
+    def pre_bind(self, pod: PodInfo, handle: Any) -> Status | None:
+        found = handle.get_object("Pod", pod.key) or {}
+        self.seen.append((found.get("status") or {}).get("nominatedNodeName") or "")
+        return self.answer
+
+
+def _tester(*plugins: Any, gate: bool = True, **kw: Any) -> SchedulerTester:
+    t = SchedulerTester(list(plugins), feature_gates={"NominatedNodeNameForExpectation": gate}, **kw)
+    t.add(make_node("node1"))
+    return t
+
+
+def _record_writes(t: SchedulerTester) -> list[tuple[str, str]]:
+    """The embedded API server's writes that matter here, in order: ("nominate", node) and ("bind", node)."""
+    writes: list[tuple[str, str]] = []
+    backend = t.backend
+    nominate, bind, update = backend.write_nominated_node, backend.bind, backend.update_object
+
+    def write_nominated_node(pod: PodInfo, node_name: str) -> Status:
+        writes.append(("nominate", node_name))
+        return nominate(pod, node_name)
+
+    def bound(pod: PodInfo, node_name: str) -> Status:
+        writes.append(("bind", node_name))
+        return bind(pod, node_name)
+
+    def updated(kind: str, obj: dict[str, Any], subresource: str = "") -> Status:
+        writes.append(("update", kind))
+        return update(kind, obj, subresource)
+
+    backend.write_nominated_node = write_nominated_node  # type: ignore[method-assign]
+    backend.bind = bound  # type: ignore[method-assign]
+    backend.update_object = updated  # type: ignore[method-assign]
+    return writes
+
+
+def test_pre_bind_is_skipped_and_no_nomination_is_written_when_the_pre_flight_skips() -> None:
+    plugin = FakePreBind(Status.skip(), Status.error("rejected on prebind"))  # PreBind would fail if called
+    with _tester(plugin) as t:
+        writes = _record_writes(t)
+        assert t.schedule(make_pod("foo")) == {"foo": "node1"}
+        assert t.events("foo", "Scheduled") == ["Successfully assigned default/foo to node1"]
+    assert plugin.seen == []
+    assert writes == [("bind", "node1")]
+    assert t.backend.nominations_written == 0
+
+
+def test_pre_bind_runs_after_the_nomination_is_written_when_the_pre_flight_has_work() -> None:
+    plugin = FakePreBind(None)
+    with _tester(plugin) as t:
+        writes = _record_writes(t)
+        assert t.schedule(make_pod("foo")) == {"foo": "node1"}
+        # kube-apiserver clears the nomination when it binds the pod (ClearingNominatedNodeNameAfterBinding)
+        assert "nominatedNodeName" not in t.pod("foo")["status"]
+    assert plugin.seen == ["node1"]
+    assert writes == [("nominate", "node1"), ("bind", "node1")]
+
+
+def test_no_nomination_is_written_with_the_gate_off_and_every_pre_bind_runs() -> None:
+    plugin = FakePreBind(Status.skip())  # the pre-flight is not consulted with the gate off
+    with _tester(plugin, gate=False) as t:
+        writes = _record_writes(t)
+        assert t.schedule(make_pod("foo")) == {"foo": "node1"}
+    assert plugin.seen == [""]
+    assert writes == [("bind", "node1")]
+
+
+@pytest.mark.parametrize(
+    ("pre_flight", "message"),
+    [
+        (Status.error("on PreBindPreFlight"), 'running PreBindPreFlight "FakePreBind": on PreBindPreFlight'),
+        (
+            Status.unschedulable("rejected on prebindpreflight"),
+            'PreBindPreFlight FakePreBind returned "Unschedulable", which is unsupported. '
+            "It is supposed to return Success, Skip, or Error status",
+        ),
+    ],
+    ids=["error", "unschedulable"],
+)
+def test_a_failing_pre_flight_fails_the_binding_as_an_error(pre_flight: Status, message: str) -> None:
+    plugin = FakePreBind(pre_flight)
+    with _tester(plugin, max_errors_per_pod=1) as t:
+        writes = _record_writes(t)
+        assert t.schedule(make_pod("foo")) == {"foo": None}
+        assert t.events("foo", "FailedScheduling") == [message]
+        assert t.scheduler.cluster.assumed == set()  # forgotten
+    assert plugin.seen == []
+    assert writes == []
+
+
+def test_a_failed_pre_bind_clears_the_nomination_it_was_given() -> None:
+    plugin = FakePreBind(None, Status.error("on PreBind"))
+    with _tester(plugin, max_errors_per_pod=1) as t:
+        writes = _record_writes(t)
+        assert t.schedule(make_pod("foo")) == {"foo": None}
+        assert t.events("foo", "FailedScheduling") == ["on PreBind"]
+        assert not t.pod("foo")["status"].get("nominatedNodeName")
+    assert plugin.seen == ["node1"]
+    assert writes == [("nominate", "node1"), ("nominate", "")]  # handleBindingCycleError: clearNominatedNode
+
+
+class FakePermit:
+    name = "FakePermit"
+
+    @hookimpl
+    def permit(self) -> PermitResult:
+        return PermitResult.wait(60, "rejected on permit")
+
+
+@pytest.mark.parametrize("gate", [True, False], ids=["gate on", "gate off"])
+def test_a_pod_waiting_on_permit_is_nominated_while_it_waits(gate: bool) -> None:
+    """PreBind skips, but the pod waits at Permit: the nomination is written before the wait."""
+    plugin = FakePreBind(Status.skip())
+    with _tester(plugin, FakePermit(), gate=gate) as t:
+        writes = _record_writes(t)
+        t.add(make_pod("foo", uid="foo"))
+        while t.step():
+            pass
+        deadline = time.monotonic() + 30
+        while "foo" not in t.scheduler.waiting_pods and time.monotonic() < deadline:
+            time.sleep(0.01)
+        waiting = t.scheduler.waiting_pods["foo"]
+        if gate:
+            while not writes and time.monotonic() < deadline:
+                time.sleep(0.01)  # the worker writes, then waits
+            assert t.pod("foo")["status"].get("nominatedNodeName") == "node1"
+        waiting.allow("FakePermit")
+        t.settle()
+        assert t.node_of("foo") == "node1"
+    assert writes == ([("nominate", "node1")] if gate else []) + [("bind", "node1")]
+
+
+class SlowPreBind:
+    """A PreBind that allows a parallel run and waits until its partner has started."""
+
+    def __init__(self, name: str, started: dict[str, threading.Event]) -> None:
+        self.name = name
+        self.started = started
+
+    @hookimpl
+    def pre_bind_pre_flight(self) -> PreBindPreFlightResult:
+        return PreBindPreFlightResult(allow_parallel=True)
+
+    @hookimpl
+    def pre_bind(self) -> Status | None:
+        self.started[self.name].set()
+        other = next(e for n, e in self.started.items() if n != self.name)
+        return None if other.wait(30) else Status.error(f"{self.name} ran alone")
+
+
+def test_pre_binds_that_allow_it_run_in_parallel() -> None:
+    started = {"A": threading.Event(), "B": threading.Event()}
+    with _tester(SlowPreBind("A", started), SlowPreBind("B", started)) as t:
+        assert t.schedule(make_pod("foo")) == {"foo": "node1"}
