@@ -1,43 +1,71 @@
-"""The structured-parameters allocator (k8s.io/dynamic-resource-allocation/structured, the "stable"
-variant of v0.37.2) for one node: an exhaustive, first-solution search over the devices of the
-resource pools the node can use, exactly as upstream orders it (claims, requests, subrequests,
-devices; pools, slices, devices in slice order).
+"""The structured-parameters allocator (k8s.io/dynamic-resource-allocation/structured v0.37.2) for
+one node: an exhaustive, first-solution search over the devices of the resource pools the node can
+use, exactly as upstream orders it (claims, requests, subrequests, devices; pools, slices, devices).
+
+Two variants, chosen from the gates as upstream's NewAllocator chooses: with DRAPartitionableDevices
+or DRAConsumableCapacity on (both beta and on by default in v1.37) the "incubating" variant (pools
+sorted by driver and pool, slices by name, a request's next device looked for after the previous
+one); with both off kubeberth's long-standing "stable" order (pools as first seen).
 
 Covered: ExactCount and All allocation modes, firstAvailable subrequests (DRAPrioritizedList, GA),
 admin access (DRAAdminAccess, GA), device taints and request tolerations (DRADeviceTaints, GA),
-device binding conditions (DRADeviceBindingConditions, beta: the incubating variant's results and
-pool order, pools with such devices last), matchAttribute constraints, class and claim
-configuration, the allocation's node selector, pool generations and completeness
-(resourceSliceCount), invalid pools (duplicate device names), the filter timeout (a deadline
-checked at every search step). `AllocatorFeatures` carries the gates, as upstream's Features.
+device binding conditions (DRADeviceBindingConditions, beta: pools with such devices last),
+matchAttribute constraints, class and claim configuration, the allocation's node selector, pool
+generations and completeness (resourceSliceCount), invalid pools (duplicate device names, counter
+sets), the filter timeout (a deadline checked at every search step), and with their gates on:
+- partitionable devices (DRAPartitionableDevices): slices with sharedCounters (counter sets),
+  devices' consumesCounters checked against what allocated and in-flight devices of the pool
+  already consume, perDeviceNodeSelection (a device's nodeName, nodeSelector or allNodes);
+- consumable capacity (DRAConsumableCapacity, DRAFractionalCapacityRange): devices with
+  allowMultipleAllocations shared by capacity, requestPolicy (default, validRange, validValues),
+  requests' capacity.requests, results' consumedCapacity and shareID, the distinctAttribute
+  constraint, capacity consumed by allocated and in-flight shares.
+`AllocatorFeatures` carries the gates, as upstream's Features.
 
-Not covered (beta or alpha in v1.37, so they behave as if their gate were off): partitionable
-devices (slices with sharedCounters or perDeviceNodeSelection are ignored, devices consuming
-counters are never picked), consumable capacity, list-type and derived attributes, compatibility
-groups.
+Not covered (alpha in v1.37, so they behave as if their gate were off): list-type attributes in
+constraints, derived attributes, compatibility groups (slices using them are ignored), optional
+node operations.
 """
 
 from __future__ import annotations
 
 import time
+import uuid
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
+from decimal import Decimal
 from typing import Any
 
-from kubeberth import NodeSelector
 from kubeberth.api.dra import CelError, DeviceContext, SelectorCache, device_context
+from kubeberth.api.helpers import parse_quantity
 
-__all__ = ["AllocationError", "Allocator", "AllocatorFeatures", "FailedOnNode", "FilterTimedOut", "Pool", "gather_pools"]
+from .capacity import (
+    CapacityError,
+    Quantity,
+    add_capacity,
+    cmp_request_over_capacity,
+    consumed_capacity_from_request,
+    remove_capacity,
+)
+from .pools import AllocationError, Pool, gather_pools, gather_pools_incubating, kobj, node_matches
+
+__all__ = [
+    "AllocationError",
+    "Allocator",
+    "AllocatorFeatures",
+    "FailedOnNode",
+    "FilterTimedOut",
+    "Pool",
+    "gather_pools",
+    "gather_pools_incubating",
+    "kobj",
+]
 
 ALLOCATION_RESULTS_MAX_SIZE = 32  # resourceapi.AllocationResultsMaxSize
 EXACT_COUNT = "ExactCount"
 ALL = "All"
 
 DeviceID = tuple[str, str, str]
-
-
-class AllocationError(Exception):
-    """The claims or classes cannot be handled at all (upstream: a non-nil error from Allocate)."""
 
 
 class FailedOnNode(AllocationError):
@@ -55,13 +83,20 @@ class AllocatorFeatures:
     admin_access: bool = True
     device_taints: bool = True
     binding_conditions: bool = True  # DeviceBindingAndStatus
+    partitionable_devices: bool = False
+    consumable_capacity: bool = False
+    fractional_capacity_range: bool = False
+    prioritized_list: bool = True  # the plugin refuses subrequests itself when the gate is off
+    # The incubating variant's search (pools sorted by ID, slices by name, each request's devices
+    # taken in pool/slice/device order): kube-scheduler's choice once a gate the stable variant
+    # lacks is on. None: on when partitionable devices or consumable capacity are.
+    incubating: bool | None = None
 
-
-def kobj(obj: dict[str, Any]) -> str:
-    """klog.KObj: namespace/name (name alone for cluster-scoped objects)."""
-    meta = obj.get("metadata") or {}
-    ns = meta.get("namespace")
-    return f"{ns}/{meta.get('name', '')}" if ns else str(meta.get("name", ""))
+    @property
+    def use_incubating(self) -> bool:
+        if self.incubating is not None:
+            return self.incubating
+        return self.partitionable_devices or self.consumable_capacity
 
 
 def did(driver: str, pool: str, device: str) -> str:
@@ -73,114 +108,6 @@ def enhance(message: str) -> str:
     if "no such key:" in message:
         return message + ". consider using CEL optional chaining (.? followed by orValue()) or guarding the check with has() for optional fields"
     return message
-
-
-# ---- pools ------------------------------------------------------------------------------------
-@dataclass(slots=True)
-class Pool:
-    driver: str
-    pool: str
-    slices: list[dict[str, Any]] = field(default_factory=list)
-    incomplete: bool = False
-    invalid: bool = False
-    invalid_reason: str = ""
-
-    @property
-    def id(self) -> str:
-        return f"{self.driver}/{self.pool}"
-
-
-def node_matches(node_name: str, labels: dict[str, str], name_to_match: str, all_nodes: bool,
-                 selector: dict[str, Any] | None) -> bool:
-    """structured.NodeMatches."""
-    if name_to_match:
-        return node_name == name_to_match
-    if all_nodes:
-        return True
-    if selector is not None:
-        parsed = NodeSelector.parse(selector)
-        bad = next((t for t in parsed.terms if not t.valid), None)
-        if bad is not None:
-            raise AllocationError(f"failed to parse node selector: {bad.error}")
-        return parsed.matches(labels, node_name)
-    return False
-
-
-def _pool_of(slice_: dict[str, Any]) -> tuple[str, str, int, int]:
-    spec = slice_.get("spec") or {}
-    pool = spec.get("pool") or {}
-    return (str(spec.get("driver", "")), str(pool.get("name", "")), int(pool.get("generation") or 0),
-            int(pool.get("resourceSliceCount") or 0))
-
-
-def gather_pools(slices: Iterable[dict[str, Any]], node_name: str, labels: dict[str, str],
-                 all_slices: Callable[[], Iterable[dict[str, Any]]]) -> list[Pool]:
-    """GatherPools: the pools (newest generation, complete, valid) whose slices target the node."""
-    pools: dict[tuple[str, str], list[dict[str, Any]]] = {}
-    for slice_ in slices:
-        spec = slice_.get("spec") or {}
-        if spec.get("perDeviceNodeSelection") is not None or spec.get("sharedCounters"):
-            continue  # DRAPartitionableDevices (beta) is not implemented: as if disabled
-        name, all_nodes, selector = str(spec.get("nodeName") or ""), bool(spec.get("allNodes")), spec.get("nodeSelector")
-        if not (name or all_nodes or selector is not None):
-            continue
-        try:
-            match = node_matches(node_name, labels, name, all_nodes, selector)
-        except AllocationError as exc:
-            raise AllocationError(f"failed to perform node selection for slice {kobj(slice_)}: {exc}") from None
-        if not match:
-            continue
-        driver, pool, generation, _count = _pool_of(slice_)
-        found = pools.get((driver, pool))
-        if found is None:
-            pools[(driver, pool)] = [slice_]
-            continue
-        current = _pool_of(found[0])[2]
-        if generation < current:
-            continue
-        if generation > current:
-            pools[(driver, pool)] = [slice_]
-            continue
-        found.append(slice_)
-    result: list[Pool] = []
-    with_conditions: list[Pool] = []  # poolHasBindingConditions: tried after every other pool
-    for (driver, pool), members in pools.items():
-        _d, _p, generation, count = _pool_of(members[0])
-        if len(members) != count:
-            obsolete = False
-            same_generation = 0
-            for other in all_slices():
-                od, op, og, _c = _pool_of(other)
-                if (od, op) != (driver, pool):
-                    continue
-                if og == generation:
-                    same_generation += 1
-                elif og > generation:
-                    obsolete = True
-                    break
-            if obsolete:
-                continue
-            if same_generation != count:
-                result.append(Pool(driver, pool, incomplete=True))
-                continue
-        names: set[str] = set()
-        invalid = ""
-        for s in members:
-            for device in (s.get("spec") or {}).get("devices") or ():
-                dname = str(device.get("name", ""))
-                if dname in names:
-                    invalid = f"duplicate device name {dname}"
-                    break
-                names.add(dname)
-            if invalid:
-                break
-        if invalid:
-            result.append(Pool(driver, pool, invalid=True, invalid_reason=invalid))
-        elif any(d.get("bindingConditions") is not None for s in members for d in (s.get("spec") or {}).get("devices") or ()):
-            with_conditions.append(Pool(driver, pool, members))
-        else:
-            result.append(Pool(driver, pool, members))
-    return result + with_conditions
 
 
 # ---- requests ---------------------------------------------------------------------------------
@@ -197,6 +124,7 @@ class Request:
     selectors: list[dict[str, Any]]
     tolerations: list[dict[str, Any]]
     derived: bool
+    capacity: dict[str, Any] | None = None  # capacity requirements (DRAConsumableCapacity)
 
     @classmethod
     def of(cls, spec: dict[str, Any], name: str, allow_admin: bool) -> Request:
@@ -207,7 +135,7 @@ class Request:
         admin = spec.get("adminAccess") if allow_admin else None
         return cls(name, str(spec.get("deviceClassName") or ""), mode, int(count or 0), bool(admin),
                    admin is not None, list(spec.get("selectors") or ()), list(spec.get("tolerations") or ()),
-                   bool(spec.get("derivedAttributes")))
+                   bool(spec.get("derivedAttributes")), spec.get("capacity"))
 
 
 @dataclass(slots=True)
@@ -217,7 +145,7 @@ class RequestData:
     cls: dict[str, Any] | None = None
     num_devices: int = 0
     selected_sub: int = 0
-    all_devices: list[tuple[DeviceID, dict[str, Any], dict[str, Any]]] = field(default_factory=list)
+    all_devices: list[tuple[DeviceID, dict[str, Any], dict[str, Any], Pool | None]] = field(default_factory=list)
 
     @property
     def request_name(self) -> str:
@@ -232,6 +160,8 @@ class DeviceResult:
     device: dict[str, Any]
     slice: dict[str, Any]
     admin_access: bool | None
+    share_id: str | None = None
+    consumed: dict[str, Quantity] | None = None
 
     @property
     def request_name(self) -> str:
@@ -272,6 +202,31 @@ class MatchAttribute:
     def remove(self, request: str, sub: str) -> None:
         if self._applies(request, sub):
             self.count -= 1
+
+
+class DistinctAttribute(MatchAttribute):
+    """distinctAttributeConstraint (DRAConsumableCapacity): the devices of the named requests all
+    have the attribute, each with a different value."""
+
+    def __init__(self, requests: list[str], attribute: str) -> None:
+        super().__init__(requests, attribute)
+        self.values: list[tuple[str, Any]] = []
+
+    def add(self, request: str, sub: str, device: dict[str, Any], device_id: DeviceID) -> bool:
+        if not self._applies(request, sub):
+            return True
+        attr = lookup_attribute(device, device_id, self.attribute)
+        if attr is None:
+            return False
+        for seen in self.values:
+            if attr[0] not in ("int", "bool", "string", "version") or seen == attr:
+                return False
+        self.values.append(attr)
+        return True
+
+    def remove(self, request: str, sub: str) -> None:
+        if self._applies(request, sub):
+            self.values.pop()
 
 
 def lookup_attribute(device: dict[str, Any], device_id: DeviceID, name: str) -> tuple[str, Any] | None:
@@ -355,14 +310,35 @@ class Allocator:
     features: AllocatorFeatures = AllocatorFeatures()
     # (device, claim, request, subrequest) -> selectable; selectors do not depend on the node.
     matches: dict[tuple[DeviceID, int, int, int], bool] = field(default_factory=dict)
+    # AllocatedState's other two parts (DRAConsumableCapacity): shares of devices that allow
+    # multiple allocations, (driver, pool, device, shareID), and the capacity they consume.
+    shared: set[tuple[str, str, str, str]] = field(default_factory=set)
+    capacity: dict[DeviceID, dict[str, Decimal]] = field(default_factory=dict)
+    # Counters left per pool (counter set -> counter -> value) after the allocated devices took
+    # theirs; computed once per pool, as upstream's availableCounters.
+    available_counters: dict[tuple[str, str], dict[str, dict[str, Decimal]]] = field(default_factory=dict)
+    _shared_devices: set[DeviceID] | None = None
+    invocations: int = 0  # allocateOne calls (upstream's Stats.NumAllocateOneInvocations)
+
+    def shared_devices(self) -> set[DeviceID]:
+        if self._shared_devices is None:
+            self._shared_devices = {(d, p, n) for d, p, n, _share in self.shared}
+        return self._shared_devices
+
+    def is_allocated(self, device_id: DeviceID) -> bool:
+        """internal.IsDeviceAllocated: dedicated, shared or with consumed capacity."""
+        return device_id in self.allocated or device_id in self.shared_devices() or device_id in self.capacity
 
     def allocate(self, node_name: str, labels: dict[str, str], slices: Iterable[dict[str, Any]],
                  deadline: float | None = None) -> list[dict[str, Any]] | None:
         """AllocationResults for every claim, or None when the node cannot hold them; raises
         AllocationError (FailedOnNode for this node only), FilterTimedOut once time.monotonic()
         passes `deadline`."""
-        run = _Run(self, node_name, labels, gather_pools(slices, node_name, labels, self.all_slices), deadline)
-        return run.allocate()
+        if self.features.use_incubating:
+            pools = gather_pools_incubating(slices, node_name, labels, self.all_slices, self.features.partitionable_devices)
+        else:
+            pools = gather_pools(slices, node_name, labels, self.all_slices)
+        return _Run(self, node_name, labels, pools, deadline).allocate()
 
 
 class _Run:
@@ -380,6 +356,11 @@ class _Run:
         self.constraints: list[list[MatchAttribute]] = []
         self.allocating: dict[DeviceID, set[int]] = {}
         self.result: list[list[DeviceResult]] = [[] for _ in self.claims]
+        self.incubating = alloc.features.use_incubating
+        self.consumable = alloc.features.consumable_capacity
+        self.consumed_counters: dict[tuple[str, str], dict[str, dict[str, Decimal]]] = {}
+        self.allocating_capacity: dict[DeviceID, dict[str, Decimal]] = {}
+        self.node_match: dict[DeviceID, bool] = {}  # per-device node selection on this node
 
     # ---- validation ----------------------------------------------------------------------
     def allocate(self) -> list[dict[str, Any]] | None:
@@ -388,6 +369,14 @@ class _Run:
             min_per_claim = 0
             for ri, request in enumerate(devices.get("requests") or ()):
                 subs = request.get("firstAvailable") or ()
+                if self.incubating and subs and not self.a.features.prioritized_list:
+                    raise AllocationError(f"claim {kobj(claim)}, request {request.get('name', '')}: has subrequests, but the DRAPrioritizedList feature is disabled")
+                if self.incubating and not self.consumable:
+                    if (request.get("exactly") or {}).get("capacity") is not None:
+                        raise AllocationError(f"claim {kobj(claim)}, request {request.get('name', '')}: has capacity requests, but the DRAConsumableCapacity feature is disabled")
+                    for sub in subs:
+                        if sub.get("capacity") is not None:
+                            raise AllocationError(f"claim {kobj(claim)}, subrequest {sub.get('name', '')}: has capacity requests, but the DRAConsumableCapacity feature is disabled")
                 if subs:
                     min_per_request = 1 << 62
                     for si, sub in enumerate(subs):
@@ -411,11 +400,13 @@ class _Run:
             for i, c in enumerate(devices.get("constraints") or ()):
                 if c.get("matchAttribute"):
                     constraints.append(MatchAttribute(list(c.get("requests") or ()), str(c["matchAttribute"])))
+                elif self.incubating and c.get("distinctAttribute"):
+                    constraints.append(DistinctAttribute(list(c.get("requests") or ()), str(c["distinctAttribute"])))
                 else:
                     raise AllocationError(f"claim {kobj(claim)}, constraint #{i}: empty constraint (unsupported constraint type?)")
             self.constraints.append(constraints)
         try:
-            done = self._allocate_one(0, 0, 0, 0, False)
+            done = self._allocate_one(0, 0, 0, 0, False, _START)
         except _MaxSize:
             done = False
         if not done:
@@ -453,14 +444,25 @@ class _Run:
                     for di, device in enumerate((slice_.get("spec") or {}).get("devices") or ()):
                         if self._selectable(key, data, slice_, di):
                             device_id = (pool.driver, pool.pool, str(device.get("name", "")))
-                            data.all_devices.append((device_id, device, slice_))
+                            if self.consumable:
+                                try:
+                                    fits = cmp_request_over_capacity({}, request.capacity, device.get("capacity"), {},
+                                                                     self.a.features.fractional_capacity_range)
+                                except CapacityError as exc:
+                                    raise AllocationError(f"claim {kobj(claim)}, request {name}: checking capacity for device {device.get('name', '')}: {exc}") from None
+                                if not fits:
+                                    continue
+                            data.all_devices.append((device_id, device, slice_, pool))
             data.num_devices = len(data.all_devices)
         else:
             raise AllocationError(f"claim {kobj(claim)}, request {name}: unsupported count mode {request.mode}")
         return data
 
     # ---- search ------------------------------------------------------------------------
-    def _allocate_one(self, ci: int, ri: int, si: int, di: int, in_sub: bool) -> bool:
+    def _allocate_one(self, ci: int, ri: int, si: int, di: int, in_sub: bool, start: tuple[int, int, int]) -> bool:
+        """allocateOne; `start` (pool, slice, device) is where the incubating variant continues
+        looking for a request's next device (the stable one always starts over)."""
+        self.a.invocations += 1
         if self.deadline is not None and time.monotonic() > self.deadline:
             raise FilterTimedOut
         if ci >= len(self.claims):
@@ -468,7 +470,7 @@ class _Run:
         requests = ((self.claims[ci].get("spec") or {}).get("devices") or {}).get("requests") or ()
         if ri >= len(requests):
             try:
-                return self._allocate_one(ci + 1, 0, 0, 0, False)
+                return self._allocate_one(ci + 1, 0, 0, 0, False, _START)
             except _MaxSize:
                 return False
         data = self.request_data[(ci, ri, si)]
@@ -477,7 +479,7 @@ class _Run:
             sub = 0
             while (ci, ri, sub) in self.request_data:
                 try:
-                    ok = self._allocate_one(ci, ri, sub, di, True)
+                    ok = self._allocate_one(ci, ri, sub, di, True, _START)
                 except _MaxSize:
                     sub += 1
                     continue
@@ -494,27 +496,33 @@ class _Run:
         if do_all and not data.all_devices:
             return False
         if di >= data.num_devices:
-            return self._allocate_one(ci, ri + 1, 0, 0, False)
+            return self._allocate_one(ci, ri + 1, 0, 0, False, _START)
         if data.num_devices - di > ALLOCATION_RESULTS_MAX_SIZE - len(self.result[ci]):
             raise _MaxSize
         if do_all:
-            device_id, device, slice_ = data.all_devices[di]
-            undo = self._allocate_device(ci, ri, si, device_id, device, slice_, must=True)
+            device_id, device, slice_, in_pool = data.all_devices[di]
+            undo = self._allocate_device(ci, ri, si, device_id, device, slice_, must=True, pool=in_pool)
             if undo is None:
                 return False
             try:
-                done = self._allocate_one(ci, ri, si, di + 1, in_sub)
+                done = self._allocate_one(ci, ri, si, di + 1, in_sub, _START)
             except Exception:
                 undo()
                 raise
             if not done:
                 undo()
             return done
-        for pool in self.pools:
+        pools = self.pools
+        for pi in range(start[0], len(pools)):
+            pool = pools[pi]
             if pool.incomplete or pool.invalid:
                 continue
-            for slice_ in pool.slices:
-                for index, device in enumerate((slice_.get("spec") or {}).get("devices") or ()):
+            slices = pool.slices
+            for sli in range(start[1] if pi == start[0] else 0, len(slices)):
+                slice_ = slices[sli]
+                devices = (slice_.get("spec") or {}).get("devices") or ()
+                for index in range(start[2] if pi == start[0] and sli == start[1] else 0, len(devices)):
+                    device = devices[index]
                     device_id = (pool.driver, pool.pool, str(device.get("name", "")))
                     if request.admin_access:
                         if ci in self.allocating.get(device_id, ()):
@@ -523,11 +531,14 @@ class _Run:
                         continue
                     if not self._selectable((ci, ri, si), data, slice_, index):
                         continue
-                    undo = self._allocate_device(ci, ri, si, device_id, device, slice_, must=False)
+                    if self.consumable and not self._capacity_fits(ci, request, device_id, device, "checking"):
+                        continue
+                    undo = self._allocate_device(ci, ri, si, device_id, device, slice_, must=False, pool=pool)
                     if undo is None:
                         continue
+                    after = (pi, sli, index + 1) if self.incubating else _START
                     try:
-                        done = self._allocate_one(ci, ri, si, di + 1, in_sub)
+                        done = self._allocate_one(ci, ri, si, di + 1, in_sub, after)
                     except Exception:
                         undo()
                         raise
@@ -546,16 +557,70 @@ class _Run:
         spec = slice_["spec"]
         device_id = (str(spec.get("driver", "")), str((spec.get("pool") or {}).get("name", "")), str(device.get("name", "")))
         mkey = (device_id, *key)
-        found = self.a.matches.get(mkey)
-        if found is not None:
-            return found
-        ok = True
-        if data.cls is not None:
-            ok = self._selectors_match(key, slice_, index, device_id, data.cls, ((data.cls.get("spec") or {}).get("selectors")) or ())
-        if ok:
-            ok = self._selectors_match(key, slice_, index, device_id, None, data.request.selectors)
-        self.a.matches[mkey] = ok
+        ok = self.a.matches.get(mkey)
+        if ok is None:
+            ok = True
+            if data.cls is not None:
+                ok = self._selectors_match(key, slice_, index, device_id, data.cls, ((data.cls.get("spec") or {}).get("selectors")) or ())
+            if ok:
+                ok = self._selectors_match(key, slice_, index, device_id, None, data.request.selectors)
+            self.a.matches[mkey] = ok
+        if ok and spec.get("perDeviceNodeSelection") and self.incubating:
+            match = self.node_match.get(device_id)
+            if match is None:
+                match = node_matches(self.node_name, self.labels, str(device.get("nodeName") or ""),
+                                     bool(device.get("allNodes")), device.get("nodeSelector"))
+                self.node_match[device_id] = match
+            return match
         return ok
+
+    def _capacity_fits(self, ci: int, request: Request, device_id: DeviceID, device: dict[str, Any], verb: str) -> bool:
+        """allocator.CmpRequestOverCapacity: the request fits next to allocated and allocating shares."""
+        try:
+            return cmp_request_over_capacity(self.a.capacity.get(device_id, {}), request.capacity, device.get("capacity"),
+                                             self.allocating_capacity.get(device_id), self.a.features.fractional_capacity_range)
+        except CapacityError as exc:
+            raise AllocationError(f"claim {kobj(self.claims[ci])}, request {request.name}: {verb} capacity for device {did(*device_id)}: {exc}") from None
+
+    def _capacity_in_use(self, device_id: DeviceID) -> bool:
+        """deviceCapacityInUse: some share of the device is allocated or being allocated."""
+        return device_id in self.a.capacity or device_id in self.a.shared_devices() or device_id in self.allocating_capacity
+
+    def _reserve_counters(self, pool: Pool, device: dict[str, Any]) -> bool:
+        """checkAvailableCounters: take the device's counters unless some counter would go short."""
+        available = self.a.available_counters.get((pool.driver, pool.pool))
+        if available is None:
+            available = {name: dict(counters) for name, counters in pool.counter_sets.items()}
+            for slice_ in (*pool.slices, *pool.other_slices):
+                spec = slice_.get("spec") or {}
+                for other in spec.get("devices") or ():
+                    if not self.a.is_allocated((str(spec.get("driver", "")), str((spec.get("pool") or {}).get("name", "")), str(other.get("name", "")))):
+                        continue
+                    for consumption in other.get("consumesCounters") or ():
+                        counters = available.get(str(consumption.get("counterSet", "")), {})
+                        for cname, c in (consumption.get("counters") or {}).items():
+                            if cname in counters:
+                                counters[cname] -= parse_quantity(str((c or {}).get("value", "0")))
+            self.a.available_counters[(pool.driver, pool.pool)] = available
+        consumed = self.consumed_counters.setdefault((pool.driver, pool.pool), {})
+        for consumption in device.get("consumesCounters") or ():
+            counters = consumed.setdefault(str(consumption.get("counterSet", "")), {})
+            for cname, c in (consumption.get("counters") or {}).items():
+                counters[cname] = counters.get(cname, Decimal(0)) + parse_quantity(str((c or {}).get("value", "0")))
+        for set_name, counters in available.items():
+            taken = consumed.get(set_name, {})
+            for cname, value in counters.items():
+                if value < taken.get(cname, Decimal(0)):
+                    self._release_counters(pool, device)
+                    return False
+        return True
+
+    def _release_counters(self, pool: Pool, device: dict[str, Any]) -> None:
+        consumed = self.consumed_counters[(pool.driver, pool.pool)]
+        for consumption in device.get("consumesCounters") or ():
+            counters = consumed[str(consumption.get("counterSet", ""))]
+            for cname, c in (consumption.get("counters") or {}).items():
+                counters[cname] -= parse_quantity(str((c or {}).get("value", "0")))
 
     def _selectors_match(self, key: tuple[int, int, int], slice_: dict[str, Any], index: int, device_id: DeviceID,
                          cls: dict[str, Any] | None, selectors: Iterable[dict[str, Any]]) -> bool:
@@ -574,40 +639,78 @@ class _Run:
         return True
 
     def _allocate_device(self, ci: int, ri: int, si: int, device_id: DeviceID, device: dict[str, Any],
-                         slice_: dict[str, Any], must: bool) -> Callable[[], None] | None:
+                         slice_: dict[str, Any], must: bool, pool: Pool | None = None) -> Callable[[], None] | None:
+        """allocateDevice: the device joins the claim's result, or None; the returned function undoes it."""
         data = self.request_data[(ci, ri, si)]
         request = data.request
+        multi = self.consumable and bool(device.get("allowMultipleAllocations"))
         if request.admin_access:
-            if ci in self.allocating.get(device_id, ()):
+            if not multi and ci in self.allocating.get(device_id, ()):
                 return None
         elif self._in_use(device_id):
             return None
-        if device.get("consumesCounters"):
-            return None  # DRAPartitionableDevices (beta) is not implemented: as if disabled
+        consumes = device.get("consumesCounters")
+        if consumes and not self.a.features.partitionable_devices:
+            return None  # DRAPartitionableDevices is off
+        undo_steps: list[Callable[[], None]] = []
+
+        def undo() -> None:
+            for step in reversed(undo_steps):
+                step()
+
+        if consumes and pool is not None and not (multi and self._capacity_in_use(device_id)):
+            if not self._reserve_counters(pool, device):
+                return None
+            undo_steps.append(lambda: self._release_counters(pool, device))
         base, sub = (data.parent, request.name) if data.parent else (request.name, "")
         if self.a.features.device_taints and taint_prevents(device, request):
+            undo()
             return None
-        added: list[MatchAttribute] = []
         for c in self.constraints[ci]:
             if not c.add(base, sub, device, device_id):
-                for done in reversed(added):
-                    done.remove(base, sub)
+                undo()
                 if must:
                     raise AllocationError(f"claim {kobj(self.claims[ci])}, request {request.name}: cannot add device {did(*device_id)} because a claim constraint would not be satisfied")
                 return None
-            added.append(c)
-        self.allocating.setdefault(device_id, set()).add(ci)
+            undo_steps.append(lambda c=c: c.remove(base, sub))
+        if not multi:
+            self.allocating.setdefault(device_id, set()).add(ci)
+            undo_steps.append(lambda: self.allocating[device_id].discard(ci))
+        share_id: str | None = None
+        consumed: dict[str, Quantity] | None = None
+        if self.consumable:
+            try:
+                fits = self._capacity_fits(ci, request, device_id, device, "rechecking")
+            except AllocationError:
+                undo()
+                raise
+            if not fits:
+                undo()
+                return None
+            if multi:
+                try:
+                    consumed = consumed_capacity_from_request(request.capacity, device.get("capacity"),
+                                                              self.a.features.fractional_capacity_range)
+                except CapacityError as exc:
+                    undo()
+                    raise AllocationError(f"claim {kobj(self.claims[ci])}, request {request.name}: computing consumed capacity for device {did(*device_id)}: {exc}") from None
+                share_id = str(uuid.uuid4())
+                existed = device_id in self.allocating_capacity
+                entry = self.allocating_capacity.setdefault(device_id, {})
+                add_capacity(entry, consumed)
+                taken = consumed
+
+                def give_back() -> None:
+                    left = self.allocating_capacity[device_id]
+                    if remove_capacity(left, taken) and not existed:
+                        del self.allocating_capacity[device_id]
+
+                undo_steps.append(give_back)
         results = self.result[ci]
         before = len(results)
         results.append(DeviceResult(request.name, data.parent or "", device_id, device, slice_,
-                                    True if request.admin_access else None))
-
-        def undo() -> None:
-            del results[before:]
-            self.allocating[device_id].discard(ci)
-            for c in reversed(added):
-                c.remove(base, sub)
-
+                                    True if request.admin_access else None, share_id, consumed or None))
+        undo_steps.append(lambda: results.__delitem__(slice(before, None)))
         return undo
 
     # ---- results -----------------------------------------------------------------------
@@ -632,6 +735,10 @@ class _Run:
             request = self._request_of(claim, res)
             if request is not None and request.tolerations:
                 entry["tolerations"] = request.tolerations
+            if res.share_id is not None:
+                entry["shareID"] = res.share_id
+            if res.consumed:
+                entry["consumedCapacity"] = {name: str(q) for name, q in res.consumed.items()}
             if self.a.features.binding_conditions:
                 for key in ("bindingConditions", "bindingFailureConditions"):
                     if res.device.get(key):
@@ -705,8 +812,9 @@ class _Run:
         exprs: list[dict[str, Any]] = []
         for res in self.result[ci]:
             spec = res.slice.get("spec") or {}
-            name = spec.get("nodeName")
-            selector = spec.get("nodeSelector")
+            source = res.device if self.incubating and spec.get("perDeviceNodeSelection") else spec
+            name = source.get("nodeName")
+            selector = source.get("nodeSelector")
             if name or (self.a.features.binding_conditions and res.device.get("bindsToNode")):
                 # Local to one node, or binds to the node it is allocated for.
                 return {"nodeSelectorTerms": [{"matchFields": [
@@ -726,6 +834,9 @@ class _Run:
                 term["matchFields"] = fields
             return {"nodeSelectorTerms": [term]}
         return None
+
+
+_START = (0, 0, 0)
 
 
 class _MaxSize(Exception):

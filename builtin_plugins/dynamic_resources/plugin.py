@@ -114,7 +114,7 @@ class _State:
     allocator: Allocator | None = None
     node_allocations: dict[str, list[dict[str, Any]]] = field(default_factory=dict)
     extended: ExtendedResources | None = None  # DRA-backed extended resources: the last claim
-    taken: set[Any] = field(default_factory=set)  # devices in use when PreFilter ran
+    taken: Any = None  # the allocated state (devices, shares, capacity) when PreFilter ran
     allocators: dict[frozenset[str], Allocator | None] = field(default_factory=dict)  # per extended variant
     unavailable: set[int] = field(default_factory=set)
     allocations: dict[int, dict[str, Any]] = field(default_factory=dict)  # set in Reserve
@@ -188,6 +188,9 @@ class DynamicResources:
             admin_access=gates.enabled("DRAAdminAccess"),
             device_taints=gates.enabled("DRADeviceTaints"),
             binding_conditions=self.binding_conditions,
+            partitionable_devices=gates.enabled("DRAPartitionableDevices"),
+            consumable_capacity=gates.enabled("DRAConsumableCapacity"),
+            fractional_capacity_range=gates.enabled("DRAFractionalCapacityRange"),
         )
         # ValidateDynamicResourcesArgs and SetDefaults_DynamicResourcesArgs.
         filter_gate = gates.enabled("DRASchedulerFilterTimeout")
@@ -349,7 +352,7 @@ class DynamicResources:
                     return status
         st = _State(claims, available_on, to_allocate, bindings=bindings, extended=extended)
         if to_allocate:
-            st.taken = devices.allocated_devices()
+            st.taken = devices.allocated_state(self.features.consumable_capacity)
             if extended is None:
                 st.allocator = self._allocator(st, [claims[i] for i in to_allocate], cluster)
         state[STATE_KEY] = st
@@ -357,8 +360,10 @@ class DynamicResources:
 
     def _allocator(self, st: _State, claims: list[dict[str, Any]], cluster: ClusterState) -> Allocator:
         devices = cluster.devices
-        return Allocator(claims, st.taken, lambda name: cluster.get_object("DeviceClass", name), self.selectors,
-                         self.contexts, devices.all_slices, self.features)
+        taken = st.taken
+        assert taken is not None
+        return Allocator(claims, taken.devices, lambda name: cluster.get_object("DeviceClass", name), self.selectors,
+                         self.contexts, devices.all_slices, self.features, shared=taken.shared, capacity=taken.capacity)
 
     @staticmethod
     def _check_class(cluster: ClusterState, class_name: str, request: str) -> Status | None:

@@ -164,6 +164,15 @@ FUNCTIONS: dict[str, Any] = {
 
 # ---- devices --------------------------------------------------------------------------------
 def _attribute_value(attr: dict[str, Any]) -> Any:
+    """getAttributeValue: list values (DRAListTypeAttributes) first, then the scalar ones."""
+    if attr.get("ints") is not None:
+        return [int(v) for v in attr["ints"]]
+    if attr.get("bools") is not None:
+        return [bool(v) for v in attr["bools"]]
+    if attr.get("strings") is not None:
+        return [str(v) for v in attr["strings"]]
+    if attr.get("versions") is not None:
+        return [semver_value(str(v)) for v in attr["versions"]]
     if "int" in attr:
         return int(attr["int"])
     if "bool" in attr:

@@ -16,9 +16,20 @@ from collections import Counter
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from datetime import datetime
+from decimal import Decimal
 from typing import Any
 
-__all__ = ["DEVICE_CLASS_RESOURCE_PREFIX", "EXTENDED_RESOURCE_CLAIM_ANNOTATION", "DeviceID", "DeviceState", "InFlightAllocation"]
+from .quantity import QuantityError, parse_quantity
+
+__all__ = [
+    "AllocatedState",
+    "DEVICE_CLASS_RESOURCE_PREFIX",
+    "EXTENDED_RESOURCE_CLAIM_ANNOTATION",
+    "DeviceID",
+    "DeviceState",
+    "InFlightAllocation",
+    "SharedDeviceID",
+]
 
 DEVICE_CLASS_RESOURCE_PREFIX = "deviceclass.resource.kubernetes.io/"
 """resourceapi.ResourceDeviceClassPrefix: every DeviceClass serves the extended resource
@@ -30,6 +41,19 @@ DRA-backed extended resources."""
 
 DeviceID = tuple[str, str, str]
 """(driver, pool, device): one device across the cluster."""
+
+SharedDeviceID = tuple[str, str, str, str]
+"""(driver, pool, device, shareID): one share of a device that allows multiple allocations."""
+
+
+@dataclass(slots=True)
+class AllocatedState:
+    """structured.AllocatedState: devices held whole, shares of devices, and the capacity those
+    shares consume (exact decimals per capacity name)."""
+
+    devices: set[DeviceID]
+    shared: set[SharedDeviceID]
+    capacity: dict[DeviceID, dict[str, Decimal]]
 
 
 @dataclass(slots=True)
@@ -79,6 +103,32 @@ def _explicit_name(device_class: dict[str, Any]) -> str | None:
     return str(name) if name is not None else None
 
 
+def shared_usage(claim: dict[str, Any]) -> list[tuple[SharedDeviceID, dict[str, Decimal] | None]]:
+    """foreachAllocatedDevice's shared callbacks (DRAConsumableCapacity): each result with a
+    shareID, with the capacity it consumes (None when it names none)."""
+    out: list[tuple[SharedDeviceID, dict[str, Decimal] | None]] = []
+    for r in _results(claim):
+        if r.get("adminAccess") or r.get("shareID") is None:
+            continue
+        consumed = r.get("consumedCapacity")
+        capacity = None
+        if consumed is not None:
+            capacity = {}
+            for name, value in consumed.items():
+                try:
+                    capacity[str(name)] = parse_quantity(str(value))
+                except QuantityError:
+                    continue  # the API server validates quantities; skip what cannot be read
+        out.append(((str(r.get("driver", "")), str(r.get("pool", "")), str(r.get("device", "")), str(r["shareID"])), capacity))
+    return out
+
+
+def _add_capacity(total: dict[DeviceID, dict[str, Decimal]], device: DeviceID, consumed: dict[str, Decimal]) -> None:
+    entry = total.setdefault(device, {})
+    for name, value in consumed.items():
+        entry[name] = entry.get(name, Decimal(0)) + value
+
+
 def _key(obj: dict[str, Any]) -> str:
     meta = obj.get("metadata") or {}
     ns = meta.get("namespace")
@@ -94,6 +144,11 @@ class DeviceState:
         self.node_independent: dict[str, dict[str, Any]] = {}  # allNodes / nodeSelector / per-device
         self.allocated: Counter[DeviceID] = Counter()  # from claims in the cache
         self._claim_devices: dict[str, list[DeviceID]] = {}
+        # Shares of devices that allow multiple allocations (results with a shareID), per claim,
+        # and what they add up to; read only when DRAConsumableCapacity is on.
+        self._claim_shares: dict[str, list[tuple[SharedDeviceID, dict[str, Decimal] | None]]] = {}
+        self.shared: Counter[SharedDeviceID] = Counter()
+        self.capacity: dict[DeviceID, dict[str, Decimal]] = {}
         self._claim_uids: dict[str, str] = {}  # claim key -> uid
         self.in_flight: dict[str, InFlightAllocation] = {}  # claim uid -> allocation
         self._created_for: dict[str, str] = {}  # pod uid -> in-flight uid of a claim to be created
@@ -206,6 +261,13 @@ class DeviceState:
         if devices:
             self._claim_devices[key] = devices
             self.allocated.update(devices)
+            shares = shared_usage(obj)
+            if shares:
+                self._claim_shares[key] = shares
+                for share, consumed in shares:
+                    self.shared[share] += 1
+                    if consumed is not None:
+                        _add_capacity(self.capacity, share[:3], consumed)
         uid = str((obj.get("metadata") or {}).get("uid") or "")
         self._claim_uids[key] = uid
         held_uid = uid
@@ -247,6 +309,17 @@ class DeviceState:
             for device in old:
                 if self.allocated[device] <= 0:
                     del self.allocated[device]
+        for share, consumed in self._claim_shares.pop(key, ()):
+            self.shared[share] -= 1
+            if self.shared[share] <= 0:
+                del self.shared[share]
+            entry = self.capacity.get(share[:3])
+            if consumed is not None and entry is not None:
+                for name, value in consumed.items():
+                    if name in entry:
+                        entry[name] -= value
+                if all(v == 0 for v in entry.values()):
+                    del self.capacity[share[:3]]
 
     # ---- in-flight allocations (Reserve .. informer echo) ------------------------------
     def assume_allocation(self, claim_uid: str, claim_key: str, claim: dict[str, Any], pod_uid: str,
@@ -288,3 +361,23 @@ class DeviceState:
         for item in self.in_flight.values():
             taken.update(exclusive_devices(item.claim))
         return taken
+
+    def allocated_state(self, consumable_capacity: bool) -> AllocatedState:
+        """GatherAllocatedState: with DRAConsumableCapacity, shares and their consumed capacity
+        apart from whole devices (in-flight allocations included); without it every allocated
+        device counts as taken whole, as ListAllAllocatedDevices."""
+        if not consumable_capacity:
+            return AllocatedState(self.allocated_devices(), set(), {})
+        shared_count: Counter[DeviceID] = Counter(share[:3] for share in self.shared.elements())
+        devices = {d for d, n in self.allocated.items() if n > shared_count[d]}
+        shared = set(self.shared)
+        capacity = {d: dict(c) for d, c in self.capacity.items()}
+        for item in self.in_flight.values():
+            for r in _results(item.claim):
+                if not r.get("adminAccess") and r.get("shareID") is None:
+                    devices.add((str(r.get("driver", "")), str(r.get("pool", "")), str(r.get("device", ""))))
+            for share, consumed in shared_usage(item.claim):
+                shared.add(share)
+                if consumed is not None:
+                    _add_capacity(capacity, share[:3], consumed)
+        return AllocatedState(devices, shared, capacity)
