@@ -37,6 +37,7 @@ __all__ = [
     "REASON_STALE_CLAIM",
     "SPECIAL_CLAIM_NAME",
     "ExtendedResources",
+    "claim_requests",
     "create_extended_claim",
     "create_requests_and_mappings",
     "delete_claim",
@@ -111,6 +112,7 @@ def new_extended_resource_claim(pod: PodInfo) -> dict[str, Any]:
 
 
 def claim_requests(claim: dict[str, Any]) -> list[dict[str, Any]]:
+    """The claim's device requests (none for the in-memory claim before Filter)."""
     return list(((claim.get("spec") or {}).get("devices") or {}).get("requests") or ())
 
 

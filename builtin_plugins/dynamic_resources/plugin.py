@@ -25,7 +25,6 @@ PreFilter and cost nothing else.
 from __future__ import annotations
 
 import copy
-import time
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -56,7 +55,6 @@ from .allocator import (
     Allocator,
     AllocatorFeatures,
     DeviceContexts,
-    FailedOnNode,
     FilterTimedOut,
     kobj,
 )
@@ -92,12 +90,12 @@ from .extended import (
     patch_pod_extended_resource_claim_status,
     split_nodes,
 )
+from .filtering import allocate_nodes
 
 __all__ = ["DynamicResources"]
 
 STATE_KEY = "DynamicResources"
 FIRST_AVAILABLE_MAX = 8  # resourceapi.FirstAvailableDeviceRequestMaxSize
-REASON_CANNOT_ALLOCATE = "cannot allocate all claims"
 REASON_NOT_AVAILABLE = "resourceclaim not available on the node"
 OPTIONAL_NODE_OPERATIONS = "DRAOptionalNodeOperations"  # the node feature a skipNodeOperations result needs
 FILTER_TIMEOUT_DEFAULT = "10s"  # DynamicResourcesFilterTimeoutDefault
@@ -441,7 +439,8 @@ class DynamicResources:
                             ext.node_variant[names[i]] = served
                     if allocator is None:  # nothing left to allocate on these nodes
                         continue
-                    self._allocate_nodes(st, allocator, members, nodes, cluster, failed)
+                    allocate_nodes(allocator, members, nodes, cluster.devices, self.filter_timeout,
+                                   st.node_allocations, failed)
             except FilterTimedOut as exc:
                 # Timeouts may be transient: Error, so the pod retries through backoff.
                 return Status.error(f"node {exc}: timed out trying to allocate devices")
@@ -479,34 +478,6 @@ class DynamicResources:
         allocator = st.allocators[served] = self._allocator(st, claims, cluster) if claims else None
         return allocator
 
-    def _allocate_nodes(self, st: _State, allocator: Allocator, members: np.ndarray, nodes: NodeView,
-                        cluster: ClusterState, failed: dict[str, np.ndarray]) -> None:
-        """Allocate on the `members` of `nodes`: nodes with no slice of their own all see the same
-        (node-independent) slices; without node-independent slices the outcome does not depend on
-        the node at all: one run for all of them."""
-        devices = cluster.devices
-        table = nodes.table
-        names = nodes.names
-        n = len(nodes)
-        shared = not devices.node_independent
-        own = [i for i in np.flatnonzero(members).tolist() if names[i] in devices.by_node]
-        others = members.copy()
-        others[own] = False
-        if others.any():
-            if shared:
-                first = int(np.flatnonzero(others)[0])
-                outcome = self._allocate(allocator, "", {}, [], names[first])
-                self._record(st, failed, outcome, np.flatnonzero(others), names, n)
-            else:
-                for i in np.flatnonzero(others).tolist():
-                    row = int(nodes.rows[i])
-                    outcome = self._allocate(allocator, names[i], table.labels_of(row), devices.slices_for(names[i]), names[i])
-                    self._record(st, failed, outcome, np.asarray([i]), names, n)
-        for i in own:
-            row = int(nodes.rows[i])
-            outcome = self._allocate(allocator, names[i], table.labels_of(row), devices.slices_for(names[i]), names[i])
-            self._record(st, failed, outcome, np.asarray([i]), names, n)
-
     def _binding_blocked(self, claim: dict[str, Any]) -> bool:
         """An allocated claim whose device binding failed, or is not ready and timed out."""
         try:
@@ -514,33 +485,6 @@ class DynamicResources:
         except BindingFailed:
             return True
         return not ready and claim_timed_out(claim, self.binding_timeout)
-
-    def _allocate(self, allocator: Allocator, node: str, labels: dict[str, str], slices: list[dict[str, Any]],
-                  label: str) -> list[dict[str, Any]] | str:
-        """The allocation results, or the reason this node cannot hold the claims; raises
-        FilterTimedOut (naming `label`) when the filter timeout passes."""
-        deadline = time.monotonic() + self.filter_timeout if self.filter_timeout > 0 else None
-        try:
-            results = allocator.allocate(node, labels, slices, deadline)
-        except FailedOnNode as exc:
-            return str(exc)
-        except FilterTimedOut:
-            raise FilterTimedOut(label) from None
-        if results is None or len(results) != len(allocator.claims):
-            return REASON_CANNOT_ALLOCATE
-        return results
-
-    @staticmethod
-    def _record(st: _State, failed: dict[str, np.ndarray], outcome: list[dict[str, Any]] | str,
-                idx: np.ndarray, names: list[str], n: int) -> None:
-        if isinstance(outcome, str):
-            mask = failed.get(outcome)
-            if mask is None:
-                mask = failed[outcome] = np.zeros(n, dtype=bool)
-            mask[idx] = True
-            return
-        for i in idx.tolist():
-            st.node_allocations[names[i]] = outcome
 
     # ---- PostFilter --------------------------------------------------------------------
     @hookimpl
