@@ -6,7 +6,9 @@ balance(r) = int((1 - std) * 100), std being the standard deviation of requested
 std = |f1 - f2| / 2), and score = 50 + (50 + balance(with pod) - balance(without)) / 2 in Go's
 truncating integer division. Real requests are used (not the non-zero defaults), and best-effort
 pods skip this plugin entirely. Evaluated for all candidate nodes at once in float64 with Go's
-operation order, so scores match exactly.
+operation order, so scores match exactly. An extended resource a DeviceClass serves
+(DRAExtendedResource) counts the class's devices on nodes that do not advertise it, as
+NodeResourcesFit's scorers do.
 """
 
 from __future__ import annotations
@@ -14,13 +16,29 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
-from kubeberth import MAX_NODE_SCORE, NodeView, PodInfo, ScoreScope, Status, hookimpl
+from kubeberth import (
+    MAX_NODE_SCORE,
+    ClusterState,
+    FeatureGates,
+    NodeView,
+    PodInfo,
+    ScoreScope,
+    Status,
+    hookimpl,
+)
 from kubeberth.api.helpers import StrictArgs
 from kubeberth.api.signing import RESOURCES_SIGNER, SignFragment, resources_signer
 from pydantic import Field, model_validator
 from pydantic_core import PydanticCustomError
 
-from .node_resources_fit import ResourceAllocationScorer, ResourceSpec, default_resources
+from .node_resources_fit import (
+    SIGN_REFUSED_FOR_DRA,
+    DraResources,
+    ResourceAllocationScorer,
+    ResourceSpec,
+    default_resources,
+    requests_dra_extended_resource,
+)
 
 _PRESCORE_KEY = "PreScoreNodeResourcesBalancedAllocation"
 
@@ -100,30 +118,42 @@ class NodeResourcesBalancedAllocation:
     score_scope = ScoreScope.NODE  # raw score: the pod and this node's row only
     Args = NodeResourcesBalancedAllocationArgs
 
-    def __init__(self, args: NodeResourcesBalancedAllocationArgs | None = None) -> None:
+    def __init__(self, args: NodeResourcesBalancedAllocationArgs | None = None,
+                 feature_gates: FeatureGates | None = None) -> None:
         self.args = args if args is not None else NodeResourcesBalancedAllocationArgs()
+        gates = feature_gates if feature_gates is not None else FeatureGates()
+        self.enable_dra_extended_resource = gates.enabled("DRAExtendedResource")
         self.scorer = ResourceAllocationScorer([(r.name, r.weight) for r in self.args.resources], use_requested=True)
 
     @hookimpl
-    def sign_pod(self, pod: PodInfo) -> list[SignFragment]:
-        """kube-scheduler's BalancedAllocation.SignPod: the pod's requests and overheads."""
+    def sign_pod(self, pod: PodInfo, cluster: ClusterState | None) -> list[SignFragment] | Status:
+        """kube-scheduler's BalancedAllocation.SignPod: the pod's requests and overheads; a pod
+        requesting an extended resource a DeviceClass serves is not signed."""
+        if self.enable_dra_extended_resource and cluster is not None and requests_dra_extended_resource(pod, cluster.devices):
+            return Status.unschedulable(SIGN_REFUSED_FOR_DRA)
         return [SignFragment(RESOURCES_SIGNER, resources_signer(pod))]
 
+    def _dra(self, cluster: ClusterState) -> DraResources | None:
+        return self.scorer.dra_resources(cluster.devices) if self.enable_dra_extended_resource else None
+
     @hookimpl
-    def pre_score(self, state: dict[str, Any], pod: PodInfo) -> Status | None:
+    def pre_score(self, state: dict[str, Any], pod: PodInfo, cluster: ClusterState) -> Status | None:
         requests = self.scorer.pod_requests(pod)
         if not any(requests):
             # Best-effort pods would otherwise all pile onto the same node (kubernetes#129138).
             return Status.skip()
-        state[_PRESCORE_KEY] = requests
+        state[_PRESCORE_KEY] = (requests, self._dra(cluster))
         return None
 
     @hookimpl
-    def score(self, state: dict[str, Any], pod: PodInfo, nodes: NodeView) -> np.ndarray:
-        requests = state.get(_PRESCORE_KEY)
-        if requests is None:
+    def score(self, state: dict[str, Any], pod: PodInfo, nodes: NodeView, cluster: ClusterState) -> np.ndarray:
+        found = state.get(_PRESCORE_KEY)
+        if found is None:
             requests = self.scorer.pod_requests(pod)
             if not any(requests):
                 return np.zeros(len(nodes), dtype=np.int64)
-        alloc, req = self.scorer.allocatable_requested(nodes.table, nodes.rows, requests)
+            found = (requests, self._dra(cluster))
+        requests, dra = found
+        alloc, req = self.scorer.allocatable_requested(nodes.table, nodes.rows, requests, dra, cluster)
+        # Without the pod: what is allocated there (devices allocated, for a resource left to DRA).
         return balanced_change_scores(alloc, req - np.asarray(requests, dtype=np.int64), req)

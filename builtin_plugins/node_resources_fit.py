@@ -4,6 +4,13 @@ Filter is one vectorised comparison of the pod's non-zero requests against every
 (allocatable - requested). Scoring follows kube-scheduler's resourceAllocationScorer with the
 LeastAllocated, MostAllocated or RequestedToCapacityRatio strategy, in Go's integer arithmetic.
 The scorer and the resource-name helpers are shared with NodeResourcesBalancedAllocation.
+
+Extended resources backed by DRA (DRAExtendedResource): a requested extended resource that a
+DeviceClass serves (its `extendedResourceName`, or `deviceclass.resource.kubernetes.io/<class>`)
+is left to DynamicResources on nodes whose allocatable for it is 0, and scored there from the
+devices the class matches in the node's ResourceSlices (`kubeberth.api.device_counts`). None of
+it runs while the cluster has no DeviceClass, and only rejected rows or scored DRA-backed
+resources look at it otherwise.
 """
 
 from __future__ import annotations
@@ -17,6 +24,7 @@ from kubeberth import (
     MAX_NODE_SCORE,
     ClusterState,
     Code,
+    DeviceState,
     FeatureGates,
     FilterResult,
     FilterScope,
@@ -30,6 +38,7 @@ from kubeberth import (
     Status,
     hookimpl,
 )
+from kubeberth.api.device_counts import DEVICE_CLASS_RESOURCE_PREFIX, device_totals
 from kubeberth.api.helpers import CPU, EPHEMERAL_STORAGE, MEMORY, PODS, StrictArgs, int_value, milli_value
 from kubeberth.api.signing import RESOURCES_SIGNER, SignFragment, resources_signer
 from pydantic import Field, model_validator
@@ -43,6 +52,9 @@ MAX_UTILIZATION = 100
 
 _PREFILTER_KEY = "PreFilterNodeResourcesFit"
 _PRESCORE_KEY = "PreScoreNodeResourcesFit"
+
+DraResources = list[tuple[int, dict[str, Any]]]
+"""Scored resources a DeviceClass serves: (index in the scorer's resources, the DeviceClass)."""
 
 
 # ---- resource names (k8s.io/kubernetes/pkg/apis/core/v1/helper semantics) -------------------
@@ -69,6 +81,29 @@ def is_scalar_resource(name: str) -> bool:
     )
 
 
+def is_dra_extended_resource_name(name: str) -> bool:
+    """schedutil.IsDRAExtendedResourceName: a name a DeviceClass may serve."""
+    return is_extended_resource(name) or name.startswith(DEVICE_CLASS_RESOURCE_PREFIX)
+
+
+def _native(name: str) -> bool:
+    return name in (CPU, MEMORY, EPHEMERAL_STORAGE, PODS)
+
+
+def delegated_to_dra(name: str, allocatable: int, devices: DeviceState | None) -> bool:
+    """shouldDelegateResourceToDRA: no device plugin advertises the resource on the node
+    (allocatable 0) and a DeviceClass serves it, so DynamicResources allocates it instead."""
+    return allocatable <= 0 and devices is not None and devices.device_class_for(name) is not None
+
+
+def requests_dra_extended_resource(pod: PodInfo, devices: DeviceState | None) -> bool:
+    """Whether the pod requests a scalar resource a DeviceClass serves (SignPod's check)."""
+    if devices is None or not devices.has_extended_resource_classes():
+        return False
+    return any(value and not _native(name) and devices.device_class_for(name) is not None
+               for name, value in pod.requests.items())
+
+
 def is_resize_deferred(pod: PodInfo) -> bool:
     """resource.IsPodResizeDeferred: the kubelet deferred the pod's in-place resize."""
     for condition in (pod.raw.get("status") or {}).get("conditions") or ():
@@ -85,24 +120,41 @@ def node_allocatable(node: dict[str, Any]) -> dict[str, int]:
     return out
 
 
-def is_fit(pod: PodInfo, node: dict[str, Any] | None) -> bool:
-    """isFit: the pod fits the node with nothing else on it (Fits on a fresh NodeInfo)."""
+def is_fit(pod: PodInfo, node: dict[str, Any] | None, devices: DeviceState | None = None) -> bool:
+    """isFit: the pod fits the node with nothing else on it (Fits on a fresh NodeInfo); with
+    `devices` (DRAExtendedResource), a resource a DeviceClass serves and the node does not
+    advertise is left to DRA."""
     if node is None:
         return False
     allocatable = node_allocatable(node)
     if allocatable.get(PODS, 0) < 1:
         return False
-    return all(value <= allocatable.get(name, 0) for name, value in pod.requests.items()
-               if value > 0 and (name in (CPU, MEMORY, EPHEMERAL_STORAGE) or is_scalar_resource(name)))
+    for name, value in pod.requests.items():
+        if value <= 0 or value <= allocatable.get(name, 0):
+            continue
+        if name in (CPU, MEMORY, EPHEMERAL_STORAGE):
+            return False
+        if is_scalar_resource(name) and not delegated_to_dra(name, allocatable.get(name, 0), devices):
+            return False
+    return True
 
 
-def have_any_requested_resources_increased(pod: PodInfo, original: dict[str, Any], modified: dict[str, Any]) -> bool:
-    """haveAnyRequestedResourcesIncreased: more pods allowed, or more of a resource the pod requests."""
+def have_any_requested_resources_increased(pod: PodInfo, original: dict[str, Any], modified: dict[str, Any],
+                                           devices: DeviceState | None = None) -> bool:
+    """haveAnyRequestedResourcesIncreased: more pods allowed, or more of a resource the pod
+    requests; with `devices` (DRAExtendedResource), any requested resource the modified node
+    leaves to DRA counts as increased."""
     before, after = node_allocatable(original), node_allocatable(modified)
     if after.get(PODS, 0) > before.get(PODS, 0):
         return True
-    return any(value > 0 and after.get(name, 0) > before.get(name, 0) for name, value in pod.requests.items()
-               if name in (CPU, MEMORY, EPHEMERAL_STORAGE) or is_scalar_resource(name))
+    for name, value in pod.requests.items():
+        if value <= 0 or not (name in (CPU, MEMORY, EPHEMERAL_STORAGE) or is_scalar_resource(name)):
+            continue
+        if after.get(name, 0) > before.get(name, 0):
+            return True
+        if is_scalar_resource(name) and delegated_to_dra(name, after.get(name, 0), devices):
+            return True
+    return False
 
 
 # ---- args ------------------------------------------------------------------------------------
@@ -248,6 +300,23 @@ class ResourceAllocationScorer:
         self.names = [name for name, _ in resources]
         self.weights = np.asarray([weight for _, weight in resources], dtype=np.int64)
         self.use_requested = use_requested
+        self._may_be_dra = any(is_dra_extended_resource_name(n) for n in self.names)
+        self._dra_seen: tuple[DeviceState | None, int, DraResources | None] = (None, -1, None)
+
+    def dra_resources(self, devices: DeviceState) -> DraResources | None:
+        """getDRAPreScoredParams: the scored resources a DeviceClass serves, as (index, class);
+        None when there are none (the common case, answered without a lookup while the cluster
+        has no DeviceClass or the scored resources are all native)."""
+        if not self._may_be_dra or not devices.has_extended_resource_classes():
+            return None
+        seen_devices, seen_version, seen = self._dra_seen
+        if seen_devices is devices and seen_version == devices.classes_version:
+            return seen
+        found = [(i, cls) for i, name in enumerate(self.names)
+                 if is_dra_extended_resource_name(name) and (cls := devices.device_class_for(name)) is not None]
+        result = found or None
+        self._dra_seen = (devices, devices.classes_version, result)
+        return result
 
     def pod_requests(self, pod: PodInfo) -> list[int]:
         out = []
@@ -260,8 +329,56 @@ class ResourceAllocationScorer:
                 out.append(int(pod.requests.get(name, 0)))
         return out
 
-    def allocatable_requested(self, table: NodeTable, rows: np.ndarray, pod_requests: list[int]) -> tuple[np.ndarray, np.ndarray]:
-        """(allocatable, requested incl. the pod) as (nodes, resources) int64; allocatable 0 = skip."""
+    def allocatable_requested(
+        self, table: NodeTable, rows: np.ndarray, pod_requests: list[int],
+        dra: DraResources | None = None, cluster: ClusterState | None = None,
+    ) -> tuple[np.ndarray, np.ndarray]:
+        """(allocatable, requested incl. the pod) as (nodes, resources) int64; allocatable 0 = skip.
+
+        `dra` (from `dra_resources`, with `cluster`): on rows whose allocatable for such a resource
+        is 0, its allocatable and requested are the class's devices there and those allocated
+        (calculateDRAExtendedResourceAllocatableRequest)."""
+        alloc, req = self._from_table(table, rows, pod_requests)
+        if dra is not None and cluster is not None:
+            for i, device_class in dra:
+                if pod_requests[i] == 0:
+                    continue  # a scalar resource the pod does not request is not scored
+                at = np.flatnonzero(alloc[:, i] == 0)
+                if not len(at):
+                    continue
+                capacity, allocated = device_totals(cluster, device_class, rows[at])
+                alloc[at, i] = capacity
+                req[at, i] = np.where(capacity > 0, allocated + pod_requests[i], 0)
+        return alloc, req
+
+    def allocatable_allocated(self, cluster: ClusterState, node: str, name: str,
+                              dra: DraResources | None = None) -> tuple[int, int]:
+        """calculateResourceAllocatableRequest: one resource's (allocatable, allocated) on one node,
+        the per-resource read `allocatable_requested` does for every row at once (a slow path,
+        for explanations and tests)."""
+        table = cluster.table
+        row = table.row_of[node]
+        col = table.resource_index.get(name)
+        if name in (CPU, MEMORY):
+            assert col is not None
+            used = table.requested[row, col] if self.use_requested else table.nonzero_requested[row, 0 if name == CPU else 1]
+            return int(table.allocatable[row, col]), int(used)
+        if name == EPHEMERAL_STORAGE:
+            assert col is not None
+            return int(table.allocatable[row, col]), int(table.requested[row, col])
+        if not is_scalar_resource(name):
+            return 0, 0
+        allocatable = int(table.allocatable[row, col]) if col is not None else 0
+        served = [cls for i, cls in dra or () if self.names[i] == name]
+        if allocatable == 0 and served:
+            capacity, allocated = device_totals(cluster, served[0], np.asarray([row], dtype=np.int64))
+            if capacity[0] > 0:
+                return int(capacity[0]), int(allocated[0])
+        if name in node_allocatable(table.raw[row] or {}):
+            return allocatable, int(table.requested[row, col]) if col is not None else 0
+        return 0, 0
+
+    def _from_table(self, table: NodeTable, rows: np.ndarray, pod_requests: list[int]) -> tuple[np.ndarray, np.ndarray]:
         index = table.resource_index
         # Per scored resource: (allocatable column, source of the requested amount, its column);
         # source "r" = table.requested, "z" = table.nonzero_requested, None = not scored.
@@ -339,6 +456,7 @@ def requested_to_capacity_ratio(alloc: np.ndarray, req: np.ndarray, weights: np.
 
 # ---- the plugin ------------------------------------------------------------------------------
 _FitRequest = tuple[np.ndarray, np.ndarray, list[str], np.ndarray]
+SIGN_REFUSED_FOR_DRA = "signature disabled when dra extended resources are used in the cluster"
 
 
 class NodeResourcesFit:
@@ -394,9 +512,26 @@ class NodeResourcesFit:
             "Node/Add": "is_schedulable_after_node_change",
             "Node/Update": "is_schedulable_after_node_change",
         }
+        if self.enable_dra_extended_resource:
+            hints["DeviceClass/Add"] = "is_schedulable_after_device_class_event"
+            hints["DeviceClass/Update"] = "is_schedulable_after_device_class_event"
         if self.enable_deferred_resize:
             hints["TargetPod/UpdatePodScaleUp"] = "is_schedulable_after_target_pod_scale_up"
         return hints
+
+    def is_schedulable_after_device_class_event(self, pod: PodInfo, old: Any, new: Any) -> bool:
+        """isSchedulableAfterDeviceClassEvent: a class added that serves an extended resource the
+        pod requests (implicitly by its name, or by extendedResourceName), or updated to serve one
+        under a new extendedResourceName."""
+        if not isinstance(new, dict) or (old is not None and not isinstance(old, dict)):
+            raise TypeError(f"expected DeviceClasses, got {type(old).__name__} and {type(new).__name__}")
+        explicit = (new.get("spec") or {}).get("extendedResourceName")
+        if old is not None:
+            if ((old.get("spec") or {}).get("extendedResourceName") or "") == (explicit or ""):
+                return False
+        elif DEVICE_CLASS_RESOURCE_PREFIX + str((new.get("metadata") or {}).get("name") or "") in pod.requests:
+            return True  # the implicit name: only on Add, a class is never renamed
+        return explicit is not None and explicit in pod.requests
 
     def is_schedulable_after_target_pod_scale_up(self, pod: PodInfo, old: PodInfo, new: PodInfo) -> bool:
         """isSchedulableAfterTargetPodScaleUp: only a deferred resize may now need preemption to fit
@@ -413,16 +548,18 @@ class NodeResourcesFit:
         deferred_elsewhere = self.enable_deferred_resize and is_resize_deferred(pod) and old.node_name != pod.node_name
         return not deferred_elsewhere
 
-    def is_schedulable_after_node_change(self, pod: PodInfo, old: Any, new: Any) -> bool:
-        """isSchedulableAfterNodeChange: a node the pod fits, added or with more of what it requests."""
+    def is_schedulable_after_node_change(self, pod: PodInfo, old: Any, new: Any, cluster: ClusterState | None) -> bool:
+        """isSchedulableAfterNodeChange: a node the pod fits, added or with more of what it requests
+        (a resource left to DRA on it counts as more)."""
         if not isinstance(new, dict) or (old is not None and not isinstance(old, dict)):
             raise TypeError(f"expected nodes, got {type(old).__name__} and {type(new).__name__}")
         name = (new.get("metadata") or {}).get("name")
         if self.enable_deferred_resize and is_resize_deferred(pod) and name != pod.node_name:
             return False
-        if not is_fit(pod, new):
+        devices = cluster.devices if cluster is not None and self.enable_dra_extended_resource else None
+        if not is_fit(pod, new, devices):
             return False
-        return old is None or have_any_requested_resources_increased(pod, old, new)
+        return old is None or have_any_requested_resources_increased(pod, old, new, devices)
 
     def is_schedulable_after_assigned_pod_scale_down(self, pod: PodInfo, old: PodInfo, new: PodInfo) -> bool:
         """isSchedulableAfterAssignedPodScaleDown: a placed pod gave back some of a resource the pod
@@ -474,8 +611,11 @@ class NodeResourcesFit:
         return result
 
     @hookimpl
-    def sign_pod(self, pod: PodInfo) -> list[SignFragment]:
-        """kube-scheduler's Fit.SignPod: the pod's requests and overheads."""
+    def sign_pod(self, pod: PodInfo, cluster: ClusterState | None) -> list[SignFragment] | Status:
+        """kube-scheduler's Fit.SignPod: the pod's requests and overheads; a pod requesting an
+        extended resource a DeviceClass serves is not signed (DRA allocates it per pod)."""
+        if self.enable_dra_extended_resource and cluster is not None and requests_dra_extended_resource(pod, cluster.devices):
+            return Status.unschedulable(SIGN_REFUSED_FOR_DRA)
         return [SignFragment(RESOURCES_SIGNER, resources_signer(pod))]
 
     @hookimpl
@@ -483,9 +623,7 @@ class NodeResourcesFit:
         state[_PREFILTER_KEY] = self._fit_request(pod, nodes.table)
 
     @hookimpl
-    def filter(
-        self, state: dict[str, Any], pod: PodInfo, nodes: NodeView, cluster: ClusterState | None = None
-    ) -> FilterResult | None:
+    def filter(self, state: dict[str, Any], pod: PodInfo, nodes: NodeView, cluster: ClusterState) -> FilterResult | None:
         table = nodes.table
         cols, want, reasons, may_be_unresolvable = state.get(_PREFILTER_KEY) or self._fit_request(pod, table)
         if cols.shape[0] == 0:
@@ -501,6 +639,15 @@ class NodeResourcesFit:
             short = want > free
         if not short.any():
             return None
+        if self.enable_dra_extended_resource and cluster is not None and cluster.devices.has_extended_resource_classes():
+            # shouldDelegateResourceToDRA: a resource a DeviceClass serves is DRA's on rows without it.
+            devices = cluster.devices
+            for j, col in enumerate(cols.tolist()):
+                name = table.resources[col]
+                if not _native(name) and short[:, j].any() and devices.device_class_for(name) is not None:
+                    short[:, j] &= alloc[:, j] > 0
+            if not short.any():
+                return None
         # A request larger than the whole node cannot be fixed by preemption (kube >= 1.30).
         node_unresolvable = (short & (want > alloc) & may_be_unresolvable).any(axis=1)
         rejections = []
@@ -536,17 +683,20 @@ class NodeResourcesFit:
         return delta
 
     # ---- score -----------------------------------------------------------------------------
+    def _score_requests(self, pod: PodInfo, cluster: ClusterState) -> tuple[list[int], DraResources | None]:
+        dra = self.scorer.dra_resources(cluster.devices) if self.enable_dra_extended_resource else None
+        return self.scorer.pod_requests(pod), dra
+
     @hookimpl
-    def pre_score(self, state: dict[str, Any], pod: PodInfo) -> Status | None:
-        state[_PRESCORE_KEY] = self.scorer.pod_requests(pod)
+    def pre_score(self, state: dict[str, Any], pod: PodInfo, cluster: ClusterState) -> Status | None:
+        state[_PRESCORE_KEY] = self._score_requests(pod, cluster)
         return None
 
     @hookimpl
-    def score(self, state: dict[str, Any], pod: PodInfo, nodes: NodeView) -> np.ndarray:
-        pod_requests = state.get(_PRESCORE_KEY)
-        if pod_requests is None:
-            pod_requests = self.scorer.pod_requests(pod)
-        alloc, req = self.scorer.allocatable_requested(nodes.table, nodes.rows, pod_requests)
+    def score(self, state: dict[str, Any], pod: PodInfo, nodes: NodeView, cluster: ClusterState) -> np.ndarray:
+        found = state.get(_PRESCORE_KEY)
+        pod_requests, dra = found if found is not None else self._score_requests(pod, cluster)
+        alloc, req = self.scorer.allocatable_requested(nodes.table, nodes.rows, pod_requests, dra, cluster)
         weights = self.scorer.weights
         if self.strategy == LEAST_ALLOCATED:
             return least_allocated(alloc, req, weights)

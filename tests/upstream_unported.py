@@ -13,11 +13,6 @@ _POD_GROUP_CYCLE = (
     "pod group cycle (core/scheduling/podgroup_cycle.py) runs none"
 )
 
-_DRA_EXTENDED = (
-    "DRAExtendedResource: an extended resource served by a DRA DeviceClass and ResourceSlices; kubeberth has no "
-    "DRA device accounting in NodeResourcesFit"
-)
-
 _ZERO_WEIGHT = (
     "hands weight 0 to the plugin, bypassing config defaulting; kubeberth's args are the v1 configuration, where an "
     "unset (0) weight defaults to 1 as kube-scheduler's v1 defaulting does, so it cannot reach the plugin"
@@ -33,9 +28,11 @@ _PLACEMENT_SCORE = (
     "scheduling cycle, so no placements to score"
 )
 _DRA_NODE_MATCH_CACHE = (
-    "reads back what it stored in resourceAllocationScorer's private NodeMatches cache (a sync.Map used when "
-    "scoring DRA-backed extended resources); kubeberth has no DRA-backed extended resources in NodeResourcesFit "
-    "(see the DRAExtendedResource exclusions) and so no such cache"
+    "reads back what it stored in resourceAllocationScorer's private NodeMatches cache (a sync.Map keyed by node "
+    "and selector, used when scoring DRA-backed extended resources); kubeberth evaluates a ResourceSlice's node "
+    "selector over the whole node table at once (kubeberth.api.device_counts) and keeps the per-row counts, so "
+    "there is no per-node match cache to read back (the selectors themselves are covered by "
+    "TestCalculateResourceAllocatableRequest/DRA-backed-resource-with-per-device-node-selection)"
 )
 _DEFERRED_RESIZE_QUEUE = (
     "re-evaluates a deferred resize when another pod on its node scales up (InPlacePodVerticalScalingSchedulerPreemption, "
@@ -47,12 +44,6 @@ _NONZERO_SIGNED = (
     "resources fragment also carries the non-zero cpu/memory that scoring reads (100m/200Mi for a container "
     "without requests), so the two sign apart (upstream's fragment is computePodResourceRequest alone)"
 )
-_PER_RESOURCE_READ = (
-    "calls calculateResourceAllocatableRequest, the per-resource read inside calculateNodeAllocatableRequest, for a "
-    "resource no pod requests; kubeberth's scorer has only the latter (ResourceAllocationScorer.allocatable_requested, "
-    "covered by the Score tables), which skips a scalar resource the pod does not request, as upstream's does"
-)
-
 _BENCHMARK = (
     "a benchmark (Benchmark... table after the Test function), not a test case: the case reader attributes its "
     "names to the Test function before it"
@@ -359,17 +350,8 @@ UNPORTED: dict[str, str] = {
         "its pods have no namespace and its term lists the empty namespace \"\": the API server always sets "
         "metadata.namespace, and kubeberth reads an unset one as \"default\" (as kubectl and the API server do), "
         "so the term's namespaces never match",
-    "TestEnoughRequests/extended resource backed by DRA": _DRA_EXTENDED,
-    "TestEnoughRequests/extended resource was backed by Device Plugin (Allocatable: 0)": _DRA_EXTENDED,
-    "TestFitScore/test case for ScoringStrategy LeastAllocated with Extended resources": _DRA_EXTENDED,
-    "TestFitScore/test case for ScoringStrategy LeastAllocated with Extended resources if PreScore is not called":
-        _DRA_EXTENDED,
     "TestLeastAllocatedScoringStrategy/resource with zero weight": _ZERO_WEIGHT,
     "TestMostAllocatedScoringStrategy/resource with zero weight": _ZERO_WEIGHT,
-    "TestNodeResourcesBalancedAllocation/include DRA resource on a node for balanced resource allocation":
-        _DRA_EXTENDED,
-    "TestNodeResourcesBalancedAllocation/include DRA resource on a node for balanced resource allocation if "
-    "PreScore not called": _DRA_EXTENDED,
     "TestWithBinding/unbound volume no storage class":
         "expects the message of the test's fake StorageClass lister (storageclasses.storage.k8s.io); kube-scheduler's "
         "informer lister, and kubeberth, say storageclass.storage.k8s.io \"Class_0\" not found",
@@ -609,35 +591,6 @@ UNPORTED: dict[str, str] = {
     "TestNodeMatchCaching/exact node name match": _DRA_NODE_MATCH_CACHE,
     "TestNodeMatchCaching/node name mismatch": _DRA_NODE_MATCH_CACHE,
     "TestNodeMatchCaching/node selector match": _DRA_NODE_MATCH_CACHE,
-    "TestHaveAnyRequestedResourcesIncreased/requested-resources-dra-not-in-node": _DRA_EXTENDED,
-    "TestHaveAnyRequestedResourcesIncreased/requested-resources-dra-zero-capacity": _DRA_EXTENDED,
-    "Test_isSchedulableAfterDeviceClassChange/backoff-wrong-new-object": _DRA_EXTENDED,
-    "Test_isSchedulableAfterDeviceClassChange/backoff-wrong-old-object": _DRA_EXTENDED,
-    "Test_isSchedulableAfterDeviceClassChange/queue-on-class-add-with-extended-resource-name": _DRA_EXTENDED,
-    "Test_isSchedulableAfterDeviceClassChange/queue-on-class-add-with-implicit-extended-resource-name":
-        _DRA_EXTENDED,
-    "Test_isSchedulableAfterDeviceClassChange/queue-on-class-update-with-extended-resource-name": _DRA_EXTENDED,
-    "Test_isSchedulableAfterDeviceClassChange/skip-on-class-add-with-explicit-extended-resource-name-not-matching":
-        _DRA_EXTENDED,
-    "Test_isSchedulableAfterDeviceClassChange/skip-on-class-add-with-implicit-extended-resource-name-not-matching":
-        _DRA_EXTENDED,
-    "Test_isSchedulableAfterDeviceClassChange/skip-on-class-update-with-implicit-extended-resource-name":
-        _DRA_EXTENDED,
-    "Test_isSchedulableAfterDeviceClassChange/skip-queue-on-class-nil-extended-resource-name-pointer":
-        _DRA_EXTENDED,
-    "Test_isSchedulableAfterDeviceClassChange/skip-queue-on-class-same-extended-resource-name": _DRA_EXTENDED,
-    "Test_isSchedulableAfterDeviceClassChange/skip-queue-on-class-same-extended-resource-name-pointer":
-        _DRA_EXTENDED,
-    "TestCalculateResourceAllocatableRequest/DRA-backed-resource-explicit": _DRA_EXTENDED,
-    "TestCalculateResourceAllocatableRequest/DRA-backed-resource-implicit": _DRA_EXTENDED,
-    "TestCalculateResourceAllocatableRequest/DRA-backed-resource-multiple-devices-mixed-allocation":
-        _DRA_EXTENDED,
-    "TestCalculateResourceAllocatableRequest/DRA-backed-resource-no-slices": _DRA_EXTENDED,
-    "TestCalculateResourceAllocatableRequest/DRA-backed-resource-with-allocated-device": _DRA_EXTENDED,
-    "TestCalculateResourceAllocatableRequest/DRA-backed-resource-with-per-device-node-selection": _DRA_EXTENDED,
-    "TestCalculateResourceAllocatableRequest/DRA-backed-resource-with-shared-device-allocation": _DRA_EXTENDED,
-    "TestFitSignPod/DRA extended resource enabled - returns unschedulable": _DRA_EXTENDED,
-    "TestBalancedAllocationSignPod/DRA extended resource enabled - returns unschedulable": _DRA_EXTENDED,
     "Test_isSchedulableAfterAssignedPodScaleUp/backoff-wrong-new-object": _DEFERRED_RESIZE_QUEUE,
     "Test_isSchedulableAfterAssignedPodScaleUp/backoff-wrong-old-object": _DEFERRED_RESIZE_QUEUE,
     "Test_isSchedulableAfterAssignedPodScaleUp/queue-on-same-node-scale-up": _DEFERRED_RESIZE_QUEUE,
@@ -645,6 +598,4 @@ UNPORTED: dict[str, str] = {
     "Test_isSchedulableAfterAssignedPodScaleUp/skip-queue-on-pod-not-deferred": _DEFERRED_RESIZE_QUEUE,
     "TestFitSignPod/DRA extended resource disabled": _NONZERO_SIGNED,
     "TestBalancedAllocationSignPod/DRA extended resource disabled": _NONZERO_SIGNED,
-    "TestCalculateResourceAllocatableRequest/device-plugin-resource-feature-disabled": _PER_RESOURCE_READ,
-    "TestCalculateResourceAllocatableRequest/device-plugin-resource-feature-enabled": _PER_RESOURCE_READ,
 }

@@ -103,14 +103,16 @@ def normalize_score(state, pod, nodes, scores):
 
 
 @hookspec
-def sign_pod(pod):
+def sign_pod(pod, cluster):
     """SignPod (kube-scheduler's SignPlugin, KEP-5598): the parts of the pod this plugin reads.
 
     Return a list of `kubeberth.api.signing.SignFragment` (None = nothing to add), or a
     non-success Status to refuse: an unsignable pod is scheduled without batching. Two pods with
     equal fragments from every plugin must get the same filter verdicts and scores on the same
     nodes in the same state. Every pre_filter/filter/pre_score/score plugin of a profile must
-    implement it, or that profile never batches.
+    implement it, or that profile never batches. `cluster` (read-only, may be None) is for a
+    refusal that depends on cluster objects, as NodeResourcesFit's does on DeviceClasses; a pod's
+    signature is kept until the pod or the DeviceClasses change.
     """
 
 

@@ -235,13 +235,13 @@ class Framework:
             return f"plugin(s) {', '.join(self.unsigned_plugins)} do not implement sign_pod"
         return ""
 
-    def sign_pod(self, pod: PodInfo) -> tuple[PodSignature | None, str]:
+    def sign_pod(self, pod: PodInfo, cluster: ClusterState | None = None) -> tuple[PodSignature | None, str]:
         """kube-scheduler's SignPod: (signature, "") or (None, why the pod is unsignable)."""
         why = self.signing_disabled_reason
         if why:
             return None, why
         fragments: list[SignFragment] = []
-        kwargs = {"pod": pod}
+        kwargs = {"pod": pod, "cluster": cluster}
         assert self.signers is not None
         for hook in self.signers:
             try:

@@ -199,11 +199,14 @@ class ScheduleOne:
         return ScheduleResult(node, Status.success(), diagnosis, evaluated, len(feasible_rows))
 
     def signature_of(self, fw: Framework, pod: PodInfo) -> tuple[PodSignature | None, str]:
-        """The pod's signature for this profile, computed once per pod object (an update is a new one)."""
+        """The pod's signature for this profile, computed once per pod object (an update is a new
+        one) while the DeviceClasses stay the same (a pod requesting an extended resource a class
+        serves is not signed)."""
         found = _SIGNATURE.get(pod)
-        if found is None or found[0] is not fw:
-            found = _SIGNATURE.set(pod, (fw, *fw.sign_pod(pod)))
-        return found[1], found[2]
+        classes = self.cluster.devices.classes_version
+        if found is None or found[0] is not fw or found[1] != classes:
+            found = _SIGNATURE.set(pod, (fw, classes, *fw.sign_pod(pod, self.cluster)))
+        return found[2], found[3]
 
     @staticmethod
     def _store(
@@ -406,7 +409,7 @@ class ScheduleOne:
         self.pool.submit(self._binding_cycle, fw, handle, state, entry, node, waiting, record)
 
 
-_SIGNATURE: MemoKey[tuple[Framework, PodSignature | None, str]] = MemoKey("kubeberth.signature")
+_SIGNATURE: MemoKey[tuple[Framework, int, PodSignature | None, str]] = MemoKey("kubeberth.signature")
 
 
 def _others(table: NodeTable, rows: np.ndarray, raw: dict[str, np.ndarray], total: np.ndarray, pick: int) -> ScoredCandidates:

@@ -619,19 +619,72 @@ def new(kind: str) -> dict[str, Any]:
     return {"kind": kind, "metadata": {}, "spec": {}}
 
 
-class ResourceSliceWrapper:
-    """st.ResourceSliceWrapper (DRA): only built so a table that holds DRA cases loads; those cases are unported."""
+class NodeName(str):
+    """st.NodeName: a device's spec.devices[].nodeName in ResourceSliceWrapper.Device."""
 
-    def __init__(self, node_name: str, driver: str) -> None:
-        self.obj: dict[str, Any] = {"kind": "ResourceSlice", "metadata": {"name": f"{node_name}-{driver}"},
-                                    "spec": {"nodeName": node_name, "driver": driver, "devices": []}}
+
+class ResourceSliceWrapper:
+    """st.ResourceSliceWrapper (resource.k8s.io/v1 ResourceSlice)."""
+
+    def __init__(self, name: str, driver: str, pool: str) -> None:
+        self.obj: dict[str, Any] = {"apiVersion": "resource.k8s.io/v1", "kind": "ResourceSlice", "metadata": {"name": name},
+                                    "spec": {"driver": driver, "pool": {"name": pool, "resourceSliceCount": 1},
+                                             "devices": []}}
+
+    def Devices(self, *names: str) -> ResourceSliceWrapper:
+        for name in names:
+            self.obj["spec"]["devices"].append({"name": name})
+        return self
 
     def Device(self, name: str, *other: Any) -> ResourceSliceWrapper:
-        self.obj["spec"]["devices"].append({"name": name})
+        """A device with extra fields: {attr: {...}} attributes (values with `int`/`string`/...),
+        {name: {"value": q}} capacity, a NodeName, or a node selector {"nodeSelectorTerms": ...}."""
+        device: dict[str, Any] = {"name": name}
+        for field in other:
+            if isinstance(field, NodeName):
+                device["nodeName"] = str(field)
+            elif isinstance(field, dict) and "nodeSelectorTerms" in field:
+                device["nodeSelector"] = field
+            elif isinstance(field, dict) and field and all(isinstance(v, dict) and "value" in v for v in field.values()):
+                device["capacity"] = field
+            elif isinstance(field, dict):
+                device["attributes"] = field
+            else:
+                raise TypeError(f"expected a type which matches a field in Device, got {type(field).__name__}")
+        self.obj["spec"]["devices"].append(device)
         return self
 
     def Obj(self) -> dict[str, Any]:
         return self.obj
+
+
+class ResourceClaimWrapper:
+    """st.ResourceClaimWrapper (resource.k8s.io/v1 ResourceClaim), the parts the noderesources tests use."""
+
+    def __init__(self) -> None:
+        self.obj: dict[str, Any] = {"apiVersion": "resource.k8s.io/v1", "kind": "ResourceClaim", "metadata": {},
+                                    "spec": {"devices": {"requests": []}}}
+
+    def Name(self, name: str) -> ResourceClaimWrapper:
+        self.obj["metadata"]["name"] = name
+        return self
+
+    def Request(self, class_name: str) -> ResourceClaimWrapper:
+        requests = self.obj["spec"]["devices"]["requests"]
+        requests.append({"name": f"req-{len(requests) + 1}",
+                         "exactly": {"allocationMode": "ExactCount", "count": 1, "deviceClassName": class_name}})
+        return self
+
+    def Allocation(self, allocation: dict[str, Any]) -> ResourceClaimWrapper:
+        self.obj.setdefault("status", {})["allocation"] = allocation
+        return self
+
+    def Obj(self) -> dict[str, Any]:
+        return self.obj
+
+
+def MakeResourceClaim() -> ResourceClaimWrapper:
+    return ResourceClaimWrapper()
 
 
 class PodDisruptionBudgetWrapper:
@@ -673,7 +726,10 @@ def MakePDB() -> PodDisruptionBudgetWrapper:
 
 
 def MakeResourceSlice(node_name: str, driver: str) -> ResourceSliceWrapper:
-    return ResourceSliceWrapper(node_name, driver)
+    """A slice of node `node_name`'s pool `node_name`, named `<node>-<driver>`."""
+    wrapper = ResourceSliceWrapper(f"{node_name}-{driver}", driver, node_name)
+    wrapper.obj["spec"]["nodeName"] = node_name
+    return wrapper
 
 
 def pod_info(raw: dict[str, Any]) -> Any:

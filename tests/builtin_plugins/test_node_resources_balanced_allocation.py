@@ -34,10 +34,10 @@ def scores(plugin, nodes, placed, incoming) -> list[int] | None:
     cluster = cluster_of(nodes, [p.raw for p in placed])
     view = all_nodes(cluster)
     state = CycleState()
-    status = plugin.pre_score(state=state, pod=incoming)
+    status = plugin.pre_score(state=state, pod=incoming, cluster=cluster)
     direct = None
     if status is None or status.code != Code.SKIP:
-        direct = plugin.score(state=state, pod=incoming, nodes=view).tolist()
+        direct = plugin.score(state=state, pod=incoming, nodes=view, cluster=cluster).tolist()
     args = {"NodeResourcesBalancedAllocation": plugin.args.model_dump()}
     objects = [{"kind": "Node", **n} for n in nodes] + [{"kind": "Pod", **p.raw} for p in placed]
     with SchedulerTester(["NodeResourcesBalancedAllocation"], args=args, objects=objects) as t:
@@ -101,7 +101,7 @@ def test_best_effort_pod_is_skipped():
     cluster = ClusterState()
     cluster.upsert_node(nodes[0])
     view = cluster.table.view(np.asarray([0], dtype=np.int64))
-    assert plugin.score(state=CycleState(), pod=pod("p", {}), nodes=view).tolist() == [0]
+    assert plugin.score(state=CycleState(), pod=pod("p", {}), nodes=view, cluster=cluster).tolist() == [0]
 
 
 def test_uses_real_requests_not_nonzero_defaults():

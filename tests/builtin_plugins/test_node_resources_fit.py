@@ -44,15 +44,15 @@ def run_filter(plugin: NodeResourcesFit, cluster: ClusterState, pod: PodInfo):
     state = CycleState()
     nodes = all_nodes(cluster)
     plugin.pre_filter(state=state, pod=pod, nodes=nodes)
-    return plugin.filter(state=state, pod=pod, nodes=nodes)
+    return plugin.filter(state=state, pod=pod, nodes=nodes, cluster=cluster)
 
 
 def run_score(plugin: NodeResourcesFit, cluster: ClusterState, pod: PodInfo) -> list[int]:
     """The plugin's scores called directly; checked against a framework cycle (filter, then score the nodes that fit)."""
     state = CycleState()
     nodes = all_nodes(cluster)
-    plugin.pre_score(state=state, pod=pod)
-    direct = plugin.score(state=state, pod=pod, nodes=nodes).tolist()
+    plugin.pre_score(state=state, pod=pod, cluster=cluster)
+    direct = plugin.score(state=state, pod=pod, nodes=nodes, cluster=cluster).tolist()
     objects = [{"kind": "Node", **cluster.table.raw[int(r)]} for r in nodes.rows]
     objects += [{"kind": "Pod", **p.raw} for p, _row in cluster.placed_pods()]
     args = {"NodeResourcesFit": plugin.args.model_dump(exclude_defaults=True)}

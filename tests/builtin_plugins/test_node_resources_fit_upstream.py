@@ -7,11 +7,12 @@ plus its pods.
 
 from __future__ import annotations
 
+import inspect
 from typing import Any
 
 import pytest
 import st
-from kubeberth import Code, FeatureGates
+from kubeberth import Code, FeatureGates, Status
 from kubeberth.api.capabilities import capabilities_of
 from kubeberth.api.signing import RESOURCES_SIGNER, resources_signer
 from kubeberth.api.signing import SignFragment as KbSignFragment
@@ -135,13 +136,14 @@ def go_status(status: Any) -> GoStatus | None:
     return GoStatus(status.code, tuple(status.reasons))
 
 
-def node_info(pods: list[dict[str, Any]], allocatable: dict[str, str], capacity: dict[str, str] | None = None):
+def node_info(pods: list[dict[str, Any]], allocatable: dict[str, str], capacity: dict[str, str] | None = None,
+              *objects: dict[str, Any]):
     """framework.NewNodeInfo(pods...) with SetNode(v1.Node{Status: {Capacity, Allocatable}})."""
     node = {"kind": "Node", "metadata": {"name": "<unnamed>"},
             "status": {"capacity": capacity if capacity is not None else allocatable, "allocatable": allocatable}}
     placed = [{**p, "kind": "Pod", "metadata": {**(p.get("metadata") or {}), "name": f"existing-{i}"},
                "spec": {**p["spec"], "nodeName": "<unnamed>"}} for i, p in enumerate(pods)]
-    return snapshot(placed, [node])
+    return snapshot(placed, [node], *objects)
 
 
 TestEnoughRequests = [
@@ -1178,9 +1180,12 @@ TestFitScore = [
 
 def _filter(test: dict[str, Any], allocatable: dict[str, str], capacity: dict[str, str] | None = None,
             args: dict[str, Any] | None = None) -> None:
+    """A case with draExtendedResourceEnabled (and a DRA manager) runs with upstream's test DRA
+    manager's one DeviceClass, deviceClassWithExtendResourceName, in the cluster."""
     args = dict(args or {})
     args.setdefault("scoringStrategy", defaultScoringStrategy)
-    cluster = node_info(test.get("nodeInfo") or [], allocatable, capacity)
+    dra = test.get("draExtendedResourceEnabled") and not test.get("nilDRAManager")
+    cluster = node_info(test.get("nodeInfo") or [], allocatable, capacity, *([deviceClassWithExtendResourceName] if dra else []))
     pod = test.get("pod") or {"kind": "Pod", "spec": {}}
     pre, got = run_filter(NodeResourcesFit(NodeResourcesFitArgs(**args)), pod, cluster)
     assert go_status(pre) == test.get("wantPreFilterStatus")
@@ -1213,7 +1218,7 @@ def test_restartable_init_containers(test: dict[str, Any]) -> None:
 @pytest.mark.parametrize("test", cases(TestFitScore))
 def test_fit_score(test: dict[str, Any]) -> None:
     p = NodeResourcesFit(NodeResourcesFitArgs(**test["nodeResourcesFitArgs"]))
-    cluster = snapshot(test.get("existingPods"), test["nodes"])
+    cluster = snapshot(test.get("existingPods"), test["nodes"], *test.get("draObjects", ()))
     _, got = run_score(p, test["requestedPod"], cluster, normalize=False, prescore=test.get("runPreScore", False))
     assert [{"name": n, "score": s} for n, s in got.items()] == test["expectedPriorities"]
 
@@ -1451,15 +1456,17 @@ def _check_hint(method: str, event: str, tc: dict[str, Any], gates: dict[str, bo
     plugin = NodeResourcesFit(NodeResourcesFitArgs(scoringStrategy=defaultScoringStrategy), FeatureGates(gates))
     pod = st.pod_info(tc["pod"])
     old, new = tc.get("oldObj"), tc.get("newObj")
-    if method != "is_schedulable_after_node_change":
+    if method not in ("is_schedulable_after_node_change", "is_schedulable_after_device_class_event"):
         old, new = _info(old), _info(new)
     hint = getattr(plugin, method)
+    cluster = snapshot([], [])
+    extra = (cluster,) if "cluster" in inspect.signature(hint).parameters else ()
     if tc.get("expectedErr"):
         with pytest.raises(TypeError):
-            hint(pod, old, new)
+            hint(pod, old, new, *extra)
     else:
-        assert hint(pod, old, new) == tc["expectedHint"]
-    assert capabilities_of(plugin).requeues(event, pod, old, new) == tc["expectedHint"]
+        assert hint(pod, old, new, *extra) == tc["expectedHint"]
+    assert capabilities_of(plugin).requeues(event, pod, old, new, cluster) == tc["expectedHint"]
 
 
 Test_isSchedulableAfterAssignedPodDelete = {
@@ -1776,8 +1783,94 @@ for _k, _v in TestHaveAnyRequestedResourcesIncreased.items():
 
 @pytest.mark.parametrize("tc", cases(TestHaveAnyRequestedResourcesIncreased))
 def test_have_any_requested_resources_increased(tc: dict[str, Any]) -> None:
-    got = have_any_requested_resources_increased(st.pod_info(tc["pod"]), tc["originalNode"], tc["modifiedNode"])
+    """With draExtendedResourceEnabled, upstream's test DRA manager holds deviceClassWithExtendResourceName."""
+    devices = snapshot([], [], deviceClassWithExtendResourceName).devices if tc.get("draExtendedResourceEnabled") else None
+    got = have_any_requested_resources_increased(st.pod_info(tc["pod"]), tc["originalNode"], tc["modifiedNode"], devices)
     assert got is tc["expected"]
+
+
+# ---- Test_isSchedulableAfterDeviceClassChange ----------------------------------------------------
+def _device_class(name: str = "", extended_resource_name: str | None = None) -> dict[str, Any]:
+    """&resourceapi.DeviceClass{ObjectMeta: {Name}, Spec: {ExtendedResourceName}} (nil: no field)."""
+    spec = {} if extended_resource_name is None else {"extendedResourceName": extended_resource_name}
+    return {"apiVersion": "resource.k8s.io/v1", "kind": "DeviceClass", "metadata": {"name": name}, "spec": spec}
+
+
+ern = "example.com/gpu"
+Test_isSchedulableAfterDeviceClassChange = {
+    "Test_isSchedulableAfterDeviceClassChange/backoff-wrong-new-object": {
+        "pod": {"kind": "Pod", "spec": {}},
+        "newObj": "not-a-class",
+        "expectedHint": fwk.Queue,
+        "expectedErr": True,
+    },
+    "Test_isSchedulableAfterDeviceClassChange/backoff-wrong-old-object": {
+        "pod": {"kind": "Pod", "spec": {}},
+        "oldObj": "not-a-class",
+        "newObj": _device_class(),
+        "expectedHint": fwk.Queue,
+        "expectedErr": True,
+    },
+    "Test_isSchedulableAfterDeviceClassChange/skip-queue-on-class-nil-extended-resource-name-pointer": {
+        "pod": newResourcePod({"memory": 2}),
+        "newObj": _device_class(),
+        "oldObj": _device_class(),
+        "expectedHint": fwk.QueueSkip,
+    },
+    "Test_isSchedulableAfterDeviceClassChange/skip-queue-on-class-same-extended-resource-name-pointer": {
+        "pod": newResourcePod({"memory": 2}),
+        "newObj": _device_class(extended_resource_name=ern),
+        "oldObj": _device_class(extended_resource_name=ern),
+        "expectedHint": fwk.QueueSkip,
+    },
+    "Test_isSchedulableAfterDeviceClassChange/skip-queue-on-class-same-extended-resource-name": {
+        "pod": newResourcePod({"memory": 2}),
+        "newObj": _device_class(extended_resource_name="example.com/gpu"),
+        "oldObj": _device_class(extended_resource_name="example.com/gpu"),
+        "expectedHint": fwk.QueueSkip,
+    },
+    "Test_isSchedulableAfterDeviceClassChange/queue-on-class-add-with-implicit-extended-resource-name": {
+        "pod": newResourcePod({"scalarResources": {"deviceclass.resource.kubernetes.io/gpuclass": 1}}),
+        "newObj": _device_class("gpuclass", "example.com/gpu"),
+        "expectedHint": fwk.Queue,
+    },
+    "Test_isSchedulableAfterDeviceClassChange/skip-on-class-add-with-implicit-extended-resource-name-not-matching": {
+        "pod": newResourcePod({"scalarResources": {"deviceclass.resource.kubernetes.io/gpuclass": 1}}),
+        "newObj": _device_class("myclass", "example.com/gpu"),
+        "expectedHint": fwk.QueueSkip,
+    },
+    "Test_isSchedulableAfterDeviceClassChange/skip-on-class-add-with-explicit-extended-resource-name-not-matching": {
+        "pod": newResourcePod({"scalarResources": {"example.com/othergpu": 1}}),
+        "newObj": _device_class("myclass", "example.com/gpu"),
+        "expectedHint": fwk.QueueSkip,
+    },
+    "Test_isSchedulableAfterDeviceClassChange/skip-on-class-update-with-implicit-extended-resource-name": {
+        "pod": newResourcePod({"scalarResources": {"deviceclass.resource.kubernetes.io/gpuclass": 1}}),
+        "newObj": _device_class("gpuclass", "example.com/gpu"),
+        "oldObj": _device_class("gpuclass"),
+        "expectedHint": fwk.QueueSkip,
+    },
+    "Test_isSchedulableAfterDeviceClassChange/queue-on-class-add-with-extended-resource-name": {
+        "pod": newResourcePod({"scalarResources": {"example.com/gpu": 1}}),
+        "newObj": _device_class(extended_resource_name="example.com/gpu"),
+        "expectedHint": fwk.Queue,
+    },
+    "Test_isSchedulableAfterDeviceClassChange/queue-on-class-update-with-extended-resource-name": {
+        "pod": newResourcePod({"scalarResources": {"example.com/gpu": 1}}),
+        "newObj": _device_class(extended_resource_name="example.com/gpu"),
+        "oldObj": _device_class(extended_resource_name="example.com/gpu1"),
+        "expectedHint": fwk.Queue,
+    },
+}
+for _k, _v in Test_isSchedulableAfterDeviceClassChange.items():
+    _v["name"] = _k
+
+
+@pytest.mark.parametrize("tc", cases(Test_isSchedulableAfterDeviceClassChange))
+def test_is_schedulable_after_device_class_change(tc: dict[str, Any]) -> None:
+    """The same hint answers DeviceClass/Add (no old object) and DeviceClass/Update."""
+    _check_hint("is_schedulable_after_device_class_event",
+                "DeviceClass/Update" if tc.get("oldObj") is not None else "DeviceClass/Add", tc, {})
 
 
 # ---- TestFitSignPod ------------------------------------------------------------------------------
@@ -1849,10 +1942,16 @@ for _k, _v in TestFitSignPod.items():
 
 @pytest.mark.parametrize("test", cases(TestFitSignPod))
 def test_fit_sign_pod(test: dict[str, Any]) -> None:
-    """Only the DRAExtendedResource-disabled cases run (the enabled one is in tests/upstream_unported.py)."""
+    """DRAExtendedResource is locked on in v1.37: "disabled" is the plugin with it off (upstream's
+    nil DRA manager); enabled, the cluster holds upstream's test DRA manager's DeviceClass."""
     p = NodeResourcesFit(NodeResourcesFitArgs(scoringStrategy=defaultScoringStrategy))
-    assert test["expectedStatusCode"] == fwk.Success
-    assert p.sign_pod(st.pod_info(test["pod"])) == test["expectedFragments"]
+    p.enable_dra_extended_resource = not test["disableDRAExtendedResource"]
+    cluster = snapshot([], [], *([] if test["disableDRAExtendedResource"] else [deviceClassWithExtendResourceName]))
+    got = p.sign_pod(st.pod_info(test["pod"]), cluster)
+    if test["expectedStatusCode"] == fwk.Success:
+        assert got == test["expectedFragments"]
+    else:
+        assert isinstance(got, Status) and got.code == test["expectedStatusCode"]
 
 
 Test_isSchedulableAfterTargetPodScaleDown = {

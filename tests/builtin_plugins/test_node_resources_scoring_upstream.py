@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 import st
-from kubeberth import PodInfo
+from kubeberth import PodInfo, Status
 from kubeberth.api.signing import RESOURCES_SIGNER, resources_signer
 from kubeberth.api.signing import SignFragment as KbSignFragment
 from kubeberth.builtin_plugins.node_resources_balanced_allocation import (
@@ -1169,8 +1169,11 @@ def test_resource_bin_packing_multiple_extended(test: dict[str, Any]) -> None:
 
 @pytest.mark.parametrize("test", cases(TestNodeResourcesBalancedAllocation))
 def test_node_resources_balanced_allocation(test: dict[str, Any]) -> None:
+    """draObjects go into the cluster (upstream's test DRA manager); a case without them has
+    DRAExtendedResource off, as upstream's emulated v1.36 does."""
     p = NodeResourcesBalancedAllocation(NodeResourcesBalancedAllocationArgs(**test["args"]))
-    cluster = snapshot(test.get("existingPods"), test["nodes"])
+    p.enable_dra_extended_resource = test.get("draObjects") is not None
+    cluster = snapshot(test.get("existingPods"), test["nodes"], *test.get("draObjects", ()))
     pre, got = run_score(p, test["requestedPod"], cluster, normalize=False, prescore=test.get("runPreScore", False))
     if test.get("runPreScore"):
         assert (pre.code if pre else fwk.Success) == test.get("expectedPreScoreStatusCode", fwk.Success)
@@ -1256,7 +1259,186 @@ for _k, _v in TestBalancedAllocationSignPod.items():
 
 @pytest.mark.parametrize("test", cases(TestBalancedAllocationSignPod))
 def test_balanced_allocation_sign_pod(test: dict[str, Any]) -> None:
-    """Only the DRAExtendedResource-disabled cases run (the enabled one is in tests/upstream_unported.py)."""
+    """DRAExtendedResource is locked on in v1.37: "disabled" is the plugin with it off (upstream's
+    nil DRA manager); enabled, the cluster holds upstream's test DRA manager's DeviceClass."""
     p = NodeResourcesBalancedAllocation()
-    assert test["expectedStatusCode"] == fwk.Success
-    assert p.sign_pod(st.pod_info(test["pod"])) == test["expectedFragments"]
+    p.enable_dra_extended_resource = not test["disableDRAExtendedResource"]
+    cluster = snapshot([], [], *([] if test["disableDRAExtendedResource"] else [deviceClassWithExtendResourceName]))
+    got = p.sign_pod(st.pod_info(test["pod"]), cluster)
+    if test["expectedStatusCode"] == fwk.Success:
+        assert got == test["expectedFragments"]
+    else:
+        assert isinstance(got, Status) and got.code == test["expectedStatusCode"]
+
+
+# ---- TestCalculateResourceAllocatableRequest (resource_allocation_test.go) -------------------------
+nodeName = "resource-node"
+driverName = "test-driver"
+testClaim = "test-claim"
+deviceClassName = "device-class-name"
+ResourceDeviceClassPrefix = "deviceclass.resource.kubernetes.io/"
+explicitExtendedResource = extendedResourceName
+implicitExtendedResource = ResourceDeviceClassPrefix + deviceClassName
+
+
+def _result(device: str, pool: str = nodeName, share_id: str | None = None) -> dict[str, Any]:
+    """resourceapi.DeviceRequestAllocationResult{Request: "req-1", Driver, Pool, Device[, ShareID]}."""
+    out: dict[str, Any] = {"request": "req-1", "driver": driverName, "pool": pool, "device": device}
+    if share_id is not None:
+        out["shareID"] = share_id
+    return out
+
+
+def _allocated_claim(name: str, *results: dict[str, Any]) -> dict[str, Any]:
+    return st.MakeResourceClaim().Name(name).Request(deviceClassName).Allocation(
+        {"devices": {"results": list(results)}}).Obj()
+
+
+TestCalculateResourceAllocatableRequest = {
+    "TestCalculateResourceAllocatableRequest/device-plugin-resource-feature-disabled": {
+        "enableDRAExtendedResource": False,
+        "node": st.MakeNode().Name(nodeName).Capacity({explicitExtendedResource: "4"}).Obj(),
+        "extendedResource": explicitExtendedResource,
+        "expectedAllocatable": 4,
+        "expectedAllocated": 0,
+    },
+    "TestCalculateResourceAllocatableRequest/device-plugin-resource-feature-enabled": {
+        "enableDRAExtendedResource": True,
+        "node": st.MakeNode().Name(nodeName).Capacity({explicitExtendedResource: "4"}).Obj(),
+        "extendedResource": explicitExtendedResource,
+        "expectedAllocatable": 4,
+        "expectedAllocated": 0,
+    },
+    "TestCalculateResourceAllocatableRequest/DRA-backed-resource-explicit": {
+        "enableDRAExtendedResource": True,
+        "node": st.MakeNode().Name(nodeName).Obj(),
+        "extendedResource": explicitExtendedResource,
+        "draObjects": [
+            deviceClassWithExtendResourceName,
+            st.MakeResourceSlice(nodeName, driverName).Device("device-1").Obj(),
+        ],
+        "expectedAllocatable": 1,  # 1 device `device-1`
+        "expectedAllocated": 0,
+    },
+    "TestCalculateResourceAllocatableRequest/DRA-backed-resource-implicit": {
+        "enableDRAExtendedResource": True,
+        "node": st.MakeNode().Name(nodeName).Obj(),
+        "extendedResource": implicitExtendedResource,
+        "draObjects": [
+            {"kind": "DeviceClass", "metadata": {"name": deviceClassName}},
+            st.MakeResourceSlice(nodeName, driverName).Device("device-1").Obj(),
+        ],
+        "expectedAllocatable": 1,  # 1 device `device-1`
+        "expectedAllocated": 0,
+    },
+    "TestCalculateResourceAllocatableRequest/DRA-backed-resource-no-slices": {
+        "enableDRAExtendedResource": True,
+        "node": st.MakeNode().Name(nodeName).Obj(),
+        "extendedResource": explicitExtendedResource,
+        "draObjects": [deviceClassWithExtendResourceName],
+        "expectedAllocatable": 0,
+        "expectedAllocated": 0,
+    },
+    "TestCalculateResourceAllocatableRequest/DRA-backed-resource-with-allocated-device": {
+        "enableDRAExtendedResource": True,
+        "node": st.MakeNode().Name(nodeName).Obj(),
+        "extendedResource": explicitExtendedResource,
+        "draObjects": [
+            deviceClassWithExtendResourceName,
+            st.MakeResourceSlice(nodeName, driverName).Devices("device-1", "device-2").Obj(),
+            # Create a resource claim that fully allocates device-1
+            _allocated_claim(testClaim, _result("device-1")),
+        ],
+        "expectedAllocatable": 2,  # 2 allocatable devices `device-1`, `device-2`
+        "expectedAllocated": 1,  # 1 allocated by `testClaim`
+    },
+    "TestCalculateResourceAllocatableRequest/DRA-backed-resource-with-shared-device-allocation": {
+        "enableDRAExtendedResource": True,
+        "node": st.MakeNode().Name(nodeName).Obj(),
+        "extendedResource": explicitExtendedResource,
+        "draObjects": [
+            deviceClassWithExtendResourceName,
+            st.MakeResourceSlice(nodeName, driverName).Devices("device-1", "device-2").Obj(),
+            # Create a resource claim with shared device allocation (consumable capacity)
+            _allocated_claim(testClaim, _result("device-1", share_id="share-123")),
+        ],
+        "expectedAllocatable": 2,  # 2 allocatable devices `device-1`, `device-2`
+        "expectedAllocated": 1,  # 1 allocated (shared) by `testClaim`
+    },
+    "TestCalculateResourceAllocatableRequest/DRA-backed-resource-multiple-devices-mixed-allocation": {
+        "enableDRAExtendedResource": True,
+        "node": st.MakeNode().Name(nodeName).Obj(),
+        "extendedResource": explicitExtendedResource,
+        "draObjects": [
+            deviceClassWithExtendResourceName,
+            st.MakeResourceSlice(nodeName, driverName).Devices("device-1", "device-2", "device-3").Obj(),
+            # Mix of fully allocated and shared device allocations
+            _allocated_claim("test-claim-1", _result("device-1")),  # No ShareID = fully allocated device
+            _allocated_claim("test-claim-2", _result("device-2", share_id="share-456")),  # Shared device allocation
+            # device-3 remains unallocated
+        ],
+        "expectedAllocatable": 3,  # 3 allocatable devices `device-1`, `device-2`, `device-3`
+        "expectedAllocated": 2,  # 2 allocated (1 full `test-claim-1` + 1 shared `test-claim-2`)
+    },
+    "TestCalculateResourceAllocatableRequest/DRA-backed-resource-with-per-device-node-selection": {
+        "enableDRAExtendedResource": True,
+        "node": st.MakeNode().Name(nodeName).Label("zone", "us-east-1a").Obj(),
+        "extendedResource": explicitExtendedResource,
+        "draObjects": [
+            {"kind": "DeviceClass", "metadata": {"name": deviceClassName}, "spec": {
+                "extendedResourceName": extendedResourceName,
+                "selectors": [{"cel": {
+                    # Realistic GPU selection: match test driver with at least 8GB memory and SOME- model
+                    "expression": 'device.driver == "test-driver" && device.capacity["test-driver"].memory.compareTo('
+                                  'quantity("8Gi")) >= 0 && device.attributes["test-driver"].model.startsWith("SOME-")',
+                }}],
+            }},
+            # Create a custom resource slice with per-device node selection
+            {"kind": "ResourceSlice", "metadata": {"name": "per-device-slice"}, "spec": {
+                "driver": driverName,  # Match the CEL expression driver
+                "pool": {"name": "per-device-pool", "resourceSliceCount": 1},
+                "perDeviceNodeSelection": True,  # Enable per-device node selection
+                # Note: No NodeName, AllNodes, or NodeSelector at slice level when PerDeviceNodeSelection is true
+                "devices": [
+                    {
+                        "name": "device-1",
+                        "nodeName": nodeName,  # This device matches the test node
+                        "attributes": {"model": {"string": "SOME-XYZ"}},
+                        "capacity": {"memory": {"value": "16Gi"}},  # 16GB GPU - matches CEL (>= 8GB)
+                    },
+                    {
+                        "name": "device-2",
+                        "nodeName": "other-node",  # This device matches a different node
+                        "attributes": {"model": {"string": "SOME-ZYX"}},
+                        "capacity": {"memory": {"value": "12Gi"}},  # 12GB GPU - matches CEL (>= 8GB)
+                    },
+                    {
+                        "name": "device-3",
+                        # Use a node selector to ensure nodeMatches is exercised for this device
+                        "nodeSelector": {"nodeSelectorTerms": [{"matchExpressions": [
+                            {"key": "zone", "operator": "In", "values": ["us-east-1a"]}]}]},
+                        "attributes": {"model": {"string": "SOME-XZY"}},
+                        "capacity": {"memory": {"value": "24Gi"}},  # 24GB GPU - matches CEL (>= 8GiB)
+                    },
+                ],
+            }},
+            # Create a resource claim that allocates gpu-1
+            _allocated_claim("test-claim", _result("device-1", pool="per-device-pool")),
+        ],
+        "expectedAllocatable": 2,  # device-1 matches the test node and device-3 matches via its selector
+        "expectedAllocated": 1,  # 1 allocated (device-1)
+    },
+}
+for _k, _v in TestCalculateResourceAllocatableRequest.items():
+    _v["name"] = _k
+
+
+@pytest.mark.parametrize("tc", cases(TestCalculateResourceAllocatableRequest))
+def test_calculate_resource_allocatable_request(tc: dict[str, Any]) -> None:
+    """A resourceAllocationScorer for the one resource (useRequested false), its DRA state from
+    getDRAPreScoredParams ([]ResourceSpec{{Name: the resource}}) when the feature is on."""
+    cluster = snapshot([], [tc["node"]], *tc.get("draObjects", ()))
+    scorer = ResourceAllocationScorer([(tc["extendedResource"], 1)], use_requested=False)
+    dra = scorer.dra_resources(cluster.devices) if tc["enableDRAExtendedResource"] else None
+    got = scorer.allocatable_allocated(cluster, nodeName, tc["extendedResource"], dra)
+    assert got == (tc["expectedAllocatable"], tc["expectedAllocated"])

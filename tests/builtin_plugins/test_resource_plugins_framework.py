@@ -97,16 +97,16 @@ def hook_timings() -> dict[str, float]:
     fit, ports, balanced = NodeResourcesFit(), NodePorts(), NodeResourcesBalancedAllocation()
     fit.pre_filter(state=state, pod=incoming, nodes=view)
     ports.pre_filter(state=state, pod=incoming, cluster=cluster)
-    fit.pre_score(state=state, pod=incoming)
-    balanced.pre_score(state=state, pod=incoming)
+    fit.pre_score(state=state, pod=incoming, cluster=cluster)
+    balanced.pre_score(state=state, pod=incoming, cluster=cluster)
     image = ImageLocality()
     return {
         "NodeUnschedulable.filter": timed(lambda: NodeUnschedulable().filter(pod=incoming, nodes=view)),
         "NodeName.filter": timed(lambda: NodeName().filter(pod=named, nodes=view)),
         "NodePorts.filter": timed(lambda: ports.filter(state=state, pod=incoming, nodes=view, cluster=cluster)),
-        "NodeResourcesFit.filter": timed(lambda: fit.filter(state=state, pod=incoming, nodes=view)),
-        "NodeResourcesFit.score": timed(lambda: fit.score(state=state, pod=incoming, nodes=view)),
-        "NodeResourcesBalancedAllocation.score": timed(lambda: balanced.score(state=state, pod=incoming, nodes=view)),
+        "NodeResourcesFit.filter": timed(lambda: fit.filter(state=state, pod=incoming, nodes=view, cluster=cluster)),
+        "NodeResourcesFit.score": timed(lambda: fit.score(state=state, pod=incoming, nodes=view, cluster=cluster)),
+        "NodeResourcesBalancedAllocation.score": timed(lambda: balanced.score(state=state, pod=incoming, nodes=view, cluster=cluster)),
         "ImageLocality.score": timed(lambda: image.score(state=state, pod=incoming, nodes=view)),
     }
 

@@ -1,0 +1,223 @@
+"""How many devices a DeviceClass serves on each node, and how many of them are allocated:
+kube-scheduler's calculateDRAResourceTotals (noderesources/resource_allocation.go), over the node
+table.
+
+Public because more than one scorer reads it: NodeResourcesFit's strategies and
+NodeResourcesBalancedAllocation score an extended resource that a DeviceClass serves
+(DRAExtendedResource) from these counts when a node's allocatable for it is 0.
+
+Upstream walks every ResourceSlice for every scored node. Here one pass over the slices fills a
+per-row answer for the whole table, kept while the DRA state (DeviceState.version), the class
+object and the table's structure (nodes, labels) stay the same, so all pods and cycles in between
+share it:
+
+- a slice published for one node (`spec.nodeName`) counts on that node's row only;
+- node-independent slices (`allNodes`, `nodeSelector`, `perDeviceNodeSelection`) are applied
+  with vectorised node-selector masks;
+- each device is matched against the class's CEL selectors once per slice object (the answers
+  live as long as the slice object), in the DRA CEL environment of `kubeberth.api.dra`.
+
+A selector that fails on a device, or a node selector that does not parse, makes the count of the
+nodes it applies to (0, 0), as upstream's error return does.
+"""
+
+from __future__ import annotations
+
+import weakref
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from ..cache.cluster import ClusterState
+from ..cache.devices import DEVICE_CLASS_RESOURCE_PREFIX, DeviceState
+from ..cache.nodetable import NodeTable
+from .dra import CelError, CompiledSelector, SelectorCache, device_context
+from .helpers import NodeSelector
+
+__all__ = ["DEVICE_CLASS_RESOURCE_PREFIX", "DeviceCounts", "device_totals"]
+
+_MATCH, _NO_MATCH, _ERROR = 1, 0, -1
+
+
+@dataclass(slots=True)
+class _SliceAnswer:
+    """One slice object's devices against one class's selectors: per device 1 / 0 / -1 (error)."""
+
+    slice_: dict[str, Any]
+    verdicts: list[int]
+    ids: list[tuple[str, str, str]]
+
+
+@dataclass(slots=True)
+class _RowTotals:
+    """A class's per-row answer for a table, valid for the versions it was built at."""
+
+    device_class: dict[str, Any]
+    devices_version: int
+    table_version: int
+    size: int
+    capacity: np.ndarray
+    allocated: np.ndarray
+
+
+class DeviceCounts:
+    """Per-row device capacity and allocation for DeviceClasses over one cluster's DRA state."""
+
+    def __init__(self, selectors: SelectorCache | None = None) -> None:
+        self.selectors = selectors if selectors is not None else SelectorCache()
+        self._answers: dict[tuple[str, tuple[str, ...]], _SliceAnswer] = {}
+        self._totals: weakref.WeakKeyDictionary[NodeTable, dict[str, _RowTotals]] = weakref.WeakKeyDictionary()
+
+    def totals(self, cluster: ClusterState, device_class: dict[str, Any], rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """(capacity, allocated) of `device_class`'s devices for each row of `rows` (int64)."""
+        table, devices = cluster.table, cluster.devices
+        per_table = self._totals.get(table)
+        if per_table is None:
+            per_table = self._totals[table] = {}
+        name = str((device_class.get("metadata") or {}).get("name") or "")
+        found = per_table.get(name)
+        if (
+            found is None
+            or found.device_class is not device_class
+            or found.devices_version != devices.version
+            or found.table_version != table.version
+            or found.size != table.size
+        ):
+            capacity, allocated = self._build(table, devices, device_class)
+            found = _RowTotals(device_class, devices.version, table.version, table.size, capacity, allocated)
+            per_table[name] = found
+        return found.capacity.take(rows), found.allocated.take(rows)
+
+    # ---- building ------------------------------------------------------------------------
+    def _build(self, table: NodeTable, devices: DeviceState, device_class: dict[str, Any]) -> tuple[np.ndarray, np.ndarray]:
+        n = table.size
+        capacity = np.zeros(n, dtype=np.int64)
+        allocated = np.zeros(n, dtype=np.int64)
+        failed = np.zeros(n, dtype=bool)
+        expressions = tuple(
+            str((s.get("cel") or {}).get("expression", ""))
+            for s in ((device_class.get("spec") or {}).get("selectors") or ())
+            if (s or {}).get("cel") is not None
+        )
+        compiled = [self.selectors.get(e) for e in expressions]
+        taken = devices.allocated_devices()
+        everywhere = np.arange(n)
+        for node_name, slices in devices.by_node.items():
+            row = table.row_of.get(node_name)
+            if row is None:
+                continue
+            for slice_ in slices.values():
+                answer = self._answer(slice_, expressions, compiled)
+                if _ERROR in answer.verdicts:
+                    failed[row] = True
+                    continue
+                capacity[row] += answer.verdicts.count(_MATCH)
+                allocated[row] += _allocated(answer, range(len(answer.verdicts)), taken)
+        for slice_ in devices.node_independent.values():
+            spec = slice_.get("spec") or {}
+            answer = self._answer(slice_, expressions, compiled)
+            if spec.get("perDeviceNodeSelection"):
+                for i, device in enumerate(spec.get("devices") or ()):
+                    _add(capacity, allocated, failed, _device_rows(table, device, everywhere), answer, (i,), taken)
+                continue
+            # allNodes, or (a slice naming no node at all) every node, as upstream's checks fall through
+            everyone = spec.get("allNodes") or spec.get("nodeSelector") is None
+            where = everywhere if everyone else _selector_rows(table, spec["nodeSelector"], everywhere)
+            _add(capacity, allocated, failed, where, answer, range(len(answer.verdicts)), taken)
+        capacity[failed] = 0
+        allocated[failed] = 0
+        return capacity, allocated
+
+    def _answer(self, slice_: dict[str, Any], expressions: tuple[str, ...], compiled: Sequence[CompiledSelector]) -> _SliceAnswer:
+        meta = slice_.get("metadata") or {}
+        key = (str(meta.get("name") or ""), expressions)
+        found = self._answers.get(key)
+        if found is not None and found.slice_ is slice_:
+            return found
+        spec = slice_.get("spec") or {}
+        driver = str(spec.get("driver", ""))
+        pool = str((spec.get("pool") or {}).get("name", ""))
+        listed = list(spec.get("devices") or ())
+        verdicts = [_matches(self.selectors, compiled, driver, d) for d in listed]
+        found = _SliceAnswer(slice_, verdicts, [(driver, pool, str(d.get("name", ""))) for d in listed])
+        if len(self._answers) > 100_000:
+            self._answers.clear()
+        self._answers[key] = found
+        return found
+
+
+def _matches(selectors: SelectorCache, compiled: Sequence[CompiledSelector], driver: str, device: dict[str, Any]) -> int:
+    """deviceMatchesClass: every CEL selector true (no selectors: every device)."""
+    ctx = None
+    try:
+        for selector in compiled:  # in order, the first false one decides (a later one is not compiled)
+            if selector.error:
+                return _ERROR
+            if ctx is None:
+                ctx = device_context(driver, device, selectors.domains)
+            if not selector.matches(ctx):
+                return _NO_MATCH
+    except CelError:
+        return _ERROR
+    return _MATCH
+
+
+def _allocated(answer: _SliceAnswer, indices: Iterable[int], taken: set[tuple[str, str, str]]) -> int:
+    return sum(1 for i in indices if answer.verdicts[i] == _MATCH and answer.ids[i] in taken)
+
+
+def _add(capacity: np.ndarray, allocated: np.ndarray, failed: np.ndarray, where: np.ndarray | None,
+         answer: _SliceAnswer, indices: Iterable[int], taken: set[tuple[str, str, str]]) -> None:
+    """Add the devices `indices` of a slice to rows `where` (None: a node selector that does not
+    parse, which fails every node it is evaluated for)."""
+    if where is None:
+        failed[:] = True
+        return
+    if not len(where):
+        return
+    indices = list(indices)
+    if any(answer.verdicts[i] == _ERROR for i in indices):
+        failed[where] = True
+        return
+    matched = sum(1 for i in indices if answer.verdicts[i] == _MATCH)
+    if matched:
+        capacity[where] += matched
+        allocated[where] += _allocated(answer, indices, taken)
+
+
+def _selector_rows(table: NodeTable, selector: dict[str, Any], everywhere: np.ndarray) -> np.ndarray | None:
+    """Rows a node selector matches (structured.NodeMatches); None when it does not parse."""
+    parsed = NodeSelector.parse(selector)
+    if any(not t.valid for t in parsed.terms):
+        return None
+    alive = everywhere[table.alive[: table.size]]
+    return alive[parsed.row_mask(table, alive)]
+
+
+def _device_rows(table: NodeTable, device: dict[str, Any], everywhere: np.ndarray) -> np.ndarray | None:
+    """Rows a device of a perDeviceNodeSelection slice serves: allNodes, its nodeName, or its
+    nodeSelector (nothing when it names none)."""
+    if device.get("allNodes"):
+        return everywhere
+    node_name = device.get("nodeName")
+    if node_name:
+        row = table.row_of.get(str(node_name))
+        return np.asarray([row] if row is not None else [], dtype=np.int64)
+    selector = device.get("nodeSelector")
+    if selector is not None:
+        return _selector_rows(table, selector, everywhere)
+    return np.zeros(0, dtype=np.int64)
+
+
+_SHARED: weakref.WeakKeyDictionary[DeviceState, DeviceCounts] = weakref.WeakKeyDictionary()
+
+
+def device_totals(cluster: ClusterState, device_class: dict[str, Any], rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(capacity, allocated) per row of `rows` for `device_class`, from one DeviceCounts per
+    cluster (shared by every plugin, so a cycle computes each class's answer once)."""
+    counts = _SHARED.get(cluster.devices)
+    if counts is None:
+        counts = _SHARED[cluster.devices] = DeviceCounts()
+    return counts.totals(cluster, device_class, rows)
