@@ -147,3 +147,27 @@ def test_simulate_explain_names_the_claim_and_its_devices(tmp_path, capsys) -> N
     detail = out["detail"]
     assert detail.startswith("on node a; claim train-extended-resources-"), detail
     assert detail.endswith(f": {DRIVER}/a/gpu-0, {DRIVER}/a/gpu-1"), detail
+
+
+def test_claim_left_by_an_earlier_attempt_is_deleted_and_the_pod_scheduled_anew(dra) -> None:
+    """A claim for the pod's extended resources from an earlier attempt (allocated, never bound)
+    rejects every node; PostFilter deletes it, and its deletion brings the pod back, which then
+    gets a new claim."""
+    pod = gpu_pod("train", 1)
+    pod["metadata"]["uid"] = "train-uid"
+    stale = {"apiVersion": "resource.k8s.io/v1", "kind": "ResourceClaim",
+             "metadata": {"name": "train-extended-resources-old", "namespace": "default",
+                          "annotations": {ANNOTATION: "true"}, "finalizers": ["resource.kubernetes.io/delete-protection"],
+                          "ownerReferences": [{"apiVersion": "v1", "kind": "Pod", "name": "train", "uid": "train-uid",
+                                               "controller": True}]},
+             "spec": {"devices": {"requests": [{"name": "container-0-request-1", "exactly": {
+                 "deviceClassName": "gpu", "allocationMode": "ExactCount", "count": 1}}]}},
+             "status": {"allocation": {"devices": {"results": [
+                 {"request": "container-0-request-1", "driver": DRIVER, "pool": "b", "device": "gpu-0"}]}}}}
+    result = dra(gpu_class(), make_node("a", "4", "8Gi"), make_node("b", "4", "8Gi"),
+                 node_slice("a", 1), node_slice("b", 1), stale, pod)
+    assert "default/train" in result.placements
+    (claim,) = claims_of(result, "train")
+    assert claim["metadata"]["name"] != "train-extended-resources-old"
+    assert claim["status"]["reservedFor"][0]["uid"] == "train-uid"
+    assert result.summary["attempts"] == 2  # the rejected one, then the one that placed it
