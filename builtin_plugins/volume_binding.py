@@ -346,6 +346,7 @@ class _State:
 
 _NO_CLAIMS = _State([], [], frozenset())  # a pod without PVCs (never written to: see reserve/unreserve)
 VolumeBindingState = _State  # kube-scheduler's stateData, for tests that build one
+_SKIP_PRE_BIND = PreBindPreFlightResult(Status.skip(), allow_parallel=True)  # read-only: returned for most pods
 STATE_KEY = _STATE_KEY
 
 
@@ -899,7 +900,7 @@ class VolumeBinding:
         if st is None:
             return PreBindPreFlightResult(Status.error("not found"), allow_parallel=True)
         if st.all_bound:
-            return PreBindPreFlightResult(Status.skip(), allow_parallel=True)
+            return _SKIP_PRE_BIND
         if st.node != node_name:
             return PreBindPreFlightResult(Status.error(f'no pod volume found for node "{node_name}"'), allow_parallel=True)
         return PreBindPreFlightResult(allow_parallel=True)

@@ -102,6 +102,9 @@ FILTER_TIMEOUT_DEFAULT = "10s"  # DynamicResourcesFilterTimeoutDefault
 BINDING_TIMEOUT_DEFAULT = "600s"  # DynamicResourcesBindingTimeoutDefault
 
 
+_SKIP_PRE_BIND = PreBindPreFlightResult(Status.skip(), allow_parallel=True)  # read-only: returned for most pods
+
+
 @dataclass
 class _State:
     """stateData: the pod's claims and what Filter found per node."""
@@ -623,7 +626,7 @@ class DynamicResources:
         write for it), Success when PreBind has claims to write."""
         st: _State | None = state.get(STATE_KEY)
         if not self.enabled or st is None or not st.claims:
-            return PreBindPreFlightResult(Status.skip(), allow_parallel=True)
+            return _SKIP_PRE_BIND
         return PreBindPreFlightResult(allow_parallel=True)
 
     @hookimpl

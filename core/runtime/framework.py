@@ -562,11 +562,12 @@ class Framework:
                 continue
             try:
                 answer = flight.call(kwargs)
-                if isinstance(answer, PreBindPreFlightResult):
+                if answer.__class__ is PreBindPreFlightResult:
                     if answer.allow_parallel:
                         parallel.add(hook.plugin)
                     answer = answer.status
-                status = as_status(answer, hook.plugin)
+                # A returned Status is read, not stamped with the plugin: plugins may return constants.
+                status = answer if answer.__class__ is Status else as_status(answer, hook.plugin)
             except Exception as exc:
                 log.exception("pre_bind_pre_flight of plugin %s raised for pod %s", hook.plugin, pod.key)
                 status = Status.error(f"plugin {hook.plugin} raised {type(exc).__name__}: {exc}", hook.plugin, exc)
@@ -615,8 +616,11 @@ class Framework:
         on threads of their own and the first failure in plugin order is reported (a Python
         thread cannot be cancelled: the others run to their end, where kube-scheduler cancels
         their context)."""
+        skipped = state.skip_pre_bind
+        if skipped and len(skipped) == len(self.points.get("pre_bind", ())):
+            return Status.success()  # every pre-flight said Skip (no volumes, no claims): the common case
         kwargs = {"state": state, "pod": pod, "node_name": node, "handle": handle}
-        if not state.skip_pre_bind and not state.parallel_pre_bind:  # the common case: one by one
+        if not skipped and not state.parallel_pre_bind:  # pre-flights not run (the gate is off): one by one
             for hook in self.points.get("pre_bind", ()):
                 status = _call_status(hook, kwargs)
                 if not status.ok and status.code != Code.SKIP:
