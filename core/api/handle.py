@@ -7,7 +7,8 @@ plugin any object with these members; the runtime's implementation holds injecte
 (backend, cache, clock, waiting pods, framework), never the scheduler itself.
 
 Threading: scheduling-cycle hooks (pre_filter .. permit, post_filter) run on the scheduling thread
-and may read `cluster`; binding-cycle hooks (pre_bind, bind, post_bind) run on worker threads and
+and may read `cluster`; binding-cycle hooks (pre_bind_pre_flight, pre_bind, bind, post_bind) run on worker
+threads (pre_binds that allow it in parallel, on threads of their own) and
 must use only the write methods and `get_object`, which are thread-safe.
 """
 
