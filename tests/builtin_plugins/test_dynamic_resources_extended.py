@@ -126,21 +126,16 @@ def test_device_plugin_node_needs_no_claim(dra) -> None:
 
 
 def test_simulate_explain_names_the_claim_and_its_devices(tmp_path, capsys) -> None:
-    """`kubeberth simulate --explain` says which claim (created for the extended resource) holds
-    which devices for a scheduled pod."""
+    """`kubeberth simulate --explain` (default profile) says which claim (created for the extended
+    resource) holds which devices for a scheduled pod."""
     import json
 
     import yaml
     from kubeberth.apps.cli import main
 
-    config = tmp_path / "config.yaml"
-    config.write_text(yaml.safe_dump({
-        "apiVersion": "kubescheduler.config.k8s.io/v1", "kind": "KubeSchedulerConfiguration",
-        "profiles": [{"schedulerName": "default-scheduler",
-                      "plugins": {"multiPoint": {"disabled": [{"name": "NodeResourcesFit"}]}}}]}))
     cluster = tmp_path / "cluster.yaml"
     cluster.write_text(yaml.safe_dump_all([gpu_class(), make_node("a", "4", "8Gi"), node_slice("a", 2), gpu_pod("train", 2)]))
-    code = main(["simulate", "--cluster", str(cluster), "--config", str(config), "--explain", "default/train", "--json"])
+    code = main(["simulate", "--cluster", str(cluster), "--explain", "default/train", "--json"])  # the default profile
     out = json.loads(capsys.readouterr().out)
     assert code == 0
     assert out["state"] == "scheduled"
@@ -171,3 +166,22 @@ def test_claim_left_by_an_earlier_attempt_is_deleted_and_the_pod_scheduled_anew(
     assert claim["metadata"]["name"] != "train-extended-resources-old"
     assert claim["status"]["reservedFor"][0]["uid"] == "train-uid"
     assert result.summary["attempts"] == 2  # the rejected one, then the one that placed it
+
+
+def test_default_profile_places_extended_resource_pods_on_dra_and_device_plugin_nodes(scheduler_tester) -> None:
+    """The default profile: NodeResourcesFit leaves DRA-backed extended resources to DynamicResources;
+    a node whose device plugin advertises the resource serves it without a claim."""
+    plugin_node = make_node("plugin", "4", "8Gi")
+    plugin_node["status"]["allocatable"]["example.com/gpu"] = "1"
+    plugin_node["status"]["capacity"] = dict(plugin_node["status"]["allocatable"])
+    tester = scheduler_tester([], default_plugins=True)
+    result = tester.simulate([gpu_class(), make_node("dra", "4", "8Gi"), node_slice("dra", 2), plugin_node,
+                              gpu_pod("two", 2), gpu_pod("one", 1), gpu_pod("three", 3)], seed=1)
+    # Pods go in creation order: "two" takes both devices of the DRA node, "one" the plugin's gpu.
+    assert result.placements == {"default/two": "dra", "default/one": "plugin"}
+    claims = {c["metadata"]["ownerReferences"][0]["name"]: c for c in result.backend.list("ResourceClaim")}
+    assert list(claims) == ["two"]  # the device plugin serves "one": no claim
+    assert len(claims["two"]["status"]["allocation"]["devices"]["results"]) == 2
+    assert list(result.summary["unschedulable_reasons"]) == [
+        "0/2 nodes are available: 1 Insufficient example.com/gpu, 1 cannot allocate all claims. "
+        "preemption: 0/2 nodes are available: 2 Preemption is not helpful for scheduling."]

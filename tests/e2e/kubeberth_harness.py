@@ -163,9 +163,9 @@ class Kubeberth:
 
 def write_config(path: Path, leader_elect: bool = False, lease: tuple[str, str, str] = ("15s", "10s", "2s"),
                  backoff: float = 1, plugins: tuple[str, ...] = (),
-                 plugin_config: list[dict[str, Any]] | None = None, disabled_plugins: tuple[str, ...] = ()) -> Path:
-    """A KubeSchedulerConfiguration with one profile; `plugins` are enabled on top of the defaults
-    and `disabled_plugins` taken out of them; `plugin_config` is the profile's pluginConfig."""
+                 plugin_config: list[dict[str, Any]] | None = None) -> Path:
+    """A KubeSchedulerConfiguration with one profile; `plugins` are enabled on top of the defaults;
+    `plugin_config` is the profile's pluginConfig."""
     cfg = {
         "apiVersion": "kubescheduler.config.k8s.io/v1",
         "kind": "KubeSchedulerConfiguration",
@@ -175,9 +175,8 @@ def write_config(path: Path, leader_elect: bool = False, lease: tuple[str, str, 
                            "retryPeriod": lease[2], "resourceName": "kubeberth", "resourceNamespace": "kube-system"},
         "profiles": [{"schedulerName": PROFILE}],
     }
-    if plugins or disabled_plugins:
-        cfg["profiles"][0]["plugins"] = {"multiPoint": {"enabled": [{"name": p} for p in plugins],
-                                                        "disabled": [{"name": p} for p in disabled_plugins]}}
+    if plugins:
+        cfg["profiles"][0]["plugins"] = {"multiPoint": {"enabled": [{"name": p} for p in plugins]}}
     if plugin_config:
         cfg["profiles"][0]["pluginConfig"] = plugin_config
     path.write_text(yaml.safe_dump(cfg))

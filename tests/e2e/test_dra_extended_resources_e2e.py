@@ -69,9 +69,7 @@ def test_extended_resource_claims_like_kube_scheduler(kube_scheduler: Any, api: 
     for body in slices:
         api.call("POST", f"{RESOURCE}/resourceslices", body)
     try:
-        # NodeResourcesFit does not yet leave DRA-backed extended resources to DynamicResources
-        # (it would report "Insufficient <resource>"): this profile runs without it.
-        start_kubeberth(disabled_plugins=("NodeResourcesFit",))
+        start_kubeberth()  # the default profile
 
         def place(name: str, res: str, gpus: int, init_gpus: int = 0) -> dict[str, Any]:
             """The same pod placed by kubeberth, then (after releasing its claim) by kube-scheduler."""
