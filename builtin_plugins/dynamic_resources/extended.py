@@ -19,15 +19,21 @@ on nodes that do not advertise the resource in `status.allocatable` (no device p
 
 from __future__ import annotations
 
+import contextlib
 import copy
+import sys
+import threading
 import uuid
-from collections.abc import Callable, Mapping
+from collections import Counter
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 from kubeberth import Handle, NodeView, PodInfo
 from kubeberth.api.helpers import QuantityError, parse_quantity
+from kubeberth.api.metrics import REGISTRY
+from prometheus_client.core import CounterMetricFamily
 
 from .claims import FINALIZER
 
@@ -287,6 +293,42 @@ class ExtendedResources:
         return self.variants.get(served) if served else None
 
 
+# ---- dynamic_resource_allocation_resourceclaim_creates_total ------------------------------
+_CREATES: Counter[str] = Counter()  # status ("success" | "failure") -> claims created for pods
+_CREATES_LOCK = threading.Lock()  # PreBind runs on binding workers
+
+
+class _CreatesCollector:
+    """kube-scheduler's resourceclaim metric (k8s.io/dynamic-resource-allocation/resourceclaim/metrics)
+    for the claims PreBind creates: labels status, admin_access ("false"), owner_api_group ("")
+    and owner_api_kind ("Pod")."""
+
+    def collect(self) -> Iterator[CounterMetricFamily]:
+        family = CounterMetricFamily(
+            "dynamic_resource_allocation_resourceclaim_creates",
+            "Number of ResourceClaims creation requests, categorized by creation status, admin access, and owning "
+            "API group and kind (either Pod or scheduling.k8s.io/PodGroup)",
+            labels=["status", "admin_access", "owner_api_group", "owner_api_kind"],
+        )
+        # The module as imported now: after an entry-point rescan re-imports it, the collector
+        # registered first reports the new module's counts.
+        module = sys.modules[__name__]
+        with module._CREATES_LOCK:
+            counts = dict(module._CREATES)
+        for status, value in sorted(counts.items()):
+            family.add_metric([status, "false", "", "Pod"], value)
+        yield family
+
+
+with contextlib.suppress(ValueError):  # re-imported: the first collector stays registered
+    REGISTRY.register(_CreatesCollector())
+
+
+def _count_create(status: str) -> None:
+    with _CREATES_LOCK:
+        _CREATES[status] += 1
+
+
 # ---- API writes (PreBind, Unreserve, PostFilter) -------------------------------------------
 def _kobj(claim: dict[str, Any]) -> str:
     meta = claim.get("metadata") or {}
@@ -305,7 +347,9 @@ def create_extended_claim(handle: Handle, claim: dict[str, Any]) -> tuple[dict[s
         claim.pop("status", None)
     status, created = handle.create_object("ResourceClaim", claim)
     if not status.ok or created is None:
+        _count_create("failure")
         return None, f"create claim for extended resources {_kobj(claim)}: {status.message}"
+    _count_create("success")
     return created, ""
 
 

@@ -25,6 +25,7 @@ import numpy as np
 import pytest
 import st
 from kubeberth import ClusterState, Code, CycleState, FeatureGates, PodInfo, PreBindPreFlightResult, Status
+from kubeberth.api.metrics import REGISTRY
 from kubeberth.backends.base import ClusterEvent
 from kubeberth.backends.embedded import EmbeddedCluster
 from kubeberth.runtime.config import parse_configuration
@@ -914,6 +915,7 @@ TestPlugin: dict[str, dict[str, Any]] = {
         "want": {"prefilter": {"status": fwk.NewStatus(fwk.Skip)}, "preBindPreFlightStatus": fwk.NewStatus(fwk.Skip)},
     },
     "TestPlugin/extended-resource-name-with-node-resource": {
+        "metrics": {},
         "nodes": [workerNodeWithExtendedResource],
         "pod": podWithExtendedResourceName,
         "classes": [deviceClassWithExtendResourceName],
@@ -938,11 +940,13 @@ TestPlugin: dict[str, dict[str, Any]] = {
                              "added": [addAllocationTimestamp(reserve(extendedResourceClaim, podWithExtendedResourceName))]}},
     },
     "TestPlugin/extended-resource-name-no-resource": {
+        "metrics": {},
         "pod": podWithExtendedResourceName,
         "classes": [deviceClassWithExtendResourceName],
         "want": {"filter": {nodeName: {"status": CANNOT_ALLOCATE}}, "postfilter": {"status": UNSCHEDULABLE}},
     },
     "TestPlugin/extended-resource-name-with-resources": {
+        "metrics": {"success": 1},
         "pod": podWithExtendedResourceName,
         "classes": [deviceClassWithExtendResourceName],
         "objs": [workerNodeSlice, podWithExtendedResourceName],
@@ -951,6 +955,7 @@ TestPlugin: dict[str, dict[str, Any]] = {
                              "added": [addAllocationTimestamp(reserve(extendedResourceClaim, podWithExtendedResourceName))]}},
     },
     "TestPlugin/implicit-extended-resource-name-with-resources": {
+        "metrics": {"success": 1},
         "pod": podWithImplicitExtendedResourceName,
         "classes": [deviceClassWithExtendResourceName],
         "objs": [largeWorkerNodeSlice, podWithImplicitExtendedResourceName],
@@ -959,6 +964,7 @@ TestPlugin: dict[str, dict[str, Any]] = {
                              "added": [addAllocationTimestamp(reserve(implicitExtendedResourceClaim, podWithImplicitExtendedResourceName))]}},
     },
     "TestPlugin/implicit-extended-resource-name-two-containers-with-resources": {
+        "metrics": {"success": 1},
         "pod": podWithImplicitExtendedResourceNameTwoContainers,
         "classes": [deviceClassWithExtendResourceName],
         "objs": [largeWorkerNodeSlice, podWithImplicitExtendedResourceNameTwoContainers],
@@ -969,6 +975,7 @@ TestPlugin: dict[str, dict[str, Any]] = {
                                                                       podWithImplicitExtendedResourceNameTwoContainers))]}},
     },
     "TestPlugin/extended-resource-name-with-resources-fail-patch": {
+        "metrics": {"success": 1},
         "failPatch": True,
         "pod": podWithExtendedResourceName,
         "classes": [deviceClassWithExtendResourceName],
@@ -982,6 +989,7 @@ TestPlugin: dict[str, dict[str, Any]] = {
                              "status": fwk.NewStatus(fwk.Unschedulable, "patch error")}},
     },
     "TestPlugin/extended-resource-name-with-resources-has-claim": {
+        "metrics": {},
         "pod": podWithExtendedResourceName,
         "claims": [extendedResourceClaim],
         "classes": [deviceClassWithExtendResourceName],
@@ -991,6 +999,7 @@ TestPlugin: dict[str, dict[str, Any]] = {
                                 "removed": [extendedResourceClaim]}},
     },
     "TestPlugin/extended-resource-name-with-resources-delete-claim": {
+        "metrics": {},
         "pod": podWithExtendedResourceName,
         "claims": [extendedResourceClaimNode2],
         "classes": [deviceClassWithExtendResourceName],
@@ -1000,6 +1009,7 @@ TestPlugin: dict[str, dict[str, Any]] = {
                                 "removed": [extendedResourceClaimNode2]}},
     },
     "TestPlugin/extended-resource-name-bind-failure": {
+        "metrics": {"success": 1},
         "pod": podWithExtendedResourceName,
         "classes": [deviceClassWithExtendResourceName],
         "objs": [workerNodeSlice, podWithExtendedResourceName],
@@ -1009,12 +1019,14 @@ TestPlugin: dict[str, dict[str, Any]] = {
                  "unreserveAfterBindFailure": {"removed": [reserve(extendedResourceClaim, podWithExtendedResourceName)]}},
     },
     "TestPlugin/extended-resource-name-skip-bind": {
+        "metrics": {"success": 1},  # upstream returns before checking it
         "pod": podWithExtendedResourceName,
         "classes": [deviceClassWithExtendResourceName],
         "objs": [workerNodeSlice, podWithExtendedResourceName],
         "want": {"reserve": {"inFlightClaims": [extendedResourceClaimNoName]}, "unreserveBeforePreBind": {}},
     },
     "TestPlugin/extended-resource-name-claim-creation-failure": {
+        "metrics": {"failure": 1},
         "failCreate": "claim creation errors",
         "pod": podWithExtendedResourceName,
         "classes": [deviceClassWithExtendResourceName],
@@ -1355,7 +1367,24 @@ class Harness:
         assert _sorted(self.in_flight()) == _sorted(list(expected.get("inFlightClaims") or ())), f"{step}: in-flight claims differ"
 
 
+CREATES = "dynamic_resource_allocation_resourceclaim_creates_total"
+
+
+def _creates(status: str) -> float:
+    labels = {"status": status, "admin_access": "false", "owner_api_group": "", "owner_api_kind": "Pod"}
+    return REGISTRY.get_sample_value(CREATES, labels) or 0.0
+
+
 def run_case(tc: dict[str, Any]) -> None:
+    """testPlugin's loop, then the case's metric check (`metrics`: the claims created per status)
+    where upstream gets to it (not after an early return)."""
+    before = {s: _creates(s) for s in ("success", "failure")}
+    reached_end = _run_steps(tc)
+    if reached_end and "metrics" in tc:
+        assert {s: _creates(s) - before[s] for s in before} == {"success": 0, "failure": 0, **tc["metrics"]}
+
+
+def _run_steps(tc: dict[str, Any]) -> bool:
     h = Harness(tc)
     want = tc.get("want") or {}
     prepare = tc.get("prepare") or {}
@@ -1367,7 +1396,7 @@ def run_case(tc: dict[str, Any]) -> None:
     status = call(plugin, "pre_enqueue", pod=pod, handle=handle)
     h.verify("PreEnqueue", want.get("preenqueue"), before, status)
     if status is not None and status.code != Code.SUCCESS:
-        return
+        return False
 
     table = cluster.table
     rows = np.asarray(sorted(table.row_of.values()), dtype=np.int64)
@@ -1390,7 +1419,7 @@ def run_case(tc: dict[str, Any]) -> None:
                 # Filter runs node by node upstream: the first node's Error aborts scheduling.
                 first = nodes.names[0]
                 h.verify(f"Filter/{first}", (want.get("filter") or {}).get(first), before, result)
-                return
+                return False
             per_node = filter_statuses(result, nodes)
         for name in nodes.names:
             h.verify(f"Filter/{name}", (want.get("filter") or {}).get(name), before, per_node[name])
@@ -1435,12 +1464,12 @@ def run_case(tc: dict[str, Any]) -> None:
             before = h.claims()
             call(plugin, "unreserve", state=state, pod=pod, node_name=selected, cluster=cluster, handle=handle)
             h.verify("Unreserve", want.get("unreserve"), before, None)
-            return
+            return True
         if "unreserveBeforePreBind" in want:
             before = h.claims()
             call(plugin, "unreserve", state=state, pod=pod, node_name=selected, cluster=cluster, handle=handle)
             h.verify("UnreserveBeforePreBind", want["unreserveBeforePreBind"], before, None)
-            return
+            return False
         h.update(prepare.get("prebind"))
         before = h.claims()
         expected = dict(want.get("prebind") or {})
@@ -1464,6 +1493,7 @@ def run_case(tc: dict[str, Any]) -> None:
         before = h.claims()
         status = call(plugin, "post_filter", state=state, pod=pod, cluster=cluster, handle=handle)
         h.verify("PostFilter", want.get("postfilter"), before, status)
+    return True
 
 
 def _params() -> list[Any]:
