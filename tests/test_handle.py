@@ -34,3 +34,44 @@ def test_the_handle_plugins_get_holds_no_scheduler() -> None:
         assert handle.cluster is t.scheduler.cluster and handle.profile == t.framework.profile
         assert handle.get_object("Pod", "default/p")["metadata"]["name"] == "p"
         assert handle.plugins_at("bind") == ["DefaultBinder"]
+
+
+def test_create_patch_status_and_delete_objects_on_the_embedded_cluster() -> None:
+    """Handle.create_object names an object from its generateName as the API server does (base plus
+    five characters), sets uid and resourceVersion, and the watch sees it; patch_object with
+    subresource="status" changes only the status; delete_object of a missing object succeeds."""
+    from kubeberth import ClusterState
+    from kubeberth.backends.base import ClusterEvent
+    from kubeberth.backends.embedded import EmbeddedCluster
+    from kubeberth.runtime.generation import build_generation
+
+    backend = EmbeddedCluster([make_pod("p", "100m")])
+    seen: list[ClusterEvent] = []
+    backend.start(seen.append)
+    fw = build_generation().default_profile
+    handle = FrameworkHandle(fw, backend, ClusterState(), lambda: 0.0, {})
+    claim = {"apiVersion": "resource.k8s.io/v1", "kind": "ResourceClaim",
+             "metadata": {"generateName": "p-extended-resources-", "namespace": "default"}, "spec": {}}
+    status, created = handle.create_object("ResourceClaim", claim)
+    assert status.ok and created is not None
+    name = created["metadata"]["name"]
+    assert name.startswith("p-extended-resources-") and len(name) == len("p-extended-resources-") + 5
+    assert created["metadata"]["uid"] and created["metadata"]["resourceVersion"]
+    assert seen[-1].kind == "ResourceClaim" and seen[-1].type == "ADDED" and seen[-1].obj["metadata"]["name"] == name
+    again, _ = handle.create_object("ResourceClaim", {**claim, "metadata": {"name": name, "namespace": "default"}})
+    assert not again.ok and "already exists" in again.message
+    uid_set, _ = handle.create_object("ResourceClaim", {**claim, "metadata": {**claim["metadata"], "uid": "x"}})
+    assert not uid_set.ok
+
+    patched = handle.patch_object("Pod", "default/p", {"metadata": {"labels": {"x": "y"}},
+                                                        "status": {"extendedResourceClaimStatus": {"resourceClaimName": name}}},
+                                  subresource="status")
+    assert patched.ok
+    pod = backend.get("Pod", "default/p")
+    assert pod["status"]["extendedResourceClaimStatus"] == {"resourceClaimName": name}
+    assert "x" not in (pod["metadata"].get("labels") or {})  # the status subresource ignores the rest
+
+    assert handle.delete_object("ResourceClaim", f"default/{name}").ok
+    assert backend.get("ResourceClaim", f"default/{name}") is None
+    assert seen[-1].type == "DELETED"
+    assert handle.delete_object("ResourceClaim", f"default/{name}").ok  # already gone
