@@ -3,7 +3,8 @@ by side: a DeviceClass naming `spec.extendedResourceName`, ResourceSlices as a d
 on a few nodes, pods asking for that extended resource in their containers. Each scheduler creates
 the pod's claim (generateName `<pod>-extended-resources-`, annotated, owned by the pod), allocates
 and reserves it, writes the pod's `status.extendedResourceClaimStatus`, and binds the pod; the
-outcome (node, devices, request names, mappings) is the same for both."""
+outcome (node, devices, request names, mappings) is the same for both, and both delete a claim left
+by an earlier attempt (PostFilter) before giving the pod a new one."""
 
 from __future__ import annotations
 
@@ -123,6 +124,37 @@ def test_extended_resource_claims_like_kube_scheduler(kube_scheduler: Any, api: 
         assert implicit[PROFILE]["mappings"] == implicit["default-scheduler"]["mappings"], implicit
         assert implicit[PROFILE]["results"] == implicit["default-scheduler"]["results"] == ["container-1-request-1"]
         assert len(implicit[PROFILE]["devices"]) == len(implicit["default-scheduler"]["devices"]) == 1
+
+        # A claim left by an earlier attempt (allocated, never bound) rejects every node; PostFilter
+        # deletes it, and its deletion brings the pod back for a new claim — on both schedulers.
+        for scheduler, prefix in ((PROFILE, "k"), ("default-scheduler", "d")):
+            pod_name = f"{prefix}-stale"
+            body = _pod(pod_name, scheduler, resource, 1)
+            body["spec"]["schedulingGates"] = [{"name": "e2e.example.com/hold"}]
+            pod = api.call("POST", f"/api/v1/namespaces/{ns}/pods", body)
+            stale = api.call("POST", f"{RESOURCE}/namespaces/{ns}/resourceclaims", {
+                "apiVersion": "resource.k8s.io/v1", "kind": "ResourceClaim",
+                "metadata": {"name": f"{pod_name}-extended-resources-old", "annotations": {ANNOTATION: "true"},
+                             "ownerReferences": [{"apiVersion": "v1", "kind": "Pod", "name": pod_name,
+                                                  "uid": pod["metadata"]["uid"], "controller": True}]},
+                "spec": {"devices": {"requests": [{"name": "container-0-request-1", "exactly": {
+                    "deviceClassName": cls, "allocationMode": "ExactCount", "count": 1}}]}}})
+            stale["status"] = {"allocation": {
+                "devices": {"results": [{"request": "container-0-request-1", "driver": DRIVER, "pool": one, "device": "gpu-0"}]},
+                "nodeSelector": {"nodeSelectorTerms": [{"matchFields": [
+                    {"key": "metadata.name", "operator": "In", "values": [one]}]}]}}}
+            api.call("PUT", f"{RESOURCE}/namespaces/{ns}/resourceclaims/{stale['metadata']['name']}/status", stale)
+            api._patch(f"/api/v1/namespaces/{ns}/pods/{pod_name}", {"spec": {"schedulingGates": None}})
+            wait_for(lambda p=pod_name: api.bound(ns).get(p), 60, f"{scheduler} to bind {pod_name} after deleting the stale claim")
+            wait_for(lambda p=pod_name: any("cannot schedule extended resource claim" in (e.get("note") or "")
+                                            for e in api.events(ns) if (e.get("regarding") or {}).get("name") == p),
+                     30, f"{scheduler}'s FailedScheduling event for {pod_name}")
+            (claim,) = _claims_of(api, ns, pod["metadata"]["uid"])
+            assert claim["metadata"]["name"] != stale["metadata"]["name"]
+            assert claim["status"]["reservedFor"][0]["uid"] == pod["metadata"]["uid"]
+            api.delete_pod(ns, pod_name)
+            wait_for(lambda p=pod_name: api.pod(ns, p) is None, 20, f"{pod_name} deleted")
+            _release(api, ns, claim)
 
         # No node has three devices: the pod waits, with upstream's reason, and no claim stays behind.
         pod = api.call("POST", f"/api/v1/namespaces/{ns}/pods", _pod("too-many", PROFILE, resource, 3))
