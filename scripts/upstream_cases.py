@@ -55,6 +55,7 @@ EXTRA_SOURCES: dict[str, tuple[tuple[str, tuple[str, ...] | None], ...]] = {
     "batching": (("framework/runtime/batch_test.go", None), ("schedule_one_test.go", ("TestSignatures",))),
     "prebindpreflight": (
         ("framework/runtime/framework_test.go", ("TestPreBindPreFlightPlugins", "TestGetPreBindPluginGroups")),
+        ("schedule_one_test.go", ("TestSchedulerScheduleOne",)),
     ),
 }
 EXTRA_TESTS = ("test_batching.py", "test_signing.py", "test_prebind_pre_flight.py")
