@@ -8,9 +8,9 @@ _COMPARISON_OPS = "TaintTolerationComparisonOperators (alpha gate, Gt/Lt tolerat
 
 _COMPOSITE = "CompositePodGroup (alpha gate, scheduling.k8s.io/v1alpha3 hierarchies) is not implemented"
 _POD_GROUP_CYCLE = (
-    "PodGroupPostFilter (run by kube-scheduler's pod group cycle when a group is unschedulable: workload-aware "
-    "preemption, DynamicResources deallocating a PodGroup's claims) is not an extension point in kubeberth; its "
-    "pod group cycle (core/scheduling/podgroup_cycle.py) runs none"
+    "DynamicResources' PodGroupPostFilter (deallocating a PodGroup's claims when its pod group cycle fails; "
+    "DRAWorkloadResourceClaims) is not implemented: the pod group cycle runs PodGroupPostFilter "
+    "(core/scheduling/podgroup_cycle.py), but only DefaultPreemption implements it"
 )
 
 _ZERO_WEIGHT = (
@@ -49,15 +49,17 @@ _BENCHMARK = (
     "names to the Test function before it"
 )
 
-_WORKLOAD_PREEMPTION = (
-    "workload-aware preemption (GenericWorkload: a PodGroup's pods chosen, reprieved and counted against PDBs as "
-    "one victim, across nodes) is not implemented in DefaultPreemption, which picks victims pod by pod"
-)
 
-_POD_GROUP_PREEMPTION = (
-    "PodGroupPostFilter (workload-aware preemption of a whole PodGroup or CompositePodGroup, its executor, "
-    "snapshot mutations and scheduler_workload_preemption_attempts_total) is not implemented: DefaultPreemption "
-    "preempts for one pod at a time, so no pod group's preemption is ever in flight for PreEnqueue to wait on"
+_EMPTY_UID = (
+    "fails PodGroupPostFilter through a cached pod with an empty UID (the snapshot's \"cannot get cache key for "
+    "pod with empty UID\"); kubeberth's cache keys pods by UID and gives a pod without one its namespace/name, so "
+    "no such pod reaches preemption (an evaluation error is prefixed \"pod group preemption: \" as upstream: "
+    "tests/test_pod_group_preemption.py)"
+)
+_SNAPSHOT_MUTATIONS = (
+    "injects StartMutations/EndMutations errors into the mutable snapshot lister; kubeberth's PodGroupPostFilter "
+    "takes victims off inside ClusterState.hypothetical(), which restores the cache exactly and has no "
+    "start/end step that can fail"
 )
 _DEFERRED_RESIZE = (
     "InPlacePodVerticalScalingSchedulerPreemption (alpha gate: a running pod's deferred resize scheduled, and "
@@ -194,33 +196,23 @@ UNPORTED: dict[str, str] = {
     "TestPostFilter/deferred pod resize preemption success (bypasses skipped filter plugins)": _DEFERRED_RESIZE,
     "TestPostFilter/deferred pod resize preemption fails because victim search is isolated to host node":
         _DEFERRED_RESIZE,
-    "TestPreEnqueue/GenericWorkload enabled, pod in same PodGroup, returns UnschedulableAndUnresolvable":
-        _POD_GROUP_PREEMPTION,
-    "TestPreEnqueue/GenericWorkload enabled, pod in different PodGroup, returns nil": _POD_GROUP_PREEMPTION,
-    "TestPreEnqueue/GenericWorkload enabled, pod group not found, returns nil": _POD_GROUP_PREEMPTION,
     "TestPreEnqueue/CompositePodGroup enabled, pod in different leaf PodGroup but same root CompositePodGroup, "
-    "returns UnschedulableAndUnresolvable": _POD_GROUP_PREEMPTION,
+    "returns UnschedulableAndUnresolvable": _COMPOSITE,
     "TestPreEnqueue/CompositePodGroup enabled, pod in different leaf PodGroup and different root CompositePodGroup, "
-    "returns nil": _POD_GROUP_PREEMPTION,
+    "returns nil": _COMPOSITE,
     "TestPreEnqueue/CompositePodGroup disabled, pod in different leaf PodGroup but same root CompositePodGroup, "
-    "returns nil": _POD_GROUP_PREEMPTION,
-    "TestPreEnqueue/CompositePodGroup enabled, parent CompositePodGroup is missing, returns nil": _POD_GROUP_PREEMPTION,
+    "returns nil": _COMPOSITE,
+    "TestPreEnqueue/CompositePodGroup enabled, parent CompositePodGroup is missing, returns nil": _COMPOSITE,
     "TestPreEnqueue/CompositePodGroup enabled, pod in different leaf PodGroup under multi-level CompositePodGroup "
-    "hierarchy, returns UnschedulableAndUnresolvable": _POD_GROUP_PREEMPTION,
+    "hierarchy, returns UnschedulableAndUnresolvable": _COMPOSITE,
     "TestPreEnqueue/CompositePodGroup enabled, intermediate parent CompositePodGroup missing, returns nil":
-        _POD_GROUP_PREEMPTION,
-    "TestDefaultPreemption_PodGroupPostFilter_ErrorWrapping/PodGroup preemptor": _POD_GROUP_PREEMPTION,
-    "TestDefaultPreemption_PodGroupPostFilter_ErrorWrapping/CompositePodGroup preemptor": _POD_GROUP_PREEMPTION,
-    "TestDefaultPreemption_PodGroupPostFilter_InvalidSnapshot/PodGroup start mutation error": _POD_GROUP_PREEMPTION,
-    "TestDefaultPreemption_PodGroupPostFilter_InvalidSnapshot/PodGroup end mutation error": _POD_GROUP_PREEMPTION,
-    "TestDefaultPreemption_PodGroupPostFilter_InvalidSnapshot/CompositePodGroup start mutation error":
-        _POD_GROUP_PREEMPTION,
-    "TestDefaultPreemption_PodGroupPostFilter_InvalidSnapshot/CompositePodGroup end mutation error":
-        _POD_GROUP_PREEMPTION,
-    "TestDefaultPreemption_PodGroupPostFilter_WorkloadPreemptionAttempts/preemption success": _POD_GROUP_PREEMPTION,
-    "TestDefaultPreemption_PodGroupPostFilter_WorkloadPreemptionAttempts/preemption unschedulable":
-        _POD_GROUP_PREEMPTION,
-    "TestDefaultPreemption_PodGroupPostFilter_WorkloadPreemptionAttempts/preemption error": _POD_GROUP_PREEMPTION,
+        _COMPOSITE,
+    "TestDefaultPreemption_PodGroupPostFilter_ErrorWrapping/PodGroup preemptor": _EMPTY_UID,
+    "TestDefaultPreemption_PodGroupPostFilter_ErrorWrapping/CompositePodGroup preemptor": _COMPOSITE,
+    "TestDefaultPreemption_PodGroupPostFilter_InvalidSnapshot/PodGroup start mutation error": _SNAPSHOT_MUTATIONS,
+    "TestDefaultPreemption_PodGroupPostFilter_InvalidSnapshot/PodGroup end mutation error": _SNAPSHOT_MUTATIONS,
+    "TestDefaultPreemption_PodGroupPostFilter_InvalidSnapshot/CompositePodGroup start mutation error": _COMPOSITE,
+    "TestDefaultPreemption_PodGroupPostFilter_InvalidSnapshot/CompositePodGroup end mutation error": _COMPOSITE,
     "TestTaintTolerationFilter/Pod with Gt toleration cannot be scheduled on node when taint value is lower than threshold":
         _COMPARISON_OPS,
     "TestTaintTolerationFilter/Pod with Gt toleration can be scheduled on node when taint value is higher than threshold":
@@ -404,63 +396,25 @@ UNPORTED: dict[str, str] = {
         _DRA_NODE_ALLOCATABLE_VICTIM,
     "TestDryRunPreemption/Preemption with DRA Node Allocatable: two victims, one with DRA is evicted, standard one "
     "is reprieved": _DRA_NODE_ALLOCATABLE_VICTIM,
-    "TestCustomSelection/filter for matching pod group: all affected nodes eligible":
-        _WORKLOAD_PREEMPTION,
-    "TestCustomSelection/filter for matching pod group: one node ineligible rejects entire pod group":
-        _WORKLOAD_PREEMPTION,
     "TestCustomSelection/filter for matching composite pod group: all affected nodes eligible":
-        _WORKLOAD_PREEMPTION,
+        _COMPOSITE,
     "TestCustomSelection/filter for matching composite pod group: one node ineligible rejects entire composite pod group":
-        _WORKLOAD_PREEMPTION,
-    "TestCustomOrdering/select pod group over standalone pod due to custom ordering":
-        _WORKLOAD_PREEMPTION,
-    "TestCustomOrdering/select larger pod group over smaller pod group due to custom ordering":
-        _WORKLOAD_PREEMPTION,
-    "TestCustomOrdering/select pod group by name alphabetically due to custom ordering":
-        _WORKLOAD_PREEMPTION,
+        _COMPOSITE,
     "TestCustomOrdering/select composite pod group over standalone pod due to custom ordering":
-        _WORKLOAD_PREEMPTION,
+        _COMPOSITE,
     "TestCustomOrdering/select larger composite pod group over smaller composite pod group due to custom ordering":
-        _WORKLOAD_PREEMPTION,
-    "TestSelectVictimsOnNode/Workload Aware: Atomic preemption of PodGroup":
-        _WORKLOAD_PREEMPTION,
-    "TestSelectVictimsOnNode/Workload Aware: prefer single pod over podGroup for preemption candidate":
-        _WORKLOAD_PREEMPTION,
-    "TestSelectVictimsOnNode/Workload Aware: preempt lower priority pod group instead of higher priority single pod":
-        _WORKLOAD_PREEMPTION,
-    "TestSelectVictimsOnNode/Workload Aware: preempt lower priority single pod instead of higher priority pod group":
-        _WORKLOAD_PREEMPTION,
-    "TestSelectVictimsOnNode/Workload Aware: PDB: PodGroup as victim with 2 PDB violations":
-        _WORKLOAD_PREEMPTION,
-    "TestSelectVictimsOnNode/Workload Aware: PDB: Prefer non-violating PodGroup over lower-priority violating PodGroup (DisruptionModeAll)":
-        _WORKLOAD_PREEMPTION,
-    "TestSelectVictimsOnNode/Workload Aware: PDB: Prefer non-violating PodGroup over lower-priority violating PodGroup (DisruptionModeSingle)":
-        _WORKLOAD_PREEMPTION,
-    "TestSelectVictimsOnNode/Cross-node PodGroup: zone anti-affinity blocks reprieve via PreFilterExtension on node-a":
-        _WORKLOAD_PREEMPTION,
-    "TestSelectVictimsOnNode/Cross-node PodGroup: zone anti-affinity blocks reprieve via PreFilterExtension on node-b":
-        _WORKLOAD_PREEMPTION,
-    "TestSelectVictimsOnNode/Cross-node PodGroup: zone anti-affinity reprieve succeeds when remote pod lacks constraint label (negative control)":
-        _WORKLOAD_PREEMPTION,
-    "TestSelectVictimsOnNode/Cross-node PodGroup: topology spread blocks reprieve via PreFilterExtension on node-a":
-        _WORKLOAD_PREEMPTION,
-    "TestSelectVictimsOnNode/Cross-node PodGroup: topology spread blocks reprieve via PreFilterExtension on node-c":
-        _WORKLOAD_PREEMPTION,
-    "TestSelectVictimsOnNode/Cross-node PodGroup: whole pod group across multiple nodes expected to be preempted":
-        _WORKLOAD_PREEMPTION,
+        _COMPOSITE,
     "TestPreFilterStateRemovePod/1000nodes/single-constraint-node": _BENCHMARK,
     "TestPreFilterStateRemovePod/1000nodes/single-constraint-zone": _BENCHMARK,
     "TestPreFilterStateRemovePod/1000nodes/two-Constraints-zone-node": _BENCHMARK,
-    "TestPodEligibleToPreemptOthers/Preemptor with SchedulingGroup, victim priority overridden by PodGroup in victim namespace":
-        _WORKLOAD_PREEMPTION,
     "TestPodEligibleToPreemptOthers/Preemptor with SchedulingGroup, victim priority overridden by CompositePodGroup in victim namespace":
-        _WORKLOAD_PREEMPTION,
+        _COMPOSITE,
     "TestPodEligibleToPreemptOthers/Preemptor with SchedulingGroup, CompositePodGroup not found in victim namespace, fallback to PodGroup priority":
-        _WORKLOAD_PREEMPTION,
+        _COMPOSITE,
     "TestPodEligibleToPreemptOthers/Preemptor with SchedulingGroup, PodGroup not found in victim namespace, fallback to pod priority when CompositePodGroup is enabled":
-        _WORKLOAD_PREEMPTION,
+        _COMPOSITE,
     "TestPodEligibleToPreemptOthers/Preemptor with SchedulingGroup, victim priority overridden by root CompositePodGroup in multi-level CPG hierarchy":
-        _WORKLOAD_PREEMPTION,
+        _COMPOSITE,
     'TestAllocatorSelection/AdminAccess': _DRA_ALLOCATOR_VARIANTS,
     'TestAllocatorSelection/CompatibilityGroups': _DRA_ALLOCATOR_VARIANTS,
     'TestAllocatorSelection/ConsumableCapacity': _DRA_ALLOCATOR_VARIANTS,

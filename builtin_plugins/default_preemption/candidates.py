@@ -22,22 +22,27 @@ _IMPORTANCE: MemoKey[tuple[int, float]] = MemoKey("DefaultPreemption.importance"
 _priority = operator.attrgetter("priority")
 
 
-IsEligibleVictim = Callable[[NodeInfo, PodInfo, PodInfo], bool]
-"""(node, victim, preemptor) -> may `victim`, on `node`, be preempted by `preemptor`? Asked only about pods of
-lower priority than the preemptor, in addition to that rule (kube-scheduler's IsEligiblePodFunc). Victims are
-single pods: kubeberth does not preempt PodGroups as one victim."""
+IsEligibleVictim = Callable[[NodeInfo, Any, PodInfo], bool]
+"""(node, victim, preemptor) -> may `victim`, on `node`, be preempted by `preemptor`? Asked only about victims of
+lower priority than the preemptor, in addition to that rule (kube-scheduler's IsEligiblePodFunc). The victim is
+a PodInfo; under GenericWorkload it is a `Victim` (victims.py: a pod, or a whole PodGroup disrupted together),
+asked once per node it has pods on and eligible only if every answer is yes."""
 
-MoreImportantVictim = Callable[[PodInfo, PodInfo], bool]
+MoreImportantVictim = Callable[[Any, Any], bool]
 """(a, b) -> is `a` more important than `b`, so `b` is considered for preemption first? Victims are reprieved
-most important first (kube-scheduler's MoreImportantVictimFunc)."""
+most important first (kube-scheduler's MoreImportantVictimFunc). PodInfo objects; under GenericWorkload,
+`Victim` objects (victims.py)."""
 
 
-def victim_sort_key(more_important: MoreImportantVictim | None) -> Callable[[PodInfo], Any]:
-    """A sort key putting the most important victim first: importance_key, or `more_important` as a comparison."""
+def victim_sort_key(
+    more_important: MoreImportantVictim | None, default: Callable[[Any], Any] | None = None
+) -> Callable[[Any], Any]:
+    """A sort key putting the most important victim first: `default` (importance_key), or `more_important`
+    as a comparison."""
     if more_important is None:
-        return importance_key
+        return importance_key if default is None else default
 
-    def compare(a: PodInfo, b: PodInfo) -> int:
+    def compare(a: Any, b: Any) -> int:
         return -1 if more_important(a, b) else (1 if more_important(b, a) else 0)
 
     return functools.cmp_to_key(compare)

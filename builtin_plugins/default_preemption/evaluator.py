@@ -37,6 +37,7 @@ from kubeberth import (
 from .candidates import Candidate, IsEligibleVictim, MoreImportantVictim, importance_key, victim_sort_key
 from .lower_pods import LowerPods, lower_priority_pods
 from .pdb import PDB, filter_pods_with_pdb_violation
+from .victims import Victim, filter_victims_with_pdb_violation, victim_importance_key, victims_on_node
 
 NO_VICTIMS = "No preemption victims found for incoming pod"
 PRE_FILTER_RESULT_REASON = "node(s) didn't satisfy plugin(s) PreFilter result"
@@ -116,14 +117,18 @@ class Evaluator:
         chunk: int = MIN_CHUNK,
         is_eligible: IsEligibleVictim | None = None,
         more_important: MoreImportantVictim | None = None,
+        workload: bool = False,
     ) -> None:
         """`chunk`: how many potential nodes are evaluated together once fewer candidates are wanted
         (see DefaultPreemption.dry_run_chunk); `is_eligible` and `more_important`: the plugin's
-        victim eligibility and order (DefaultPreemption.is_eligible_victim, more_important_victim)."""
+        victim eligibility and order (DefaultPreemption.is_eligible_victim, more_important_victim);
+        `workload`: GenericWorkload is on, victims are units (victims.py) and are handed to
+        `is_eligible` and `more_important` as Victim objects."""
         self.plugin = plugin
         self.chunk = chunk
         self.is_eligible = is_eligible
-        self.victim_key = victim_sort_key(more_important)
+        self.workload = workload
+        self.victim_key = victim_sort_key(more_important, victim_importance_key if workload else importance_key)
         self.pod = pod
         self.cluster = cluster
         self.handle = handle
@@ -160,9 +165,13 @@ class Evaluator:
                     items.append((row, lower))
                 else:
                     statuses[names[row] or ""] = (NO_VICTIMS,)
-            outcomes: Iterator[Outcome] = (
-                iter(self.evaluate_batch(items)) if self.base.fast else self.evaluate_each(items, deferred)
-            )
+            outcomes: Iterator[Outcome]
+            if self.workload:
+                outcomes = self.evaluate_units(items)  # type: ignore[arg-type]
+            elif self.base.fast:
+                outcomes = iter(self.evaluate_batch(items))
+            else:
+                outcomes = self.evaluate_each(items, deferred)
             for row, victims, num_violations, reasons in outcomes:
                 name = names[row] or ""
                 if victims is None:
@@ -180,8 +189,11 @@ class Evaluator:
         return non_violating + violating
 
     def _lower_pods(self, rows: list[int]) -> list[list[PodInfo]]:
-        """Each row's pods of lower priority than the pod that may be preempted (isPreemptionAllowed)."""
+        """Each row's pods of lower priority than the pod that may be preempted (isPreemptionAllowed);
+        under GenericWorkload, the row's victim units that may be (Victim objects)."""
         cluster, pod = self.cluster, self.pod
+        if self.workload:
+            return [self.victims_on_row(row) for row in rows]  # type: ignore[misc]
         if self.is_eligible is None:
             entries = lower_priority_pods(cluster, rows, pod.priority)
             self.lower.update(zip(rows, entries, strict=True))
@@ -194,6 +206,60 @@ class Evaluator:
                 lower = [p for p in lower if eligible(node, p, pod)]
             out.append(lower)
         return out
+
+    # ---- workload-aware evaluation (GenericWorkload: victims are units) --------------------
+    def victims_on_row(self, row: int) -> list[Victim]:
+        """GetVictimsOnNode then isPreemptionAllowedAcrossAllVictimNodes: the row's units of lower
+        priority than the preemptor, eligible (is_eligible) on every node they span."""
+        cluster, pod, eligible = self.cluster, self.pod, self.is_eligible
+        out = []
+        for victim in victims_on_node(cluster, row):
+            if victim.priority >= pod.priority:
+                continue
+            if eligible is not None and not all(
+                eligible(NodeInfo(cluster, r), victim, pod) for r in victim.affected_rows  # type: ignore[arg-type]
+            ):
+                continue
+            out.append(victim)
+        return out
+
+    def evaluate_units(self, items: list[tuple[int, list[Victim]]]) -> Iterator[Outcome]:
+        """Node by node, lazily, in order: SelectVictimsOnNode over units."""
+        names = self.cluster.table.names
+        for row, units in items:
+            victims, num_violations, reasons = self.select_victim_units_on_node(row, units)
+            if victims is None:
+                yield row, None, 0, reasons
+            else:
+                yield _outcome(row, names[row] or "", victims, num_violations)
+
+    def select_victim_units_on_node(
+        self, row: int, units: list[Victim]
+    ) -> tuple[list[PodInfo] | None, int, tuple[str, ...]]:
+        """kube-scheduler's SelectVictimsOnNode under GenericWorkload: every unit taken off (a PodGroup's
+        pods on other nodes too, so plugins that count pods cluster-wide see them gone), the filters run
+        on this node, then units reprieved whole, PDB-violating first, most important first."""
+        if not units:
+            return None, 0, (NO_VICTIMS,)
+        potential = sorted(units, key=self.victim_key)
+        with self.cluster.hypothetical(remove=[p for v in potential for p in v.pods]) as what_if:
+            fits, reasons = self._fits(row)
+            if not fits:
+                return None, 0, reasons
+            violating, non_violating = filter_victims_with_pdb_violation(potential, self.pdbs)
+            chosen: list[Victim] = []
+            num_violations = 0
+            for victim, count in [*violating, *((v, 0) for v in non_violating)]:
+                for p, r in victim.placed:
+                    what_if.add(p, r)
+                if not self._fits(row, reprieve=True)[0]:
+                    for p in victim.pods:
+                        what_if.remove(p)
+                    chosen.append(victim)
+                    num_violations += count
+            if violating and non_violating:
+                chosen.sort(key=self.victim_key)
+            return [p for v in chosen for p in v.pods], num_violations, ()
 
     # ---- batch evaluation (every active filter is node-local) ------------------------------
     def evaluate_batch(self, items: list[tuple[int, list[PodInfo]]]) -> list[Outcome]:

@@ -48,7 +48,8 @@ def filter_pods_with_pdb_violation(pods: list[PodInfo], pdbs: list[PDB]) -> tupl
                 if not pdb.matches(pod) or pod.name in pdb.disrupted_pods:
                     continue
                 allowed[i] -= 1
-                if allowed[i] < 0:
+                if allowed[i] < 0:  # v1.37.2: the pod violates at the first budget it exhausts
                     violated = True
+                    break
         (violating if violated else others).append(pod)
     return violating, others

@@ -22,6 +22,7 @@ from kubeberth import (
     Status,
     hookimpl,
 )
+from kubeberth.api.placement import PodGroupInfo, PodGroupPostFilterResult
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from .candidates import (
@@ -33,15 +34,20 @@ from .candidates import (
 )
 from .evaluator import MIN_CHUNK, Evaluator
 from .pdb import PDB
+from .podgroup import NOT_ELIGIBLE_NEVER as GROUP_NEVER
+from .podgroup import ONGOING, PodGroupEvaluator, PodGroupPreemption, PodGroupPreemptor, Schedule
+from .victims import VictimKind, new_victim, victim_priority
 
 NOT_ELIGIBLE_NEVER = "not eligible due to preemptionPolicy=Never."
 NOT_ELIGIBLE_TERMINATING = "not eligible due to a terminating pod on the nominated node."
 WAITING_FOR_PREEMPTION = "waiting for the preemption for this pod to be finished"
+WAITING_FOR_GROUP_PREEMPTION = "waiting for the preemption for this pod group to be finished"
 # The dry run's error for a node where the pod fits without evicting anyone (evaluator.py's _outcome).
 _NO_VICTIM_ERROR = "expected at least one victim pod on node "
 
-PreemptPod = Callable[[PodInfo, PodInfo, str, Handle], "Preempted"]
-"""(victim, preemptor, node, handle) -> the outcome (kube-scheduler's Executor.PreemptPod)."""
+PreemptPod = Callable[..., "Preempted"]
+"""(victim, preemptor, node, handle) -> the outcome (kube-scheduler's Executor.PreemptPod); a pod group's
+preemption adds `pod_group=` (the PodGroup preempting; `preemptor` is one of its members, node "cluster")."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -53,13 +59,17 @@ class Preempted:
     status: Status
 
 
-def preempt_pod(victim: PodInfo, preemptor: PodInfo, node: str, handle: Handle) -> Preempted:
+def preempt_pod(
+    victim: PodInfo, preemptor: PodInfo, node: str, handle: Handle, pod_group: dict[str, Any] | None = None
+) -> Preempted:
     """kube-scheduler's default PreemptPod: reject a victim waiting at Permit, else mark it a
     DisruptionTarget and delete it (Handle.delete_victim). Thread-safe."""
     waiting = handle.get_waiting_pod(victim.uid)
     if waiting is not None:
         waiting.reject(DefaultPreemption.name, "preempted")
         return Preempted(True, Status.success())
+    if pod_group is not None:
+        return Preempted(False, handle.delete_victim(victim, preemptor, node, pod_group=pod_group))
     return Preempted(False, handle.delete_victim(victim, preemptor, node))
 
 
@@ -119,10 +129,18 @@ class DefaultPreemption:
         self.args = args or self.Args()
         gates = feature_gates if feature_gates is not None else FeatureGates()
         self.async_preemption = gates.enabled("SchedulerAsyncPreemption")
+        # GenericWorkload: victims are units (a PodGroup disrupted as a whole is one) at their
+        # PodGroup's priority, and a pod group that fails its cycle preempts as one (pod_group_post_filter).
+        self.workload = gates.enabled("GenericWorkload")
+        self.pod_group_preemption_policy = gates.enabled("PodGroupPreemptionPolicy")
         # Where the dry run starts among the candidates (kube-scheduler: random); tests may replace it.
         self.offset_rand: Callable[[int], int] = random.Random(0x5EED).randrange
         # How one victim is preempted (kube-scheduler's Executor.PreemptPod); tests may replace it.
         self.preempt_pod: PreemptPod = preempt_pod
+        # How a pod group preempts (kube-scheduler's podGroupEvaluator.Preempt); tests may replace it.
+        self.preempt_pod_group: Callable[
+            [PodGroupInfo, Schedule, ClusterState, Handle], PodGroupPostFilterResult
+        ] = self._preempt_pod_group
         self._preempted: set[str] = set()  # victims this plugin deleted (terminating by preemption)
         # Async preemption, touched on the scheduling thread (the last victim is set by the worker):
         # preemptors whose victims are being preempted, and the victim each one waits for last.
@@ -154,6 +172,7 @@ class DefaultPreemption:
             chunk=self.dry_run_chunk,
             is_eligible=self.is_eligible_victim,
             more_important=self.more_important_victim,
+            workload=self.workload,
         )
 
     # ---- eligibility -------------------------------------------------------------------
@@ -175,10 +194,16 @@ class DefaultPreemption:
         if row is not None and row not in diagnosis.unresolvable_rows():
             eligible, node = self.is_eligible_victim, None
             for other in cluster.node_pods(row).values():
-                if other.priority < pod.priority and self._terminating_by_preemption(other):
+                # Under GenericWorkload a pod's priority as a victim is its PodGroup's (NewPodVictim).
+                priority = victim_priority(other, cluster) if self.workload else other.priority
+                if priority < pod.priority and self._terminating_by_preemption(other):
                     if eligible is not None:
                         node = node or NodeInfo(cluster, row)
-                        if not eligible(node, other, pod):
+                        victim: Any = other
+                        if self.workload:
+                            kind = VictimKind.POD_GROUP if other.pod_group else VictimKind.POD
+                            victim = new_victim([(other, row)], priority, kind)
+                        if not eligible(node, victim, pod):
                             continue
                     return False, NOT_ELIGIBLE_TERMINATING
         return True, ""
@@ -192,6 +217,14 @@ class DefaultPreemption:
         runs; kubeberth preempts for one pod at a time, a PodGroup's pods too, so the pod whose
         preemption runs is the one held."""
         if not self.async_preemption:
+            return None
+        if self.workload and pod.pod_group:
+            group = handle.cluster.get_object("PodGroup", f"{pod.namespace}/{pod.pod_group}")
+            if group is None:  # not DefaultPreemption's to hold a pod whose group is missing
+                return None
+            key = _group_key(group, pod.namespace, pod.pod_group)
+            if self.is_pod_running_preemption(key, handle.cluster):
+                return Status(Code.UNSCHEDULABLE_AND_UNRESOLVABLE, (WAITING_FOR_GROUP_PREEMPTION,))
             return None
         if self.is_pod_running_preemption(pod.uid, handle.cluster):
             return Status(Code.UNSCHEDULABLE_AND_UNRESOLVABLE, (WAITING_FOR_PREEMPTION,))
@@ -263,6 +296,91 @@ class DefaultPreemption:
             candidates=len(candidates),
         )
 
+    # ---- pod_group_post_filter (GenericWorkload) -----------------------------------------
+    @hookimpl
+    def pod_group_post_filter(
+        self, state: Any, pod_group: PodGroupInfo, schedule: Schedule, cluster: ClusterState, handle: Handle
+    ) -> PodGroupPostFilterResult:
+        """DefaultPreemption.PodGroupPostFilter: the pod group's preemption (`preempt_pod_group`), every
+        message prefixed "pod group preemption: " (its result feeds scheduler_workload_preemption_attempts_total)."""
+        result = self.preempt_pod_group(pod_group, schedule, cluster, handle)
+        message = result.status.message
+        if not message:
+            return result
+        status = Status(result.status.code, (f"pod group preemption: {message}",), result.status.plugin)
+        return PodGroupPostFilterResult(status, result.nominations, result.victims)
+
+    def _preempt_pod_group(
+        self, pod_group: PodGroupInfo, schedule: Schedule, cluster: ClusterState, handle: Handle
+    ) -> PodGroupPostFilterResult:
+        """PodGroupEvaluator.Preempt: victims over the whole cluster, PodGroups disrupted as a whole
+        evicted whole, each placed member nominated to its node."""
+        preemptor = PodGroupPreemptor.of(pod_group, self.pod_group_preemption_policy)
+        if preemptor.preemption_policy == "Never":
+            return PodGroupPostFilterResult(Status(Code.UNSCHEDULABLE, (GROUP_NEVER,)))
+        pdbs = [PDB.from_dict(o) for o in cluster.list_objects("PodDisruptionBudget")]
+        evaluator = PodGroupEvaluator(preemptor, cluster, handle, pdbs)
+        if evaluator.ongoing(self._terminating_by_preemption):
+            current = {p.uid: p.nominated_node_name for p in preemptor.members}
+            return PodGroupPostFilterResult(Status(Code.SUCCESS, (ONGOING,)), current)
+        found = evaluator.select_victims(schedule)
+        if isinstance(found, Status):
+            return PodGroupPostFilterResult(found)
+        self._preempt_for_group(found, preemptor, pod_group, cluster, handle)
+        message = f"found a placement for podgroup, preempting {len(found.victims)} victims"
+        return PodGroupPostFilterResult(
+            Status(Code.SUCCESS, (message,)), found.nominations, tuple(v.key for v in found.victims)
+        )
+
+    def _preempt_for_group(
+        self,
+        found: PodGroupPreemption,
+        preemptor: PodGroupPreemptor,
+        info: PodGroupInfo,
+        cluster: ClusterState,
+        handle: Handle,
+    ) -> None:
+        """Executor.actuatePodGroupPreemption: every victim preempted (DisruptionTarget, then deleted),
+        off the scheduling thread under SchedulerAsyncPreemption with the group held by PreEnqueue
+        until the last victim's preemption has started."""
+        victims = [v for v in found.victims if not v.deleting]
+        if not victims:
+            return
+        for victim in victims:
+            self._remember(victim.uid, cluster)
+        group = info.pod_group or {}
+        stand_in = preemptor.members[0]
+        key = _group_key(group, info.namespace, info.name)
+
+        def preempt(victim: PodInfo) -> Preempted:
+            return self.preempt_pod(victim, stand_in, "cluster", handle, pod_group=group)
+
+        if not self.async_preemption:
+            for victim in victims:
+                preempt(victim)
+            return
+        members = list(preemptor.members)
+        outcome = {"error": False, "last_in_memory": False}
+        self._preempting.add(key)
+
+        def work() -> None:
+            for victim in victims[:-1]:
+                if not preempt(victim).status.ok:
+                    outcome["error"] = True
+                    return
+            self._last_victim[key] = victims[-1].uid
+            last = preempt(victims[-1])
+            outcome["error"] = not last.status.ok
+            outcome["last_in_memory"] = last.in_memory
+
+        def then() -> None:
+            self._preempting.discard(key)
+            self._last_victim.pop(key, None)
+            if outcome["error"] or outcome["last_in_memory"]:
+                handle.activate(members)
+
+        handle.run_async(work, then)
+
     @staticmethod
     def _call_extenders(pod: PodInfo, candidates: list[Candidate], handle: Handle) -> tuple[list[Candidate], Status | None]:
         """Let the configured extenders with a preemptVerb narrow the candidates (kube-scheduler's callExtenders)."""
@@ -331,6 +449,11 @@ class DefaultPreemption:
         self._preempted.add(uid)
         if len(self._preempted) > 4096:
             self._preempted = {u for u in self._preempted if u in cluster.pods}
+
+
+def _group_key(group: dict[str, Any], namespace: str, name: str) -> str:
+    """The key a pod group's running preemption is held under (upstream: the PodGroup's UID)."""
+    return "podgroup:" + ((group.get("metadata") or {}).get("uid") or f"{namespace}/{name}")
 
 
 def _potential_rows(diagnosis: Diagnosis, all_rows: np.ndarray, capacity: int) -> list[int]:

@@ -91,8 +91,11 @@ class Handle(Protocol):
         """Set (or clear, with None) the pod's nominated node, in the cache and in its status."""
         ...
 
-    def delete_victim(self, victim: PodInfo, preemptor: PodInfo, node_name: str = "") -> Status:
-        """Delete a preemption victim and record a Preempted event on it; NotFound counts as success."""
+    def delete_victim(
+        self, victim: PodInfo, preemptor: PodInfo, node_name: str = "", *, pod_group: dict[str, Any] | None = None
+    ) -> Status:
+        """Delete a preemption victim and record a Preempted event on it; NotFound counts as success.
+        `pod_group`: the PodGroup preempting as a whole (its members' stand-in is `preemptor`)."""
         ...
 
     def bind(self, pod: PodInfo, node_name: str) -> Status:

@@ -194,6 +194,19 @@ def placement_feasible(state, pod_group, progress, handle):
 
 
 @hookspec
+def pod_group_post_filter(state, pod_group, schedule, cluster, handle):
+    """PodGroupPostFilter: `pod_group` (PodGroupInfo) failed its pod group cycle as Unschedulable;
+    make room for the whole group (workload-aware preemption). Asked of the profile's postFilter
+    plugins that implement it, in order, until one succeeds or answers UnschedulableAndUnresolvable.
+
+    `schedule()` re-runs the group's algorithm on the cluster as it is then (e.g. with victims taken
+    off hypothetically) and returns (list of ProposedAssignment, Status); nothing stays assumed.
+    Return a PodGroupPostFilterResult (nominated node per member uid, and the Status), or a Status.
+    Success sends every member back to the queue nominated, waiting for the victims to go.
+    """
+
+
+@hookspec
 def placement_score(state, pod_group, placement, handle):
     """PlacementScore: an integer score for one feasible placement (`placement` is the
     PodGroupAssignments it would make). Called only when more than one placement is feasible."""
@@ -220,7 +233,7 @@ EXTENSION_POINTS: tuple[ExtensionPoint, ...] = (
     ExtensionPoint("pre_enqueue", "preEnqueue", ("pre_enqueue",)),
     ExtensionPoint("pre_filter", "preFilter", ("pre_filter",)),
     ExtensionPoint("filter", "filter", ("filter", "filter_node")),
-    ExtensionPoint("post_filter", "postFilter", ("post_filter",)),
+    ExtensionPoint("post_filter", "postFilter", ("post_filter",), "pod_group_post_filter"),
     ExtensionPoint("pre_score", "preScore", ("pre_score",)),
     ExtensionPoint("score", "score", ("score", "score_node"), "normalize_score"),
     ExtensionPoint("reserve", "reserve", ("reserve",), "unreserve"),

@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from .objects import PodGroup
+from .status import Status
 
 if TYPE_CHECKING:
     from ..cache.podinfo import PodInfo
@@ -29,6 +30,7 @@ __all__ = [
     "PlacementScore",
     "PodGroupAssignments",
     "PodGroupInfo",
+    "PodGroupPostFilterResult",
     "ProposedAssignment",
     "gang_min_count",
 ]
@@ -118,3 +120,17 @@ class PlacementScore:
     placement: Placement | None = None
     score: int = 0
     assignments: PodGroupAssignments = field(default_factory=PodGroupAssignments)
+
+
+@dataclass(frozen=True, slots=True)
+class PodGroupPostFilterResult:
+    """What a pod_group_post_filter hook answers (kube-scheduler's fwk.PodGroupPostFilterResult).
+
+    status        Success: room is being made (the members wait, nominated); else why not
+    nominations   member uid -> the node it is nominated to (ModeOverride), on Success
+    victims       the pods (keys) being preempted for the group, for records and explain
+    """
+
+    status: Status
+    nominations: dict[str, str] = field(default_factory=dict)
+    victims: tuple[str, ...] = ()

@@ -167,6 +167,18 @@ class SchedulerMetrics(Collector):
             (),
             exponential_buckets(1, 2, 7),
         )
+        # GenericWorkload: a pod group's preemption (PodGroupPostFilter), by its status code.
+        self.workload_preemption_attempts = _Counter(
+            "scheduler_workload_preemption_attempts",
+            "Total preemption attempts initiated by workload (including pod groups) in the cluster till now.",
+            ("result",),
+        )
+        self.workload_preemption_victims = _Histogram(
+            "scheduler_workload_preemption_victims",
+            "Number of pod preemption victims caused by workload preemption.",
+            (),
+            exponential_buckets(1, 2, 11),
+        )
         self.reloads = _Counter(
             "kubeberth_reloads", "Generation reloads by result (success, failed, rolled_back).", ("result",)
         )
@@ -243,6 +255,13 @@ class SchedulerMetrics(Collector):
             pre = record.preemption
             if pre and pre.get("victims"):
                 self.preemption_victims.observe((), len(pre["victims"]))
+        if "PodGroupPostFilter" in points:
+            for point, _plugin, _start, _end, extra in record.steps:
+                if point == "PodGroupPostFilter":
+                    self.workload_preemption_attempts.inc((status_label(extra.get("code")),))
+            pre = record.preemption
+            if pre and pre.get("pod_group") and pre.get("victims"):
+                self.workload_preemption_victims.observe((), len(pre["victims"]))
         if self._random.randrange(100) < self.sample_percent:
             plugin_observe = self.plugin_duration.observe
             for point, plugin, start, end, extra in record.steps:
@@ -291,6 +310,8 @@ class SchedulerMetrics(Collector):
             self.scheduling_attempts,
             self.preemption_attempts,
             self.preemption_victims,
+            self.workload_preemption_attempts,
+            self.workload_preemption_victims,
             self.reloads,
             self.plugin_errors,
         ):

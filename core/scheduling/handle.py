@@ -25,6 +25,10 @@ from .extenders import preempt_with_extenders
 from .waiting_pods import WaitingPod
 
 
+def pod_group_name(group: dict[str, Any]) -> str:
+    return str((group.get("metadata") or {}).get("name", ""))
+
+
 class FrameworkHandle:
     """Implements kubeberth.api.Handle for one profile's framework."""
 
@@ -78,14 +82,19 @@ class FrameworkHandle:
         self._cluster.nominate(pod, node_name)
         self._backend.set_nominated_node(pod, node_name)
 
-    def delete_victim(self, victim: PodInfo, preemptor: PodInfo, node_name: str = "") -> Status:
-        """kube-scheduler's PreemptPod: mark the victim DisruptionTarget, then delete it (gracefully)."""
+    def delete_victim(
+        self, victim: PodInfo, preemptor: PodInfo, node_name: str = "", *, pod_group: dict[str, Any] | None = None
+    ) -> Status:
+        """kube-scheduler's PreemptPod: mark the victim DisruptionTarget, then delete it (gracefully).
+        `pod_group`: the PodGroup preempting (its ExecutorPreemptor of type "podgroup"); `preemptor` is
+        then one of its members, whose schedulerName the condition names."""
+        kind = "pod" if pod_group is None else "podgroup"
         condition: dict[str, Any] = {
             "type": "DisruptionTarget",
             "status": "True",
             "reason": "PreemptionByScheduler",
             # the preemptor's spec.schedulerName as written (upstream reads the field; the API server defaults it)
-            "message": f"{(preemptor.raw.get('spec') or {}).get('schedulerName', '')}: preempting to accommodate a higher priority pod",
+            "message": f"{(preemptor.raw.get('spec') or {}).get('schedulerName', '')}: preempting to accommodate a higher priority {kind}",
         }
         generation = (victim.raw.get("metadata") or {}).get("generation")
         if isinstance(generation, int) and generation:
@@ -95,10 +104,12 @@ class FrameworkHandle:
             return marked
         if marked.err is not None:
             return Status.success()  # already gone: nothing to delete, no event (as upstream)
-        status = self._backend.delete_pod(victim, f"preempted by {preemptor.key}")
+        by = preemptor.key if pod_group is None else f"podgroup {preemptor.namespace}/{pod_group_name(pod_group)}"
+        status = self._backend.delete_pod(victim, f"preempted by {by}")
         if status.ok:
+            uid = preemptor.uid if pod_group is None else (pod_group.get("metadata") or {}).get("uid", "")
             self._backend.record_event(
-                victim, "Normal", "Preempted", f"Preempted by pod {preemptor.uid} on node {node_name or victim.node_name}"
+                victim, "Normal", "Preempted", f"Preempted by {kind} {uid} on node {node_name or victim.node_name}"
             )
         return status
 

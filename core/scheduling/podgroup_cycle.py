@@ -19,8 +19,14 @@ Under TopologyAwareWorkloadScheduling the group is tried on each placement the p
 
 The group is first checked as upstream's validatePodGroup does (one schedulerName, the group's
 priority, one preemption policy). The PodGroup's PodGroupInitiallyScheduled condition follows each
-attempt (True once the group is scheduled). Not (yet) as upstream: CompositePodGroup hierarchies
-and PodGroupPostFilter (workload preemption).
+attempt (True once the group is scheduled).
+
+When the group is Unschedulable, the profile's postFilter plugins implementing `pod_group_post_filter`
+(DefaultPreemption: workload-aware preemption) are asked to make room for the whole group, with a
+function that re-runs the group's algorithm on the cluster as it is then. On success every member
+goes back to the queue nominated to its node, waiting for the victims to go (the group status gains
+the plugin's message); on an error the group fails with it. Not (yet) as upstream: CompositePodGroup
+hierarchies.
 """
 
 from __future__ import annotations
@@ -42,6 +48,7 @@ from ..api.placement import (
     PlacementScore,
     PodGroupAssignments,
     PodGroupInfo,
+    PodGroupPostFilterResult,
     ProposedAssignment,
 )
 from ..api.status import Code, Status
@@ -103,6 +110,9 @@ class GroupResult:
     members: list[Member]
     placed: dict[str, tuple[str, CycleState]] = field(default_factory=dict)  # uid -> node, state
     placement: Placement | None = None
+    # PodGroupPostFilter succeeded: the members wait for its victims, nominated (uid -> node).
+    waiting_on_preemption: bool = False
+    nominations: dict[str, str] = field(default_factory=dict)
 
     @property
     def any_scheduled(self) -> bool:
@@ -158,6 +168,8 @@ class PodGroupCycle:
         info = PodGroupInfo(pod.namespace, pod.pod_group, group, tuple(m.entry.pod for m in members))
         handle = self.handle_for(fw)
         result = self._pod_group_algorithm(fw, handle, info, members)
+        if result.status.code == Code.UNSCHEDULABLE:
+            self._pod_group_post_filter(fw, handle, info, members, result)
         self._submit(fw, handle, result)
         self._set_condition(group, result.status)
 
@@ -389,6 +401,76 @@ class PodGroupCycle:
                 return out
         return Status.success()
 
+    # ---- PodGroupPostFilter ------------------------------------------------------------
+    def _pod_group_post_filter(
+        self: Any, fw: Framework, handle: FrameworkHandle, info: PodGroupInfo, members: list[Member], result: GroupResult
+    ) -> None:
+        """RunPodGroupPostFilterPlugins, then applyPodGroupPostFilterResult onto `result`."""
+        hooks = [
+            (h.plugin, method) for h in fw.points.get("post_filter", ())
+            if (method := getattr(fw.plugins.get(h.plugin), "pod_group_post_filter", None)) is not None
+            and hasattr(method, "kubeberth_impl")
+        ]
+        if not hooks:
+            return
+
+        def schedule() -> tuple[list[ProposedAssignment], Status]:
+            """The group's algorithm again, on scratch members (their records stay the cycle's)."""
+            scratch = [
+                Member(m.entry, CycleRecord(m.entry.pod.key, m.entry.pod.uid, fw.profile, fw.generation_id))
+                for m in members
+            ]
+            again = self._pod_group_algorithm(fw, handle, info, scratch)
+            placed = [
+                ProposedAssignment(m.entry.pod, node, state)
+                for m in again.members if (found := again.placed.get(m.entry.pod.uid)) for node, state in (found,)
+            ]
+            return placed, again.status
+
+        record = members[0].record  # the group's attempt is counted once (scheduler_workload_preemption_attempts_total)
+        reasons: list[str] = []
+        rejector = ""
+        status = Status(Code.UNSCHEDULABLE)
+        outcome: PodGroupPostFilterResult | None = None
+        for plugin, method in hooks:
+            t0 = time.time_ns()
+            try:
+                out = _call(method, state=CycleState(), pod_group=info, schedule=schedule, cluster=self.cluster, handle=handle)
+            except Exception as exc:  # a plugin bug fails the group's attempt, not the loop
+                out = Status.error(f"plugin {plugin} raised {type(exc).__name__}: {exc}", plugin)
+            outcome = out if isinstance(out, PodGroupPostFilterResult) else PodGroupPostFilterResult(
+                out if isinstance(out, Status) else Status(Code.UNSCHEDULABLE)
+            )
+            got = outcome.status
+            record.step("PodGroupPostFilter", plugin, t0, {"code": got.code.name, "pod_group": f"{info.namespace}/{info.name}"})
+            if got.ok:
+                status = got.with_plugin(plugin)
+                record.preemption = {
+                    "plugin": plugin, "pod_group": f"{info.namespace}/{info.name}", "candidates": 1,
+                    "victims": list(outcome.victims), "nominated_node": "",
+                    "nominations": dict(outcome.nominations),
+                }
+                break
+            if got.code == Code.UNSCHEDULABLE_AND_UNRESOLVABLE:
+                status = got.with_plugin(plugin)
+                break
+            if got.code == Code.UNSCHEDULABLE:
+                reasons.extend(got.reasons)
+                rejector = rejector or plugin
+                status = Status(Code.UNSCHEDULABLE, tuple(reasons), rejector)
+                continue
+            status = Status.error(f'error in "{plugin}" PodGroupPostFilter plugins: {got.message}', plugin)
+            break
+        # applyPodGroupPostFilterResult
+        if status.ok and outcome is not None:
+            result.waiting_on_preemption = True
+            result.nominations = dict(outcome.nominations)
+        if status.code == Code.ERROR:
+            result.status = status
+        elif status.message:
+            result.status = Status(result.status.code, (*result.status.reasons, status.message), result.status.plugin,
+                                   err=result.status.err)
+
     # ---- results -----------------------------------------------------------------------
     def _submit(self: Any, fw: Framework, handle: FrameworkHandle, result: GroupResult) -> None:
         """submitPodGroupAlgorithmResult: placed members of a feasible group go on to Reserve,
@@ -403,6 +485,10 @@ class PodGroupCycle:
                 self.stats.errors += 1
                 self._requeue_error(entry, status.message)
                 continue
+            if result.waiting_on_preemption:
+                nominated = result.nominations.get(entry.pod.uid)
+                if nominated:
+                    handle.nominate(entry.pod, nominated)
             placed = result.placed.get(entry.pod.uid)
             if placed is not None and group_status.ok:
                 node, state = placed

@@ -391,7 +391,9 @@ class _DryRunHandle(FrameworkHandle):
     def nominate(self, pod: PodInfo, node_name: str | None) -> None:
         self.nominations.append((pod.key, node_name))
 
-    def delete_victim(self, victim: PodInfo, preemptor: PodInfo, node_name: str = "") -> Status:
+    def delete_victim(
+        self, victim: PodInfo, preemptor: PodInfo, node_name: str = "", *, pod_group: dict[str, Any] | None = None
+    ) -> Status:
         self.victims.append(victim.key)
         return Status.success()
 

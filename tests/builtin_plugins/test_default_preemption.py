@@ -56,7 +56,9 @@ class FakeHandle(FrameworkHandle):
         self.cluster.nominate(pod, node_name)
         self.nominations.append((pod.name, node_name))
 
-    def delete_victim(self, victim: PodInfo, preemptor: PodInfo, node_name: str = "") -> Status:
+    def delete_victim(
+        self, victim: PodInfo, preemptor: PodInfo, node_name: str = "", *, pod_group: dict[str, Any] | None = None
+    ) -> Status:
         self.deleted.append(victim.name)
         return Status.success()
 

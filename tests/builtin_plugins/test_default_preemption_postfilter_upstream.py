@@ -20,6 +20,7 @@ import pytest
 import st
 from extender_server import ExtenderServer, Policy
 from kubeberth import Code, CycleState, Diagnosis, FeatureGates, PodInfo, PostFilterResult, Status
+from kubeberth.api.placement import PodGroupInfo, ProposedAssignment
 from kubeberth.backends.embedded import EmbeddedCluster
 from kubeberth.builtin_plugins.default_preemption import DefaultPreemption
 from kubeberth.builtin_plugins.default_preemption.plugin import Preempted
@@ -58,12 +59,12 @@ class _Unported:
 
 tf_unported = _Unported()
 newTestPlugin = newSkipOnDeferredFilterPlugin = tf_unported
-if not hasattr(st, "MakePodGroup"):
-    st.MakePodGroup = st.MakeCompositePodGroup = lambda: _Unported()  # type: ignore[attr-defined]
 
 
-def newPGInfo(*args: Any) -> Any:
-    return _Unported()
+def newPGInfo(pg: dict[str, Any], *pods: dict[str, Any]) -> PodGroupInfo:  # noqa: N802
+    """framework.PodGroupInfo of a standalone PodGroup."""
+    meta = pg["metadata"]
+    return PodGroupInfo(meta.get("namespace", ""), meta["name"], pg, tuple(pod_info(p) for p in pods))
 
 
 def newCPGInfo(*args: Any) -> Any:
@@ -1004,7 +1005,9 @@ def test_pre_enqueue(tt: dict[str, Any]) -> None:
     filtered = framework.NewNodeToStatus({"node1": fwk.NewStatus(fwk.Unschedulable)},
                                          fwk.NewStatus(fwk.UnschedulableAndUnresolvable))
     nodes = [st.MakeNode().Name("node1").Capacity(onePodRes).Obj()]
-    cluster = snapshot(copy_of(pods), nodes)
+    groups = [info.pod_group for info in [tt.get("pgInfo"), *(tt.get("extraPgInfos") or [])]
+              if isinstance(info, PodGroupInfo)]
+    cluster = snapshot(copy_of(pods), nodes, *groups)
     backend = EmbeddedCluster([*nodes, *copy_of(pods), copy_of(tt["podToTriggerPreemption"])])
     gates = gates_of(tt["features"])
     fw = new_framework(["PrioritySort", "NodeResourcesFit", "DefaultBinder"], gates=gates)
@@ -1012,7 +1015,7 @@ def test_pre_enqueue(tt: dict[str, Any]) -> None:
     p = DefaultPreemption(feature_gates=gates)
     finish_preemption = threading.Event()
 
-    def preempt_pod(victim: PodInfo, preemptor: PodInfo, node: str, handle: Any) -> Preempted:
+    def preempt_pod(victim: PodInfo, preemptor: PodInfo, node: str, handle: Any, pod_group: Any = None) -> Preempted:
         if gates.enabled("SchedulerAsyncPreemption"):
             assert finish_preemption.wait(timeout=30)
         return Preempted(False, Status.success())
@@ -1020,7 +1023,18 @@ def test_pre_enqueue(tt: dict[str, Any]) -> None:
     p.preempt_pod = preempt_pod
     # Trigger preemption. Given the custom preempt_pod, the async preemption does not finish until
     # finish_preemption is set.
-    run_post_filter(p, fw, tt["podToTriggerPreemption"], cluster, handle, filtered)
+    trigger = tt["podToTriggerPreemption"]
+    if gates.enabled("GenericWorkload") and pod_info(trigger).pod_group and tt.get("pgInfo") is not None:
+
+        def pgSchedulingFunc() -> tuple[list[ProposedAssignment], Status]:  # noqa: N802
+            if not cluster.node_pods(cluster.table.row_of["node1"]):
+                return [ProposedAssignment(pod_info(trigger), "node1", CycleState()),
+                        ProposedAssignment(pod_info(tt["podToCheck"]), "node1", CycleState())], Status.success()
+            return [], Status(Code.UNSCHEDULABLE, ("need to preempt",))
+
+        p.pod_group_post_filter(CycleState(), tt["pgInfo"], pgSchedulingFunc, cluster, handle)
+    else:
+        run_post_filter(p, fw, trigger, cluster, handle, filtered)
     status = p.pre_enqueue(pod_info(tt["podToCheck"]), handle)
     finish_preemption.set()
     handle.finish_async()

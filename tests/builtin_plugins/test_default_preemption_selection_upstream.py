@@ -3,9 +3,9 @@ TestSelectBestCandidate, TestCustomSelection and TestCustomOrdering, case by cas
 
 The tables are the Go tables transcribed expression by expression (see st.py); the Go test's
 framework (`tf.NewFramework` with a FakeFilter counting its calls, queue sort, bind and the case's
-plugins) is a kubeberth profile enabling the same plugins at the same extension points. Cases that
-need workload-aware preemption (PodGroup victims) or the DRANodeAllocatableResources alpha gate are
-listed in upstream_unported.py.
+plugins) is a kubeberth profile enabling the same plugins at the same extension points; workload-aware
+cases (PodGroup victims) run with GenericWorkload on. Cases that need CompositePodGroup or the
+DRANodeAllocatableResources alpha gate are listed in upstream_unported.py.
 """
 
 from __future__ import annotations
@@ -18,12 +18,24 @@ from typing import Any
 
 import pytest
 import st as _st
-from kubeberth import Code, Diagnosis, FilterScope, NodeInfo, PodInfo, PostFilterResult, Status, hookimpl
+from kubeberth import (
+    Code,
+    Diagnosis,
+    FeatureGates,
+    FilterScope,
+    NodeInfo,
+    PodInfo,
+    PostFilterResult,
+    Status,
+    hookimpl,
+)
 from kubeberth.builtin_plugins.default_preemption import (
     PDB,
     Candidate,
     DefaultPreemption,
     IsEligibleVictim,
+    Victim,
+    more_important_victim,
     pick_one_node_for_preemption,
     start_time,
 )
@@ -38,16 +50,8 @@ from upstream import cases, pod_info, snapshot
 # ---- the Go names the tables use --------------------------------------------------------
 
 
-class _Unported:
-    """st.MakePodGroup / st.MakeCompositePodGroup: used only by the workload-aware cases (unported)."""
-
-    def __getattr__(self, name: str) -> Any:
-        return lambda *a, **k: self
-
-
-# pkg/scheduler/testing as the tables spell it, with the PodGroup builders of the unported cases
+# pkg/scheduler/testing as the tables spell it
 st = SimpleNamespace(**{k: v for k, v in vars(_st).items() if not k.startswith("__")})
-st.MakePodGroup = st.MakeCompositePodGroup = _Unported
 
 
 v1.NamespaceDefault = "default"  # type: ignore[attr-defined]
@@ -106,6 +110,19 @@ class config:  # noqa: N801
 
 def getDefaultDefaultPreemptionArgs() -> DefaultPreemption.Args:  # noqa: N802
     return DefaultPreemption.Args()
+
+
+def gates_of(features: dict[str, bool] | None) -> FeatureGates:
+    """feature.Features as the process's gates (EnableGenericWorkload -> GenericWorkload)."""
+    return FeatureGates({k.removeprefix("Enable"): True for k, on in (features or {}).items() if on})
+
+
+def Pods(victim: Any) -> list[PodInfo]:  # noqa: N802 - Victim.Pods(): a pod alone when victims are pods
+    return list(victim.pods) if isinstance(victim, Victim) else [victim]
+
+
+def IsGroup(victim: Any) -> bool:  # noqa: N802
+    return isinstance(victim, Victim) and victim.is_group
 
 
 class feature:  # noqa: N801
@@ -2173,13 +2190,13 @@ def SelectCandidate(candidates: list[Candidate]) -> Candidate | None:  # noqa: N
     return pick_one_node_for_preemption(candidates)
 
 
-# The Go test's IsEligiblePodFuncs over DefaultPreemption.is_eligible_victim (kubeberth's victims are single
-# pods: victim.Pods() is [victim]).
+# The Go test's IsEligiblePodFuncs over DefaultPreemption.is_eligible_victim (a pod, or under
+# GenericWorkload a Victim unit: Pods() above).
 
 
 def victimLabelsAreEligible(key: str, val: str) -> IsEligibleVictim:  # noqa: N802
-    def eligible(nodeInfo: NodeInfo, victim: PodInfo, preemptor: PodInfo) -> bool:
-        for pod in [victim]:
+    def eligible(nodeInfo: NodeInfo, victim: Any, preemptor: PodInfo) -> bool:
+        for pod in Pods(victim):
             pval = pod.labels.get(key)
             if pval is None:
                 return False
@@ -2191,21 +2208,21 @@ def victimLabelsAreEligible(key: str, val: str) -> IsEligibleVictim:  # noqa: N8
 
 
 def nodeNameIsEligible(name: str) -> IsEligibleVictim:  # noqa: N802
-    def eligible(nodeInfo: NodeInfo, victim: PodInfo, preemptor: PodInfo) -> bool:
+    def eligible(nodeInfo: NodeInfo, victim: Any, preemptor: PodInfo) -> bool:
         return nodeInfo.name == name
 
     return eligible
 
 
 def priorityBelowThresholdCannotPreempt(minPreempting: int) -> IsEligibleVictim:  # noqa: N802, N803
-    def eligible(nodeInfo: NodeInfo, victim: PodInfo, preemptor: PodInfo) -> bool:
+    def eligible(nodeInfo: NodeInfo, victim: Any, preemptor: PodInfo) -> bool:
         return preemptor.priority >= minPreempting
 
     return eligible
 
 
 def priorityAboveThresholdCannotBePreempted(maxPreemptible: int) -> IsEligibleVictim:  # noqa: N802, N803
-    def eligible(nodeInfo: NodeInfo, victim: PodInfo, preemptor: PodInfo) -> bool:
+    def eligible(nodeInfo: NodeInfo, victim: Any, preemptor: PodInfo) -> bool:
         return victim.priority <= maxPreemptible
 
     return eligible
@@ -2831,10 +2848,10 @@ def _framework_with_fit() -> Any:
 @pytest.mark.parametrize("tt", cases(TestCustomSelection))
 def test_custom_selection(tt: dict[str, Any]) -> None:
     nodes = [st.MakeNode().Name(nodeName).Capacity(veryLargeRes).Obj() for nodeName in tt["nodeNames"]]
-    cluster = snapshot(tt["pods"], nodes)
+    cluster = snapshot(tt["pods"], nodes, *(tt.get("podGroups") or []))
     handle = FakeHandle(_framework_with_fit(), cluster)
     nodeInfos = cluster.table.ordered_rows().tolist()
-    pl = DefaultPreemption(getDefaultDefaultPreemptionArgs())
+    pl = DefaultPreemption(getDefaultDefaultPreemptionArgs(), gates_of(tt.get("features")))
     # Override eligibility logic
     if tt.get("eligiblePods") is not None:
         pl.is_eligible_victim = tt["eligiblePods"]
@@ -2860,7 +2877,8 @@ def test_custom_selection(tt: dict[str, Any]) -> None:
 # ---- TestCustomOrdering --------------------------------------------------------------------
 
 # Two arbitrary examples of custom selection ordering to check that they behave as expected (over
-# DefaultPreemption.more_important_victim; victims are single pods).
+# DefaultPreemption.more_important_victim: pods, or Victim units under GenericWorkload). The Go functions
+# sort each victim's pods in place first; here each compares over its sorted copy.
 
 
 def orderByOldestStart(pod1: PodInfo, pod2: PodInfo) -> bool:  # noqa: N802
@@ -2868,18 +2886,40 @@ def orderByOldestStart(pod1: PodInfo, pod2: PodInfo) -> bool:  # noqa: N802
     return start_time(pod1) < start_time(pod2)
 
 
-def orderByOldestStartVictim(vi1: PodInfo, vi2: PodInfo) -> bool:  # noqa: N802
-    return orderByOldestStart(vi1, vi2)
+def _by_start(vi: Any) -> list[PodInfo]:
+    return sorted(Pods(vi), key=start_time)
 
 
-def orderByPodNameVictim(vi1: PodInfo, vi2: PodInfo) -> bool:  # noqa: N802
-    return vi1.name < vi2.name
+def _by_name(vi: Any) -> list[PodInfo]:
+    return sorted(Pods(vi), key=lambda p: p.name)
 
 
-# Orderings of PodGroup victims, used only by the workload-aware cases (unported: upstream_unported.py).
-orderByStandaloneOverPodGroupVictim = orderBySmallerPodGroupOverLargerVictim = orderByPodGroupNameVictim = (
-    None
-)
+def orderByOldestStartVictim(vi1: Any, vi2: Any) -> bool:  # noqa: N802
+    return orderByOldestStart(_by_start(vi1)[0], _by_start(vi2)[0])
+
+
+def orderByPodNameVictim(vi1: Any, vi2: Any) -> bool:  # noqa: N802
+    return _by_name(vi1)[0].name < _by_name(vi2)[0].name
+
+
+def orderByStandaloneOverPodGroupVictim(vi1: Any, vi2: Any) -> bool:  # noqa: N802
+    if IsGroup(vi1) != IsGroup(vi2):
+        return not IsGroup(vi1)
+    return more_important_victim(vi1, vi2)
+
+
+def orderBySmallerPodGroupOverLargerVictim(vi1: Any, vi2: Any) -> bool:  # noqa: N802
+    if IsGroup(vi1) and IsGroup(vi2) and len(Pods(vi1)) != len(Pods(vi2)):
+        return len(Pods(vi1)) < len(Pods(vi2))
+    return more_important_victim(vi1, vi2)
+
+
+def orderByPodGroupNameVictim(vi1: Any, vi2: Any) -> bool:  # noqa: N802
+    if IsGroup(vi1) and IsGroup(vi2):
+        pg1, pg2 = _by_name(vi1)[0].pod_group, _by_name(vi2)[0].pod_group
+        if pg1 and pg2 and pg1 != pg2:
+            return pg1 < pg2
+    return more_important_victim(vi1, vi2)
 
 TestCustomOrdering = [
     {
@@ -3276,10 +3316,10 @@ TestCustomOrdering = [
 @pytest.mark.parametrize("tt", cases(TestCustomOrdering))
 def test_custom_ordering(tt: dict[str, Any]) -> None:
     nodes = [st.MakeNode().Name(nodeName).Capacity(veryLargeRes).Obj() for nodeName in tt["nodeNames"]]
-    cluster = snapshot(tt["pods"], nodes)
+    cluster = snapshot(tt["pods"], nodes, *(tt.get("podGroups") or []))
     handle = FakeHandle(_framework_with_fit(), cluster)
     nodeInfos = cluster.table.ordered_rows().tolist()
-    pl = DefaultPreemption(getDefaultDefaultPreemptionArgs())
+    pl = DefaultPreemption(getDefaultDefaultPreemptionArgs(), gates_of(tt.get("features")))
     # Override ordering logic
     if tt.get("orderVictims") is not None:
         pl.more_important_victim = tt["orderVictims"]
@@ -3289,8 +3329,12 @@ def test_custom_ordering(tt: dict[str, Any]) -> None:
     )
     assert len(candidates) == 1, f"expected exactly one node but got {candidates}"
     podNames = [p.name for p in candidates[0].victims]
+    # For PodGroups, the order of pods within a group is indeterminate (ScheduledPods() is a map upstream).
     # For standalone pods, MoreImportantVictim establishes a deterministic order that must be preserved.
-    assert podNames == tt["expectedPods"]
+    if tt.get("podGroups"):
+        assert sorted(podNames) == sorted(tt["expectedPods"])
+    else:
+        assert podNames == tt["expectedPods"]
 
 
 # ---- the customization points through PostFilter (kubeberth's public API) ---------------------

@@ -1,6 +1,6 @@
-"""DefaultPreemption: kube-scheduler v1.37.2's default_preemption_test.go TestSelectVictimsOnNode, case by case.
-
-Workload-aware cases (PodGroups preempted as a unit) are listed in upstream_unported.py.
+"""DefaultPreemption: kube-scheduler v1.37.2's default_preemption_test.go TestSelectVictimsOnNode and
+TestPodEligibleToPreemptOthers, case by case, the workload-aware ones (GenericWorkload: PodGroups preempted
+as a unit) with the gate on. CompositePodGroup cases are listed in upstream_unported.py.
 """
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ from typing import Any
 import numpy as np
 import pytest
 import st
-from kubeberth import CycleState, Diagnosis
+from kubeberth import CycleState, Diagnosis, FeatureGates
 from kubeberth.builtin_plugins.default_preemption import PDB, DefaultPreemption
 from kubeberth.builtin_plugins.default_preemption.evaluator import Evaluator
 from st import fwk, sets, v1
@@ -34,7 +34,7 @@ class tainttoleration:  # noqa: N801 - its ErrReasonNotMatch
 
 
 class _Unported:
-    """Names the Go table uses only in its workload-aware and custom-plugin cases (unported)."""
+    """Names the Go table uses only in its CompositePodGroup cases (unported)."""
 
     def __getattr__(self, name: str) -> Any:
         return lambda *a, **k: self
@@ -43,9 +43,41 @@ class _Unported:
         return self
 
 
-tf = frameworkruntime = interpodaffinity = podtopologyspread = podTopologySpreadFunc = _Unported()
-st.MakePodGroup = st.MakeCompositePodGroup = lambda: _Unported()  # type: ignore[attr-defined]
+class tf:  # noqa: N801 - tf.RegisterPluginAsExtensions: the kubeberth plugin of that name, enabled
+    @staticmethod
+    def RegisterPluginAsExtensions(name: str, factory: Any, *extensions: str) -> str:  # noqa: N802
+        return name
+
+
+class frameworkruntime:  # noqa: N801
+    @staticmethod
+    def FactoryAdapter(features: Any, new: Any) -> None:  # noqa: N802
+        return None
+
+
+class feature:  # noqa: N801
+    @staticmethod
+    def Features(**gates: bool) -> dict[str, bool]:  # noqa: N802
+        return gates
+
+
+class interpodaffinity:  # noqa: N801
+    Name = "InterPodAffinity"
+    New = None
+
+
+class podtopologyspread:  # noqa: N801
+    Name = "PodTopologySpread"
+
+
+podTopologySpreadFunc = None
 names = _Unported()
+
+
+def gates(features: dict[str, bool] | None) -> FeatureGates:
+    """feature.Features as the process's gates (EnableGenericWorkload -> GenericWorkload)."""
+    on = {k.removeprefix("enable").removeprefix("Enable"): v for k, v in (features or {}).items() if v}
+    return FeatureGates(on)
 
 
 TestSelectVictimsOnNode = [
@@ -458,8 +490,8 @@ TestSelectVictimsOnNode = [
         "features": {"enableGenericWorkload": True},
         "registerPlugins": [
             tf.RegisterPluginAsExtensions(
-                interpodaffinity["name"],
-                frameworkruntime.FactoryAdapter({}, interpodaffinity["new"]),
+                interpodaffinity.Name,
+                frameworkruntime.FactoryAdapter({}, interpodaffinity.New),
                 "Filter",
                 "PreFilter",
             )
@@ -509,8 +541,8 @@ TestSelectVictimsOnNode = [
         "features": {"enableGenericWorkload": True},
         "registerPlugins": [
             tf.RegisterPluginAsExtensions(
-                interpodaffinity["name"],
-                frameworkruntime.FactoryAdapter({}, interpodaffinity["new"]),
+                interpodaffinity.Name,
+                frameworkruntime.FactoryAdapter({}, interpodaffinity.New),
                 "Filter",
                 "PreFilter",
             )
@@ -560,8 +592,8 @@ TestSelectVictimsOnNode = [
         "features": {"enableGenericWorkload": True},
         "registerPlugins": [
             tf.RegisterPluginAsExtensions(
-                interpodaffinity["name"],
-                frameworkruntime.FactoryAdapter({}, interpodaffinity["new"]),
+                interpodaffinity.Name,
+                frameworkruntime.FactoryAdapter({}, interpodaffinity.New),
                 "Filter",
                 "PreFilter",
             )
@@ -610,7 +642,7 @@ TestSelectVictimsOnNode = [
         "features": {"enableGenericWorkload": True},
         "registerPlugins": [
             tf.RegisterPluginAsExtensions(
-                podtopologyspread["name"], podTopologySpreadFunc, "PreFilter", "Filter"
+                podtopologyspread.Name, podTopologySpreadFunc, "PreFilter", "Filter"
             )
         ],
         "podGroups": [
@@ -670,7 +702,7 @@ TestSelectVictimsOnNode = [
         "features": {"enableGenericWorkload": True},
         "registerPlugins": [
             tf.RegisterPluginAsExtensions(
-                podtopologyspread["name"], podTopologySpreadFunc, "PreFilter", "Filter"
+                podtopologyspread.Name, podTopologySpreadFunc, "PreFilter", "Filter"
             )
         ],
         "podGroups": [
@@ -1025,35 +1057,43 @@ def test_select_victims_on_node(tt: dict[str, Any]) -> None:
             w.Label(labelKeys[i], value)
         nodes.append(w.Obj())
     pdbs = [{**p, "kind": "PodDisruptionBudget"} for p in tt.get("pdbs") or []]
-    cluster = snapshot(tt.get("initPods"), nodes, *pdbs)
-    fw = framework(plugins=["PrioritySort", "NodeResourcesFit", "DefaultPreemption", "DefaultBinder"])
+    cluster = snapshot(tt.get("initPods"), nodes, *pdbs, *(tt.get("podGroups") or []))
+    plugins = ["PrioritySort", "NodeResourcesFit", *(tt.get("registerPlugins") or []), "DefaultPreemption", "DefaultBinder"]
+    fw = framework(plugins=plugins)
     handle = FakeHandle(fw, cluster)
     preemptor = pod_info(tt["preemptor"])
     state = CycleState()
     table = cluster.table
     status, _ = fw.run_pre_filter(state, preemptor, table.view(table.ordered_rows()), cluster, handle, None)
     assert status.ok
+    workload = gates(tt.get("features")).enabled("GenericWorkload")
     evaluator = Evaluator("DefaultPreemption", preemptor, cluster, handle, table.ordered_rows(),
-                          [PDB.from_dict(p) for p in pdbs])
+                          [PDB.from_dict(p) for p in pdbs], workload=workload)
     row = table.row_of[tt["mainNode"]]
-    # GetVictimsOnNode: the node's pods of lower priority; none is kube-scheduler's UnschedulableAndUnresolvable
-    # "No preemption victims found for incoming pod" (kubeberth's dry run reports it the same way)
-    lower = [p for p in cluster.node_pods(row).values() if p.priority < preemptor.priority]
+    # GetVictimsOnNode and the victims allowed (lower priority); none is kube-scheduler's
+    # UnschedulableAndUnresolvable "No preemption victims found for incoming pod"
+    if workload:
+        lower: list[Any] = evaluator.victims_on_row(row)
+    else:
+        lower = [p for p in cluster.node_pods(row).values() if p.priority < preemptor.priority]
     want = tt.get("expectedStatus")
     if not lower:
         assert want is not None and want.code == fwk.UnschedulableAndUnresolvable
         return
-    victims, num_violating, _ = evaluator.select_victims_on_node(row, lower)
+    if workload:
+        victims, num_violating, _ = evaluator.select_victim_units_on_node(row, lower)
+    else:
+        victims, num_violating, _ = evaluator.select_victims_on_node(row, lower)
     assert victims is not None and (want is None or want.code == fwk.Success)
     assert num_violating == tt.get("expectedNumViolatingVictim", 0)
-    assert frozenset(v.name for v in victims) == tt["expectedPods"]
+    assert frozenset(v.name for v in victims) == (tt["expectedPods"] or frozenset())
 
 
 @pytest.mark.parametrize("test", cases(TestPodEligibleToPreemptOthers))
 def test_pod_eligible_to_preempt_others(test: dict[str, Any]) -> None:
     nodes = [st.MakeNode().Name(n).Obj() for n in test.get("nodes") or []]
-    cluster = snapshot(test.get("pods"), nodes)
-    plugin = DefaultPreemption()
+    cluster = snapshot(test.get("pods"), nodes, *(test.get("podGroups") or []))
+    plugin = DefaultPreemption(feature_gates=gates(test.get("features")))
     pod = pod_info(test["pod"])
     diagnosis = Diagnosis(num_all_nodes=len(nodes))
     status = test.get("nominatedNodeStatus")
