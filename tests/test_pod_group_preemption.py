@@ -7,6 +7,7 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
+from kubeberth.observability.explain import render
 from kubeberth.observability.metrics import SchedulerMetrics
 from kubeberth.testing import make_node, make_pod, make_pod_group
 from kubeberth.testing.tester import SchedulerTester
@@ -45,6 +46,12 @@ def test_a_high_priority_gang_preempts_a_low_priority_gang_whole(tester: Schedul
     assert preemption["pod_group"] == "default/high"
     assert sorted(preemption["victims"]) == [f"default/low-{i}" for i in range(4)]
     assert sorted(preemption["nominations"].values()) == ["n1", "n2"]
+    shown = render(next(r for r in tester.records("high-0") if r.preemption).as_dict())
+    line = next(x for x in shown.splitlines() if x.startswith("Pod group preemption"))
+    head, victims = line.split(" victim(s): ")
+    assert head == "Pod group preemption (DefaultPreemption) for PodGroup default/high: 2 member(s) nominated (n1, n2), 4"
+    assert sorted(victims.split(", ")) == [f"default/low-{i}" for i in range(4)]  # a gang's order is its members'
+
     # high-0 found no node (its own fit error); high-1, not tried, carries the group's status.
     assert tester.events("high-0", "FailedScheduling")[0] == "0/2 nodes are available: 2 Insufficient cpu."
     waiting = tester.events("high-1", "FailedScheduling")[0]

@@ -357,3 +357,38 @@ def test_filters_that_pass_every_node_are_recorded_explained_and_traced(tmp_path
     q_root = next(s for s in spans if s.parent is None and s.attributes["k8s.pod.name"] == "q")
     boom = _children(spans, _children(spans, q_root)["Filter"])["Filter/Boom"]
     assert boom.attributes["kubeberth.status"] == "Error"
+
+
+def test_pod_group_preemption_is_its_own_span() -> None:
+    """GenericWorkload: the group's PodGroupPostFilter is a span under its first member's cycle, with a
+    PodGroupPreemption child naming the group, its victims (a whole gang) and the nominated nodes."""
+    from kubeberth.api.features import FeatureGates
+    from kubeberth.testing import make_pod_group
+
+    low = make_pod_group("low", 2)
+    low["spec"].update({"priority": 0, "disruptionMode": {"all": {}}})
+    high = make_pod_group("high", 1)
+    high["spec"]["priority"] = 100
+    objects = [
+        make_node("n1", cpu="4"), make_node("n2", cpu="4"), low, high,
+        *({**make_pod(f"low-{i}", "3", priority=0, nodeName=f"n{i + 1}", schedulingGroup={"podGroupName": "low"}),
+           "status": {"phase": "Running"}} for i in range(2)),
+        make_pod("high-0", "2", priority=100, schedulingGroup={"podGroupName": "high"}),
+    ]
+    exporter = InMemorySpanExporter()
+    obs = Observability.from_env(env={}, exporter=exporter, metrics=False, decision_records=0)
+    simulate(build_generation(feature_gates=FeatureGates.parse("GenericWorkload=true")), objects, seed=1,
+             attach=obs.attach)
+    obs.shutdown()
+    spans = list(exporter.get_finished_spans())
+    cycles = [s for s in spans if s.name == "SchedulingCycle" and s.attributes["k8s.pod.name"] == "high-0"]
+    first = min(cycles, key=lambda s: s.start_time)
+    assert first.attributes["kubeberth.result"] == "Unschedulable"
+    post = _children(spans, first)["PodGroupPostFilter"]
+    plugin = _children(spans, post)["PodGroupPostFilter/DefaultPreemption"]
+    assert plugin.attributes["kubeberth.status"] == "Success"
+    pre = _children(spans, plugin)["PodGroupPreemption"].attributes
+    assert pre["kubeberth.preemption.pod_group"] == "default/high"
+    assert pre["kubeberth.preemption.victims"] == ("default/low-0", "default/low-1")  # the whole gang
+    assert len(pre["kubeberth.preemption.nominated_nodes"]) == 1
+    assert max(cycles, key=lambda s: s.start_time).attributes["kubeberth.result"] == "Scheduled"

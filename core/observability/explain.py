@@ -115,7 +115,16 @@ def render(d: dict[str, Any]) -> str:
             rows.append([t["node"], f"{t['total']:g}", *(f"{t['plugins'].get(p, 0):g}" for p in plugins)])
         lines += _table(rows)
     pre = d.get("preemption")
-    if pre:
+    if pre and pre.get("pod_group"):
+        victims = pre.get("victims") or []
+        nominations = pre.get("nominations") or {}
+        lines += [
+            "",
+            f"Pod group preemption ({pre.get('plugin')}) for PodGroup {pre['pod_group']}: "
+            f"{len(nominations)} member(s) nominated ({', '.join(sorted(set(nominations.values()))) or 'none'}), "
+            f"{len(victims)} victim(s)" + (f": {', '.join(victims)}" if victims else ""),
+        ]
+    elif pre:
         victims = pre.get("victims") or []
         lines += [
             "",
@@ -207,7 +216,9 @@ def _cycle_line(i: int, d: dict[str, Any]) -> str:
     result = d.get("result") or "?"
     what = f"Scheduled on {d.get('node')}" if result == "Scheduled" else f"{result}: {d.get('message', '')}"
     pre = d.get("preemption") or {}
-    if pre.get("victims"):
+    if pre.get("victims") and pre.get("pod_group"):
+        what += f"  [PodGroup {pre['pod_group']} preempted {', '.join(pre['victims'])}]"
+    elif pre.get("victims"):
         what += f"  [preempted {', '.join(pre['victims'])} on {pre.get('nominated_node')}]"
     elif pre.get("nominated_node"):
         what += f"  [nominated {pre['nominated_node']}]"
@@ -228,7 +239,7 @@ def render_story(story: dict[str, Any]) -> str:
     lines += ["", f"Cycles ({len(cycles)}):"]
     lines += [_cycle_line(i + 1, d) for i, d in enumerate(cycles)]
     for i, d in enumerate(cycles[:-1]):
-        if (d.get("preemption") or {}).get("nominated_node"):
+        if (d.get("preemption") or {}).get("nominated_node") or (d.get("preemption") or {}).get("victims"):
             lines += ["", f"--- cycle {i + 1} (preemption) ---", render(d)]
     lines += ["", f"--- cycle {len(cycles)} (last) ---", render(cycles[-1])]
     return "\n".join(lines)

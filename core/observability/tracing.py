@@ -206,7 +206,7 @@ class DecisionTracer:
         extra = f", weight {last['weight']}" if "weight" in last else ""
         if last.get("nominated"):
             extra += f", nominated {last['nominated']}"
-        notable = status not in ("Success", "Skip") or point in ("PostFilter", "ExtenderPrioritize")
+        notable = status not in ("Success", "Skip") or point in ("PostFilter", "PodGroupPostFilter", "ExtenderPrioritize")
         return f"{plugin} {status} {ms:.3f} ms{extra}", notable
 
     def _plugin_span(self, record: CycleRecord, point: str, plugin: str, steps: Steps, parent: SpanContext) -> None:
@@ -232,19 +232,21 @@ class DecisionTracer:
         start, end = steps[0][0], steps[-1][1]
         ctx = self._emit(f"{point}/{plugin}", parent.trace_id, parent, start, end, attrs, trace_state=parent.trace_state)
         pre = record.preemption
-        if point == "PostFilter" and pre and pre.get("plugin") == plugin:
+        if point in ("PostFilter", "PodGroupPostFilter") and pre and pre.get("plugin") == plugin:
             victims = tuple(pre.get("victims") or ())
-            self._emit(
-                "Preemption", parent.trace_id, ctx, start, end,
-                {
-                    "kubeberth.plugin": plugin,
-                    "kubeberth.preemption.candidates": pre.get("candidates", 0),
-                    "kubeberth.preemption.victims": victims,
-                    "kubeberth.preemption.victim_count": len(victims),
-                    "kubeberth.preemption.nominated_node": pre.get("nominated_node", ""),
-                },
-                trace_state=parent.trace_state,
-            )
+            attrs = {
+                "kubeberth.plugin": plugin,
+                "kubeberth.preemption.candidates": pre.get("candidates", 0),
+                "kubeberth.preemption.victims": victims,
+                "kubeberth.preemption.victim_count": len(victims),
+                "kubeberth.preemption.nominated_node": pre.get("nominated_node", ""),
+            }
+            name = "Preemption"
+            if pre.get("pod_group"):  # workload-aware: the whole group preempts, each member nominated
+                name = "PodGroupPreemption"
+                attrs["kubeberth.preemption.pod_group"] = pre["pod_group"]
+                attrs["kubeberth.preemption.nominated_nodes"] = tuple(sorted(set((pre.get("nominations") or {}).values())))
+            self._emit(name, parent.trace_id, ctx, start, end, attrs, trace_state=parent.trace_state)
 
     # ---- the binding cycle -----------------------------------------------------------
     def binding_done(self, record: CycleRecord) -> None:

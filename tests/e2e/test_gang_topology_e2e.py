@@ -16,7 +16,7 @@ from typing import Any
 import pytest
 from cluster import LocalControlPlane
 from kubeberth_harness import CONFIG_DIR, PROFILE, Api, Kubeberth, suffix, write_config
-from test_gang_scheduling_e2e import create_member, group_condition, wait_for, without_group_preemption
+from test_gang_scheduling_e2e import create_member, group_condition, wait_for
 
 GATES = "GenericWorkload=true,TopologyAwareWorkloadScheduling=true"
 ZONE = "topology.kubernetes.io/zone"
@@ -91,7 +91,7 @@ def test_a_gang_lands_in_the_zone_that_takes_all_of_it_as_with_kube_scheduler(pl
         assert wait_for(lambda: zones_of("ks"), what="kube-scheduler to bind the ranks") == {"ks-b"}
 
         def huge_notes(owner: str) -> list[str]:
-            found = {e["regarding"]["name"]: without_group_preemption(e.get("note", "")) for e in api.events(ns)
+            found = {e["regarding"]["name"]: e.get("note", "") for e in api.events(ns)
                      if e.get("reason") == "FailedScheduling" and e["regarding"]["name"].startswith(f"huge-{owner}-")}
             return sorted(found.values()) if len(found) == 13 else []
 
