@@ -57,6 +57,13 @@ EXTRA_SOURCES: dict[str, tuple[tuple[str, tuple[str, ...] | None], ...]] = {
         ("framework/runtime/framework_test.go", ("TestPreBindPreFlightPlugins", "TestGetPreBindPluginGroups")),
         ("schedule_one_test.go", ("TestSchedulerScheduleOne",)),
     ),
+    # DefaultPreemption's workload-aware building blocks (ported in tests/builtin_plugins/)
+    "preemption": (
+        ("framework/preemption/util_test.go", ("TestFilterVictimsWithPDBViolation", "TestMoreImportantVictim")),
+        ("framework/preemption/types_test.go", ("TestNewPodGroupPreemptorResolvesPreemptionPolicy",)),
+        ("framework/preemption/podgrouppreemption_test.go",
+         ("TestPodGroupEvaluator_SelectVictimsOnDomain", "TestPodGroupEvaluator_Preempt")),
+    ),
 }
 EXTRA_TESTS = ("test_batching.py", "test_signing.py", "test_prebind_pre_flight.py")
 _FUNC = re.compile(r"^func (Test\w+)\(", re.M)

@@ -49,6 +49,7 @@ class PodGroupPreemptor:
     priority: int
     preemption_policy: str
     members: tuple[PodInfo, ...]
+    pod_group: dict[str, Any] | None = None  # the PodGroup object
 
     @classmethod
     def of(cls, info: PodGroupInfo, by_group_policy: bool) -> PodGroupPreemptor:
@@ -60,7 +61,7 @@ class PodGroupPreemptor:
         elif any(p.preemption_policy == "Never" for p in info.unscheduled_pods):
             policy = "Never"
         uid = (group.get("metadata") or {}).get("uid") or f"{info.namespace}/{info.name}"
-        return cls(info.namespace, info.name, uid, pod_group_priority(group), policy, info.unscheduled_pods)
+        return cls(info.namespace, info.name, uid, pod_group_priority(group), policy, info.unscheduled_pods, group)
 
 
 @dataclass(slots=True)
