@@ -23,6 +23,7 @@ nodes it applies to (0, 0), as upstream's error return does.
 
 from __future__ import annotations
 
+import operator
 import weakref
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
@@ -51,15 +52,21 @@ class _SliceAnswer:
 
 
 @dataclass(slots=True)
-class _RowTotals:
-    """A class's per-row answer for a table, valid for the versions it was built at."""
+class _Layout:
+    """Where one class's devices count on a table: per-row capacity, rows whose count failed, and
+    each matched device's row (or rows) for the allocated count. Valid while the class object, the
+    slice objects and the table's structure stay the same; `allocated` while DeviceState.version does."""
 
     device_class: dict[str, Any]
-    devices_version: int
+    slices: list[dict[str, Any]]
     table_version: int
     size: int
     capacity: np.ndarray
-    allocated: np.ndarray
+    failed: np.ndarray
+    on_row: dict[tuple[str, str, str], int]  # a matched device of a single node's slice -> its row
+    on_rows: dict[tuple[str, str, str], np.ndarray]  # a matched node-independent device -> its rows
+    devices_version: int = -1
+    allocated: np.ndarray | None = None
 
 
 class DeviceCounts:
@@ -68,67 +75,86 @@ class DeviceCounts:
     def __init__(self, selectors: SelectorCache | None = None) -> None:
         self.selectors = selectors if selectors is not None else SelectorCache()
         self._answers: dict[tuple[str, tuple[str, ...]], _SliceAnswer] = {}
-        self._totals: weakref.WeakKeyDictionary[NodeTable, dict[str, _RowTotals]] = weakref.WeakKeyDictionary()
+        self._layouts: weakref.WeakKeyDictionary[NodeTable, dict[str, _Layout]] = weakref.WeakKeyDictionary()
 
     def totals(self, cluster: ClusterState, device_class: dict[str, Any], rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """(capacity, allocated) of `device_class`'s devices for each row of `rows` (int64)."""
         table, devices = cluster.table, cluster.devices
-        per_table = self._totals.get(table)
+        per_table = self._layouts.get(table)
         if per_table is None:
-            per_table = self._totals[table] = {}
+            per_table = self._layouts[table] = {}
         name = str((device_class.get("metadata") or {}).get("name") or "")
         found = per_table.get(name)
+        moved = found is None or found.devices_version != devices.version
+        slices = list(devices.slices.values()) if moved else []
         if (
             found is None
             or found.device_class is not device_class
-            or found.devices_version != devices.version
             or found.table_version != table.version
             or found.size != table.size
+            # slices change only with DeviceState.version; a claim moves it too, so compare them
+            or (moved and (len(found.slices) != len(slices) or not all(map(operator.is_, found.slices, slices))))
         ):
-            capacity, allocated = self._build(table, devices, device_class)
-            found = _RowTotals(device_class, devices.version, table.version, table.size, capacity, allocated)
-            per_table[name] = found
+            found = per_table[name] = self._layout(table, devices, device_class, slices or list(devices.slices.values()))
+        if found.allocated is None or found.devices_version != devices.version:
+            found.allocated = self._allocated(found, devices)
+            found.devices_version = devices.version
+        assert found.allocated is not None
         return found.capacity.take(rows), found.allocated.take(rows)
 
     # ---- building ------------------------------------------------------------------------
-    def _build(self, table: NodeTable, devices: DeviceState, device_class: dict[str, Any]) -> tuple[np.ndarray, np.ndarray]:
+    def _layout(self, table: NodeTable, devices: DeviceState, device_class: dict[str, Any],
+                slices: list[dict[str, Any]]) -> _Layout:
         n = table.size
-        capacity = np.zeros(n, dtype=np.int64)
-        allocated = np.zeros(n, dtype=np.int64)
-        failed = np.zeros(n, dtype=bool)
+        layout = _Layout(device_class, slices, table.version, n, np.zeros(n, dtype=np.int64),
+                         np.zeros(n, dtype=bool), {}, {})
         expressions = tuple(
             str((s.get("cel") or {}).get("expression", ""))
             for s in ((device_class.get("spec") or {}).get("selectors") or ())
             if (s or {}).get("cel") is not None
         )
         compiled = [self.selectors.get(e) for e in expressions]
-        taken = devices.allocated_devices()
         everywhere = np.arange(n)
-        for node_name, slices in devices.by_node.items():
+        for node_name, by_name in devices.by_node.items():
             row = table.row_of.get(node_name)
             if row is None:
                 continue
-            for slice_ in slices.values():
+            for slice_ in by_name.values():
                 answer = self._answer(slice_, expressions, compiled)
                 if _ERROR in answer.verdicts:
-                    failed[row] = True
+                    layout.failed[row] = True
                     continue
-                capacity[row] += answer.verdicts.count(_MATCH)
-                allocated[row] += _allocated(answer, range(len(answer.verdicts)), taken)
+                for verdict, device_id in zip(answer.verdicts, answer.ids, strict=True):
+                    if verdict == _MATCH:
+                        layout.capacity[row] += 1
+                        layout.on_row[device_id] = row
         for slice_ in devices.node_independent.values():
             spec = slice_.get("spec") or {}
             answer = self._answer(slice_, expressions, compiled)
             if spec.get("perDeviceNodeSelection"):
                 for i, device in enumerate(spec.get("devices") or ()):
-                    _add(capacity, allocated, failed, _device_rows(table, device, everywhere), answer, (i,), taken)
+                    _add(layout, _device_rows(table, device, everywhere), answer, (i,))
                 continue
             # allNodes, or (a slice naming no node at all) every node, as upstream's checks fall through
             everyone = spec.get("allNodes") or spec.get("nodeSelector") is None
             where = everywhere if everyone else _selector_rows(table, spec["nodeSelector"], everywhere)
-            _add(capacity, allocated, failed, where, answer, range(len(answer.verdicts)), taken)
-        capacity[failed] = 0
-        allocated[failed] = 0
-        return capacity, allocated
+            _add(layout, where, answer, range(len(answer.verdicts)))
+        layout.capacity[layout.failed] = 0
+        return layout
+
+    @staticmethod
+    def _allocated(layout: _Layout, devices: DeviceState) -> np.ndarray:
+        """IsDeviceAllocated over the class's matched devices: held whole or shared, by claims in
+        the cache or allocations in flight (admin access does not count)."""
+        taken = devices.allocated_devices()
+        on_row = layout.on_row
+        rows = [on_row[d] for d in taken if d in on_row]
+        allocated = np.bincount(np.asarray(rows, dtype=np.int64), minlength=layout.size).astype(np.int64)
+        for device_id, where in layout.on_rows.items():
+            if device_id in taken:
+                allocated[where] += 1
+        allocated[layout.failed] = 0
+        return allocated
 
     def _answer(self, slice_: dict[str, Any], expressions: tuple[str, ...], compiled: Sequence[CompiledSelector]) -> _SliceAnswer:
         meta = slice_.get("metadata") or {}
@@ -164,27 +190,23 @@ def _matches(selectors: SelectorCache, compiled: Sequence[CompiledSelector], dri
     return _MATCH
 
 
-def _allocated(answer: _SliceAnswer, indices: Iterable[int], taken: set[tuple[str, str, str]]) -> int:
-    return sum(1 for i in indices if answer.verdicts[i] == _MATCH and answer.ids[i] in taken)
-
-
-def _add(capacity: np.ndarray, allocated: np.ndarray, failed: np.ndarray, where: np.ndarray | None,
-         answer: _SliceAnswer, indices: Iterable[int], taken: set[tuple[str, str, str]]) -> None:
-    """Add the devices `indices` of a slice to rows `where` (None: a node selector that does not
-    parse, which fails every node it is evaluated for)."""
+def _add(layout: _Layout, where: np.ndarray | None, answer: _SliceAnswer, indices: Iterable[int]) -> None:
+    """Count the devices `indices` of a node-independent slice on rows `where` (None: a node
+    selector that does not parse, which fails every node it is evaluated for)."""
     if where is None:
-        failed[:] = True
+        layout.failed[:] = True
         return
     if not len(where):
         return
     indices = list(indices)
     if any(answer.verdicts[i] == _ERROR for i in indices):
-        failed[where] = True
+        layout.failed[where] = True
         return
-    matched = sum(1 for i in indices if answer.verdicts[i] == _MATCH)
-    if matched:
-        capacity[where] += matched
-        allocated[where] += _allocated(answer, indices, taken)
+    for i in indices:
+        if answer.verdicts[i] == _MATCH:
+            layout.capacity[where] += 1
+            found = layout.on_rows.get(answer.ids[i])
+            layout.on_rows[answer.ids[i]] = where if found is None else np.concatenate([found, where])
 
 
 def _selector_rows(table: NodeTable, selector: dict[str, Any], everywhere: np.ndarray) -> np.ndarray | None:

@@ -161,3 +161,31 @@ def test_class_selectors_pick_devices_and_a_failing_selector_zeroes_the_node() -
     # "other"'s device has no `mem`: that error fails node b only.
     assert totals(objects, device_class("gpu", GPU, 'device.attributes["d"].mem >= 0')) == {
         "a": (2, 0), "b": (0, 0), "c": (0, 0)}
+
+
+def test_counts_follow_claims_slices_in_flight_allocations_and_node_labels() -> None:
+    """The per-row answer is kept between calls and rebuilt from what changed."""
+    cls = device_class("gpu", GPU)
+    cluster = cluster_of([*ZONED, cls, resource_slice("a", "d", "g0", "g1", nodeName="a"),
+                          resource_slice("x", "d", "h0", nodeSelector=IN_X)])
+    counts = DeviceCounts()
+    rows = np.asarray([cluster.table.row_of[n] for n in "abc"], dtype=np.int64)
+
+    def now() -> list[tuple[int, int]]:
+        capacity, allocated = counts.totals(cluster, cls, rows)
+        return list(zip(capacity.tolist(), allocated.tolist(), strict=True))
+
+    assert now() == [(3, 0), (0, 0), (0, 0)]
+    cluster.upsert_object("ResourceClaim", allocated_claim("c1", "d", "a", "g1"))
+    assert now() == [(3, 1), (0, 0), (0, 0)]
+    held = allocated_claim("c2", "d", "x", "h0")
+    cluster.devices.assume_allocation("c2", "default/c2", held, "pod-uid")
+    assert now() == [(3, 2), (0, 0), (0, 0)]
+    cluster.devices.release("c2", "pod-uid")
+    assert now() == [(3, 1), (0, 0), (0, 0)]
+    cluster.upsert_object("ResourceSlice", resource_slice("a", "d", "g0", "g1", "g2", nodeName="a"))
+    assert now() == [(4, 1), (0, 0), (0, 0)]
+    cluster.upsert_node(make_node("b", labels={"zone": "x"}))  # b now matches the selector slice
+    assert now() == [(4, 1), (1, 0), (0, 0)]
+    cluster.remove_object("ResourceClaim", allocated_claim("c1", "d", "a", "g1"))
+    assert now() == [(4, 0), (1, 0), (0, 0)]
