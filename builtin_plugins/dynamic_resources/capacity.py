@@ -20,10 +20,14 @@ __all__ = [
     "CapacityError",
     "Quantity",
     "add_capacity",
+    "calculate_consumed_capacity",
     "cmp_request_over_capacity",
     "consumed_capacity_from_request",
     "quantity",
     "remove_capacity",
+    "safe_milli_value",
+    "use_milli",
+    "violates_policy",
 ]
 
 BINARY_SI = "BinarySI"
@@ -60,9 +64,9 @@ def quantity(text: Any) -> Quantity:
     elif "e" in raw.lstrip("+-") or "E" in raw.lstrip("+-")[:-1]:
         fmt = DECIMAL_EXPONENT
     value = parse_quantity(raw)
-    nano = (value * 10**9).to_integral_value(rounding=ROUND_CEILING)  # precision beyond nano rounds up
-    if nano != value * 10**9:
-        value = nano / Decimal(10**9)
+    exponent = value.as_tuple().exponent
+    if isinstance(exponent, int) and exponent < -9:  # precision beyond nano rounds up
+        value = value.quantize(Decimal("1e-9"), rounding=ROUND_CEILING)
     return Quantity(value, fmt)
 
 
@@ -103,19 +107,21 @@ def _requests(requirements: Mapping[str, Any] | None) -> Mapping[str, Any]:
     return (requirements or {}).get("requests") or {}
 
 
-def _safe_milli(q: Quantity) -> int | None:
+def safe_milli_value(q: Quantity) -> int | None:
     """safeMilliValue: the value in thousandths, None when that is not exact."""
     milli = q.value * 1000
-    return int(milli) if milli == milli.to_integral_value() else None
+    if milli != milli.to_integral_value() or not -(2**63) <= milli <= _MAX_INT64:
+        return None
+    return int(milli)
 
 
-def _use_milli(valid_range: Mapping[str, Any], fractional: bool) -> bool:
+def use_milli(valid_range: Mapping[str, Any], fractional: bool) -> bool:
     if not fractional:
         return False
     for key in ("min", "max", "step"):
         if valid_range.get(key) is None:
             continue
-        milli = _safe_milli(quantity(valid_range[key]))
+        milli = safe_milli_value(quantity(valid_range[key]))
         if milli is None or (key == "step" and milli < 1):
             return False
     return True
@@ -128,8 +134,8 @@ def _round_up_range(requested: Quantity, valid_range: Mapping[str, Any], fractio
     if valid_range.get("step") is None:
         return requested
     step = quantity(valid_range["step"])
-    if _use_milli(valid_range, fractional):
-        requested_milli = _safe_milli(requested)
+    if use_milli(valid_range, fractional):
+        requested_milli = safe_milli_value(requested)
         if requested_milli is None:
             raise CapacityError(f"capacity request cannot be represented in the device's range arithmetic: request {requested} is not a representable milli value")
         step_milli, min_milli = _ceil(step.value * 1000), _ceil(minimum.value * 1000)
@@ -163,7 +169,7 @@ def _go_rem(a: int, b: int) -> int:
     return -r if a < 0 else r
 
 
-def _calculate(requested: Quantity | None, capacity: Mapping[str, Any], fractional: bool) -> Quantity:
+def calculate_consumed_capacity(requested: Quantity | None, capacity: Mapping[str, Any], fractional: bool) -> Quantity:
     """calculateConsumedCapacity."""
     policy = capacity.get("requestPolicy")
     if requested is None:
@@ -183,7 +189,7 @@ def _calculate(requested: Quantity | None, capacity: Mapping[str, Any], fraction
     return requested
 
 
-def _violates_policy(consumed: Quantity, policy: Mapping[str, Any] | None, fractional: bool) -> bool:
+def violates_policy(consumed: Quantity, policy: Mapping[str, Any] | None, fractional: bool) -> bool:
     if policy is None:
         return False
     if policy.get("default") is not None and quantity(policy["default"]) == consumed:
@@ -194,8 +200,8 @@ def _violates_policy(consumed: Quantity, policy: Mapping[str, Any] | None, fract
             return True
         if valid_range.get("step") is not None:
             step, minimum = quantity(valid_range["step"]), quantity(valid_range.get("min", "0"))
-            if _use_milli(valid_range, fractional):
-                requested = _safe_milli(consumed)
+            if use_milli(valid_range, fractional):
+                requested = safe_milli_value(consumed)
                 if requested is None:
                     return True
                 step_v, min_v = _ceil(step.value * 1000), _ceil(minimum.value * 1000)
@@ -223,7 +229,7 @@ def cmp_request_over_capacity(current: Mapping[str, Decimal], requirements: Mapp
     for name, cap in capacity.items():
         requested = quantity(requests[name]) if name in requests else None
         try:
-            value = _calculate(requested, cap or {}, fractional)
+            value = calculate_consumed_capacity(requested, cap or {}, fractional)
         except CapacityError as exc:
             raise CapacityError(f'capacity "{name}": {exc}') from None
         if value.value < 0:
@@ -231,7 +237,7 @@ def cmp_request_over_capacity(current: Mapping[str, Decimal], requirements: Mapp
         consumed[name] = value
     for name, cap in capacity.items():
         value = consumed[name]
-        if _violates_policy(value, (cap or {}).get("requestPolicy"), fractional):
+        if violates_policy(value, (cap or {}).get("requestPolicy"), fractional):
             return False
         total = current.get(name, Decimal(0)) + value.value + (allocating or {}).get(name, Decimal(0))
         if total > quantity((cap or {}).get("value", "0")).value:
@@ -247,7 +253,7 @@ def consumed_capacity_from_request(requirements: Mapping[str, Any] | None, capac
     for name, cap in (capacity or {}).items():
         requested = quantity(requests[name]) if name in requests else None
         try:
-            out[name] = _calculate(requested, cap or {}, fractional)
+            out[name] = calculate_consumed_capacity(requested, cap or {}, fractional)
         except CapacityError as exc:
             raise CapacityError(f'capacity "{name}": {exc}') from None
     return out
