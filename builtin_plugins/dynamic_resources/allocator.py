@@ -576,6 +576,8 @@ class _Run:
 
     def _capacity_fits(self, ci: int, request: Request, device_id: DeviceID, device: dict[str, Any], verb: str) -> bool:
         """allocator.CmpRequestOverCapacity: the request fits next to allocated and allocating shares."""
+        if not request.capacity and not device.get("capacity"):
+            return True  # nothing to consume and nothing requested: always fits
         try:
             return cmp_request_over_capacity(self.a.capacity.get(device_id, {}), request.capacity, device.get("capacity"),
                                              self.allocating_capacity.get(device_id), self.a.features.fractional_capacity_range)

@@ -855,3 +855,35 @@ def run_case(tc: Case) -> None:
             "incubating", tc.expectNumAllocateOneInvocations
         )
         assert allocator.invocations == want
+
+
+# ---- Go statements in fixture closures ---------------------------------------------------------
+def _path(root: Any, path: str) -> tuple[Any, str | int]:
+    """The container and key a Go field path (`Spec.Devices.Requests[0].Exactly.Count`) names in
+    an object's JSON; a top-level `Name` is the object's metadata.name."""
+    obj = root.obj() if hasattr(root, "obj") else root
+    parts: list[str | int] = []
+    for segment in path.split("."):
+        name, _, rest = segment.partition("[")
+        parts.append(_JSON_NAMES.get(name, name[:1].lower() + name[1:]))
+        for index in re.findall(r"(\d+)\]", "[" + rest) if rest else ():
+            parts.append(int(index))
+    if parts == ["name"]:
+        parts = ["metadata", "name"]
+    for part in parts[:-1]:
+        obj = obj[part]
+    return obj, parts[-1]
+
+
+def go_get(root: Any, path: str) -> Any:
+    container, key = _path(root, path)
+    return container[key]
+
+
+def go_set(root: Any, path: str, value: Any) -> None:
+    container, key = _path(root, path)
+    container[key] = value
+
+
+def resourceapi_DeviceAllocationMode(mode: str) -> str:
+    return mode

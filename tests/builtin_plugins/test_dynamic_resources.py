@@ -277,3 +277,82 @@ def test_simulate_cli_with_dra_manifests(tmp_path, capsys) -> None:
     assert sorted(p for p in gpu_pods if p) == ["gpu-a", "gpu-a"]
     assert "default/web" in placements
     assert out["unschedulable"] == 1
+
+
+def test_partitions_of_one_gpu_share_its_counters_across_pods(dra) -> None:
+    """DRAPartitionableDevices (on by default): a GPU's 40Gi counter set holds two 20Gi halves or
+    the whole GPU, never more, across pods; a pod that needs more waits."""
+    pool = {"name": "a", "generation": 1, "resourceSliceCount": 2}
+
+    def part(name: str, memory: str) -> dict[str, Any]:
+        return {"name": name, "consumesCounters": [{"counterSet": "gpu-0", "counters": {"memory": {"value": memory}}}]}
+
+    counters = {"apiVersion": "resource.k8s.io/v1", "kind": "ResourceSlice", "metadata": {"name": "a-counters"},
+                "spec": {"driver": DRIVER, "nodeName": "a", "pool": pool,
+                         "sharedCounters": [{"name": "gpu-0", "counters": {"memory": {"value": "40Gi"}}}]}}
+    devices = {"apiVersion": "resource.k8s.io/v1", "kind": "ResourceSlice", "metadata": {"name": "a-devices"},
+               "spec": {"driver": DRIVER, "nodeName": "a", "pool": pool,
+                        "devices": [part("whole", "40Gi"), part("half-0", "20Gi"), part("half-1", "20Gi")]}}
+    result = dra(
+        device_class(),
+        make_node("a", "8", "16Gi"), counters, devices,
+        template("any", exactly()),
+        *[gpu_pod(f"p{i}", template_name="any") for i in range(3)],
+    )
+    # Every partition matches; p0 takes "whole" (first in slice order), which leaves no counters
+    # for the halves.
+    assert result.placements == {"default/p0": "a"}
+    taken = [c["status"]["allocation"]["devices"]["results"][0]["device"]
+             for c in result.backend.list("ResourceClaim") if (c.get("status") or {}).get("allocation")]
+    assert taken == ["whole"]
+
+
+def test_halves_fill_the_counter_set(dra) -> None:
+    pool = {"name": "a", "generation": 1, "resourceSliceCount": 2}
+
+    def part(name: str, memory: str) -> dict[str, Any]:
+        return {"name": name, "attributes": {"size": {"string": "half" if memory == "20Gi" else "whole"}},
+                "consumesCounters": [{"counterSet": "gpu-0", "counters": {"memory": {"value": memory}}}]}
+
+    result = dra(
+        device_class(),
+        make_node("a", "8", "16Gi"),
+        {"apiVersion": "resource.k8s.io/v1", "kind": "ResourceSlice", "metadata": {"name": "a-counters"},
+         "spec": {"driver": DRIVER, "nodeName": "a", "pool": pool,
+                  "sharedCounters": [{"name": "gpu-0", "counters": {"memory": {"value": "40Gi"}}}]}},
+        {"apiVersion": "resource.k8s.io/v1", "kind": "ResourceSlice", "metadata": {"name": "a-devices"},
+         "spec": {"driver": DRIVER, "nodeName": "a", "pool": pool,
+                  "devices": [part("whole", "40Gi"), part("half-0", "20Gi"), part("half-1", "20Gi")]}},
+        template("half", exactly(selector=f'device.attributes["{DRIVER}"].size == "half"')),
+        template("whole", exactly(selector=f'device.attributes["{DRIVER}"].size == "whole"')),
+        *[gpu_pod(f"h{i}", template_name="half") for i in range(3)],
+        gpu_pod("w", template_name="whole"),
+    )
+    # Two halves take the 40Gi; the third half and the whole GPU find no counters left.
+    assert sorted(result.placements) == ["default/h0", "default/h1"]
+    taken = sorted(c["status"]["allocation"]["devices"]["results"][0]["device"]
+                   for c in result.backend.list("ResourceClaim") if (c.get("status") or {}).get("allocation"))
+    assert taken == ["half-0", "half-1"]
+
+
+def test_a_device_allowing_multiple_allocations_is_shared_by_capacity(dra) -> None:
+    """DRAConsumableCapacity (on by default): pods share a device with allowMultipleAllocations
+    while its capacity lasts; each result carries a shareID and the capacity it consumes."""
+    shared = {"name": "nic-0", "allowMultipleAllocations": True,
+              "capacity": {"bandwidth": {"value": "10Gi", "requestPolicy": {
+                  "default": "1Gi", "validRange": {"min": "1Gi", "step": "1Gi"}}}}}
+    request = exactly()
+    request["exactly"]["capacity"] = {"requests": {"bandwidth": "3500Mi"}}  # rounds up to 4Gi
+    result = dra(
+        device_class(),
+        make_node("a", "8", "16Gi"),
+        node_slice("a", shared),
+        template("bw", request),
+        *[gpu_pod(f"p{i}", template_name="bw") for i in range(3)],
+    )
+    assert sorted(result.placements) == ["default/p0", "default/p1"]  # 4Gi + 4Gi of 10Gi; a third does not fit
+    results = [c["status"]["allocation"]["devices"]["results"][0]
+               for c in result.backend.list("ResourceClaim") if (c.get("status") or {}).get("allocation")]
+    assert [r["consumedCapacity"] for r in results] == [{"bandwidth": "4Gi"}, {"bandwidth": "4Gi"}]
+    assert all(r["device"] == "nic-0" for r in results)
+    assert len({r["shareID"] for r in results}) == 2

@@ -154,3 +154,82 @@ def test_claims_allocated_and_written_back_like_kube_scheduler(kube_scheduler: A
         for body in slices:
             api.call("DELETE", f"{RESOURCE}/resourceslices/{body['metadata']['name']}", ok=(200, 404))
         api.call("DELETE", f"{RESOURCE}/deviceclasses/{cls}", ok=(200, 404))
+
+
+PART_DRIVER = "partitions.e2e.example.com"
+
+
+def _partition(name: str, kind: str, memory: str) -> dict[str, Any]:
+    return {"name": name, "attributes": {"kind": {"string": kind}},
+            "consumesCounters": [{"counterSet": "gpu-0", "counters": {"memory": {"value": memory}}}]}
+
+
+def test_partitionable_gpu_allocated_like_kube_scheduler(kube_scheduler: Any, api: Api, namespace: str,
+                                                         nodes: list[str], start_kubeberth: Any) -> None:
+    """DRAPartitionableDevices (beta, on by default in v1.37): one GPU published as a counter set
+    and three partitions of it (the whole GPU, two halves); both schedulers pick the two halves
+    for a claim of two, and a half waits while the whole GPU holds every counter."""
+    sfx = suffix()
+    ns = namespace
+    node = f"dra-part-{sfx}"
+    api.create_node(node, "8", "16Gi")
+    nodes.append(node)
+    cls = f"partition-{sfx}"
+    api.call("POST", f"{RESOURCE}/deviceclasses", {"apiVersion": "resource.k8s.io/v1", "kind": "DeviceClass",
+                                                   "metadata": {"name": cls},
+                                                   "spec": {"selectors": [{"cel": {"expression": f'device.driver == "{PART_DRIVER}"'}}]}})
+    pool = {"name": node, "generation": 1, "resourceSliceCount": 2}
+    slices = [
+        {"apiVersion": "resource.k8s.io/v1", "kind": "ResourceSlice", "metadata": {"name": f"{node}-counters"},
+         "spec": {"driver": PART_DRIVER, "nodeName": node, "pool": pool,
+                  "sharedCounters": [{"name": "gpu-0", "counters": {"memory": {"value": "40Gi"}}}]}},
+        {"apiVersion": "resource.k8s.io/v1", "kind": "ResourceSlice", "metadata": {"name": f"{node}-devices"},
+         "spec": {"driver": PART_DRIVER, "nodeName": node, "pool": pool,
+                  "devices": [_partition("gpu-0", "whole", "40Gi"), _partition("gpu-0-half-a", "half", "20Gi"),
+                              _partition("gpu-0-half-b", "half", "20Gi")]}},
+    ]
+    for body in slices:
+        api.call("POST", f"{RESOURCE}/resourceslices", body)
+    half = f'device.attributes["{PART_DRIVER}"].kind == "half"'
+    whole = f'device.attributes["{PART_DRIVER}"].kind == "whole"'
+
+    def claim(name: str, selector: str, count: int) -> None:
+        api.call("POST", f"{RESOURCE}/namespaces/{ns}/resourceclaims",
+                 {"apiVersion": "resource.k8s.io/v1", "kind": "ResourceClaim", "metadata": {"name": name},
+                  "spec": _claim_spec(selector, count=count, cls=cls)})
+
+    try:
+        start_kubeberth()
+        seen: dict[str, Any] = {}
+        for scheduler, prefix in ((PROFILE, "k"), ("default-scheduler", "d")):
+            claim(f"{prefix}-halves", half, 2)
+            api.call("POST", f"/api/v1/namespaces/{ns}/pods", _pod(f"{prefix}-halves", scheduler, {"resourceClaimName": f"{prefix}-halves"}))
+            bound = wait_for(lambda p=f"{prefix}-halves": api.bound(ns).get(p), 60, f"{scheduler} to bind two halves")
+            allocation = api.call("GET", f"{RESOURCE}/namespaces/{ns}/resourceclaims/{prefix}-halves")["status"]["allocation"]
+            seen[scheduler] = (bound, allocation["devices"]["results"], allocation.get("nodeSelector"))
+            api.delete_pod(ns, f"{prefix}-halves")
+            wait_for(lambda p=f"{prefix}-halves": api.pod(ns, p) is None, 20, "the pod deleted")
+            _release(api, ns, f"{prefix}-halves")
+        assert seen[PROFILE] == seen["default-scheduler"], seen
+        assert seen[PROFILE][0] == node
+        assert [r["device"] for r in seen[PROFILE][1]] == ["gpu-0-half-a", "gpu-0-half-b"]
+
+        # The whole GPU takes all 40Gi of the counter set: a half waits until it is released.
+        claim("whole", whole, 1)
+        api.call("POST", f"/api/v1/namespaces/{ns}/pods", _pod("whole", PROFILE, {"resourceClaimName": "whole"}))
+        assert wait_for(lambda: api.bound(ns).get("whole"), 60, "kubeberth to bind the whole GPU") == node
+        claim("one-half", half, 1)
+        api.call("POST", f"/api/v1/namespaces/{ns}/pods", _pod("one-half", PROFILE, {"resourceClaimName": "one-half"}))
+        wait_for(lambda: any("cannot allocate all claims" in (e.get("note") or "") for e in api.events(ns)
+                             if (e.get("regarding") or {}).get("name") == "one-half"), 30, "a FailedScheduling event")
+        assert "one-half" not in api.bound(ns)
+        api.delete_pod(ns, "whole")
+        wait_for(lambda: api.pod(ns, "whole") is None, 20, "the whole-GPU pod deleted")
+        _release(api, ns, "whole")
+        assert wait_for(lambda: api.bound(ns).get("one-half"), 60, "a half once the whole GPU is released") == node
+        api.delete_pod(ns, "one-half")
+        _release(api, ns, "one-half")
+    finally:
+        for body in slices:
+            api.call("DELETE", f"{RESOURCE}/resourceslices/{body['metadata']['name']}", ok=(200, 404))
+        api.call("DELETE", f"{RESOURCE}/deviceclasses/{cls}", ok=(200, 404))
