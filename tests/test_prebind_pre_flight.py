@@ -15,6 +15,7 @@ from typing import Any
 
 import pytest
 from kubeberth import Code, CycleState, PermitResult, PodInfo, PreBindPreFlightResult, Status, hookimpl
+from kubeberth.observability.explain import render
 from kubeberth.runtime.framework import BoundHook, Framework
 from kubeberth.testing import SchedulerTester, make_node, make_pod, make_pod_group
 
@@ -221,8 +222,14 @@ def test_pre_bind_runs_after_the_nomination_is_written_when_the_pre_flight_has_w
         assert t.schedule(make_pod("foo")) == {"foo": "node1"}
         # kube-apiserver clears the nomination when it binds the pod (ClearingNominatedNodeNameAfterBinding)
         assert "nominatedNodeName" not in t.pod("foo")["status"]
+        (record,) = t.records("foo")
     assert plugin.seen == ["node1"]
     assert writes == [("nominate", "node1"), ("bind", "node1")]
+    # The decision record says so (kubeberth explain, the BindingCycle span's attributes).
+    assert record.binding["nominated"] == "node1"
+    assert [(step[0], step[3]) for step in record.binding["steps"]] == [
+        ("PreBindPreFlight", "SUCCESS"), ("PreBind", "SUCCESS"), ("Bind", "SUCCESS"), ("PostBind", "SUCCESS")]
+    assert "  status.nominatedNodeName set to node1 before PreBind" in render(record.as_dict()).splitlines()
 
 
 def test_no_nomination_is_written_with_the_gate_off_and_every_pre_bind_runs() -> None:

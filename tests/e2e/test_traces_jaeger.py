@@ -103,7 +103,9 @@ def test_embedded_decisions_in_jaeger(jaeger: LocalJaeger, protocol: str) -> Non
     assert binding["traceID"] == root["traceID"]
     assert tags_of(binding)["kubeberth.binding.result"] == "Bound"
     steps = [x.split(" ")[:2] for x in tags_of(binding)["kubeberth.steps"].split("; ")]
-    assert steps == [["PreBind", "Success"], ["Bind", "Success"], ["PostBind", "Success"]]
+    # No PreBind plugin has work for the pod: the pre-flight says Skip (and no nomination is written).
+    assert steps == [["PreBindPreFlight", "Skip"], ["PreBind", "Success"], ["Bind", "Success"], ["PostBind", "Success"]]
+    assert "kubeberth.binding.nominated_node" not in tags_of(binding)
     # Every filter that ran is summarized on the Filter span; the one that rejected has its own span.
     ran = {x.split(" ")[0] for x in filter_tags["kubeberth.plugins"].split("; ")}
     assert {"NodeResourcesFit", "TaintToleration", "NodeUnschedulable"} <= ran
@@ -220,7 +222,7 @@ def test_real_apiserver_decisions_in_jaeger(
         assert tags["k8s.namespace.name"] == ns and tags["k8s.node.name"] == node
         assert tags["k8s.pod.uid"] == _api(control_plane, "GET", f"/api/v1/namespaces/{ns}/pods/fits")["metadata"]["uid"]
         binding = _children(trace, root)["BindingCycle"]
-        assert [x.split(" ")[:2] for x in tags_of(binding)["kubeberth.steps"].split("; ")][1] == ["Bind", "Success"]
+        assert [x.split(" ")[:2] for x in tags_of(binding)["kubeberth.steps"].split("; ")][2] == ["Bind", "Success"]
 
         huge = _cycles(jaeger, service, "huge")
         assert tags_of(_root(huge[0]))["kubeberth.message"] == event["note"]
