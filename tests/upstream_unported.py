@@ -79,8 +79,12 @@ _DRA_NODE_ALLOCATABLE_VICTIM = (
 )
 _DRA_POD_GROUP = "DRAWorkloadResourceClaims / PodGroup claims (alpha and off-by-default beta gates) are not implemented"
 _DRA_ALLOCATOR_VARIANTS = (
-    "chooses among upstream's stable/incubating/experimental allocator builds by feature set; kubeberth has one "
-    "allocator with the stable variant's semantics (see builtin_plugins/dynamic_resources/allocator.py)"
+    "asserts which of upstream's stable/incubating/experimental allocator builds a feature set picks; kubeberth has "
+    "one allocator with two search orders (the incubating variant's while DRAPartitionableDevices or "
+    "DRAConsumableCapacity is on, as by default; the stable variant's with both off), no experimental build (its "
+    "alpha gates are not implemented), and DeviceBindingAndStatus or FractionalCapacityRange alone do not switch "
+    "it, so the expected build names have no counterpart (see builtin_plugins/dynamic_resources/allocator.py; the "
+    "shared allocator table runs in tests/builtin_plugins/test_dynamic_resources_allocator_upstream.py)"
 )
 _PRE_QUEUEING_HINT = (
     "PreQueueingHint narrows which pods DynamicResources' ResourceClaim hint is asked about (the claim's pods, or all "
