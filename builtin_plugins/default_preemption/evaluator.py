@@ -128,7 +128,12 @@ class Evaluator:
         self.chunk = chunk
         self.is_eligible = is_eligible
         self.workload = workload
-        self.victim_key = victim_sort_key(more_important, victim_importance_key if workload else importance_key)
+        self.victim_key = victim_sort_key(None if workload else more_important)  # pods
+        self.unit_key = victim_sort_key(more_important, victim_importance_key)  # units (GenericWorkload)
+        # Under GenericWorkload a node whose pods name no PodGroup has only single-pod units at their own
+        # priority, ordered as pods are: the pod paths (batched where they can be) decide it, unless the
+        # plugin customizes eligibility or order (those hooks are handed units).
+        self.plain_rows_as_pods = workload and is_eligible is None and more_important is None
         self.pod = pod
         self.cluster = cluster
         self.handle = handle
@@ -159,14 +164,15 @@ class Evaluator:
             size = max(wanted - len(non_violating) - len(violating), self.chunk)
             chunk = order[pos : pos + size]
             pos += len(chunk)
+            units = self.workload and not (self.plain_rows_as_pods and self._without_pod_groups(chunk))
             items: list[tuple[int, list[PodInfo]]] = []
-            for row, lower in zip(chunk, self._lower_pods(chunk), strict=True):
+            for row, lower in zip(chunk, self._lower_pods(chunk, units), strict=True):
                 if lower:
                     items.append((row, lower))
                 else:
                     statuses[names[row] or ""] = (NO_VICTIMS,)
             outcomes: Iterator[Outcome]
-            if self.workload:
+            if units:
                 outcomes = self.evaluate_units(items)  # type: ignore[arg-type]
             elif self.base.fast:
                 outcomes = iter(self.evaluate_batch(items))
@@ -188,11 +194,16 @@ class Evaluator:
                 statuses[names[row] or ""] = self.select_victims_on_node(row, lower)[2]
         return non_violating + violating
 
-    def _lower_pods(self, rows: list[int]) -> list[list[PodInfo]]:
+    def _without_pod_groups(self, rows: list[int]) -> bool:
+        """No pod on these rows names a PodGroup (GenericWorkload then changes nothing for them)."""
+        node_pods = self.cluster.node_pods
+        return not any(p.pod_group for row in rows for p in node_pods(row).values())
+
+    def _lower_pods(self, rows: list[int], units: bool = False) -> list[list[PodInfo]]:
         """Each row's pods of lower priority than the pod that may be preempted (isPreemptionAllowed);
-        under GenericWorkload, the row's victim units that may be (Victim objects)."""
+        with `units` (GenericWorkload), the row's victim units that may be (Victim objects)."""
         cluster, pod = self.cluster, self.pod
-        if self.workload:
+        if units:
             return [self.victims_on_row(row) for row in rows]  # type: ignore[misc]
         if self.is_eligible is None:
             entries = lower_priority_pods(cluster, rows, pod.priority)
@@ -241,7 +252,7 @@ class Evaluator:
         on this node, then units reprieved whole, PDB-violating first, most important first."""
         if not units:
             return None, 0, (NO_VICTIMS,)
-        potential = sorted(units, key=self.victim_key)
+        potential = sorted(units, key=self.unit_key)
         with self.cluster.hypothetical(remove=[p for v in potential for p in v.pods]) as what_if:
             fits, reasons = self._fits(row)
             if not fits:
@@ -258,7 +269,7 @@ class Evaluator:
                     chosen.append(victim)
                     num_violations += count
             if violating and non_violating:
-                chosen.sort(key=self.victim_key)
+                chosen.sort(key=self.unit_key)
             return [p for v in chosen for p in v.pods], num_violations, ()
 
     # ---- batch evaluation (every active filter is node-local) ------------------------------
