@@ -101,3 +101,34 @@ def test_lower_priority_only(tester: SchedulerTester) -> None:
     assert all(n for p, n in tester.placements().items() if p.startswith("default/busy"))
     assert any("No preemption victims found for incoming preemptor" in e
                for e in tester.events("high-1", "FailedScheduling"))
+
+
+def test_a_single_pod_preempting_takes_a_whole_gang_across_nodes_and_plain_pods_alike() -> None:
+    """GenericWorkload, a pod of no PodGroup preempting (DefaultPreemption.PostFilter): n1 holds three
+    plain pods (its candidate costs three victims), n2 and n3 one member each of a gang disrupted as a
+    whole (either candidate costs the gang: two victims, one on the other node). Fewest victims wins:
+    n2 or n3, and the gang goes whole. Gate off, the gang's members are single victims: one, on the
+    nominated node."""
+    gang = make_pod_group("gang", 2)
+    gang["spec"].update({"priority": 0, "disruptionMode": {"all": {}}})
+
+    def placed(name: str, cpu: str, node: str, group: str = "") -> dict[str, Any]:
+        extra = {"schedulingGroup": {"podGroupName": group}} if group else {}
+        return {**make_pod(name, cpu, nodeName=node, priority=0, **extra), "status": {"phase": "Running"}}
+
+    objects = [make_node(n, cpu="4") for n in ("n1", "n2", "n3")] + [gang] + [
+        placed(f"plain-{i}", "1000m", "n1") for i in range(3)
+    ] + [placed("gang-0", "3000m", "n2", "gang"), placed("gang-1", "3000m", "n3", "gang")]
+    on_node = {"gang-0": "n2", "gang-1": "n3"}
+    for gates in ({"GenericWorkload": True}, {}):
+        with SchedulerTester(["NodeResourcesFit", "GangScheduling", "DefaultPreemption"], objects=objects,
+                             feature_gates={**gates, "SchedulerAsyncPreemption": False}) as tester:
+            tester.schedule(make_pod("high", "3500m", priority=100))
+            pre = next(r.preemption for r in tester.records("high") if r.preemption)
+            victims = {v.split("/")[1] for v in pre["victims"]}
+            assert pre["nominated_node"] in ("n2", "n3")
+            if gates:
+                assert victims == {"gang-0", "gang-1"}
+            else:
+                assert [on_node[v] for v in victims] == [pre["nominated_node"]]
+            assert tester.node_of("high") == pre["nominated_node"]
