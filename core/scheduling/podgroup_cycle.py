@@ -485,10 +485,11 @@ class PodGroupCycle:
                 self.stats.errors += 1
                 self._requeue_error(entry, status.message)
                 continue
-            if result.waiting_on_preemption:
-                nominated = result.nominations.get(entry.pod.uid)
-                if nominated:
-                    handle.nominate(entry.pod, nominated)
+            if result.waiting_on_preemption and entry.pod.uid in result.nominations:
+                # ModeOverride: the member's nomination becomes the plugin's ("" clears it), written if changed
+                nominated = result.nominations[entry.pod.uid]
+                if nominated != entry.pod.nominated_node_name:
+                    handle.nominate(entry.pod, nominated or None)
             placed = result.placed.get(entry.pod.uid)
             if placed is not None and group_status.ok:
                 node, state = placed
