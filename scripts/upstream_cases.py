@@ -63,6 +63,7 @@ EXTRA_SOURCES: dict[str, tuple[tuple[str, tuple[str, ...] | None], ...]] = {
         ("framework/preemption/types_test.go", ("TestNewPodGroupPreemptorResolvesPreemptionPolicy",)),
         ("framework/preemption/podgrouppreemption_test.go",
          ("TestPodGroupEvaluator_SelectVictimsOnDomain", "TestPodGroupEvaluator_Preempt")),
+        ("framework/preemption/executor_test.go", ("TestIsPodRunningPreemption", "TestIsPodGroupRunningPreemption")),
     ),
 }
 EXTRA_TESTS = ("test_batching.py", "test_signing.py", "test_prebind_pre_flight.py")

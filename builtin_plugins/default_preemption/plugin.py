@@ -241,6 +241,10 @@ class DefaultPreemption:
         victim = cluster.pods.get(last)
         return victim is not None and not victim.deleting
 
+    def is_pod_group_running_preemption(self, uid: str, cluster: ClusterState) -> bool:
+        """Executor.IsPodGroupRunningPreemption: as is_pod_running_preemption, for the PodGroup of `uid`."""
+        return self.is_pod_running_preemption("podgroup:" + uid, cluster)
+
     def skip_after_assigned_pod_deletion(self, pod: PodInfo, old: Any, new: Any) -> bool:
         """isPodSchedulableAfterAssignedPodDeletion: always Skip; the plugins that rejected the pod
         in its cycle decide when it is worth retrying."""
