@@ -11805,3 +11805,47 @@ def test_allocator(name: str) -> None:
     if missing:
         pytest.skip(f"required feature(s) {missing} not supported by the incubating allocator")
     run_case(tc)
+
+
+@pytest.mark.parametrize("name", ["off", "timeout", "deadline", "cancel"])
+def test_allocator_interrupt(name: str) -> None:
+    """TestAllocator/interrupt: an Allocate whose context is done returns that error (kubeberth:
+    FilterTimedOut once its deadline has passed, checked at every search step); without one, the
+    search (6 of 5 devices: no solution, 0.07 s upstream) completes without an error."""
+    import time
+
+    from kubeberth.builtin_plugins.dynamic_resources.allocator import (
+        Allocator,
+        AllocatorFeatures,
+        DeviceContexts,
+        FilterTimedOut,
+    )
+    from kubeberth.builtin_plugins.dynamic_resources.cel import SelectorCache
+
+    classes = {classA: klass(classA, driverA)}
+    claims = unwrap(claimWithRequests(claim0, None, request(req0, classA, 6)))
+    slices = unwrapResourceSlices(
+        sliceWithDevices(
+            slice1,
+            node1,
+            pool1,
+            driverA,
+            device(device1, None, None),
+            device(device2, None, None),
+            device(device3, None, None),
+            device(device4, None, None),
+            device("device-5", None, None),
+        )
+    )
+    n = node(node1, region1)
+    # timeout (1ns), deadline (now) and cancel (done before the call) all end before the search starts.
+    deadline = None if name == "off" else time.monotonic() - 1
+    selectors = SelectorCache()
+    allocator = Allocator(claims, set(), classes.get, selectors, DeviceContexts(selectors), lambda: slices,
+                          AllocatorFeatures(admin_access=False, device_taints=False, binding_conditions=False,
+                                            prioritized_list=False, incubating=True))
+    if deadline is None:
+        assert allocator.allocate(n["metadata"]["name"], n["metadata"]["labels"], slices) is None
+        return
+    with pytest.raises(FilterTimedOut):
+        allocator.allocate(n["metadata"]["name"], n["metadata"]["labels"], slices, deadline=deadline)
