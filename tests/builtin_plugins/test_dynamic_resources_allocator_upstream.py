@@ -11809,7 +11809,7 @@ def test_allocator(name: str) -> None:
 
 @pytest.mark.parametrize("name", ["off", "timeout", "deadline", "cancel"])
 def test_allocator_interrupt(name: str) -> None:
-    """TestAllocator/interrupt: an Allocate whose context is done returns that error (kubeberth:
+    """Upstream's TestAllocator/interrupt: an Allocate whose context is done returns that error (kubeberth:
     FilterTimedOut once its deadline has passed, checked at every search step); without one, the
     search (6 of 5 devices: no solution, 0.07 s upstream) completes without an error."""
     import time
