@@ -163,7 +163,7 @@ class NodeMetricsProvider:
         data_at = now if healthy else self.snapshot.published_at
         snap = Snapshot(self.snapshot.seq + 1, data_at, values, healthy, error, self.static)
         self.snapshot = snap
-        if not healthy:
+        if not healthy and not self._stop.is_set():  # a stopped provider's last round says nothing
             self._warn(f"node metrics from {self.source.name} unavailable ({error}); "
                        f"using values up to {self.args.ttl:g}s old, then degrading as configured")
         for ref in list(self.listeners):
