@@ -249,7 +249,7 @@ def test_simulate_exits_1_when_a_pod_ended_in_error(tmp_path: Path, output: tupl
     assert last == "error: 1 pod(s) ended in Error (a plugin raised or returned Error; see the summary): prod/api-1"
     if output == ("--json",):
         out = json.loads(proc.stdout)
-        assert out["errored"] == 1 and out["error_reasons"] == {"plugin Boom raised RuntimeError: kaboom": 1}
+        assert out["errored"] == 1 and out["error_reasons"] == {'running "Boom" filter plugin: plugin Boom raised RuntimeError: kaboom': 1}
 
 
 def test_simulate_retried_errors_exit_0_and_are_counted(tmp_path: Path) -> None:

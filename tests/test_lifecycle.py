@@ -617,9 +617,9 @@ def test_scores_normalized_and_weighted(scheduler_tester, weight: int, winner: s
 @pytest.mark.parametrize(
     ("plugin", "labels", "fragment"),
     [
-        ("TBadScore", {}, "outside [0, 100]"),
+        ("TBadScore", {}, 'plugin "TBadScore" returns an invalid score 101, it should in the range of [0, 100]'),
         ("TBadScore", {"bad": "shape"}, "returned shape (4,) for 3 nodes"),
-        ("TBadNorm", {}, "outside [0, 100]"),
+        ("TBadNorm", {}, 'plugin "TBadNorm" returns an invalid score -5, it should in the range of [0, 100]'),
     ],
 )
 def test_score_validation_errors(scheduler_tester, plugin: str, labels: dict, fragment: str) -> None:
@@ -672,7 +672,7 @@ def test_reserve_failure_unreserves_all_in_reverse(scheduler_tester) -> None:
     t.settle(timeout=10)
     assert seen == ["reserve:TR1", "reserve:TR2", *REVERSE_UNRESERVE]
     assert "p" not in s.cluster.placement
-    assert t.events("p", "FailedScheduling") == ["no room in the reservation"]
+    assert t.events("p", "FailedScheduling") == ["0/1 nodes are available: 1 no room in the reservation."]
 
 
 def test_permit_deny_unreserves_in_reverse(scheduler_tester) -> None:
@@ -685,7 +685,7 @@ def test_permit_deny_unreserves_in_reverse(scheduler_tester) -> None:
     assert not s.cluster.table.requested[:, s.cluster.table.resource_index["pods"]].any()
     entry = s.queue.entries["p"]
     assert entry.where == "unschedulable" and entry.unschedulable_plugins == frozenset({"TDeny"})
-    assert t.events("p", "FailedScheduling") == ["permit says no"]
+    assert t.events("p", "FailedScheduling") == ["0/1 nodes are available: 1 permit says no."]
 
 
 def test_permit_plugin_raising_unreserves_and_forgets(scheduler_tester, caplog) -> None:
@@ -735,7 +735,7 @@ def test_permit_waits_for_every_waiting_plugin(scheduler_tester) -> None:
     t.settle(timeout=10)
     assert t.node_of("r") == "n0"
     assert t.node_of("w") is None
-    assert t.events("w", "FailedScheduling") == ["rejected due to timeout after waiting 300ms at plugin TWaiter2"]
+    assert t.events("w", "FailedScheduling") == ["0/1 nodes are available: 1 rejected due to timeout after waiting 300ms at plugin TWaiter2."]
     assert s.queue.entries["w"].unschedulable_plugins == frozenset({"TWaiter2"})
 
 
@@ -745,7 +745,7 @@ def test_permit_wait_timeout_rejects_and_unreserves(scheduler_tester) -> None:
     t.settle(timeout=10)
     assert seen == [*ALL_RESERVE, "wait:w", *REVERSE_UNRESERVE]
     assert t.node_of("w") is None
-    assert t.events("w", "FailedScheduling") == ["rejected due to timeout after waiting 200ms at plugin TWaiter"]
+    assert t.events("w", "FailedScheduling") == ["0/1 nodes are available: 1 rejected due to timeout after waiting 200ms at plugin TWaiter."]
     assert "w" not in s.cluster.placement
     assert not s.cluster.table.requested.any()
     entry = s.queue.entries["w"]
@@ -759,7 +759,7 @@ def test_permit_reject_from_another_plugin(scheduler_tester) -> None:
     s = t.scheduler
     t.settle(timeout=10)
     assert t.node_of("w") is None and t.node_of("r") is not None
-    assert t.events("w", "FailedScheduling") == ["gang member failed"]
+    assert t.events("w", "FailedScheduling") == ["0/1 nodes are available: 1 gang member failed."]
     assert s.queue.entries["w"].unschedulable_plugins == frozenset({"TRejecter"})
     assert seen.count("unreserve:TR1") == 1  # only w was unreserved
     assert "w" not in s.cluster.placement

@@ -269,7 +269,7 @@ def test_a_failed_pre_bind_clears_the_nomination_it_was_given() -> None:
     with _tester(plugin, max_errors_per_pod=1) as t:
         writes = _record_writes(t)
         assert t.schedule(make_pod("foo")) == {"foo": None}
-        assert t.events("foo", "FailedScheduling") == ["on PreBind"]
+        assert t.events("foo", "FailedScheduling") == ['running PreBind plugin "FakePreBind": on PreBind']
         assert not t.pod("foo")["status"].get("nominatedNodeName")
     assert plugin.seen == ["node1"]
     assert writes == [("nominate", "node1"), ("nominate", "")]  # handleBindingCycleError: clearNominatedNode
@@ -361,10 +361,59 @@ class FakePermitPlugin:
         return PermitResult(self.status, self.timeout)
 
 
+class FakeReservePlugin:
+    """kube-scheduler's tf.NewFakeReservePlugin(status)."""
+
+    name = "FakeReserve"
+
+    def __init__(self, status: Status) -> None:
+        self.status = status
+
+    @hookimpl
+    def reserve(self) -> Status:
+        return self.status
+
+
+reserveErr = "reserve error"  # noqa: N816 - upstream's names
+permitErr = "permit error"  # noqa: N816
+preBindErr = "on PreBind"  # noqa: N816
+bindingErr = "binder"  # noqa: N816
 preBindPreFlightErr = "on PreBindPreFlight"  # noqa: N816 - upstream's names
+
+
+def makePredicateError(failReason: str) -> str:  # noqa: N802 - upstream's name
+    return f"0/1 nodes are available: {failReason}."
 testNode = "node1"  # noqa: N816
 
 TestSchedulerScheduleOne: dict[str, dict[str, Any]] = {
+    "TestSchedulerScheduleOne/reserve failed with status code error": {
+        "registerPlugins": lambda: [FakeReservePlugin(Status.error(reserveErr))],
+        "expectForgetPod": True,
+        "expectPodInBackoffQ": True,
+        "expectError": f'running Reserve plugin "FakeReserve": {reserveErr}',
+        "eventReason": "FailedScheduling",
+    },
+    "TestSchedulerScheduleOne/reserve failed with status code rejected": {
+        "registerPlugins": lambda: [FakeReservePlugin(Status.unschedulable("rejected on reserve", unresolvable=True))],
+        "expectForgetPod": True,
+        "expectPodInUnschedulable": True,
+        "expectError": makePredicateError("1 rejected on reserve"),
+        "eventReason": "FailedScheduling",
+    },
+    "TestSchedulerScheduleOne/permit failed with status code error": {
+        "registerPlugins": lambda: [FakePermitPlugin(Status.error(permitErr), 60)],
+        "expectForgetPod": True,
+        "expectPodInBackoffQ": True,
+        "expectError": f'running Permit plugin "FakePermit": {permitErr}',
+        "eventReason": "FailedScheduling",
+    },
+    "TestSchedulerScheduleOne/permit failed with status code rejected": {
+        "registerPlugins": lambda: [FakePermitPlugin(Status.unschedulable("rejected on permit"), 60)],
+        "expectForgetPod": True,
+        "expectPodInUnschedulable": True,
+        "expectError": makePredicateError("1 rejected on permit"),
+        "eventReason": "FailedScheduling",
+    },
     "TestSchedulerScheduleOne/nominated node name is not set, permit plugin is working, but the feature gate NominatedNodeNameForExpectation is disabled": {
         "registerPlugins": lambda: [FakePermitPlugin(Status.wait("rejected on permit"), 60)],
         "podToAdmit": "FakePermit",
@@ -414,6 +463,24 @@ TestSchedulerScheduleOne: dict[str, dict[str, Any]] = {
         "expectBind": testNode,
         "eventReason": "Scheduled",
     },
+    "TestSchedulerScheduleOne/prebind failed with status code error": {
+        "registerPlugins": lambda: [FakePreBindPlugin(None, Status.error(preBindErr))],
+        "expectForgetPod": True,
+        "nominatedNodeNameForExpectationEnabled": True,
+        "expectNominatedNodeName": testNode,
+        "expectPodInBackoffQ": True,
+        "expectError": f'running PreBind plugin "FakePreBind": {preBindErr}',
+        "eventReason": "FailedScheduling",
+    },
+    "TestSchedulerScheduleOne/binding failed": {
+        "registerPlugins": lambda: [],
+        "injectBindError": bindingErr,
+        "expectBind": testNode,
+        "expectError": f'running Bind plugin "DefaultBinder": {bindingErr}',
+        "expectForgetPod": True,
+        "expectPodInBackoffQ": True,
+        "eventReason": "FailedScheduling",
+    },
     "TestSchedulerScheduleOne/bind assumed pod scheduled": {
         "registerPlugins": lambda: [],
         "expectBind": testNode,
@@ -451,6 +518,13 @@ def test_scheduler_schedule_one(name: str, gate: bool, as_group: bool) -> None:
     with SchedulerTester(plugins, feature_gates=gates, start=False) as t:
         t.add(*objects)
         writes = _record_writes(t)
+        if item.get("injectBindError"):
+            # The API server refuses the Binding (upstream's fake client reactor on "create binding").
+            def refuse(pod: PodInfo, node_name: str) -> Status:
+                writes.append(("bind", node_name))
+                return Status.error(item["injectBindError"])
+
+            t.backend.bind = refuse  # type: ignore[method-assign]
         t.add(pod)
         while t.step():
             pass
@@ -470,11 +544,26 @@ def test_scheduler_schedule_one(name: str, gate: bool, as_group: bool) -> None:
             assert t.node_of("foo") == item["expectBind"]
         else:
             assert t.events("foo", "FailedScheduling") == [item["expectError"]]
+            condition = next(c for c in t.pod("foo")["status"]["conditions"] if c["type"] == "PodScheduled")
+            assert condition["message"] == item["expectError"]
+            assert condition["reason"] == ("Unschedulable" if item.get("expectPodInUnschedulable") else "SchedulerError")
             assert t.node_of("foo") is None
+            # The nomination written before PreBind, cleared when the binding cycle failed.
+            assert nominations[:1] == ([item["expectNominatedNodeName"]] if item.get("expectNominatedNodeName") else [])
+            assert [node for what, node in writes if what == "bind"] == ([item["expectBind"]] if "expectBind" in item else [])
         if item.get("expectForgetPod"):
             assert t.scheduler.cluster.assumed == set() and "foo" not in t.scheduler.cluster.placement
         entry = t.scheduler.queue.entries.get("foo")
         if item.get("expectPodInBackoffQ"):
             assert entry is not None and entry.where == "backoff", entry
+        elif item.get("expectPodInUnschedulable"):
+            assert entry is not None and entry.unschedulable_plugins == {plugins[0].name}, entry
+            if as_group:
+                # Upstream's test delivers no cluster events; here the PodGroup's condition write
+                # (PodGroup/Update) arrives after the pod was put in the unschedulable pool, and a
+                # plugin that registers no events is woken by every event: on to backoff.
+                assert "unschedulable" in entry.waited and entry.where == "backoff", entry
+            else:
+                assert entry.where == "unschedulable", entry
         else:
             assert entry is None or entry.where != "backoff"

@@ -243,7 +243,7 @@ def test_plugin_raising_in_filter_marks_pods_errored(tmp_path: Path, caplog: pyt
     s = result.summary
     assert_accounted(s)
     assert s["errored"] == 1  # prod/api-1 (prod/bound-2 is already placed)
-    assert s["error_reasons"] == {"plugin Boom raised RuntimeError: kaboom": 1}
+    assert s["error_reasons"] == {'running "Boom" filter plugin: plugin Boom raised RuntimeError: kaboom': 1}
     assert "prod/api-1" not in result.placements
     assert s["scheduled"] == 3  # everyone else still scheduled: the run finished
     assert {"default/web-1", "default/web-2", "default/web-3"} <= set(result.placements)

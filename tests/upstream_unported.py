@@ -146,12 +146,6 @@ _MOCKED_SCHEDULE_POD = (
     "replaces the scheduling algorithm (sched.SchedulePod) with a function returning an injected error; "
     "kubeberth's scheduling cycle has no such seam (a plugin's Error is reported with the plugin's own message)"
 )
-_WRAPPED_MESSAGES = (
-    "expects kube-scheduler's wrapped failure text (`running Reserve plugin \"X\": ...`, `running Permit plugin`, "
-    "`running PreBind plugin`, `running Bind plugin`, and a Reserve/Permit rejection as a one-node FitError "
-    "`0/1 nodes are available: 1 <reason>.`); kubeberth's FailedScheduling text for these is the plugin's own "
-    "status message (the pod is forgotten and requeued the same way)"
-)
 _PODS_IN_PREBIND = (
     "cancels a pod's running PreBind from outside (the framework's PodsInPreBind map, which preemption uses to stop "
     "a binding still in PreBind); kubeberth's binding cycle has no such cancellation"
@@ -164,12 +158,6 @@ _DELETING_POD_EVENT = (
 UNPORTED: dict[str, str] = {
     "TestSchedulerScheduleOne/schedule pod failed": _MOCKED_SCHEDULE_POD,
     "TestSchedulerScheduleOne/pod with existing nominated node name on scheduling error clears nomination": _MOCKED_SCHEDULE_POD,
-    "TestSchedulerScheduleOne/reserve failed with status code error": _WRAPPED_MESSAGES,
-    "TestSchedulerScheduleOne/reserve failed with status code rejected": _WRAPPED_MESSAGES,
-    "TestSchedulerScheduleOne/permit failed with status code error": _WRAPPED_MESSAGES,
-    "TestSchedulerScheduleOne/permit failed with status code rejected": _WRAPPED_MESSAGES,
-    "TestSchedulerScheduleOne/prebind failed with status code error": _WRAPPED_MESSAGES,
-    "TestSchedulerScheduleOne/binding failed": _WRAPPED_MESSAGES,
     "TestSchedulerScheduleOne/prebind pod cancelled during prebind (external preemption)": _PODS_IN_PREBIND,
     "TestSchedulerScheduleOne/deleting pod": _DELETING_POD_EVENT,
     "TestAssume/fail-new-bad-version": _VB_ASSUME_CACHE,

@@ -301,7 +301,10 @@ class Framework:
         rejected: Status | None = None
         for hook in self.points.get("pre_filter", ()):
             t0 = time.time_ns()
-            result = _guarded(hook, kwargs)
+            try:
+                result = _guarded(hook, kwargs)
+            except PluginFailure as failure:
+                raise PluginFailure(_wrapped(failure.status, f'running PreFilter plugin "{hook.plugin}"', hook.plugin)) from failure.__cause__
             names = None
             if isinstance(result, PreFilterResult):
                 names = result.node_names
@@ -314,7 +317,7 @@ class Framework:
                 state.skip_filter.add(hook.plugin)
                 continue
             if status.code == Code.ERROR:
-                raise PluginFailure(status)
+                raise PluginFailure(_wrapped(status, f'running PreFilter plugin "{hook.plugin}"', hook.plugin))
             if status.code == Code.UNSCHEDULABLE_AND_UNRESOLVABLE:
                 return status, narrowed
             if not status.ok:
@@ -356,10 +359,10 @@ class Framework:
             kwargs["nodes"] = view
             try:
                 result = _filter_result(hook, _guarded(hook, kwargs), len(view))
-            except PluginFailure:
+            except PluginFailure as failure:
                 if record is not None:
                     record.step("Filter", hook.plugin, t0, {"code": "ERROR", "nodes": len(view), "rejected": 0})
-                raise
+                raise PluginFailure(_wrapped(failure.status, f'running "{hook.plugin}" filter plugin', hook.plugin)) from failure.__cause__
             if result is None:  # passed every node: still a plugin that ran (explain, spans, metrics)
                 if record is not None:
                     record.step("Filter", hook.plugin, t0, {"code": "SUCCESS", "nodes": len(view), "rejected": 0})
@@ -453,7 +456,7 @@ class Framework:
             if status.code == Code.SKIP:
                 state.skip_score.add(hook.plugin)
             elif not status.ok:
-                raise PluginFailure(status if status.code == Code.ERROR else Status.error(status.message, hook.plugin))
+                raise PluginFailure(_wrapped(status, f'running PreScore plugin "{hook.plugin}"', hook.plugin))
 
     def run_raw_scores(
         self, state: CycleState, pod: PodInfo, nodes: NodeView, cluster: ClusterState, handle: Any, record: CycleRecord | None
@@ -465,12 +468,18 @@ class Framework:
             if hook.plugin in state.skip_score:
                 continue
             t0 = time.time_ns()
-            raw = _guarded(hook, kwargs)
+            where = f'running Score plugins: plugin "{hook.plugin}" failed with'
+            try:
+                raw = _guarded(hook, kwargs)
+            except PluginFailure as failure:
+                raise PluginFailure(_wrapped(failure.status, where, hook.plugin)) from failure.__cause__
             if isinstance(raw, Status):
-                raise PluginFailure(raw.with_plugin(hook.plugin) if raw.code == Code.ERROR else Status.error(raw.message, hook.plugin))
+                raise PluginFailure(_wrapped(raw, where, hook.plugin))
             scores = np.asarray(raw, dtype=np.int64)
             if scores.shape != (len(nodes),):
-                raise PluginFailure(Status.error(f"score plugin {hook.plugin} returned shape {scores.shape} for {len(nodes)} nodes", hook.plugin))
+                raise PluginFailure(Status.error(
+                    f"{where}: score plugin {hook.plugin} returned shape {scores.shape} for {len(nodes)} nodes", hook.plugin
+                ))
             raw_scores[hook.plugin] = scores
             if record is not None:
                 record.step("Score", hook.plugin, t0, _weight_attrs(hook.weight))
@@ -490,17 +499,24 @@ class Framework:
             normalizer = self.normalizers.get(plugin)
             if normalizer is not None:
                 scores = raw.copy()
-                normalized = _guarded(normalizer, {"state": state, "pod": pod, "nodes": nodes, "scores": scores})
+                where = f'running Normalize on Score plugins: plugin "{plugin}" failed with'
+                try:
+                    normalized = _guarded(normalizer, {"state": state, "pod": pod, "nodes": nodes, "scores": scores})
+                except PluginFailure as failure:
+                    raise PluginFailure(_wrapped(failure.status, where, plugin)) from failure.__cause__
                 if isinstance(normalized, Status) and not normalized.ok:
-                    raise PluginFailure(Status.error(normalized.message, plugin))
+                    raise PluginFailure(_wrapped(normalized, where, plugin))
                 if normalized is not None and not isinstance(normalized, Status):
                     scores = np.asarray(normalized, dtype=np.int64)
             # One reduction for both bounds: a negative score viewed as unsigned is above the maximum.
             if scores.dtype != np.int64:
                 scores = scores.astype(np.int64)
             if scores.size and scores.view(np.uint64).max() > MAX_NODE_SCORE:
+                bad = int(scores[(scores < 0) | (scores > MAX_NODE_SCORE)][0])
                 raise PluginFailure(Status.error(
-                    f"plugin {plugin} returned scores outside [0, {MAX_NODE_SCORE}] after normalization", plugin
+                    f'applying score defaultWeights on Score plugins: plugin "{plugin}" returns an invalid score {bad}, '
+                    f"it should in the range of [0, {MAX_NODE_SCORE}] after normalizing",
+                    plugin,
                 ))
             per_plugin[plugin] = scores
             total += scores * weights.get(plugin, 1)
@@ -510,6 +526,8 @@ class Framework:
         kwargs = {"state": state, "pod": pod, "node_name": node, "cluster": cluster, "handle": handle}
         for hook in self.points.get("reserve", ()):
             status = _call_status(hook, kwargs)
+            if status.code == Code.ERROR:
+                return _wrapped(status, f'running Reserve plugin "{hook.plugin}"', hook.plugin)
             if not status.ok:
                 return status
         return Status.success()
@@ -530,14 +548,16 @@ class Framework:
             try:
                 result = _guarded(hook, kwargs)
             except PluginFailure as failure:  # the caller must unreserve and forget the assumed pod
-                return failure.status, {}
+                return _wrapped(failure.status, f'running Permit plugin "{hook.plugin}"', hook.plugin), {}
             if isinstance(result, PermitResult):
                 status, timeout = result.status.with_plugin(hook.plugin), result.timeout
             else:
                 status, timeout = as_status(result, hook.plugin), 0.0
             if status.code == Code.WAIT:
                 waits[hook.plugin] = timeout
-            elif not status.ok and status.code != Code.SKIP:  # deny or Error
+            elif status.code == Code.ERROR:
+                return _wrapped(status, f'running Permit plugin "{hook.plugin}"', hook.plugin), {}
+            elif not status.ok and status.code != Code.SKIP:  # deny
                 return status, {}
         return Status.success(), waits
 
@@ -624,19 +644,21 @@ class Framework:
             for hook in self.points.get("pre_bind", ()):
                 status = _call_status(hook, kwargs)
                 if not status.ok and status.code != Code.SKIP:
-                    return status
+                    return _pre_bind_failure(status, hook.plugin)
             return Status.success()
         for group in self.pre_bind_groups(state):
             statuses = [_call_status(group[0], kwargs)] if len(group) == 1 else _call_parallel(group, kwargs)
-            for status in statuses:
+            for hook, status in zip(group, statuses, strict=True):
                 if not status.ok and status.code != Code.SKIP:
-                    return status
+                    return _pre_bind_failure(status, hook.plugin)
         return Status.success()
 
     def run_bind(self, state: CycleState, pod: PodInfo, node: str, handle: Any) -> Status:
         kwargs = {"state": state, "pod": pod, "node_name": node, "handle": handle}
         for hook in self.points.get("bind", ()):
             status = _call_status(hook, kwargs)
+            if status.code == Code.ERROR:
+                return _wrapped(status, f'running Bind plugin "{hook.plugin}"', hook.plugin)
             if status.code != Code.SKIP:
                 return status
         return Status.error("no bind plugin bound the pod (all returned Skip)")
@@ -648,6 +670,22 @@ class Framework:
                 hook.call(kwargs)
             except Exception:
                 log.exception("post_bind of plugin %s failed for pod %s", hook.plugin, pod.key)
+
+
+def _wrapped(status: Status, where: str, plugin: str) -> Status:
+    """kube-scheduler's fwk.AsStatus(fmt.Errorf("<where>: %w", status.AsError())): the Error a
+    plugin returned (or an exception it raised), as the runtime reports it. A non-Error status
+    that is not allowed at the point (a PreScore rejection) becomes an Error the same way.
+    The plugin stays on the status for decision records (kube-scheduler drops it for some points)."""
+    return Status.error(f"{where}: {status.message}", plugin, status.err)
+
+
+def _pre_bind_failure(status: Status, plugin: str) -> Status:
+    """RunPreBindPlugins' answer for a failed plugin: a rejection as the plugin said it, an
+    Error wrapped with the plugin's name."""
+    if status.is_rejected:
+        return status.with_plugin(plugin)
+    return _wrapped(status, f'running PreBind plugin "{plugin}"', plugin)
 
 
 def _filter_result(hook: BoundHook, result: Any, n: int) -> tuple[np.ndarray, list[Rejection]] | None:

@@ -11,6 +11,7 @@ import numpy as np
 
 from ..api.status import Code, Status
 
+_ONE_ROW = np.zeros(1, dtype=np.int64)  # the chosen node, in a one-node diagnosis (rows are counted, not read)
 _NO_ATTRS: dict[str, Any] = {}  # shared by steps without attributes; step attributes are read-only
 
 
@@ -34,6 +35,17 @@ class Diagnosis:
         self.pre_filter_msg = message
         self.pre_filter_code = code
         self.add(plugin, message, rows, code)
+
+    @classmethod
+    def one_node(cls, status: Status) -> Diagnosis:
+        """The FitError kube-scheduler builds for a rejection at Reserve, Permit or WaitOnPermit:
+        one node (the chosen one), rejected with the status's reasons by its plugin."""
+        diagnosis = cls(1)
+        for reason in status.reasons:
+            diagnosis.add(status.plugin, reason, _ONE_ROW, status.code)
+        if status.plugin:
+            diagnosis.unschedulable_plugins.add(status.plugin)
+        return diagnosis
 
     def reason_counts(self) -> dict[str, int]:
         counts: dict[str, int] = {}

@@ -16,7 +16,7 @@ from ..api.types import CycleState
 from ..backends.base import PodGone
 from ..cache.podinfo import PodInfo
 from ..runtime.framework import Framework
-from ..runtime.records import CycleRecord
+from ..runtime.records import CycleRecord, Diagnosis
 from .extenders import bind_with_extenders
 from .handle import FrameworkHandle
 from .queue import QueuedPod
@@ -119,6 +119,9 @@ class BindingCycle:
                     t0 = time.time_ns()  # the write is no part of the next step
             if waiting is not None and status.ok:
                 status = waiting.wait()
+                if status.is_rejected:
+                    # kube-scheduler's bindingCycle: a rejection while waiting on permit is a FitError over the one node.
+                    status = Status(status.code, (Diagnosis.one_node(status).message(),), status.plugin, status.err)
                 steps.append(("WaitOnPermit", t0, t0 := time.time_ns(), status.code.name))
             if status.ok:
                 status = fw.run_pre_bind(state, pod, node, handle)
@@ -207,7 +210,6 @@ class BindingCycle:
             return  # deleted or bound elsewhere while binding (see EventHandlers._no_longer_pending)
         message = done.status.message
         if done.status.is_rejected:
-            self.backend.record_event(pod, "Warning", "FailedScheduling", message)
-            self.queue.requeue_unschedulable(done.entry, frozenset({done.status.plugin}), message)
+            self._requeue_rejected(done.entry, frozenset({done.status.plugin}), message)
         else:
             self._requeue_error(done.entry, message)

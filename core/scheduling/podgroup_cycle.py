@@ -54,7 +54,7 @@ from ..api.placement import (
 from ..api.status import Code, Status
 from ..api.types import MAX_NODE_SCORE, CycleState
 from ..runtime.framework import REJECTED_NODES_RECORDED, Framework, PluginFailure
-from ..runtime.records import CycleRecord, ScheduleResult
+from ..runtime.records import CycleRecord, Diagnosis, ScheduleResult
 
 if TYPE_CHECKING:
     from .handle import FrameworkHandle
@@ -360,6 +360,10 @@ class PodGroupCycle:
                         fw.run_unreserve(m.state, pod, m.result.node, cluster, handle)
                         cluster.forget(pod)
                         m.status = reserved
+                        if reserved.is_rejected:  # assumeAndReserve: a FitError over the chosen node
+                            diagnosis = Diagnosis.one_node(reserved)
+                            m.status = Status(reserved.code, (diagnosis.message(),), reserved.plugin)
+                            m.result = ScheduleResult(None, m.status, diagnosis, m.result.evaluated, m.result.feasible)
             except PluginFailure as failure:
                 m.status = failure.status
             if m.status.code == Code.ERROR:

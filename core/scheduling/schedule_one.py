@@ -356,6 +356,15 @@ class ScheduleOne:
         )
         self.queue.requeue_unschedulable(entry, frozenset(diagnosis.unschedulable_plugins), message)
 
+    def _requeue_rejected(self, entry: QueuedPod, plugins: frozenset[str], message: str) -> None:
+        """handleSchedulingFailure for a rejection after a node was chosen: the event, the
+        Unschedulable condition, and the pod back in the unschedulable pool."""
+        self.backend.record_event(entry.pod, "Warning", "FailedScheduling", message)
+        self.backend.patch_pod_condition(
+            entry.pod, {"type": "PodScheduled", "status": "False", "reason": "Unschedulable", "message": message}
+        )
+        self.queue.requeue_unschedulable(entry, plugins, message)
+
     def _requeue_error(self, entry: QueuedPod, message: str) -> None:
         # kube-scheduler reports errors like fit failures: an event and a SchedulerError condition.
         self.backend.record_event(entry.pod, "Warning", "FailedScheduling", message)
@@ -388,17 +397,17 @@ class ScheduleOne:
         if not status.ok:
             fw.run_unreserve(state, pod, node, self.cluster, handle)
             self.cluster.forget(pod)
-            record.result, record.message = (
-                ("Error", status.message) if status.code == Code.ERROR else ("Unschedulable", status.message)
-            )
-            if status.code == Code.ERROR:
+            if not status.is_rejected:
                 self.stats.errors += 1
+                record.result, record.message = "Error", status.message
                 record.error_plugin = status.plugin
                 self._requeue_error(entry, status.message)
             else:
+                # kube-scheduler reports a Reserve or Permit rejection as a FitError over the one node.
+                message = Diagnosis.one_node(status).message()
                 self.stats.unschedulable_attempts += 1
-                self.backend.record_event(pod, "Warning", "FailedScheduling", status.message)
-                self.queue.requeue_unschedulable(entry, frozenset({status.plugin}), status.message)
+                record.result, record.message = "Unschedulable", message
+                self._requeue_rejected(entry, frozenset({status.plugin}), message)
             return
         waiting = None
         if waits:

@@ -185,7 +185,7 @@ def test_a_gang_that_cannot_fit_binds_none_and_is_released_at_the_timeout(tester
     assert placed == {"big-0": None, "big-1": None, "big-2": None}
     assert tester.clock.now() >= PERMIT_TIMEOUT_SECONDS
     timeouts = [m for i in range(3) for m in tester.events(f"big-{i}", "FailedScheduling")
-                if m == "rejected due to timeout after waiting 5m0s at plugin GangScheduling"]
+                if m == "0/1 nodes are available: 1 rejected due to timeout after waiting 5m0s at plugin GangScheduling."]
     assert len(timeouts) >= 2
     # Nothing is held any more: no waiting pods, no assumed reservations, the node is empty.
     assert tester.scheduler.waiting_pods == {}
@@ -222,7 +222,7 @@ def test_simulate_gangs_all_or_nothing() -> None:
     assert result.placements == {f"default/trainer-{i}": "gpu-1" for i in range(3)}
     summary = result.summary
     assert (summary["scheduled"], summary["unschedulable"]) == (3, 3)
-    assert summary["unschedulable_reasons"]["rejected due to timeout after waiting 5m0s at plugin GangScheduling"] == 1
+    assert summary["unschedulable_reasons"]["0/1 nodes are available: 1 rejected due to timeout after waiting 5m0s at plugin GangScheduling."] == 1
     assert result.scheduler.clock.now() >= PERMIT_TIMEOUT_SECONDS
     assert result.scheduler.waiting_pods == {} and result.scheduler.cluster.assumed == set()
 
