@@ -85,7 +85,22 @@ class ReservationCheck:
             self._indexes[id(cluster)] = cluster.index(("contrib.ReservationCheck", id(self)), NodeRequests)
 
     @hookimpl
+    def pre_bind_pre_flight(self, pod: PodInfo, node_name: str, handle: Any) -> Status | None:
+        """Skip when there is nothing left to verify: the pod does not wait at Permit and the node
+        fits it now (the same fresh check, done here instead of at PreBind, a moment later in the
+        same binding worker). Without it every pod would count as having PreBind work and get a
+        status.nominatedNodeName write. A pod held at Permit, or one the node no longer fits, has
+        work: PreBind verifies after the wait, or rejects."""
+        if handle.get_waiting_pod(pod.uid) is not None:
+            return None
+        return Status.skip() if self.verify(pod, node_name, handle) is None else None
+
+    @hookimpl
     def pre_bind(self, pod: PodInfo, node_name: str, handle: Any) -> Status | None:
+        return self.verify(pod, node_name, handle)
+
+    def verify(self, pod: PodInfo, node_name: str, handle: Any) -> Status | None:
+        """The check: a fresh read of the node against the requests placed on it."""
         node = handle.get_object("Node", node_name)
         if node is None:
             return Status.unschedulable(GONE)

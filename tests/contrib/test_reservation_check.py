@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from kubeberth import ClusterState, PermitResult, PodInfo, hookimpl
+from kubeberth import ClusterState, PermitResult, PodInfo, Status, hookimpl
 from kubeberth.backends.embedded import EmbeddedCluster
 from kubeberth.contrib.reservation_check import GONE, ReservationCheck
 from kubeberth.runtime.config import parse_configuration
@@ -21,6 +21,11 @@ class Handle:
 
     def get_object(self, kind: str, key: str) -> dict[str, Any] | None:
         return self.nodes.get(key) if kind == "Node" else None
+
+    def get_waiting_pod(self, uid: str) -> object | None:
+        return self.waiting.get(uid)
+
+    waiting: dict[str, object] = {}
 
 
 def node(name: str, cpu: str) -> dict[str, Any]:
@@ -92,4 +97,73 @@ def test_shrunk_node_fails_binding_and_pod_is_requeued() -> None:
     assert scheduler.stats.bind_failures == 1
     assert "p" not in scheduler.cluster.placement  # unreserved and forgotten
     assert "no longer fits the pod at binding: Insufficient cpu" in scheduler.queue.entries["p"].last_message
+    scheduler.shutdown()
+
+
+def test_pre_flight_skips_when_the_node_still_fits_and_the_pod_does_not_wait() -> None:
+    cluster = ClusterState()
+    nodes = {"n": node("n", "2")}
+    cluster.upsert_node(nodes["n"])
+    check = ReservationCheck()
+    mine = pod("mine", "1500m")
+    cluster.assume(mine, "n")
+    check.reserve(cluster=cluster)
+    handle = Handle(cluster, nodes)
+    assert check.pre_bind_pre_flight(pod=mine, node_name="n", handle=handle) == Status.skip()
+    nodes["n"] = node("n", "1")  # no longer fits: PreBind has work (it rejects)
+    assert check.pre_bind_pre_flight(pod=mine, node_name="n", handle=handle) is None
+    nodes["n"] = node("n", "2")
+    handle.waiting = {"mine": object()}  # held at Permit: verified again after the wait
+    assert check.pre_bind_pre_flight(pod=mine, node_name="n", handle=handle) is None
+
+
+def _scheduler(*, hold: bool) -> tuple[Scheduler, EmbeddedCluster, list[str]]:
+    plugins: dict[str, Any] = {"multiPoint": {"enabled": [{"name": "ReservationCheck"}]}}
+    if hold:
+        plugins["permit"] = {"enabled": [{"name": "Hold"}]}
+    config = parse_configuration({
+        "apiVersion": "kubescheduler.config.k8s.io/v1", "kind": "KubeSchedulerConfiguration",
+        "profiles": [{"schedulerName": "default-scheduler", "plugins": plugins}],
+    })
+    generation = build_generation(config=config, extra_plugins=[Hold])
+    backend = EmbeddedCluster([{"kind": "Node", **node("n", "2")}])
+    scheduler = Scheduler(generation, backend, seed=1, binding_workers=1)
+    nominations: list[str] = []
+    write = backend.write_nominated_node
+
+    def recorded(pod: PodInfo, node_name: str) -> Status:
+        nominations.append(node_name)
+        return write(pod, node_name)
+
+    backend.write_nominated_node = recorded  # type: ignore[method-assign]
+    scheduler.start_backend()
+    backend.apply({"kind": "Pod", "metadata": {"name": "p", "namespace": "default", "uid": "p"},
+                   "spec": {"containers": [{"name": "c", "resources": {"requests": {"cpu": "1"}}}]}})
+    scheduler.drain_events()
+    return scheduler, backend, nominations
+
+
+def _finish(scheduler: Scheduler) -> None:
+    for _ in range(200):
+        if not scheduler.in_flight:
+            break
+        scheduler.drain_events(block_for=0.05)
+
+
+def test_a_pod_that_fits_binds_without_a_nomination_write() -> None:
+    scheduler, backend, nominations = _scheduler(hold=False)
+    assert scheduler.step()
+    _finish(scheduler)
+    assert backend.get("Pod", "default/p")["spec"].get("nodeName") == "n"
+    assert nominations == []  # the pre-flight said Skip: no PreBind work, no status write
+    scheduler.shutdown()
+
+
+def test_a_pod_held_at_permit_gets_its_nomination_and_is_verified_after_the_wait() -> None:
+    scheduler, backend, nominations = _scheduler(hold=True)
+    assert scheduler.step()
+    scheduler.waiting_pods["p"].allow("Hold")
+    _finish(scheduler)
+    assert backend.get("Pod", "default/p")["spec"].get("nodeName") == "n"
+    assert nominations == ["n"]
     scheduler.shutdown()
