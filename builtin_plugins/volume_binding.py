@@ -34,6 +34,7 @@ from kubeberth import (
     MAX_NODE_SCORE,
     ClusterState,
     Code,
+    CycleState,
     FeatureGates,
     FilterResult,
     FilterScope,
@@ -41,6 +42,7 @@ from kubeberth import (
     MemoKey,
     NodeView,
     PodInfo,
+    PreBindCancellation,
     PreBindPreFlightResult,
     PreFilterState,
     Rejection,
@@ -906,20 +908,28 @@ class VolumeBinding:
         return PreBindPreFlightResult(allow_parallel=True)
 
     @hookimpl
-    def pre_bind(self, state: dict[str, Any], pod: PodInfo, handle: Handle) -> Status | None:
+    def pre_bind(self, state: CycleState, pod: PodInfo, handle: Handle) -> Status | None:
         """BindPodVolumes: the API updates, then wait (polling every second, up to
         bindTimeoutSeconds) until the PV controller has bound every claim and the provisioner has
         provisioned every claim to provision; a binding undone meanwhile fails the pod's binding."""
         st: _State | None = state.get(_STATE_KEY)
         if st is None or st.all_bound or not st.assignments:
             return None
-        problem = bind_pod_volumes(handle, pod, st.assignments, self.args.bindTimeoutSeconds)
+        problem = bind_pod_volumes(handle, pod, st.assignments, self.args.bindTimeoutSeconds, state.pre_bind_cancellation)
         return Status(Code.ERROR, (problem,), self.name) if problem else None
 
 
-def bind_pod_volumes(handle: Handle, pod: PodInfo, assignments: list[dict[str, Any]], timeout: float) -> str:
+def bind_pod_volumes(
+    handle: Handle,
+    pod: PodInfo,
+    assignments: list[dict[str, Any]],
+    timeout: float,
+    cancellation: PreBindCancellation | None = None,
+) -> str:
     """kube-scheduler's BindPodVolumes: the API updates, then poll checkBindings every second until
-    every claim is bound, up to `timeout` seconds. Returns the error message, or "" when bound."""
+    every claim is bound, up to `timeout` seconds. Returns the error message, or "" when bound.
+    A `cancellation` set meanwhile (the pod preempted in PreBind) ends the wait with its reason,
+    as the cancelled context's cause replaces the error upstream."""
     for item in assignments:
         status = bind_claim(handle, item) if item["pv"] else select_node(handle, item)
         if not status.ok:
@@ -933,7 +943,11 @@ def bind_pod_volumes(handle: Handle, pod: PodInfo, assignments: list[dict[str, A
             return ""
         if time.monotonic() >= deadline:
             return "binding volumes: context deadline exceeded"
-        time.sleep(min(BIND_POLL_SECONDS, max(0.0, deadline - time.monotonic())))
+        pause = min(BIND_POLL_SECONDS, max(0.0, deadline - time.monotonic()))
+        if cancellation is None:
+            time.sleep(pause)
+        elif cancellation.wait(pause):
+            return cancellation.reason
 
 
 def check_bindings(handle: Handle, pod: PodInfo, assignments: list[dict[str, Any]]) -> tuple[bool, str]:

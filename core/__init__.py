@@ -17,6 +17,7 @@ from .api.status import (
     Rejection,
     Status,
 )
+from .api.types import PreBindCancellation
 from .cache.cluster import ClusterState, PodIndex
 from .cache.devices import DeviceState
 from .cache.nodetable import NodeTable, NodeView, Taint
@@ -41,6 +42,7 @@ __all__ = [
     "StrictArgs",
     "Code",
     "CycleState",
+    "PreBindCancellation",
     "DeviceState",
     "Diagnosis",
     "FilterResult",

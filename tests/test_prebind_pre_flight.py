@@ -374,6 +374,25 @@ class FakeReservePlugin:
         return self.status
 
 
+class BlockingPreBindPlugin:
+    """schedule_one_test.go's BlockingPreBindPlugin: its PreBind has work (pre-flight Success),
+    says it started, and blocks until its PreBind is cancelled, returning the cancellation."""
+
+    name = "BlockingPreBindPlugin"
+
+    def __init__(self) -> None:
+        self.started = threading.Event()
+
+    @hookimpl
+    def pre_bind_pre_flight(self) -> None:
+        return None
+
+    @hookimpl
+    def pre_bind(self, state: CycleState) -> Status:
+        self.started.set()
+        return Status.error(state.sleep_in_pre_bind(30) or "never cancelled")
+
+
 reserveErr = "reserve error"  # noqa: N816 - upstream's names
 permitErr = "permit error"  # noqa: N816
 preBindErr = "on PreBind"  # noqa: N816
@@ -472,6 +491,20 @@ TestSchedulerScheduleOne: dict[str, dict[str, Any]] = {
         "expectError": f'running PreBind plugin "FakePreBind": {preBindErr}',
         "eventReason": "FailedScheduling",
     },
+    "TestSchedulerScheduleOne/prebind pod cancelled during prebind (external preemption)": {
+        "registerPlugins": lambda: [BlockingPreBindPlugin()],
+        # Wait for the plugin to start, then trigger preemption from "outside".
+        "postSchedulingCycle": lambda t, plugins: (
+            plugins[0].started.wait(30)
+            and t.scheduler.handle_for(t.framework).get_pod_in_pre_bind("foo").cancel("context cancelled externally")
+        ),
+        "nominatedNodeNameForExpectationEnabled": True,
+        "expectForgetPod": True,
+        "expectNominatedNodeName": "",
+        "expectPodInBackoffQ": True,
+        "expectError": 'running PreBind plugin "BlockingPreBindPlugin": context cancelled externally',
+        "eventReason": "FailedScheduling",
+    },
     "TestSchedulerScheduleOne/binding failed": {
         "registerPlugins": lambda: [],
         "injectBindError": bindingErr,
@@ -529,6 +562,8 @@ def test_scheduler_schedule_one(name: str, gate: bool, as_group: bool) -> None:
         while t.step():
             pass
         deadline = time.monotonic() + 30
+        if item.get("postSchedulingCycle"):
+            assert item["postSchedulingCycle"](t, plugins)
         if item.get("podToAdmit"):
             while "foo" not in t.scheduler.waiting_pods and time.monotonic() < deadline:
                 t.scheduler.drain_events(block_for=0.01)
@@ -549,7 +584,10 @@ def test_scheduler_schedule_one(name: str, gate: bool, as_group: bool) -> None:
             assert condition["reason"] == ("Unschedulable" if item.get("expectPodInUnschedulable") else "SchedulerError")
             assert t.node_of("foo") is None
             # The nomination written before PreBind, cleared when the binding cycle failed.
-            assert nominations[:1] == ([item["expectNominatedNodeName"]] if item.get("expectNominatedNodeName") else [])
+            if item.get("expectNominatedNodeName") or "expectNominatedNodeName" not in item:
+                assert nominations[:1] == ([item["expectNominatedNodeName"]] if item.get("expectNominatedNodeName") else [])
+            else:
+                assert (nominations[-1] if nominations else "") == ""
             assert [node for what, node in writes if what == "bind"] == ([item["expectBind"]] if "expectBind" in item else [])
         if item.get("expectForgetPod"):
             assert t.scheduler.cluster.assumed == set() and "foo" not in t.scheduler.cluster.placement
@@ -567,3 +605,35 @@ def test_scheduler_schedule_one(name: str, gate: bool, as_group: bool) -> None:
                 assert entry.where == "unschedulable", entry
         else:
             assert entry is None or entry.where != "backoff"
+
+
+class BlockOnce(BlockingPreBindPlugin):
+    """Blocks the first pod's PreBind only; every later pod's pre-flight says Skip."""
+
+    name = "BlockingPreBindPlugin"
+
+    @hookimpl
+    def pre_bind_pre_flight(self) -> Status | None:
+        return Status.skip() if self.started.is_set() else None
+
+
+def test_preemption_cancels_a_victim_still_in_pre_bind_instead_of_deleting_it() -> None:
+    """kube-scheduler's PreemptPod with PodsInPreBind: a victim whose PreBind (with work) is running
+    is not deleted; its PreBind is cancelled, it is never bound, and it goes back to the queue."""
+    blocking = BlockOnce()
+    with SchedulerTester(["NodeResourcesFit", "DefaultPreemption", blocking], start=False) as t:
+        t.add(make_node(testNode, cpu="1"))
+        t.add(make_pod("low", "1", uid="low"))
+        while t.step():
+            pass
+        assert blocking.started.wait(30)
+        assert t.scheduler.handle_for(t.framework).get_pod_in_pre_bind("low") is not None
+        t.add(make_pod("high", "1", uid="high", priority=100))
+        t.settle()
+        assert t.node_of("high") == testNode
+        assert t.node_of("low") is None
+        assert t.pod("low") is not None  # cancelled in memory, not deleted
+        assert t.events("low", "FailedScheduling")[0] == (
+            'running PreBind plugin "BlockingPreBindPlugin": preempted by DefaultPreemption'
+        )
+        assert t.scheduler.pods_in_pre_bind == {}

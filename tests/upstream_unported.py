@@ -146,10 +146,6 @@ _MOCKED_SCHEDULE_POD = (
     "replaces the scheduling algorithm (sched.SchedulePod) with a function returning an injected error; "
     "kubeberth's scheduling cycle has no such seam (a plugin's Error is reported with the plugin's own message)"
 )
-_PODS_IN_PREBIND = (
-    "cancels a pod's running PreBind from outside (the framework's PodsInPreBind map, which preemption uses to stop "
-    "a binding still in PreBind); kubeberth's binding cycle has no such cancellation"
-)
 _DELETING_POD_EVENT = (
     "kube-scheduler pops a pod being deleted and records `skip schedule deleting pod` as a FailedScheduling event; "
     "kubeberth drops such a pod from the queue when its update arrives (no cycle, no event)"
@@ -158,7 +154,6 @@ _DELETING_POD_EVENT = (
 UNPORTED: dict[str, str] = {
     "TestSchedulerScheduleOne/schedule pod failed": _MOCKED_SCHEDULE_POD,
     "TestSchedulerScheduleOne/pod with existing nominated node name on scheduling error clears nomination": _MOCKED_SCHEDULE_POD,
-    "TestSchedulerScheduleOne/prebind pod cancelled during prebind (external preemption)": _PODS_IN_PREBIND,
     "TestSchedulerScheduleOne/deleting pod": _DELETING_POD_EVENT,
     "TestAssume/fail-new-bad-version": _VB_ASSUME_CACHE,
     "TestAssume/fail-new-higher-version": _VB_ASSUME_CACHE,

@@ -62,11 +62,16 @@ class Preempted:
 def preempt_pod(
     victim: PodInfo, preemptor: PodInfo, node: str, handle: Handle, pod_group: dict[str, Any] | None = None
 ) -> Preempted:
-    """kube-scheduler's default PreemptPod: reject a victim waiting at Permit, else mark it a
-    DisruptionTarget and delete it (Handle.delete_victim). Thread-safe."""
+    """kube-scheduler's default PreemptPod: reject a victim waiting at Permit, cancel one whose
+    PreBind is running (PodsInPreBind), else mark it a DisruptionTarget and delete it
+    (Handle.delete_victim). Thread-safe."""
     waiting = handle.get_waiting_pod(victim.uid)
     if waiting is not None:
         waiting.reject(DefaultPreemption.name, "preempted")
+        return Preempted(True, Status.success())
+    in_pre_bind = handle.get_pod_in_pre_bind(victim.uid)
+    if in_pre_bind is not None and in_pre_bind.cancel(f"preempted by {DefaultPreemption.name}"):
+        # Still in PreBind: its binding is cancelled, no delete call (it goes back to the queue).
         return Preempted(True, Status.success())
     if pod_group is not None:
         return Preempted(False, handle.delete_victim(victim, preemptor, node, pod_group=pod_group))

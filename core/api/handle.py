@@ -27,7 +27,7 @@ if TYPE_CHECKING:
     from .capabilities import Capabilities
     from .features import FeatureGates
     from .status import Status
-    from .types import CycleState
+    from .types import CycleState, PreBindCancellation
 
 __all__ = ["Handle", "WaitingPodHandle"]
 
@@ -162,6 +162,12 @@ class Handle(Protocol):
 
     def waiting_pods(self) -> list[WaitingPodHandle]:
         """Every pod waiting at Permit (a snapshot)."""
+        ...
+
+    # ---- PreBind ---------------------------------------------------------------------------
+    def get_pod_in_pre_bind(self, uid: str) -> PreBindCancellation | None:
+        """kube-scheduler's GetPodInPreBind: the PreBind running for this pod (one with work, under
+        NominatedNodeNameForExpectation), which preemption may cancel, or None."""
         ...
 
     # ---- the profile's other plugins (preemption, what-ifs) ---------------------------------

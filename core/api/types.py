@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import threading
+import time
 from typing import TYPE_CHECKING, cast
 
 from ..objects import Node
@@ -14,6 +16,49 @@ MAX_NODE_SCORE = 100
 """The highest score a score plugin may give a node after normalization (kube-scheduler's MaxNodeScore)."""
 
 
+class PreBindCancellation:
+    """kube-scheduler's podInPreBind: a pod's PreBind that preemption may cancel while it runs.
+
+    The binding cycle registers one for a pod whose PreBind has work (a pre-flight said Success)
+    and puts it on the cycle state; preemption cancels it instead of deleting a victim that is
+    still in PreBind. Once PreBind has finished (mark_prebound) it can no longer be cancelled,
+    and a cancelled pod is never bound. Thread-safe."""
+
+    __slots__ = ("_event", "_lock", "_finished", "reason")
+
+    def __init__(self) -> None:
+        self._event = threading.Event()
+        self._lock = threading.Lock()
+        self._finished = False
+        self.reason = ""
+
+    def cancel(self, reason: str) -> bool:
+        """CancelPod: False when PreBind already finished (the pod goes on to Bind)."""
+        with self._lock:
+            if self._finished:
+                return False
+            if not self._event.is_set():
+                self.reason = reason
+                self._event.set()
+            return True
+
+    def mark_prebound(self) -> bool:
+        """MarkPrebound: False when cancelled (the pod must not be bound)."""
+        with self._lock:
+            if self._event.is_set():
+                return False
+            self._finished = True
+            return True
+
+    @property
+    def cancelled(self) -> bool:
+        return self._event.is_set()
+
+    def wait(self, seconds: float) -> bool:
+        """Block up to `seconds`; True as soon as the PreBind is cancelled."""
+        return self._event.wait(seconds)
+
+
 class CycleState(dict):
     """Data shared by all plugins within one scheduling cycle (keyed by plugin-chosen strings)."""
 
@@ -21,6 +66,24 @@ class CycleState(dict):
     # ParallelPreBindPlugins); class-level empty defaults keep a cycle that never gets there free.
     skip_pre_bind: frozenset[str] | set[str] = frozenset()
     parallel_pre_bind: frozenset[str] | set[str] = frozenset()
+    # Set by the binding cycle while a PreBind with work runs (kube-scheduler's PodsInPreBind).
+    pre_bind_cancellation: PreBindCancellation | None = None
+
+    def pre_bind_cancelled(self) -> str:
+        """Why this pod's PreBind was cancelled (it was preempted while in PreBind), or "".
+        A PreBind plugin that waits should return Status.error(reason) once it is set."""
+        c = self.pre_bind_cancellation
+        return c.reason if c is not None and c.cancelled else ""
+
+    def sleep_in_pre_bind(self, seconds: float) -> str:
+        """Sleep up to `seconds` in a PreBind that polls (volumes, claims), waking early when the
+        pod's PreBind is cancelled: returns the cancellation's reason, or "" when the time passed."""
+        c = self.pre_bind_cancellation
+        if c is None:
+            if seconds > 0:
+                time.sleep(seconds)
+            return ""
+        return c.reason if c.wait(seconds) else ""
 
     def __init__(self) -> None:
         super().__init__()

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..api.status import Code, Status
-from ..api.types import CycleState
+from ..api.types import CycleState, PreBindCancellation
 from ..backends.base import PodGone
 from ..cache.podinfo import PodInfo
 from ..runtime.framework import Framework
@@ -104,11 +104,15 @@ class BindingCycle:
         steps: list[tuple[str, int, int, str]] = []  # (extension point, start ns, end ns, status code)
         start = t0 = time.time_ns()
         nominated = ""  # the node this cycle wrote into status.nominatedNodeName
+        cancellation: PreBindCancellation | None = None
         try:
             status = Status.success()
             if fw.nominated_node_name_for_expectation:
                 status = fw.run_pre_bind_pre_flights(state, pod, node, handle)
                 steps.append(("PreBindPreFlight", t0, t0 := time.time_ns(), status.code.name))
+                if status.code == Code.SUCCESS:
+                    # PreBind has work: preemption may cancel it while it runs (PodsInPreBind).
+                    cancellation = PreBindCancellation()
                 if status.code == Code.SKIP:
                     status = Status.success()
                     if waiting is not None:  # kube-scheduler's WillWaitOnPermit
@@ -124,8 +128,18 @@ class BindingCycle:
                     status = Status(status.code, (Diagnosis.one_node(status).message(),), status.plugin, status.err)
                 steps.append(("WaitOnPermit", t0, t0 := time.time_ns(), status.code.name))
             if status.ok:
-                status = fw.run_pre_bind(state, pod, node, handle)
+                if cancellation is not None:
+                    state.pre_bind_cancellation = cancellation
+                    self.pods_in_pre_bind[pod.uid] = cancellation
+                try:
+                    status = fw.run_pre_bind(state, pod, node, handle)
+                finally:
+                    if cancellation is not None:
+                        self.pods_in_pre_bind.pop(pod.uid, None)
                 steps.append(("PreBind", t0, t0 := time.time_ns(), status.code.name))
+                if status.ok and cancellation is not None and not cancellation.mark_prebound():
+                    # Preempted while in PreBind, after its plugins returned: never bound.
+                    status = Status.error(cancellation.reason)
             if status.ok:
                 # Extenders bind before the framework's Bind plugins (kube-scheduler's extendersBinding).
                 by_extender = bind_with_extenders(fw.extenders, pod, node) if fw.extenders else None

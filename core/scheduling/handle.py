@@ -14,7 +14,7 @@ import numpy as np
 from ..api.capabilities import Capabilities
 from ..api.features import FeatureGates
 from ..api.status import Status
-from ..api.types import CycleState
+from ..api.types import CycleState, PreBindCancellation
 from ..backends.base import Backend
 from ..cache.cluster import ClusterState
 from ..cache.nodetable import NodeView
@@ -32,7 +32,9 @@ def pod_group_name(group: dict[str, Any]) -> str:
 class FrameworkHandle:
     """Implements kubeberth.api.Handle for one profile's framework."""
 
-    __slots__ = ("framework", "_backend", "_cluster", "_now", "_waiting", "_request_move", "_activate", "_run_async")
+    __slots__ = (
+        "framework", "_backend", "_cluster", "_now", "_waiting", "_request_move", "_activate", "_run_async", "_in_pre_bind",
+    )
 
     def __init__(
         self,
@@ -44,6 +46,7 @@ class FrameworkHandle:
         request_move: Callable[[str], None] | None = None,
         activate: Callable[[list[str]], None] | None = None,
         run_async: Callable[[Callable[[], None], Callable[[], None] | None], None] | None = None,
+        pods_in_pre_bind: Mapping[str, PreBindCancellation] | None = None,
     ) -> None:
         self.framework = framework
         self._backend = backend
@@ -53,6 +56,7 @@ class FrameworkHandle:
         self._request_move = request_move
         self._activate = activate
         self._run_async = run_async
+        self._in_pre_bind = pods_in_pre_bind if pods_in_pre_bind is not None else {}
 
     # ---- reads ---------------------------------------------------------------------------
     @property
@@ -163,6 +167,9 @@ class FrameworkHandle:
 
     def waiting_pods(self) -> list[WaitingPod]:
         return list(self._waiting.values())
+
+    def get_pod_in_pre_bind(self, uid: str) -> PreBindCancellation | None:
+        return self._in_pre_bind.get(uid)
 
     # ---- the profile's plugins -----------------------------------------------------------
     def plugins_at(self, point: str) -> list[str]:

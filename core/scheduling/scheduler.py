@@ -19,6 +19,7 @@ from typing import Any
 import numpy as np
 
 from ..api.status import Status
+from ..api.types import PreBindCancellation
 from ..backends.base import Backend
 from ..cache.cluster import ClusterState
 from ..cache.podinfo import PodInfo
@@ -103,6 +104,8 @@ class Scheduler(EventHandlers, ScheduleOne, PodGroupCycle, BindingCycle):
         self.pool = BindingPool(binding_workers, "kubeberth-bind")
         self.in_flight = 0
         self.waiting_pods: dict[str, WaitingPod] = {}
+        # Pods whose PreBind (with work) is running, by uid: preemption cancels them (PodsInPreBind).
+        self.pods_in_pre_bind: dict[str, PreBindCancellation] = {}
         self.records: deque[CycleRecord] = deque(maxlen=RECORDS_KEPT)
         self.stats = SchedulerStats()
         self.next_start_index = 0
@@ -166,7 +169,7 @@ class Scheduler(EventHandlers, ScheduleOne, PodGroupCycle, BindingCycle):
         if h is None or h.framework is not framework:
             h = self._handles[id(framework)] = FrameworkHandle(
                 framework, self.backend, self.cluster, self.clock.now, self.waiting_pods, self.request_move,
-                self.queue.activate, self.run_async,
+                self.queue.activate, self.run_async, self.pods_in_pre_bind,
             )
         return h
 
