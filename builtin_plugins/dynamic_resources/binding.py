@@ -17,7 +17,7 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from kubeberth import Handle
+from kubeberth import Handle, PreBindCancellation
 
 from .allocator import kobj
 from .claims import FINALIZER
@@ -134,9 +134,11 @@ def claim_timed_out(claim: dict[str, Any], timeout: float, now: datetime.datetim
 
 
 def wait_for_binding(handle: Handle, claims: list[dict[str, Any]], timeout: float,
-                     sleep: Callable[[float], None] = time.sleep) -> str:
+                     sleep: Callable[[float], None] = time.sleep,
+                     cancellation: PreBindCancellation | None = None) -> str:
     """PreBind's wait for binding conditions: '' once every claim is ready, else the error text
-    (a failure condition, the claim's timeout, or `timeout` passing)."""
+    (a failure condition, the claim's timeout, or `timeout` passing). A `cancellation` set
+    meanwhile (the pod preempted in PreBind) ends the wait with its reason."""
     deadline = time.monotonic() + timeout
     while True:
         ready = True
@@ -157,7 +159,10 @@ def wait_for_binding(handle: Handle, claims: list[dict[str, Any]], timeout: floa
         left = deadline - time.monotonic()
         if left <= 0:
             return f"{ERR_BINDING_TIMEOUT}: context deadline exceeded"
-        sleep(min(POLL_INTERVAL, left))
+        if cancellation is None:
+            sleep(min(POLL_INTERVAL, left))
+        elif cancellation.wait(min(POLL_INTERVAL, left)):
+            return cancellation.reason
 
 
 def bind_claim(handle: Handle, claim: dict[str, Any], allocation: dict[str, Any] | None, binding: dict[str, Any],

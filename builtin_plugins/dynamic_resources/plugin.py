@@ -663,7 +663,8 @@ class DynamicResources:
                     return Status.error(error)
         if not self.binding_conditions or not has_binding_conditions(st.claims):
             return None
-        error = wait_for_binding(handle, st.claims, self.binding_timeout)
+        error = wait_for_binding(handle, st.claims, self.binding_timeout,
+                                 cancellation=getattr(state, "pre_bind_cancellation", None))
         return Status.error(error) if error else None
 
 

@@ -156,7 +156,11 @@ def pre_bind_pre_flight(state, pod, node_name, handle):
 def pre_bind(state, pod, node_name, handle):
     """PreBind: runs in the binding worker before bind (e.g. bind volumes); failure aborts binding.
 
-    Not called when this plugin's pre_bind_pre_flight returned Status.skip() for the pod.
+    Not called when this plugin's pre_bind_pre_flight returned Status.skip() for the pod. A
+    pre_bind that waits (for a controller, a claim) should wait with `state.sleep_in_pre_bind(s)`
+    and return Status.error(reason) when it returns a reason: preemption cancels a pod's running
+    PreBind instead of deleting the pod (kube-scheduler's PodsInPreBind), and a cancelled pod is
+    never bound. An Error is reported as `running PreBind plugin "<name>": <message>`.
     """
 
 

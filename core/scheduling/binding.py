@@ -3,6 +3,7 @@ bounded worker pool, reporting back to the scheduling thread by event."""
 
 from __future__ import annotations
 
+import copy
 import logging
 import queue as queue_mod
 import threading
@@ -211,7 +212,11 @@ class BindingCycle:
             # Forgetting an assumed pod frees what it held: kube-scheduler treats it as an
             # assigned pod's deletion for the pods waiting for room, after the pod itself is
             # requeued (so the move does not send it to backoff) and leaving it where it is.
-            self.queue.move_for_event("Pod/Delete", self._interested, skip=pod.uid, old=pod)
+            # The event carries the assumed pod, on its node (upstream's assumedPod), so that hints
+            # asking "was it placed?" (NodeResourcesFit's) see it freeing room.
+            assumed = copy.copy(pod)
+            assumed.node_name = done.node
+            self.queue.move_for_event("Pod/Delete", self._interested, skip=pod.uid, old=assumed)
 
     def _requeue_failed_binding(self, done: BindingDone) -> None:
         pod = done.entry.pod
