@@ -49,6 +49,10 @@ class BindingPool:
             self._threads.append(t)
             t.start()
 
+    def backlog(self) -> int:
+        """Bindings submitted and not yet started."""
+        return self._tasks.qsize()
+
     def _work(self) -> None:
         while True:
             task = self._tasks.get()

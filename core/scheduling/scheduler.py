@@ -43,6 +43,10 @@ log = logging.getLogger(__name__)
 
 RECORDS_KEPT = 10000
 UNSCHEDULABLE_FLUSH_INTERVAL = 30.0
+# Assumed pods whose binding has not started yet each hold their cycle state and decision record:
+# past this many, each cycle first yields the interpreter to the binding workers for a moment.
+BINDING_BACKLOG_SOFT_LIMIT = 1000
+BINDING_BACKLOG_PAUSE = 0.0005
 
 
 @dataclass
@@ -208,6 +212,8 @@ class Scheduler(EventHandlers, ScheduleOne, PodGroupCycle, BindingCycle):
         entry = self.queue.pop()
         if entry is None:
             return False
+        if self.pool.backlog() > BINDING_BACKLOG_SOFT_LIMIT:
+            time.sleep(BINDING_BACKLOG_PAUSE)  # let binding workers catch up (bounded: never blocks)
         self.schedule_one(entry)
         return True
 
