@@ -15,8 +15,8 @@ import sys
 import time
 from typing import Any
 
+from kubeberth.api.dra import SelectorCache
 from kubeberth.builtin_plugins.dynamic_resources.allocator import Allocator, AllocatorFeatures, DeviceContexts
-from kubeberth.builtin_plugins.dynamic_resources.cel import SelectorCache
 
 DRIVER = "gpu.example.com"
 NODES = 200

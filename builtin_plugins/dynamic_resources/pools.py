@@ -74,6 +74,20 @@ def _pool_of(slice_: dict[str, Any]) -> tuple[str, str, int, int]:
             int(pool.get("resourceSliceCount") or 0))
 
 
+def _add_to_pool(pools: dict[tuple[str, str], list[dict[str, Any]]], slice_: dict[str, Any]) -> None:
+    """addSlice: a pool keeps only the slices of its newest generation."""
+    driver, pool, generation, _count = _pool_of(slice_)
+    found = pools.get((driver, pool))
+    if found is None:
+        pools[(driver, pool)] = [slice_]
+        return
+    current = _pool_of(found[0])[2]
+    if generation > current:
+        pools[(driver, pool)] = [slice_]
+    elif generation == current:
+        found.append(slice_)
+
+
 def gather_pools(slices: Iterable[dict[str, Any]], node_name: str, labels: dict[str, str],
                  all_slices: Callable[[], Iterable[dict[str, Any]]]) -> list[Pool]:
     """GatherPools: the pools (newest generation, complete, valid) whose slices target the node."""
@@ -91,18 +105,7 @@ def gather_pools(slices: Iterable[dict[str, Any]], node_name: str, labels: dict[
             raise AllocationError(f"failed to perform node selection for slice {kobj(slice_)}: {exc}") from None
         if not match:
             continue
-        driver, pool, generation, _count = _pool_of(slice_)
-        found = pools.get((driver, pool))
-        if found is None:
-            pools[(driver, pool)] = [slice_]
-            continue
-        current = _pool_of(found[0])[2]
-        if generation < current:
-            continue
-        if generation > current:
-            pools[(driver, pool)] = [slice_]
-            continue
-        found.append(slice_)
+        _add_to_pool(pools, slice_)
     result: list[Pool] = []
     with_conditions: list[Pool] = []  # poolHasBindingConditions: tried after every other pool
     for (driver, pool), members in pools.items():
@@ -194,18 +197,7 @@ def gather_pools_incubating(slices: Iterable[dict[str, Any]], node_name: str, la
             continue
         if not relevant:
             continue
-        driver, pool, generation, _count = _pool_of(slice_)
-        found = pools.get((driver, pool))
-        if found is None:
-            pools[(driver, pool)] = [slice_]
-            continue
-        current = _pool_of(found[0])[2]
-        if generation < current:
-            continue
-        if generation > current:
-            pools[(driver, pool)] = [slice_]
-            continue
-        found.append(slice_)
+        _add_to_pool(pools, slice_)
     result: list[Pool] = []
     with_conditions: list[Pool] = []
     for (driver, pool), members in pools.items():

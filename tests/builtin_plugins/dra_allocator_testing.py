@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from decimal import Decimal
 from typing import Any
 
+from kubeberth.api.dra import SelectorCache
 from kubeberth.builtin_plugins.dynamic_resources.allocator import (
     AllocationError,
     Allocator,
@@ -20,7 +21,6 @@ from kubeberth.builtin_plugins.dynamic_resources.allocator import (
     DeviceContexts,
 )
 from kubeberth.builtin_plugins.dynamic_resources.capacity import quantity
-from kubeberth.builtin_plugins.dynamic_resources.cel import SelectorCache
 
 # ---- constants ---------------------------------------------------------------------------------
 region1, region2 = "region-1", "region-2"

@@ -11814,13 +11814,13 @@ def test_allocator_interrupt(name: str) -> None:
     search (6 of 5 devices: no solution, 0.07 s upstream) completes without an error."""
     import time
 
+    from kubeberth.api.dra import SelectorCache
     from kubeberth.builtin_plugins.dynamic_resources.allocator import (
         Allocator,
         AllocatorFeatures,
         DeviceContexts,
         FilterTimedOut,
     )
-    from kubeberth.builtin_plugins.dynamic_resources.cel import SelectorCache
 
     classes = {classA: klass(classA, driverA)}
     claims = unwrap(claimWithRequests(claim0, None, request(req0, classA, 6)))
