@@ -136,11 +136,7 @@ class BindingCycle:
                 if cancellation is not None:
                     state.pre_bind_cancellation = cancellation
                     self.pods_in_pre_bind[pod.uid] = cancellation
-                try:
-                    status = fw.run_pre_bind(state, pod, node, handle)
-                finally:
-                    if cancellation is not None:
-                        self.pods_in_pre_bind.pop(pod.uid, None)
+                status = fw.run_pre_bind(state, pod, node, handle)
                 steps.append(("PreBind", t0, t0 := time.time_ns(), status.code.name))
                 if status.ok and cancellation is not None and not cancellation.mark_prebound():
                     # Preempted while in PreBind, after its plugins returned: never bound.
@@ -199,6 +195,11 @@ class BindingCycle:
         self.in_flight -= 1
         pod = done.entry.pod
         self.waiting_pods.pop(pod.uid, None)
+        if done.state.pre_bind_cancellation is not None:
+            # Registered until the cache forgets or confirms the pod here, not when its PreBind
+            # returns: a preemption in between sees a cancelled victim still in PreBind and cancels
+            # again, instead of deleting a pod that is about to go back to the queue.
+            self.pods_in_pre_bind.pop(pod.uid, None)
         if done.record is not None:
             done.record.binding = done.binding
             for observer in self.binding_observers:
