@@ -151,7 +151,7 @@ class Runner:
         if isinstance(events, list):
             events.append({"type": "Warning", "reason": reason, "regarding": "scheduler", "note": message})
             return
-        raw = getattr(self.backend, "raw", None)
+        raw = getattr(self.backend, "events_raw", None)  # the event client, as the recorder's
         if raw is None:
             return
         from ..backends.kubernetes.client import micro_time

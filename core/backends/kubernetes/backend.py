@@ -12,7 +12,9 @@ before they reach the scheduling loop.
 Writes the scheduling loop makes (events, PodScheduled condition, nominatedNodeName) go to
 background writer threads, so the loop never waits on HTTP; bind and victim deletion are
 synchronous because they run in binding workers / need a result. Every request except the watch
-stream itself passes a client-side token bucket (clientConnection qps/burst).
+stream itself passes a client-side token bucket (clientConnection qps/burst). Events have a client
+of their own (connection pool and token bucket of the same qps/burst), as kube-scheduler's event
+broadcaster has its own clientset: they neither wait behind binds nor hold binds up.
 """
 
 from __future__ import annotations
@@ -27,7 +29,7 @@ from typing import Any
 from ...api.status import Code, Status
 from ...cache.podinfo import PodInfo
 from ..base import WATCHED_KINDS, Backend, ClusterEvent, EventSink, PodGone
-from .client import ApiError, RawClient, TokenBucket, WriteStats, rfc3339
+from .client import ApiError, RawClient, TokenBucket, WriteStats, rfc3339, separate_pool
 from .events import EventRecorder
 from .informer import LIST_ORDER, RESOURCES, Informer, object_path
 from .status import StatusWriter
@@ -50,8 +52,10 @@ class KubernetesBackend(Backend):
         backoff_initial: float = 0.8,
         backoff_max: float = 30.0,
         reporting_instance: str | None = None,
+        event_workers: int = 2,
     ) -> None:
         self.raw = RawClient(api_client, TokenBucket(qps, burst))
+        self.events_raw = RawClient(separate_pool(api_client), TokenBucket(qps, burst))
         self.scheduler_names = frozenset(scheduler_names)
         self.resync_period = resync_period
         self.watch_timeout = max(1.0, watch_timeout)
@@ -70,7 +74,7 @@ class KubernetesBackend(Backend):
                 self.informers[kind] = Informer(self, RESOURCES[kind], accept)
         self._bootstrap: threading.Thread | None = None
         self.write_stats = WriteStats()
-        self.events = EventRecorder(self.raw, self.write_stats, self.stopping, self.host)
+        self.events = EventRecorder(self.events_raw, self.write_stats, self.host, workers=event_workers)
         self.status = StatusWriter(self.raw, self.write_stats, self.stopping)
         self._writers: list[threading.Thread] = []
 
@@ -93,10 +97,10 @@ class KubernetesBackend(Backend):
     def start(self, sink: EventSink) -> None:
         self._sink = sink
         self.stopping.clear()
-        for name, target in (("events", self.events.run), ("status", self.status.run)):
-            t = threading.Thread(target=target, name=f"kubeberth-{name}-writer", daemon=True)
-            t.start()
-            self._writers.append(t)
+        self.events.start()
+        t = threading.Thread(target=self.status.run, name="kubeberth-status-writer", daemon=True)
+        t.start()
+        self._writers.append(t)
         self._bootstrap = threading.Thread(target=self._start_informers, name="kubeberth-informers", daemon=True)
         self._bootstrap.start()
 
@@ -137,7 +141,7 @@ class KubernetesBackend(Backend):
     def flush(self, timeout: float, events: bool = True) -> bool:
         """Wait up to `timeout` seconds for queued status writes (and events) to be sent."""
         deadline = time.monotonic() + timeout
-        while not (self.status.pending.empty() and (not events or self.events.pending.empty())):
+        while not (self.status.pending.empty() and (not events or self.events.idle())):
             if time.monotonic() >= deadline:
                 return False
             time.sleep(0.02)
@@ -149,9 +153,13 @@ class KubernetesBackend(Backend):
         return self.status.discard()
 
     def stop(self, flush_timeout: float = 5.0) -> None:
-        """Stop informers; give the writers up to `flush_timeout` to send what is queued."""
+        """Stop informers; give the writers up to `flush_timeout` to send what is queued. Events
+        not written by then (still queued, or failed) are counted in stats["events_dropped"]."""
+        self.events.close(flush_timeout)
         self.flush(flush_timeout)
         self.stopping.set()
+        if not self.events.join():
+            log.warning("an event writer was still busy after the flush deadline")
         self._sink = None
         for inf in self.informers.values():
             inf.interrupt()

@@ -133,6 +133,12 @@ class RawClient:
         return orjson.loads(data) if data else None
 
 
+def separate_pool(api_client: Any) -> Any:
+    """Another ApiClient over the same configuration (server, auth, TLS, token refresh) with a
+    connection pool of its own: kube-scheduler's event clientset beside the scheduler's."""
+    return type(api_client)(api_client.configuration)
+
+
 def load_api_client(kubeconfig: str | None = None, pool_size: int = 32, retries: bool = True) -> Any:
     """An ApiClient from a kubeconfig file, else in-cluster config, else ~/.kube/config.
 
@@ -168,8 +174,9 @@ class WriteStats:
 
     def __init__(self) -> None:
         self._lock = threading.Lock()
-        self.counts = {"binds": 0, "bind_conflicts": 0, "events_created": 0, "events_dropped": 0,
-                       "event_series_updates": 0, "status_patches": 0, "write_errors": 0}
+        self.counts = {"binds": 0, "bind_conflicts": 0, "events_emitted": 0, "events_created": 0,
+                       "events_aggregated": 0, "events_dropped": 0, "event_series_updates": 0,
+                       "status_patches": 0, "write_errors": 0}
 
     def add(self, key: str, n: int = 1) -> None:
         with self._lock:
@@ -177,13 +184,14 @@ class WriteStats:
 
 
 def best_effort_write(raw: RawClient, stats: WriteStats, stopping: threading.Event, method: str, path: str,
-                      body: Any, content_type: str | None = None, attempts: int = 6) -> bool:
+                      body: Any, content_type: str | None = None, attempts: int = 6,
+                      timeout: tuple[float, float] = (5, 15)) -> bool:
     """A write whose loss is tolerable (events, status): retried while the server is unreachable or
     overloaded, never on 4xx, and given up at once when the backend is stopping."""
     delay = 0.5
     for attempt in range(attempts):
         try:
-            raw.request(method, path, body=body, content_type=content_type, timeout=(5, 15))
+            raw.request(method, path, body=body, content_type=content_type, timeout=timeout)
             return True
         except ApiError as exc:
             transient = exc.status == 0 or exc.status == 429 or exc.status >= 500

@@ -1,5 +1,19 @@
-"""The event recorder: events.k8s.io/v1 Scheduled / FailedScheduling / Preempted from a background
-thread, deduplicated into series and rate limited per (pod, reason) like client-go's recorder."""
+"""The event recorder: events.k8s.io/v1 Scheduled / FailedScheduling / Preempted, written by writer
+threads of their own over a client of their own, deduplicated into series and rate limited per
+(pod, reason) like client-go's recorder.
+
+kube-scheduler builds two clientsets from one kubeconfig (cmd/kube-scheduler/app/options
+createClients): the scheduler's and the event broadcaster's, each with its own token bucket of
+clientConnection qps/burst. Events therefore never wait behind binds or status writes, and binds
+never wait behind events; this recorder does the same with its own RawClient (own urllib3 pool,
+own TokenBucket). client-go's broadcaster (tools/events) writes each event from a goroutine of its
+own; here a few writer threads share the queue's work, each pod's events always on the same thread
+(its series state lives there, and a pod's events keep their order).
+
+Every event handed to `record` ends up counted exactly once, so the stop summary adds up:
+emitted = created (a new Event) + aggregated (a recurrence carried by a series patch) + dropped
+(queue full, a write given up, still queued or unreported when the shutdown flush ran out).
+"""
 
 from __future__ import annotations
 
@@ -8,12 +22,14 @@ import queue as queue_mod
 import threading
 import time
 import uuid
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from ...cache.podinfo import PodInfo
 from .client import RawClient, WriteStats, best_effort_write, micro_time
 
 log = logging.getLogger(__name__)
+
+Item = tuple[PodInfo, str, str, str, float]
 
 
 @dataclass
@@ -29,64 +45,171 @@ class EventSeries:
     tokens: float
 
 
+@dataclass
+class _Shard:
+    """One writer thread's queue and the series of the pods it writes for."""
+
+    pending: queue_mod.Queue[Item]
+    series: dict[tuple[str, str, str, str], EventSeries] = field(default_factory=dict)
+    dirty: set[tuple[str, str, str, str]] = field(default_factory=set)
+    last_sweep: float = 0.0
+    thread: threading.Thread | None = None
+
+
 class EventRecorder:
-    """Queues events from the scheduling loop (never blocking it) and writes them in the background."""
+    """Queues events from the scheduling loop and binding workers (never blocking them) and writes
+    them from `workers` background threads through `raw`, the event client."""
 
     EVENT_BURST = 25  # per (pod, reason) like client-go's spam filter
     EVENT_REFILL_SECONDS = 300.0
     SERIES_FLUSH_SECONDS = 30.0
     SERIES_FORGET_SECONDS = 600.0
+    SWEEP_SECONDS = 1.0
+    QUEUE_SIZE = 10000
 
-    def __init__(self, raw: RawClient, stats: WriteStats, stopping: threading.Event, host: str) -> None:
+    def __init__(self, raw: RawClient, stats: WriteStats, host: str, workers: int = 2) -> None:
         self.raw = raw
         self.stats = stats
-        self.stopping = stopping
         self.host = host
-        self.pending: queue_mod.Queue[tuple[PodInfo, str, str, str, float]] = queue_mod.Queue(maxsize=10000)
-        self._series: dict[tuple[str, str, str, str], EventSeries] = {}
+        self._shards = [_Shard(queue_mod.Queue(maxsize=max(1, self.QUEUE_SIZE // workers))) for _ in range(workers)]
+        self._give_up = threading.Event()  # closing: a failed write is not retried
+        self._deadline: float | None = None  # monotonic; set by close()
+        self._lock = threading.Lock()
 
+    # ---- the producers' side ------------------------------------------------------------
     def record(self, pod: PodInfo, event_type: str, reason: str, message: str) -> None:
+        self.stats.add("events_emitted")
+        if self._deadline is not None:
+            self.stats.add("events_dropped")
+            return
+        shard = self._shards[hash(pod.uid) % len(self._shards)]
         try:
-            self.pending.put_nowait((pod, event_type, reason, message, time.time()))
+            shard.pending.put_nowait((pod, event_type, reason, message, time.time()))
         except queue_mod.Full:
             self.stats.add("events_dropped")
 
-    def run(self) -> None:
-        """The writer thread's body: until the backend stops and nothing is left to write."""
+    # ---- lifecycle ------------------------------------------------------------------------
+    def start(self) -> None:
+        self._deadline = None
+        self._give_up.clear()
+        for i, shard in enumerate(self._shards):
+            if shard.thread is None or not shard.thread.is_alive():
+                shard.thread = threading.Thread(target=self._run, args=(shard,), name=f"kubeberth-events-{i}",
+                                                daemon=True)
+                shard.thread.start()
+
+    def idle(self) -> bool:
+        """Nothing queued and nothing being written."""
+        return all(s.pending.unfinished_tasks == 0 for s in self._shards)
+
+    def close(self, timeout: float) -> None:
+        """Accept no more events; the writers send what is queued for up to `timeout` seconds
+        (a failed write is given up at once), then count the rest as dropped and exit."""
+        with self._lock:
+            if self._deadline is None:
+                self._deadline = time.monotonic() + max(0.0, timeout)
+        self._give_up.set()
+
+    def join(self, grace: float = 2.0) -> bool:
+        """Wait for the writers to exit (close() first); returns whether they all did. A writer
+        still busy `grace` seconds past the deadline leaves its queue counted as dropped."""
+        end = (self._deadline or time.monotonic()) + grace
+        for shard in self._shards:
+            if shard.thread is not None:
+                shard.thread.join(max(0.0, end - time.monotonic()))
+        stuck = [s for s in self._shards if s.thread is not None and s.thread.is_alive()]
+        for shard in stuck:
+            self._drop_queued(shard)
+        return not stuck
+
+    def _past_deadline(self) -> bool:
+        return self._deadline is not None and time.monotonic() >= self._deadline
+
+    # ---- the writer threads ------------------------------------------------------------------
+    def _run(self, shard: _Shard) -> None:
+        """A writer thread's body: until closed and its queue is written (or the deadline passed)."""
         while True:
+            if self._past_deadline():
+                self._drop_queued(shard)
+                self._drop_unreported(shard)
+                return
             try:
-                item = self.pending.get(timeout=1.0)
+                item = shard.pending.get(timeout=0.2 if self._deadline is not None else self.SWEEP_SECONDS)
             except queue_mod.Empty:
-                if self.stopping.is_set():
+                if self._deadline is not None:
+                    self._flush_series(shard, force=True)
+                    self._drop_unreported(shard)
                     return
-                self._flush_series(force=False)
+                self._flush_series(shard, force=False)
                 continue
             try:
-                self._write_event(*item)
+                self._write_event(shard, *item)
             except Exception:  # noqa: BLE001 - events are best effort
                 log.exception("writing an event failed")
+                self.stats.add("events_dropped")
             finally:
-                self.pending.task_done()
+                shard.pending.task_done()
+            if time.monotonic() - shard.last_sweep >= self.SWEEP_SECONDS:
+                self._flush_series(shard, force=False)
+
+    def _drop_queued(self, shard: _Shard) -> None:
+        dropped = 0
+        while True:
+            try:
+                shard.pending.get_nowait()
+            except queue_mod.Empty:
+                break
+            shard.pending.task_done()
+            dropped += 1
+        if dropped:
+            self.stats.add("events_dropped", dropped)
+            log.warning("%d queued events were not written before the shutdown deadline", dropped)
+
+    def _drop_unreported(self, shard: _Shard) -> None:
+        """Recurrences no series patch carried: counted as dropped (the writer is exiting)."""
+        lost = sum(shard.series[k].count - shard.series[k].reported for k in shard.dirty if k in shard.series)
+        shard.dirty.clear()
+        if lost:
+            self.stats.add("events_dropped", lost)
 
     def _write(self, method: str, path: str, body: object, content_type: str | None = None,
                attempts: int = 6) -> bool:
-        return best_effort_write(self.raw, self.stats, self.stopping, method, path, body, content_type, attempts)
+        timeout: tuple[float, float] = (5.0, 15.0)
+        if self._deadline is not None:  # the shutdown flush: no request outlives its deadline
+            left = max(0.1, self._deadline - time.monotonic())
+            timeout = (min(5.0, left), min(15.0, left))
+        return best_effort_write(self.raw, self.stats, self._give_up, method, path, body, content_type, attempts,
+                                 timeout=timeout)
 
-    def _write_event(self, pod: PodInfo, event_type: str, reason: str, message: str, when: float) -> None:
+    def _write_event(self, shard: _Shard, pod: PodInfo, event_type: str, reason: str, message: str,
+                     when: float) -> None:
         key = (pod.uid, event_type, reason, message)
-        series = self._series.get(key)
+        series = shard.series.get(key)
         now = time.time()
         if series is not None and now - series.first < self.SERIES_FORGET_SECONDS:
             series.tokens = min(self.EVENT_BURST, series.tokens + (now - series.last_flush) / self.EVENT_REFILL_SECONDS)
             series.count += 1
+            shard.dirty.add(key)
             if now - series.last_flush >= self.SERIES_FLUSH_SECONDS and series.tokens >= 1:
-                self._patch_series(series)
+                self._patch_series(shard, key, series)
             return
-        if len(self._series) > 20000:
-            self._series = {k: s for k, s in self._series.items() if now - s.first < self.SERIES_FORGET_SECONDS}
-        controller = pod.scheduler_name or "kubeberth"
+        if series is not None:
+            self._forget(shard, key)
+        if len(shard.series) > 20000 // len(self._shards):
+            for k in [k for k, s in shard.series.items() if now - s.first >= self.SERIES_FORGET_SECONDS]:
+                self._forget(shard, k)
         name = f"{pod.name}.{uuid.uuid4().hex[:16]}"
-        body = {
+        if self._write("POST", f"/apis/events.k8s.io/v1/namespaces/{pod.namespace}/events",
+                       self._event_body(pod, name, event_type, reason, message, when)):
+            self.stats.add("events_created")
+            shard.series[key] = EventSeries(name, pod.namespace, 1, 1, now, now, self.EVENT_BURST - 1)
+        else:
+            self.stats.add("events_dropped")
+
+    def _event_body(self, pod: PodInfo, name: str, event_type: str, reason: str, message: str,
+                    when: float) -> dict[str, object]:
+        controller = pod.scheduler_name or "kubeberth"
+        return {
             "apiVersion": "events.k8s.io/v1",
             "kind": "Event",
             "metadata": {"name": name, "namespace": pod.namespace},
@@ -100,22 +223,34 @@ class EventRecorder:
             "note": message[:1024],
             "type": event_type,
         }
-        if self._write("POST", f"/apis/events.k8s.io/v1/namespaces/{pod.namespace}/events", body):
-            self.stats.add("events_created")
-            self._series[key] = EventSeries(name, pod.namespace, 1, 1, now, now, self.EVENT_BURST - 1)
 
-    def _patch_series(self, series: EventSeries) -> None:
+    def _forget(self, shard: _Shard, key: tuple[str, str, str, str]) -> None:
+        series = shard.series.pop(key)
+        if key in shard.dirty:
+            shard.dirty.discard(key)
+            self.stats.add("events_dropped", series.count - series.reported)
+
+    def _patch_series(self, shard: _Shard, key: tuple[str, str, str, str], series: EventSeries) -> None:
         series.tokens -= 1
         series.last_flush = time.time()
-        series.reported = series.count
-        body = {"series": {"count": series.count, "lastObservedTime": micro_time()}}
+        count = series.count
+        body = {"series": {"count": count, "lastObservedTime": micro_time()}}
         path = f"/apis/events.k8s.io/v1/namespaces/{series.namespace}/events/{series.name}"
         if self._write("PATCH", path, body, "application/merge-patch+json", attempts=1):
             self.stats.add("event_series_updates")
+            self.stats.add("events_aggregated", count - series.reported)
+            series.reported = count
+            shard.dirty.discard(key)
 
-    def _flush_series(self, force: bool) -> None:
+    def _flush_series(self, shard: _Shard, force: bool) -> None:
         now = time.time()
-        for series in list(self._series.values()):
-            due = force or (now - series.last_flush >= self.SERIES_FLUSH_SECONDS and series.tokens >= 1)
-            if series.count > series.reported and due:
-                self._patch_series(series)
+        shard.last_sweep = time.monotonic()
+        for key in list(shard.dirty):
+            series = shard.series.get(key)
+            if series is None:
+                shard.dirty.discard(key)
+                continue
+            if self._past_deadline():
+                return
+            if force or (now - series.last_flush >= self.SERIES_FLUSH_SECONDS and series.tokens >= 1):
+                self._patch_series(shard, key, series)
