@@ -108,12 +108,7 @@ def render(d: dict[str, Any]) -> str:
                 lines.append(f"    {count:>5} × {reason}{more}")
     top: list[dict[str, Any]] = d.get("top_scores") or []
     if top:
-        plugins = list(top[0].get("plugins") or {})
-        lines += ["", "Score: top nodes (weighted plugin scores)"]
-        rows = [["NODE", "TOTAL", *plugins]]
-        for t in top:
-            rows.append([t["node"], f"{t['total']:g}", *(f"{t['plugins'].get(p, 0):g}" for p in plugins)])
-        lines += _table(rows)
+        lines += ["", *_score_table(top, d.get("node"), int(d.get("score_ties") or 0))]
     pre = d.get("preemption")
     if pre and pre.get("pod_group"):
         victims = pre.get("victims") or []
@@ -153,6 +148,19 @@ def render(d: dict[str, Any]) -> str:
             lines += ["", "Plugins that ran, in order (time, outcome)"]
             lines += [f"  {point:<{pw}}  {plugin:<{nw}}  {ms:8.3f} ms  {outcome}" for point, plugin, ms, outcome in ran]
     return "\n".join(lines)
+
+
+def _score_table(top: list[dict[str, Any]], chosen: str | None, ties: int) -> list[str]:
+    """The recorded top scores, the chosen node marked, and how many nodes tied for the best score."""
+    plugins = list(top[0].get("plugins") or {})
+    title = "Score: top nodes (weighted plugin scores; * chosen)"
+    if ties > 1:
+        title += f"; {ties} nodes tied at the best score {top[0]['total']:g}, one of them picked"
+    rows = [["  NODE", "TOTAL", *plugins]]
+    for t in top:
+        mark = "* " if t["node"] == chosen else "  "
+        rows.append([mark + t["node"], f"{t['total']:g}", *(f"{t['plugins'].get(p, 0):g}" for p in plugins)])
+    return [title, *_table(rows)]
 
 
 def _plugin_outcomes(steps: list[dict[str, Any]]) -> list[tuple[str, str, float, str]]:

@@ -5,7 +5,8 @@ the cycle is over, so an unsampled attempt costs one sampling decision and nothi
 
     SchedulingCycle                  pod, profile, generation, attempt, result, node, counts, queue time
       PreFilter / Filter / ...       one per extension point (Filter: per-plugin rejection summary,
-        Filter/NodeResourcesFit      Score: top-N nodes with each plugin's weighted contribution)
+        Filter/NodeResourcesFit      Score: top-N nodes with each plugin's weighted contribution,
+                                     the chosen node first, and how many tied for the best score)
       PostFilter
         PostFilter/DefaultPreemption
           Preemption                 candidates, victims, nominated node
@@ -170,8 +171,9 @@ class DecisionTracer:
                 for plugin, reasons in record.rejected.items()
             )
         elif point == "Score" and record.top_scores:
-            top = record.top_scores[: self.top_n]
+            top = record.top_scores[: self.top_n]  # the chosen node first
             attrs["kubeberth.score.top_nodes"] = tuple(t["node"] for t in top)
+            attrs["kubeberth.score.ties"] = record.score_ties
             attrs["kubeberth.score.top"] = tuple(f"{t['node']} {t['total']:g} ({_fmt_scores(t['plugins'])})" for t in top)
         whole = plugins.get("")  # recorded for the extension point as a whole (Reserve, Permit)
         if whole and whole[-1][2].get("code"):

@@ -89,7 +89,8 @@ class CycleRecord:
     evaluated_nodes: int = 0
     feasible_nodes: int = 0
     rejected: dict[str, dict[str, int]] = field(default_factory=dict)
-    top_scores: list[dict[str, Any]] = field(default_factory=list)
+    top_scores: list[dict[str, Any]] = field(default_factory=list)  # the chosen node first
+    score_ties: int = 0  # candidates that shared the best score (the pick was one of them)
     node: str | None = None
     result: str = ""
     message: str = ""
@@ -126,6 +127,7 @@ class CycleRecord:
             "rejected": self.rejected,
             "rejected_nodes": self.rejected_nodes,
             "top_scores": self.top_scores,
+            "score_ties": self.score_ties,
             "preemption": self.preemption,
             "binding": self.binding,
             "batch": self.batch,

@@ -180,8 +180,8 @@ class ScheduleOne:
         else:
             pick = int(ties[self.rng.integers(len(ties))])
         if record is not None:
-            # Stable order by score: when the best score is shared by enough nodes, they are the top.
-            top = ties[:TOP_SCORES_RECORDED] if len(ties) >= TOP_SCORES_RECORDED else _top_indices(total, TOP_SCORES_RECORDED)
+            record.score_ties = len(ties)
+            top = _recorded_top(total, ties, pick, TOP_SCORES_RECORDED)
             top_rows = view.rows[top].tolist()
             weights = fw.score_weight_map
             columns = [(p, s[top].tolist(), weights.get(p, 1)) for p, s in per_plugin.items()]
@@ -428,6 +428,14 @@ def _others(table: NodeTable, rows: np.ndarray, raw: dict[str, np.ndarray], tota
     kept = rows[keep]
     names = names_array(table)[kept]
     return ScoredCandidates.sorted_from(kept, names, {p: s[keep] for p, s in raw.items()}, total[keep], table.version)
+
+
+def _recorded_top(total: np.ndarray, ties: np.ndarray, pick: int, k: int) -> np.ndarray:
+    """The `k` candidates whose scores a record keeps: the chosen one first, then the best others
+    by score (candidate order among equals). With `k` or more tied at the best score, the others are
+    the first tied ones; the record's score_ties says how many there were (selectHost's choice)."""
+    first = ties[:k] if len(ties) >= k else _top_indices(total, k)
+    return np.array([pick, *[i for i in first.tolist() if i != pick][: k - 1]], dtype=np.intp)
 
 
 def _top_indices(total: np.ndarray, k: int) -> np.ndarray:
