@@ -486,6 +486,7 @@ def test_healthz_and_scheduling_continue_while_a_generation_builds(tmp_path: Pat
 
 def test_debug_generation_and_plugins_list_server(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     from kubeberth.apps.cli import main
+    from kubeberth.apps.httpserver import Request
 
     with EmbeddedRun(tmp_path, config=ZONED_CONFIG, plugins={"zoned.py": zoned("zone-a")}) as run:
         first = run.generation
@@ -511,8 +512,10 @@ def test_debug_generation_and_plugins_list_server(tmp_path: Path, capsys: pytest
         assert "last reload: failed at " in out
         assert f"{run.plugins_dir / 'zoned.py'}: line 1: ModuleNotFoundError while importing: No module named 'nope'" in out
         reload_route = run.runner.http.post_routes["/reload"]
-        assert reload_route("", "10.1.2.3")[0] == 403
-        assert reload_route("", "::1")[0] in (200, 409, 422)
+        assert reload_route(Request("POST", "/reload", client="10.1.2.3"))[0] == 403
+        assert reload_route(Request("POST", "/reload", client="::1"))[0] in (200, 409, 422)
+        # On the secure port the guard has authorized the caller (SubjectAccessReview): any address.
+        assert reload_route(Request("POST", "/reload", client="10.1.2.3", authorized=True))[0] in (200, 409, 422)
 
 
 # ---- pip-installed plugins: SIGHUP and POST /reload ------------------------------------------------

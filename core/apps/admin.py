@@ -1,22 +1,23 @@
 """The admin API on the scheduler's HTTP server: GET /debug/generation, POST /reload.
 
-POST /reload runs code from the plugins folder and installed packages, so it is served to
-loopback clients only, even when the server listens on the pod IP for the kubelet's probes.
-`kubeberth plugins list --server URL` reads GET /debug/generation.
+POST /reload runs code from the plugins folder and installed packages: on the secure port it is
+served to callers the API server authorizes to `create` the nonResourceURL /reload (ClusterRole
+kubeberth:admin), on a plain-HTTP listener to loopback clients only.
+`kubeberth plugins list --server URL` reads GET /debug/generation (with --token etc. on HTTPS).
 """
 
 from __future__ import annotations
 
-import ipaddress
 import json
 import urllib.error
-import urllib.request
 from typing import Any
 from urllib.parse import parse_qs
 
 from ..errors import KubeberthError
-from .httpserver import HTTPServer
+from .httpserver import HTTPServer, Request
 from .reloader import Reloader
+from .serving.client import ServerAuth, explain_failure, open_server
+from .serving.options import is_loopback
 
 JSON = "application/json"
 TEXT = "text/plain; charset=utf-8"
@@ -28,10 +29,10 @@ def add_admin_routes(http: HTTPServer, reloader: Reloader) -> None:
     def generation() -> tuple[int, str, bytes]:
         return 200, JSON, json.dumps(reloader.status()).encode()
 
-    def reload(query: str, client: str) -> tuple[int, str, bytes]:
-        if not _loopback(client):
-            return 403, TEXT, b"POST /reload is served to loopback clients only\n"
-        params = parse_qs(query)
+    def reload(request: Request) -> tuple[int, str, bytes]:
+        if not (request.authorized or is_loopback(request.client)):
+            return 403, TEXT, b"POST /reload: on plain HTTP it is served to loopback clients only (use the secure port)\n"
+        params = parse_qs(request.query)
         force = params.get("force", ["0"])[0] in ("1", "true")
         rescan = params.get("rescan", ["1"])[0] not in ("0", "false")
         outcome = reloader.reload("api", rescan=rescan, force=force)
@@ -42,21 +43,14 @@ def add_admin_routes(http: HTTPServer, reloader: Reloader) -> None:
     http.add_post_route("/reload", reload)
 
 
-def _loopback(client: str) -> bool:
-    try:
-        return ipaddress.ip_address(client.split("%", 1)[0]).is_loopback
-    except ValueError:
-        return False
-
-
-def fetch_generation(server: str, timeout: float = 10.0) -> dict[str, Any]:
+def fetch_generation(server: str, timeout: float = 10.0, auth: ServerAuth | None = None) -> dict[str, Any]:
     """GET /debug/generation from a running scheduler; one-line error if it cannot be reached."""
     url = server.rstrip("/") + "/debug/generation"
+    auth = auth or ServerAuth()
     try:
-        with urllib.request.urlopen(url, timeout=timeout) as resp:  # noqa: S310 - an operator-given URL
-            return json.loads(resp.read())
+        return json.loads(open_server(url, auth, timeout))
     except (urllib.error.URLError, OSError, ValueError) as exc:
-        raise KubeberthError(f"--server {server}: cannot read {url}: {exc}") from None
+        raise KubeberthError(explain_failure(exc, url, auth) or f"--server {server}: cannot read {url}: {exc}") from None
 
 
 def render_generation(status: dict[str, Any]) -> str:
