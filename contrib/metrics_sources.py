@@ -125,8 +125,10 @@ class PrometheusSource:
 
     def __init__(self, args: MetricsSourceArgs) -> None:
         import requests
-        from prometheus_api_client import PrometheusConnect
+        from kubeberth.api.extras import require_extra
         from urllib3.util.retry import Retry
+
+        PrometheusConnect = require_extra("contrib", "the Prometheus metrics source").PrometheusConnect
 
         self.args = args
         self.name = f"prometheus {args.address}"

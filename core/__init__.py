@@ -1,28 +1,39 @@
 """kubeberth: kube-scheduler's Scheduling Framework in Python, as pluggy hooks over a columnar node table."""
 
-from .api import helpers, objects, signing
-from .api.capabilities import CLUSTER_EVENTS, Capabilities, FilterScope, PreFilterState, ScoreScope
-from .api.features import FeatureGates
-from .api.handle import Handle, WaitingPodHandle
-from .api.helpers import LabelSelector, NodeSelector, StrictArgs, label_selector_matches
-from .api.hookspecs import hookimpl
-from .api.signing import SignFragment
-from .api.status import (
-    Code,
-    FilterResult,
-    PermitResult,
-    PostFilterResult,
-    PreBindPreFlightResult,
-    PreFilterResult,
-    Rejection,
-    Status,
-)
-from .api.types import PreBindCancellation
-from .cache.cluster import ClusterState, PodIndex
-from .cache.devices import DeviceState
-from .cache.nodetable import NodeTable, NodeView, Taint
-from .cache.podinfo import MemoKey, PodInfo, Toleration
-from .runtime.framework import MAX_NODE_SCORE, CycleState, Diagnosis, NodeInfo
+# The public names are imported on first use (PEP 562): `import kubeberth` also runs for the pytest11
+# entry point (kubeberth.testing.plugin) in every pytest session of an environment that has kubeberth,
+# and for `kubeberth --version`, neither of which should pay for numpy, pydantic and the framework.
+# Type checkers read the same names from the imports below.
+
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from .api import helpers, objects, signing
+    from .api.capabilities import CLUSTER_EVENTS, Capabilities, FilterScope, PreFilterState, ScoreScope
+    from .api.features import FeatureGates
+    from .api.handle import Handle, WaitingPodHandle
+    from .api.helpers import LabelSelector, NodeSelector, StrictArgs, label_selector_matches
+    from .api.hookspecs import hookimpl
+    from .api.signing import SignFragment
+    from .api.status import (
+        Code,
+        FilterResult,
+        PermitResult,
+        PostFilterResult,
+        PreBindPreFlightResult,
+        PreFilterResult,
+        Rejection,
+        Status,
+    )
+    from .api.types import PreBindCancellation
+    from .cache.cluster import ClusterState, PodIndex
+    from .cache.devices import DeviceState
+    from .cache.nodetable import NodeTable, NodeView, Taint
+    from .cache.podinfo import MemoKey, PodInfo, Toleration
+    from .runtime.framework import MAX_NODE_SCORE, CycleState, Diagnosis, NodeInfo
 
 __version__ = "0.1.0"
 
@@ -67,3 +78,64 @@ __all__ = [
     "hookimpl",
     "label_selector_matches",
 ]
+
+# public name -> the module (relative to this package) that defines it, or that is it (_MODULES)
+_LAZY: dict[str, str] = {
+    "helpers": ".api.helpers",
+    "objects": ".api.objects",
+    "signing": ".api.signing",
+    "CLUSTER_EVENTS": ".api.capabilities",
+    "Capabilities": ".api.capabilities",
+    "FilterScope": ".api.capabilities",
+    "PreFilterState": ".api.capabilities",
+    "ScoreScope": ".api.capabilities",
+    "FeatureGates": ".api.features",
+    "Handle": ".api.handle",
+    "WaitingPodHandle": ".api.handle",
+    "LabelSelector": ".api.helpers",
+    "NodeSelector": ".api.helpers",
+    "StrictArgs": ".api.helpers",
+    "label_selector_matches": ".api.helpers",
+    "hookimpl": ".api.hookspecs",
+    "SignFragment": ".api.signing",
+    "Code": ".api.status",
+    "FilterResult": ".api.status",
+    "PermitResult": ".api.status",
+    "PostFilterResult": ".api.status",
+    "PreBindPreFlightResult": ".api.status",
+    "PreFilterResult": ".api.status",
+    "Rejection": ".api.status",
+    "Status": ".api.status",
+    "PreBindCancellation": ".api.types",
+    "ClusterState": ".cache.cluster",
+    "PodIndex": ".cache.cluster",
+    "DeviceState": ".cache.devices",
+    "NodeTable": ".cache.nodetable",
+    "NodeView": ".cache.nodetable",
+    "Taint": ".cache.nodetable",
+    "MemoKey": ".cache.podinfo",
+    "PodInfo": ".cache.podinfo",
+    "Toleration": ".cache.podinfo",
+    "MAX_NODE_SCORE": ".runtime.framework",
+    "CycleState": ".runtime.framework",
+    "Diagnosis": ".runtime.framework",
+    "NodeInfo": ".runtime.framework",
+}
+
+
+_MODULES = frozenset({"helpers", "objects", "signing"})
+
+
+def __getattr__(name: str) -> Any:
+    """Import a public name on first use and keep it, so later reads are plain attribute reads."""
+    where = _LAZY.get(name)
+    if where is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    module = importlib.import_module(where, __name__)
+    value = module if name in _MODULES else getattr(module, name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted({*globals(), *__all__})

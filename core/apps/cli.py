@@ -10,6 +10,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from .. import __version__
 from ..errors import KubeberthError
 from ..runtime.config import Settings
 
@@ -66,6 +67,7 @@ def _feature_gates(parser: argparse.ArgumentParser) -> None:
 
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="kubeberth", description=__doc__)
+    parser.add_argument("--version", action="version", version=f"kubeberth {__version__}")
     sub = parser.add_subparsers(dest="command", required=True)
 
     sim = sub.add_parser("simulate", help="schedule a generated or given cluster on the embedded backend")
@@ -233,6 +235,10 @@ def cmd_simulate(args: argparse.Namespace, settings: Settings) -> int:
         simulate,
     )
 
+    if args.report:  # before the run, not after it
+        from ..api.extras import require_extra
+
+        require_extra("report", "simulate --report")
     if args.metrics_snapshot:
         if not args.metrics_snapshot.is_file():
             raise KubeberthError(f"--metrics-snapshot: {args.metrics_snapshot}: no such file")

@@ -178,6 +178,9 @@ class TracingConfig:
 
             return ConsoleSpanExporter()
         if self.protocol == "grpc":
+            from ..api.extras import require_extra
+
+            require_extra("otlp-grpc", "OTEL_EXPORTER_OTLP_PROTOCOL=grpc")
             from opentelemetry.exporter.otlp.proto.grpc.trace_exporter import OTLPSpanExporter as GrpcExporter
 
             # The gRPC exporter takes http:// as "insecure" and https:// as TLS, as the spec says.
