@@ -34,6 +34,7 @@ from ..scheduling.swap import watched_kinds
 from .admin import add_admin_routes
 from .httpserver import DEFAULT_BIND_ADDRESS, HTTPServer, check_route
 from .reloader import Reloader, Watcher
+from .serving.options import SecureServingOptions
 
 log = logging.getLogger(__name__)
 
@@ -57,9 +58,11 @@ class Runner:
         identity: str | None = None,
         backend: Backend | None = None,
         scheduler_names: list[str] | None = None,
+        secure_serving: SecureServingOptions | None = None,
     ) -> None:
         """`scheduler_names` overrides which pending pods are watched (default: the profiles';
-        `kubeberth extender` watches none: it only keeps the cache)."""
+        `kubeberth extender` watches none: it only keeps the cache). `healthz_bind_address` is a
+        plain-HTTP listener; `secure_serving` the HTTPS one (against an API server only)."""
         self.settings = settings or Settings()
         self.builder = GenerationBuilder(
             config or self.settings.config,
@@ -137,9 +140,17 @@ class Runner:
         )
         self.reloader = Reloader(self.scheduler, self.builder, policy, self.observability, self._announce)
         self.watcher: Watcher | None = None
-        self.http: HTTPServer | None = HTTPServer(healthz_bind_address) if healthz_bind_address else None
-        if self.http is not None:
+        self.http: HTTPServer | None = None
+        if healthz_bind_address or secure_serving is not None:
+            self.http = HTTPServer(healthz_bind_address)
+            if secure_serving is not None:
+                if backend is not None:
+                    raise ConfigError("secure serving needs an API server to delegate authentication to")
+                from .serving.listener import add_secure_listener
+
+                add_secure_listener(self.http, secure_serving, kubeconfig)
             self.http.add_route("/healthz", check_route(self.healthz))
+            self.http.add_route("/livez", check_route(self.healthz))
             self.http.add_route("/readyz", check_route(self.readyz))
             self.observability.add_routes(self.http)
             add_admin_routes(self.http, self.reloader)
@@ -309,9 +320,14 @@ def run_main(args: argparse.Namespace | Any) -> int:
         )
     }
     settings = settings.model_copy(update={k: v for k, v in overrides.items() if v is not None})
+    from .serving.options import insecure_bind_address, secure_serving_options
+
+    embedded = bool(getattr(args, "embedded", False))
+    healthz_bind_address = insecure_bind_address(getattr(args, "healthz_bind_address", None), embedded)
+    secure_serving = secure_serving_options(args, embedded)
     load = None
     backend = None
-    if getattr(args, "embedded", False):
+    if embedded:
         from .embedded_run import embedded_backend
 
         backend, load = embedded_backend(args, settings)
@@ -319,7 +335,8 @@ def run_main(args: argparse.Namespace | Any) -> int:
         kubeconfig=getattr(args, "kubeconfig", None),
         config=settings.config,
         plugins_dir=settings.plugins_dir,
-        healthz_bind_address=getattr(args, "healthz_bind_address", None) or DEFAULT_BIND_ADDRESS,
+        healthz_bind_address=healthz_bind_address,
+        secure_serving=secure_serving,
         leader_elect=getattr(args, "leader_elect", None),
         settings=settings,
         backend=backend,
