@@ -13,6 +13,7 @@ from typing import Any
 from .. import __version__
 from ..errors import KubeberthError
 from ..runtime.config import Settings
+from .serving.flags import add_client_flags, add_serving_flags
 
 
 def _setup_logging(level: str, fmt: str) -> None:
@@ -162,13 +163,18 @@ def build_parser() -> argparse.ArgumentParser:
     plist.add_argument("--json", action="store_true")
     _feature_gates(plist)
     plist.add_argument(
-        "--server", default=None, help="show a running scheduler's generation instead, e.g. http://127.0.0.1:10260"
+        "--server", default=None, help="show a running scheduler's generation instead, e.g. https://127.0.0.1:10259"
     )
+    add_client_flags(plist)
 
     run = sub.add_parser("run", help="schedule pods of a real cluster")
     _common(run)
     run.add_argument("--kubeconfig", help="kubeconfig path (default: in-cluster, then ~/.kube/config)")
-    run.add_argument("--healthz-bind-address", default=None, help="address:port for /healthz and /readyz")
+    run.add_argument(
+        "--healthz-bind-address", default=None, metavar="HOST:PORT",
+        help="plain HTTP, no authentication, loopback only: every route (default 127.0.0.1:10260 with --embedded, else off)",
+    )
+    add_serving_flags(run)
     run.add_argument("--leader-elect", default=None, action=argparse.BooleanOptionalAction)
     run.add_argument("--embedded", action="store_true", help="schedule an embedded in-memory cluster instead")
     run.add_argument("--nodes", type=int, help="--embedded: generated cluster of N nodes (default 100)")
@@ -199,6 +205,7 @@ def build_parser() -> argparse.ArgumentParser:
         "--server", default=None, help="the scheduler's HTTP address (default http://127.0.0.1:10260, env KUBEBERTH_SERVER)"
     )
     explain.add_argument("--json", action="store_true", help="print the decision record as JSON")
+    add_client_flags(explain)
     explain.add_argument("--log-level", default=None, help=argparse.SUPPRESS)
     explain.add_argument("--log-format", default=None, help=argparse.SUPPRESS)
     return parser
@@ -418,8 +425,9 @@ def cmd_plugins_list(args: argparse.Namespace, settings: Settings) -> int:
 
     if args.server:
         from .admin import fetch_generation, render_generation
+        from .serving.client import ServerAuth
 
-        status = fetch_generation(args.server)
+        status = fetch_generation(args.server, auth=ServerAuth.from_args(args))
         print(json.dumps(status, indent=2) if args.json else render_generation(status))
         return 0
     from ..runtime.config import default_profile_status
@@ -465,9 +473,10 @@ def cmd_explain(args: argparse.Namespace) -> int:
     import os
 
     from ..observability.explain import DEFAULT_SERVER, fetch_decision, render
+    from .serving.client import ServerAuth
 
     server = args.server or os.environ.get("KUBEBERTH_SERVER") or DEFAULT_SERVER
-    record = fetch_decision(args.pod, server)
+    record = fetch_decision(args.pod, server, auth=ServerAuth.from_args(args))
     print(json.dumps(record, indent=2) if args.json else render(record))
     return 0
 

@@ -104,7 +104,9 @@ class Observability:
 
     def add_routes(self, http: HTTPServer) -> None:
         if self.metrics is not None:
-            http.add_route("/metrics", self.metrics.exposition)
+            from .exposition import metrics_route
+
+            http.add_request_route("/metrics", metrics_route(self.metrics.registries))
         if self.store is not None:
             http.add_prefix_route("/debug/decisions/", self.store.route)
 

@@ -11,29 +11,35 @@ from __future__ import annotations
 
 import json
 import urllib.error
-import urllib.request
 from typing import Any
 from urllib.parse import quote
 
+from ..apps.serving.client import ServerAuth, explain_failure, open_server
 from ..errors import KubeberthError
 from .metrics import status_label
 
 DEFAULT_SERVER = "http://127.0.0.1:10260"
 
 
-def fetch_decision(pod: str, server: str = DEFAULT_SERVER, timeout: float = 10.0) -> dict[str, Any]:
-    """GET a pod's last decision record from a running scheduler."""
+def fetch_decision(
+    pod: str, server: str = DEFAULT_SERVER, timeout: float = 10.0, auth: ServerAuth | None = None
+) -> dict[str, Any]:
+    """GET a pod's last decision record from a running scheduler (its secure port with `auth`)."""
+    auth = auth or ServerAuth()
     namespace, sep, name = pod.partition("/")
     if not sep or not namespace or not name or "/" in name:
         raise KubeberthError(f"explain: expected NAMESPACE/POD, got {pod!r}")
     url = f"{server.rstrip('/')}/debug/decisions/{quote(namespace, safe='')}/{quote(name, safe='')}"
     try:
-        with urllib.request.urlopen(url, timeout=timeout) as resp:  # noqa: S310 - the user's own scheduler URL
-            return json.loads(resp.read())
+        return json.loads(open_server(url, auth, timeout))
     except urllib.error.HTTPError as exc:
+        if (refused := explain_failure(exc, url, auth)) is not None:
+            raise KubeberthError(f"explain: {refused}") from None
         detail = exc.read().decode(errors="replace").strip()
         raise KubeberthError(f"explain: {url}: {exc.code} {detail or exc.reason}") from None
     except (urllib.error.URLError, OSError) as exc:
+        if (refused := explain_failure(exc, url, auth)) is not None:
+            raise KubeberthError(f"explain: {refused}") from None
         reason = getattr(exc, "reason", exc)
         raise KubeberthError(
             f"explain: cannot reach the scheduler at {server} ({reason}); pass --server with its HTTP address"

@@ -213,9 +213,13 @@ class SchedulerMetrics(Collector):
     def reloaded(self, result: str) -> None:
         self.reloads.inc((result,))
 
+    def registries(self) -> list[CollectorRegistry]:
+        """Everything /metrics serves (observability/exposition.py negotiates its format)."""
+        return [self.registry, PLUGIN_REGISTRY]
+
     def exposition(self) -> tuple[int, str, bytes]:
-        """The /metrics route."""
-        return 200, CONTENT_TYPE, generate_latest(self.registry) + generate_latest(PLUGIN_REGISTRY)
+        """/metrics in the text format 0.0.4."""
+        return 200, CONTENT_TYPE, b"".join(generate_latest(r) for r in self.registries())
 
     # ---- observation -----------------------------------------------------------------
     def cycle_done(self, record: CycleRecord) -> None:

@@ -99,7 +99,7 @@ class Kubeberth:
         self.port = free_port(avoid={cp.apiserver_port})
         self.log_path = cp.log_dir / f"{name}.log"
         argv = [sys.executable, "-m", "kubeberth", "run", f"--kubeconfig={kubeconfig}", f"--config={config}",
-                f"--healthz-bind-address=127.0.0.1:{self.port}", "--log-level=INFO",
+                f"--healthz-bind-address=127.0.0.1:{self.port}", "--secure-port=0", "--log-level=INFO",
                 "--leader-elect" if leader_elect else "--no-leader-elect"]
         if plugins_dir is not None:
             argv.append(f"--plugins-dir={plugins_dir}")

@@ -190,7 +190,7 @@ def test_real_apiserver_decisions_in_jaeger(
     with open(log_path, "ab") as log:
         proc = subprocess.Popen(
             [sys.executable, "-m", "kubeberth", "run", f"--kubeconfig={kubeconfig}", f"--config={config}",
-             f"--healthz-bind-address=127.0.0.1:{port}", "--log-level=INFO", "--log-format=json"],
+             f"--healthz-bind-address=127.0.0.1:{port}", "--secure-port=0", "--log-level=INFO", "--log-format=json"],
             stdout=log, stderr=subprocess.STDOUT, env=env, start_new_session=True,
         )
     try:
@@ -323,7 +323,7 @@ def test_decision_annotation_on_a_real_apiserver(
     with open(tmp_path / "kubeberth.log", "wb") as log:
         proc = subprocess.Popen(
             [sys.executable, "-m", "kubeberth", "run", f"--kubeconfig={kubeconfig}", f"--config={config}",
-             f"--healthz-bind-address=127.0.0.1:{port}"],
+             f"--healthz-bind-address=127.0.0.1:{port}", "--secure-port=0"],
             stdout=log, stderr=subprocess.STDOUT, env=env, start_new_session=True,
         )
     try:
