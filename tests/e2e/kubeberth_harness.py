@@ -94,7 +94,9 @@ class Kubeberth:
     """A `kubeberth run` child process."""
 
     def __init__(self, cp: LocalControlPlane, kubeconfig: str, config: Path, leader_elect: bool, name: str,
-                 plugins_dir: Path | None = None, env: dict[str, str] | None = None) -> None:
+                 plugins_dir: Path | None = None, env: dict[str, str] | None = None,
+                 args: list[str] | None = None) -> None:
+        """`args` go last (e.g. `--secure-port=N` over the default `--secure-port=0`)."""
         self.name = name
         self.port = free_port(avoid={cp.apiserver_port})
         self.log_path = cp.log_dir / f"{name}.log"
@@ -103,6 +105,7 @@ class Kubeberth:
                 "--leader-elect" if leader_elect else "--no-leader-elect"]
         if plugins_dir is not None:
             argv.append(f"--plugins-dir={plugins_dir}")
+        argv += args or []
         self.log = open(self.log_path, "ab")  # noqa: SIM115 - closed in stop()
         self.proc = subprocess.Popen(argv, stdout=self.log, stderr=subprocess.STDOUT, start_new_session=True,
                                      env={**os.environ, **(env or {})})
