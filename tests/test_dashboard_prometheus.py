@@ -1,4 +1,5 @@
-"""The Grafana dashboard's queries on a real Prometheus scraping a running `kubeberth run --embedded`.
+"""The Grafana dashboards' queries on a real Prometheus scraping a running `kubeberth run --embedded`:
+kubeberth's own and the community kube-scheduler dashboard (kubernetes-mixin).
 
 Every panel and variable query of config/grafana/kubeberth-scheduler.json is sent to Prometheus'
 query API with Grafana's variables filled in: each must be valid PromQL, and the panels a
@@ -24,6 +25,9 @@ import pytest
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO / "tests" / "contrib"))
 from prom_harness import PrometheusServer, find_prometheus, provision_prometheus  # noqa: E402
+
+sys.path.insert(0, str(REPO / "tests"))
+import community_dashboard  # noqa: E402
 
 DASHBOARD = REPO / "config" / "grafana" / "kubeberth-scheduler.json"
 GRAFANA_VARIABLES = {
@@ -73,7 +77,9 @@ def prometheus(tmp_path_factory: pytest.TempPathFactory) -> Iterator[PrometheusS
          "--pod-lifetime=2", "--seed=1", f"--healthz-bind-address=127.0.0.1:{port}"],
         stdout=log, stderr=subprocess.STDOUT,
     )
-    server = PrometheusServer(binary, tmp, [f"127.0.0.1:{port}"])
+    # Scraped as the kubernetes-mixin expects a kube-scheduler: job="kube-scheduler", with a cluster label.
+    server = PrometheusServer(binary, tmp, [f"127.0.0.1:{port}"], job=community_dashboard.JOB,
+                              labels={"cluster": community_dashboard.CLUSTER})
     try:
         server.start()
         deadline = time.monotonic() + 60
@@ -130,3 +136,14 @@ def test_kube_scheduler_style_queries_see_kubeberth(prometheus: PrometheusServer
     points = {r["metric"]["extension_point"] for r in prometheus.query(
         "sum by (extension_point) (scheduler_framework_extension_point_duration_seconds_count)")}
     assert {"PreFilter", "Filter", "Score", "Reserve", "Permit", "Bind"} <= points
+
+
+def test_the_community_kube_scheduler_dashboard_shows_kubeberth(prometheus: PrometheusServer) -> None:
+    """kubernetes-mixin's scheduler dashboard, its variables filled the way Grafana fills them: every
+    target is valid PromQL and shows data, except the few community_dashboard.NO_DATA names with
+    their reason. The rest_client_* panels need an API server (`run --embedded` has none):
+    tests/e2e/test_community_dashboard_e2e.py checks them against kube-apiserver."""
+    empty = community_dashboard.empty_targets(prometheus, skip_series=("rest_client_",))
+    assert not empty, f"targets without data: {empty}"
+    values = community_dashboard.variables(prometheus, community_dashboard.load())
+    assert values["$cluster"] == community_dashboard.CLUSTER and values["$instance"] == ".+"

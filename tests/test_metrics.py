@@ -6,6 +6,7 @@ import urllib.request
 from typing import Any
 
 import pytest
+from kubeberth import PermitResult, PodInfo, hookimpl
 from kubeberth.apps.httpserver import HTTPServer
 from kubeberth.apps.simulate import simulate
 from kubeberth.observability import Observability
@@ -196,3 +197,131 @@ def test_opportunistic_batching_counters() -> None:
     assert _value(scraped, "scheduler_batch_rescore_attempts", "scheduler_batch_rescore_attempts_total",
                   profile="default-scheduler") == counters.rescores
     assert scraped["scheduler_batch_attempts"].type == "counter"
+
+
+# ---- kube-scheduler's operational families ---------------------------------------------------
+
+
+def test_unschedulable_pods_by_rejecting_plugin(scraped: dict[str, Any]) -> None:
+    """The two pods too big for any node wait in the unschedulable pool, rejected by NodeResourcesFit."""
+    family = scraped["scheduler_unschedulable_pods"]
+    assert family.type == "gauge"
+    values = {(s.labels["plugin"], s.labels["profile"]): s.value for s in family.samples}
+    assert values == {("NodeResourcesFit", "kubeberth"): 2}
+
+
+def test_cache_size_counts_nodes_placed_and_assumed_pods(scraped: dict[str, Any]) -> None:
+    sizes = {s.labels["type"]: s.value for s in scraped["scheduler_cache_size"].samples}
+    # 2 nodes; 7 scheduled pods + the surviving low-priority pod (the other was preempted); all bound.
+    assert sizes == {"nodes": 2, "pods": 8, "assumed_pods": 0}
+    cluster = scraped["_result"].scheduler.cluster
+    assert (len(cluster.table), len(cluster.placement)) == (2, 8)
+
+
+def test_event_handling_duration_by_event(scraped: dict[str, Any]) -> None:
+    name = "scheduler_event_handling_duration_seconds"
+    counts = {s.labels["event"]: s.value for s in scraped[name].samples if s.name == f"{name}_count"}
+    assert counts["NodeAdd"] == 2
+    assert counts["UnscheduledPodAdd"] == 9
+    # 2 running pods listed + 7 informer echoes of our own bindings; the preempted victim's deletion.
+    assert counts["AssignedPodAdd"] == 9
+    assert counts["AssignedPodDelete"] == 1
+    seen = {float(s.labels["le"]) for s in scraped[name].samples if s.name.endswith("_bucket")}
+    assert sorted(b for b in seen if b != float("inf")) == pytest.approx(exponential_buckets(0.0001, 2, 12))
+
+
+def test_plugin_evaluations_per_extension_point() -> None:
+    """kube-scheduler counts PreFilter/PreScore once per cycle (unless skipped), Filter/Score per node."""
+    nodes = [make_node(f"n{i}", cpu="4") for i in range(3)]
+    obs = Observability.from_env(env={}, decision_records=0)
+    simulate(build_generation(), [*nodes, make_pod("one", "100m")], seed=1, attach=obs.attach)
+    assert obs.metrics is not None
+    families = {f.name: f for f in text_string_to_metric_families(obs.metrics.exposition()[2].decode())}
+    family = families["scheduler_plugin_evaluation"]
+    assert family.type == "counter"
+    values = {(s.labels["plugin"], s.labels["extension_point"]): s.value for s in family.samples}
+    assert {s.labels["profile"] for s in family.samples} == {"kubeberth"}
+    assert values[("NodeResourcesFit", "PreFilter")] == 1
+    assert values[("NodeResourcesFit", "Filter")] == 3
+    assert values[("TaintToleration", "Filter")] == 3
+    assert values[("NodeResourcesFit", "PreScore")] == 1
+    assert values[("NodeResourcesBalancedAllocation", "Score")] == 3
+    assert {point for _plugin, point in values} == {"PreFilter", "Filter", "PreScore", "Score"}
+
+
+class _Waiter:
+    """Holds pods labelled wait=<seconds> at Permit."""
+
+    name = "MetricsWaiter"
+
+    @hookimpl
+    def permit(self, pod: PodInfo) -> PermitResult | None:
+        return PermitResult.wait(float(pod.labels["wait"])) if "wait" in pod.labels else None
+
+
+class _Releaser:
+    """Allows the pod named by label `release` when this pod reaches Permit."""
+
+    name = "MetricsReleaser"
+
+    @hookimpl
+    def permit(self, pod: PodInfo, handle: Any) -> None:
+        if "release" in pod.labels:
+            waiting = [w for w in handle.waiting_pods() if w.pod.name == pod.labels["release"]]
+            assert len(waiting) == 1
+            waiting[0].allow("MetricsWaiter")
+
+
+def test_permit_wait_is_observed_by_result(scheduler_tester: Any) -> None:
+    """A pod allowed while waiting counts as Success; one whose wait times out as Unschedulable."""
+    objects = [
+        make_node("n1", cpu="8"),
+        make_pod("held", "100m", labels={"wait": "30"}),
+        make_pod("releaser", "100m", labels={"release": "held"}),
+        make_pod("timed-out", "100m", labels={"wait": "0.2"}),
+    ]
+    t = scheduler_tester([_Waiter, _Releaser], objects=objects, start=False)
+    obs = Observability.from_env(env={}, decision_records=0)
+    obs.attach(t.scheduler)
+    t.start()
+    t.settle(timeout=20)
+    assert t.node_of("held") == "n1" and t.node_of("timed-out") is None
+    assert obs.metrics is not None
+    families = {f.name: f for f in text_string_to_metric_families(obs.metrics.exposition()[2].decode())}
+    name = "scheduler_permit_wait_duration_seconds"
+    counts = {s.labels["result"]: s.value for s in families[name].samples if s.name == f"{name}_count"}
+    assert counts == {"Success": 1, "Unschedulable": 1}
+    sums = {s.labels["result"]: s.value for s in families[name].samples if s.name == f"{name}_sum"}
+    # Wall-clock seconds, as every duration metric (the tester's clock is virtual: timeouts cost no time).
+    assert sums["Success"] > 0 and sums["Unschedulable"] > 0
+    seen = {float(s.labels["le"]) for s in families[name].samples if s.name.endswith("_bucket")}
+    assert sorted(b for b in seen if b != float("inf")) == pytest.approx(exponential_buckets(0.001, 2, 15))
+    # The timed-out pod now waits in the unschedulable pool, rejected by the Permit plugin.
+    unschedulable = {s.labels["plugin"]: s.value for s in families["scheduler_unschedulable_pods"].samples}
+    assert unschedulable == {"MetricsWaiter": 1}
+
+
+def test_leader_election_master_status_follows_the_elector() -> None:
+    from kubeberth.observability.metrics import SchedulerMetrics
+
+    leading = [False]
+    metrics = SchedulerMetrics()
+    metrics.watch_leader("kubeberth", lambda: leading[0])
+
+    def status() -> list[tuple[str, float]]:
+        families = {f.name: f for f in text_string_to_metric_families(metrics.exposition()[2].decode())}
+        return [(s.labels["name"], s.value) for s in families["leader_election_master_status"].samples]
+
+    assert status() == [("kubeberth", 0.0)]
+    leading[0] = True
+    assert status() == [("kubeberth", 1.0)]
+
+
+def test_process_and_python_families(scraped: dict[str, Any]) -> None:
+    """prometheus_client's process, platform and GC collectors are on the scheduler's registry."""
+    assert _value(scraped, "process_resident_memory_bytes", "process_resident_memory_bytes") > 10_000_000
+    assert _value(scraped, "process_cpu_seconds", "process_cpu_seconds_total") > 0
+    assert scraped["process_start_time_seconds"].samples[0].value > 1.7e9
+    info = scraped["python_info"].samples[0].labels
+    assert info["implementation"] == "CPython"
+    assert _value(scraped, "python_gc_collections", "python_gc_collections_total", generation="0") > 0

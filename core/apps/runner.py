@@ -133,6 +133,7 @@ class Runner:
             annotate=self.backend if self.settings.decision_annotation else None,
         )
         self.observability.attach(self.scheduler)
+        self._watch_client_metrics(le.resourceName)
         st = self.settings
         policy = RollbackPolicy(
             st.rollback, st.rollback_window_seconds, st.rollback_min_attempts, st.rollback_max_error_rate,
@@ -154,6 +155,20 @@ class Runner:
             self.http.add_route("/readyz", check_route(self.readyz))
             self.observability.add_routes(self.http)
             add_admin_routes(self.http, self.reloader)
+
+    def _watch_client_metrics(self, lease_name: str) -> None:
+        """kube-scheduler's client-side families on /metrics: rest_client_* (every RawClient of the
+        process) against an API server, leader_election_master_status{name} when leader-elected."""
+        metrics = self.observability.metrics
+        if metrics is None:
+            return
+        if self.api_client is not None:
+            from ..backends.kubernetes.client_metrics import REST_CLIENT_METRICS
+
+            metrics.registry.register(REST_CLIENT_METRICS)
+        elector = self.elector
+        if elector is not None:
+            metrics.watch_leader(lease_name, lambda: elector.is_leader)
 
     def _announce(self, reason: str, message: str) -> None:
         """A rollback, where operators look: a Kubernetes Event on the scheduler's Lease (or the

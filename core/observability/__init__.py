@@ -100,6 +100,13 @@ class Observability:
             queue.on_incoming = self.metrics.on_incoming
             self.metrics.watch_queue(lambda: [e.where for e in list(queue.entries.values())])
             self.metrics.watch_batches(lambda: dict(scheduler.batch_counters))
+            self.metrics.watch_unschedulable(
+                lambda: list(queue.entries.values()),
+                lambda pod: (scheduler.framework_for(pod) or scheduler.generation.default_profile).profile,
+            )
+            cluster = scheduler.cluster
+            self.metrics.watch_cache(lambda: (len(cluster.table), len(cluster.placement), len(cluster.assumed)))
+            scheduler.on_event_handled = self.metrics.event_handled
             self.metrics.set_generation(scheduler.generation.id)
 
     def add_routes(self, http: HTTPServer) -> None:

@@ -9,7 +9,10 @@ per-label-set counts (a bisect and two additions per histogram sample); promethe
 them into metric families when /metrics is scraped. prometheus_client's own Histogram takes a lock
 and walks every bucket per sample, which made metrics cost ~6% of a cycle; this costs ~1%.
 Per-plugin durations are sampled on 10% of cycles, as kube-scheduler samples them, and queue sizes
-are read at scrape time. Every scheduler has its own CollectorRegistry.
+are read at scrape time, as are the cache sizes, the unschedulable pods per rejecting plugin and
+the leader election status. Every scheduler has its own CollectorRegistry, which also carries
+prometheus_client's process_* and python_* collectors and the API client's rest_client_* metrics
+(kubeberth.backends.kubernetes.client_metrics, shared by every RawClient of the process).
 """
 
 from __future__ import annotations
@@ -19,7 +22,13 @@ from bisect import bisect_left
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from typing import Any
 
-from prometheus_client import CollectorRegistry, generate_latest
+from prometheus_client import (
+    CollectorRegistry,
+    GCCollector,
+    PlatformCollector,
+    ProcessCollector,
+    generate_latest,
+)
 from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily, HistogramMetricFamily, Metric
 from prometheus_client.registry import Collector
 from prometheus_client.utils import floatToGoString
@@ -49,6 +58,8 @@ STATUS = {
     "PENDING": "Pending",
 }
 QUEUES = ("active", "backoff", "unschedulable", "gated")
+_EVALUATED = frozenset({"PreFilter", "Filter", "PreScore", "Score"})  # scheduler_plugin_evaluation_total
+CACHE_TYPES = ("nodes", "pods", "assumed_pods")
 
 
 def status_label(code: str | None) -> str:
@@ -185,12 +196,38 @@ class SchedulerMetrics(Collector):
         self.plugin_errors = _Counter(
             "kubeberth_plugin_errors", "Scheduling attempts that ended in a plugin error, by plugin.", ("plugin",)
         )
+        self.permit_wait = _Histogram(
+            "scheduler_permit_wait_duration_seconds",
+            "Duration of waiting on permit.",
+            ("result",),
+            exponential_buckets(0.001, 2, 15),
+        )
+        self.event_handling = _Histogram(
+            "scheduler_event_handling_duration_seconds",
+            "Event handling latency in seconds.",
+            ("event",),
+            exponential_buckets(0.0001, 2, 12),
+        )
+        self.plugin_evaluations = _Counter(
+            "scheduler_plugin_evaluation_total",
+            "Number of attempts to schedule pods by each plugin and the extension point (available only in "
+            "PreFilter, Filter, PreScore, and Score).",
+            ("plugin", "extension_point", "profile"),
+        )
         self.generation: str | None = None
         self._queue: Callable[[], Iterable[str]] | None = None
         self._batches: Callable[[], Mapping[str, Any]] | None = None
+        self._unschedulable: Callable[[], Iterable[Any]] | None = None
+        self._profile_of: Callable[[Any], str] = lambda pod: str(pod.scheduler_name)
+        self._cache: Callable[[], tuple[int, int, int]] | None = None
+        self._leases: dict[str, Callable[[], bool]] = {}
         self._random = random.Random()
         self.registry = registry or CollectorRegistry(auto_describe=True)
         self.registry.register(self)
+        # prometheus_client's process_* (Linux /proc), python_info and python_gc_* families.
+        ProcessCollector(registry=self.registry)
+        PlatformCollector(registry=self.registry)
+        GCCollector(registry=self.registry)
 
     # ---- wiring ----------------------------------------------------------------------
     def watch_queue(self, wheres: Callable[[], Iterable[str]]) -> None:
@@ -200,6 +237,24 @@ class SchedulerMetrics(Collector):
     def watch_batches(self, counters: Callable[[], Mapping[str, Any]]) -> None:
         """Read the opportunistic-batching counters at scrape time: profile -> BatchCounters."""
         self._batches = counters
+
+    def watch_unschedulable(self, entries: Callable[[], Iterable[Any]], profile_of: Callable[[Any], str]) -> None:
+        """Read scheduler_unschedulable_pods at scrape time from the queue's entries (each with
+        `where`, `unschedulable_plugins`, `gating_plugin` and `pod`); profile_of(pod) names its profile."""
+        self._unschedulable = entries
+        self._profile_of = profile_of
+
+    def watch_cache(self, sizes: Callable[[], tuple[int, int, int]]) -> None:
+        """Read scheduler_cache_size at scrape time: sizes() -> (nodes, pods, assumed pods)."""
+        self._cache = sizes
+
+    def watch_leader(self, name: str, is_leader: Callable[[], bool]) -> None:
+        """leader_election_master_status{name}: 1 while is_leader() (client-go's leaderelection)."""
+        self._leases[name] = is_leader
+
+    def event_handled(self, event: str, seconds: float) -> None:
+        """The loop applied one cluster event (kube-scheduler's EventHandlingLatency)."""
+        self.event_handling.observe((event,), seconds)
 
     def on_incoming(self, queue: str, event: str) -> None:
         """SchedulingQueue.on_incoming: one pod arrived in `queue` because of `event`."""
@@ -238,9 +293,22 @@ class SchedulerMetrics(Collector):
         # Extension points: the sum of their plugin calls (filters run in chunks). A plugin's Skip
         # does not make the point skipped: the point reports its first failure.
         points: dict[str, list[Any]] = {}
-        for point, _plugin, start, end, extra in record.steps:
+        evaluations = self.plugin_evaluations.values
+        for point, plugin, start, end, extra in record.steps:
             acc = points.get(point)
             code = extra.get("code")
+            if plugin and point in _EVALUATED:
+                # kube-scheduler's instrumented plugins: PreFilter/PreScore once unless skipped,
+                # Filter/Score once per node (Filter chunks carry their node count).
+                if point == "Filter":
+                    n = extra.get("nodes", 0)
+                elif point == "Score":
+                    n = record.feasible_nodes
+                else:
+                    n = 0 if code == "SKIP" else 1
+                if n:
+                    key = (plugin, point, profile)
+                    evaluations[key] = evaluations.get(key, 0.0) + n
             if acc is None:
                 points[point] = [end - start, None if code == "SKIP" else code]
             else:
@@ -285,6 +353,8 @@ class SchedulerMetrics(Collector):
         for point, start, end, code in binding.get("steps", ()):
             if point != "WaitOnPermit":
                 observe((point, STATUS.get(code, code), profile), (end - start) / 1e9)
+            else:  # only pods that waited have the step, as kube-scheduler's WaitOnPermit observes
+                self.permit_wait.observe((STATUS.get(code, code),), (end - start) / 1e9)
         end_ns = binding.get("end_ns") or record.end_ns
         seconds = (end_ns - record.start_ns) / 1e9
         if binding.get("result") == "Bound":
@@ -318,9 +388,15 @@ class SchedulerMetrics(Collector):
             self.workload_preemption_victims,
             self.reloads,
             self.plugin_errors,
+            self.permit_wait,
+            self.event_handling,
+            self.plugin_evaluations,
         ):
             yield metric.family()
         yield self._pending_pods()
+        yield self._unschedulable_pods()
+        yield self._cache_size()
+        yield self._leader_status()
         yield from self._batch_families()
         info = GaugeMetricFamily(
             "kubeberth_generation_info", "The framework generation in use (value 1), by generation id.", labels=["id"]
@@ -367,6 +443,55 @@ class SchedulerMetrics(Collector):
         )
         for queue, value in counts.items():
             family.add_metric([queue], value)
+        return family
+
+
+    def _unschedulable_pods(self) -> Metric:
+        """kube-scheduler's unschedulableReasons gauge: each waiting pod counts once for every plugin
+        that rejected it (its PreEnqueue plugin while gated), until it is popped or deleted."""
+        counts: dict[tuple[str, str], int] = {}
+        for entry in self._unschedulable() if self._unschedulable is not None else ():
+            where = entry.where
+            if where == "gated":
+                plugins: Iterable[str] = (entry.gating_plugin,) if entry.gating_plugin else ()
+            elif where in ("active", "backoff", "unschedulable"):
+                plugins = entry.unschedulable_plugins
+            else:
+                continue
+            profile = self._profile_of(entry.pod) if plugins else ""
+            for plugin in plugins:
+                key = (plugin, profile)
+                counts[key] = counts.get(key, 0) + 1
+        family = GaugeMetricFamily(
+            "scheduler_unschedulable_pods",
+            "The number of unschedulable pods broken down by plugin name. A pod will increment the gauge for all "
+            "plugins that caused it to not schedule and so this metric have meaning only when broken down by plugin.",
+            labels=["plugin", "profile"],
+        )
+        for (plugin, profile), value in sorted(counts.items()):
+            family.add_metric([plugin, profile], value)
+        return family
+
+    def _cache_size(self) -> Metric:
+        family = GaugeMetricFamily(
+            "scheduler_cache_size",
+            "Number of nodes, pods, and assumed (bound) pods in the scheduler cache.",
+            labels=["type"],
+        )
+        if self._cache is not None:
+            for kind, value in zip(CACHE_TYPES, self._cache(), strict=True):
+                family.add_metric([kind], value)
+        return family
+
+    def _leader_status(self) -> Metric:
+        family = GaugeMetricFamily(
+            "leader_election_master_status",
+            "Gauge of if the reporting system is master of the relevant lease, 0 indicates backup, 1 indicates "
+            "master. 'name' is the string used to identify the lease. Please make sure to group by name.",
+            labels=["name"],
+        )
+        for name, is_leader in sorted(self._leases.items()):
+            family.add_metric([name], 1 if is_leader() else 0)
         return family
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import logging
 import queue as queue_mod
+import time
 from dataclasses import dataclass
 from typing import Any
 
@@ -61,7 +62,14 @@ class EventHandlers:
 
     def _apply(self, event: Any) -> None:
         if isinstance(event, ClusterEvent):
+            hook = self.on_event_handled
+            if hook is None or event.type == "SYNCED":
+                self._apply_cluster_event(event)
+                return
+            label = self._event_label(event)
+            t0 = time.perf_counter()
             self._apply_cluster_event(event)
+            hook(label, time.perf_counter() - t0)
         elif isinstance(event, BindingDone):
             self._finish_binding(event)
         elif isinstance(event, SwapGeneration):
@@ -71,6 +79,24 @@ class EventHandlers:
             log.info("now scheduling with generation %s", event.generation.id)
         elif callable(event):
             event()
+
+    def _event_label(self, ev: ClusterEvent) -> str:
+        """kube-scheduler's ClusterEvent.Label() for the handler that applies `ev`: Resource+Action,
+        with pods split into AssignedPod and UnscheduledPod as its two pod informers split them.
+        (kube-scheduler labels a node update by its sub-events, e.g. NodeUpdateNodeLabel; kubeberth
+        applies a node update as one NodeUpdate.)"""
+        action = _ACTIONS.get(ev.type, ev.type)
+        if ev.kind != "Pod":
+            return ev.kind + action
+        obj = ev.obj if isinstance(ev.obj, dict) else {}
+        uid = _meta(obj).get("uid") if isinstance(_meta(obj), dict) else None
+        placed = uid in self.cluster.placement
+        if action == "Delete":
+            return "AssignedPodDelete" if placed else "UnscheduledPodDelete"
+        spec = obj.get("spec")
+        if isinstance(spec, dict) and spec.get("nodeName"):
+            return "AssignedPodUpdate" if placed and uid not in self.cluster.assumed else "AssignedPodAdd"
+        return "UnscheduledPodUpdate" if uid in self.cluster.pods else "UnscheduledPodAdd"
 
     def _apply_cluster_event(self, ev: ClusterEvent) -> None:
         kind, typ, obj = ev.kind, ev.type, ev.obj
@@ -216,6 +242,9 @@ class EventHandlers:
         waiting = self.waiting_pods.pop(uid, None)
         if waiting is not None:
             waiting.reject("", why)
+
+
+_ACTIONS = {"ADDED": "Add", "MODIFIED": "Update", "DELETED": "Delete"}
 
 
 def _placed_pod_changed(old: PodInfo, new: PodInfo) -> bool:

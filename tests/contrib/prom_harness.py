@@ -109,15 +109,18 @@ class FakeNodeExporter:
 class PrometheusServer:
     """Debian's prometheus on 127.0.0.1 with a temporary storage dir and a 1 s scrape interval."""
 
-    def __init__(self, binary: str, workdir: Path, targets: list[str], duplicate: list[str] = ()) -> None:
+    def __init__(self, binary: str, workdir: Path, targets: list[str], duplicate: list[str] = (),
+                 job: str = "node", labels: dict[str, str] | None = None) -> None:
+        """`job` names the scrape job (the `job` label); `labels` are added to every scraped series."""
         self.binary = binary
         self.workdir = workdir
         self.port = _free_port("127.0.0.1")
         self.url = f"http://127.0.0.1:{self.port}"
-        jobs = [f"""  - job_name: node
+        extra = "".join(f'\n          {k}: "{v}"' for k, v in (labels or {}).items())
+        jobs = [f"""  - job_name: {job}
     scrape_interval: 1s
     static_configs:
-      - targets: [{", ".join(f'"{t}"' for t in targets)}]"""]
+      - targets: [{", ".join(f'"{t}"' for t in targets)}]""" + (f"\n        labels:{extra}" if extra else "")]
         if duplicate:  # a second job scraping the same exporters: duplicate series per node
             jobs.append(f"""  - job_name: node-again
     scrape_interval: 1s

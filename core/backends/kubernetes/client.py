@@ -9,8 +9,11 @@ import random
 import threading
 import time
 from typing import Any
+from urllib.parse import urlsplit
 
 import orjson
+
+from .client_metrics import REST_CLIENT_METRICS
 
 log = logging.getLogger(__name__)
 
@@ -79,6 +82,9 @@ class RawClient:
         self.api_client = api_client
         self.limiter = limiter or TokenBucket(0, 1)
         self.user_agent = user_agent
+        # client-go's rest_client_* metrics, shared by every RawClient of the process
+        self.metrics = REST_CLIENT_METRICS
+        self.host = urlsplit(str(getattr(getattr(api_client, "configuration", None), "host", "") or "")).netloc or "none"
 
     def _prepare(
         self, method: str, path: str, query: list[tuple[str, Any]] | None, body: Any, content_type: str | None
@@ -102,16 +108,20 @@ class RawClient:
         limited: bool = True,
     ) -> Any:
         """Start a request; returns the unread urllib3 response (2xx) or raises ApiError."""
+        verb = method.upper()
         if limited:
-            self.limiter.acquire()
+            self.metrics.rate_limited(verb, self.host, self.limiter.acquire())
         method, url, headers, body = self._prepare(method, path, query, body, content_type)
+        start = time.monotonic()
         try:
             resp = self.api_client.call_api(method, url, header_params=headers, body=body, _request_timeout=timeout)
         except Exception as exc:  # connection refused/reset, TLS, timeouts: no answer
+            self.metrics.request_done(verb, self.host, int(getattr(exc, "status", 0) or 0), time.monotonic() - start)
             if getattr(exc, "status", None):
                 raise ApiError(int(exc.status), str(getattr(exc, "reason", "")), getattr(exc, "body", b"") or b"") from exc
             raise ApiError(0, f"{type(exc).__name__}: {exc}") from exc
         raw = resp.response
+        self.metrics.request_done(verb, self.host, raw.status, time.monotonic() - start)
         if not 200 <= raw.status < 300:
             try:
                 data = raw.data
