@@ -325,3 +325,78 @@ def test_process_and_python_families(scraped: dict[str, Any]) -> None:
     info = scraped["python_info"].samples[0].labels
     assert info["implementation"] == "CPython"
     assert _value(scraped, "python_gc_collections", "python_gc_collections_total", generation="0") > 0
+
+
+def test_rest_client_metrics_count_every_request_of_every_raw_client() -> None:
+    """client-go's rest_client_* families from RawClient's real transport, against a local HTTP server:
+    every answer counted by code, method and host, latencies by verb and host, shared by all clients."""
+    import http.server
+    import threading
+
+    from kubeberth.backends.kubernetes.client import ApiError, RawClient, TokenBucket
+    from kubeberth.backends.kubernetes.client_metrics import LATENCY_BUCKETS, REST_CLIENT_METRICS
+    from kubernetes import client as k8s
+    from prometheus_client import CollectorRegistry, generate_latest
+
+    class Handler(http.server.BaseHTTPRequestHandler):
+        def do_GET(self) -> None:  # noqa: N802 - http.server's name
+            code = 200 if self.path.startswith("/api/v1/nodes") else 404
+            body = b"{}" if code == 200 else b'{"kind":"Status","message":"not found"}'
+            self.send_response(code)
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+
+        def do_POST(self) -> None:  # noqa: N802
+            self.rfile.read(int(self.headers["Content-Length"]))
+            self.send_response(201)
+            self.send_header("Content-Length", "2")
+            self.end_headers()
+            self.wfile.write(b"{}")
+
+        def log_message(self, *args: Any) -> None:
+            pass
+
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    host = f"127.0.0.1:{server.server_port}"
+    registry = CollectorRegistry()
+    registry.register(REST_CLIENT_METRICS)
+
+    def scrape() -> dict[str, Any]:
+        return {f.name: f for f in text_string_to_metric_families(generate_latest(registry).decode())}
+
+    def value(families: dict[str, Any], family: str, sample: str, **labels: str) -> float:
+        try:
+            return _value(families, family, sample, host=host, **labels)
+        except AssertionError:
+            return 0.0
+
+    try:
+        cfg = k8s.Configuration()
+        cfg.host = f"http://{host}"
+        first, second = RawClient(k8s.ApiClient(cfg), TokenBucket(1000, 10)), RawClient(k8s.ApiClient(cfg))
+        assert first.host == second.host == host
+        first.request("GET", "/api/v1/nodes")
+        second.request("GET", "/api/v1/nodes")
+        with pytest.raises(ApiError):
+            first.request("GET", "/api/v1/namespaces/x/pods/missing")
+        second.request("POST", "/api/v1/namespaces/x/events", body={"kind": "Event"})
+        families = scrape()
+    finally:
+        server.shutdown()
+        server.server_close()
+    total = "rest_client_requests"
+    assert value(families, total, f"{total}_total", code="200", method="GET") == 2
+    assert value(families, total, f"{total}_total", code="404", method="GET") == 1
+    assert value(families, total, f"{total}_total", code="201", method="POST") == 1
+    latency = "rest_client_request_duration_seconds"
+    assert value(families, latency, f"{latency}_count", verb="GET") == 3
+    assert value(families, latency, f"{latency}_count", verb="POST") == 1
+    seen = {float(s.labels["le"]) for s in families[latency].samples if s.name.endswith("_bucket")}
+    assert sorted(b for b in seen if b != float("inf")) == list(LATENCY_BUCKETS)
+    limiter = "rest_client_rate_limiter_duration_seconds"
+    # Every rate-limited request is observed, whether it waited or not (a qps of 0 never waits).
+    assert value(families, limiter, f"{limiter}_count", verb="GET") == 3
+    assert families[total].type == "counter" and families[latency].type == "histogram"
