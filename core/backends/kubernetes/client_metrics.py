@@ -57,8 +57,8 @@ class RestClientMetrics:
             latency = {k: (list(v[0]), v[1]) for k, v in self.latency.items()}
             limiter = {k: (list(v[0]), v[1]) for k, v in self.rate_limiter.items()}
         counter = CounterMetricFamily(*REQUESTS_TOTAL, labels=["code", "method", "host"])
-        for key, value in sorted(requests.items()):
-            counter.add_metric(list(key), value)
+        for labels, value in sorted(requests.items()):
+            counter.add_metric(list(labels), value)
         yield counter
         for (name, help_text), series in ((REQUEST_DURATION, latency), (RATE_LIMITER_DURATION, limiter)):
             family = HistogramMetricFamily(name, help_text, labels=["verb", "host"])
@@ -78,7 +78,8 @@ def _observe(series: dict[tuple[str, str], list[Any]], key: tuple[str, str], val
 def _cumulative(counts: list[int]) -> list[tuple[str, float]]:
     from prometheus_client.utils import floatToGoString
 
-    out, running = [], 0
+    out: list[tuple[str, float]] = []
+    running = 0
     for bound, count in zip([*LATENCY_BUCKETS, float("inf")], counts, strict=True):
         running += count
         out.append((floatToGoString(bound), running))
