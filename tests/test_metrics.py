@@ -400,3 +400,16 @@ def test_rest_client_metrics_count_every_request_of_every_raw_client() -> None:
     # Every rate-limited request is observed, whether it waited or not (a qps of 0 never waits).
     assert value(families, limiter, f"{limiter}_count", verb="GET") == 3
     assert families[total].type == "counter" and families[latency].type == "histogram"
+
+
+def test_a_gated_pod_counts_for_its_pre_enqueue_plugin() -> None:
+    """kube-scheduler counts a gated pod under the PreEnqueue plugin that holds it."""
+    gated = make_pod("gated", "100m")
+    gated["spec"]["schedulingGates"] = [{"name": "example.com/wait"}]
+    obs = Observability.from_env(env={}, decision_records=0)
+    simulate(build_generation(), [make_node("n1", cpu="4"), gated, make_pod("free", "100m")], seed=1,
+             attach=obs.attach)
+    assert obs.metrics is not None
+    families = {f.name: f for f in text_string_to_metric_families(obs.metrics.exposition()[2].decode())}
+    values = {(s.labels["plugin"], s.labels["profile"]): s.value for s in families["scheduler_unschedulable_pods"].samples}
+    assert values == {("SchedulingGates", "kubeberth"): 1}

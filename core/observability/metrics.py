@@ -60,6 +60,7 @@ STATUS = {
 QUEUES = ("active", "backoff", "unschedulable", "gated")
 _EVALUATED = frozenset({"PreFilter", "Filter", "PreScore", "Score"})  # scheduler_plugin_evaluation_total
 CACHE_TYPES = ("nodes", "pods", "assumed_pods")
+_WAITING = frozenset(QUEUES)  # queue places whose pods count in scheduler_unschedulable_pods
 
 
 def status_label(code: str | None) -> str:
@@ -452,12 +453,11 @@ class SchedulerMetrics(Collector):
         counts: dict[tuple[str, str], int] = {}
         for entry in self._unschedulable() if self._unschedulable is not None else ():
             where = entry.where
-            if where == "gated":
-                plugins: Iterable[str] = (entry.gating_plugin,) if entry.gating_plugin else ()
-            elif where in ("active", "backoff", "unschedulable"):
-                plugins = entry.unschedulable_plugins
-            else:
+            if where not in _WAITING:
                 continue
+            plugins: Iterable[str] = entry.unschedulable_plugins
+            if where == "gated" and entry.gating_plugin:
+                plugins = {*plugins, entry.gating_plugin}
             profile = self._profile_of(entry.pod) if plugins else ""
             for plugin in plugins:
                 key = (plugin, profile)
