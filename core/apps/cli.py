@@ -176,6 +176,11 @@ def build_parser() -> argparse.ArgumentParser:
     )
     add_serving_flags(run)
     run.add_argument("--leader-elect", default=None, action=argparse.BooleanOptionalAction)
+    run.add_argument("--leader-elect-resource-name", metavar="NAME",
+                     help="the leader election Lease's name (overrides leaderElection.resourceName)")
+    run.add_argument("--leader-elect-resource-namespace", metavar="NAMESPACE",
+                     help="the leader election Lease's namespace (overrides leaderElection.resourceNamespace), "
+                     "e.g. the pod's own namespace from the downward API")
     run.add_argument("--embedded", action="store_true", help="schedule an embedded in-memory cluster instead")
     run.add_argument("--nodes", type=int, help="--embedded: generated cluster of N nodes (default 100)")
     run.add_argument("--cluster", type=Path, help="--embedded: manifests (YAML stream or List) to start from")

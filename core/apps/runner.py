@@ -59,11 +59,14 @@ class Runner:
         backend: Backend | None = None,
         scheduler_names: list[str] | None = None,
         secure_serving: SecureServingOptions | None = None,
+        lease_overrides: dict[str, str] | None = None,
     ) -> None:
         """`scheduler_names` overrides which pending pods are watched (default: the profiles';
         `kubeberth extender` watches none: it only keeps the cache). `healthz_bind_address` is a
         plain-HTTP listener; `secure_serving` the HTTPS one (against an API server only)."""
         self.settings = settings or Settings()
+        # --leader-elect-resource-name/-namespace win over leaderElection, as in kube-scheduler.
+        self.lease_overrides = lease_overrides or {}
         self.builder = GenerationBuilder(
             config or self.settings.config,
             plugins_dir or self.settings.plugins_dir,
@@ -99,7 +102,7 @@ class Runner:
         self.scheduler = Scheduler(
             generation, self.backend, seed=self.settings.seed, binding_workers=self.settings.binding_workers
         )
-        le = cfg.leaderElection
+        le = cfg.leaderElection.model_copy(update=self.lease_overrides)
         self.leader_elect = le.leaderElect if leader_elect is None else leader_elect
         self.elector: LeaderElector | None = None
         if self.leader_elect:
@@ -182,7 +185,7 @@ class Runner:
             return
         from ..backends.kubernetes.client import micro_time
 
-        le = self.generation.config.leaderElection
+        le = self.generation.config.leaderElection.model_copy(update=self.lease_overrides)
         host = os.uname().nodename
         body = {
             "apiVersion": "events.k8s.io/v1",
@@ -355,6 +358,14 @@ def run_main(args: argparse.Namespace | Any) -> int:
         leader_elect=getattr(args, "leader_elect", None),
         settings=settings,
         backend=backend,
+        lease_overrides={
+            field: value
+            for field, value in (
+                ("resourceName", getattr(args, "leader_elect_resource_name", None)),
+                ("resourceNamespace", getattr(args, "leader_elect_resource_namespace", None)),
+            )
+            if value
+        },
     )
 
     def on_signal(signum: int, _frame: Any) -> None:
