@@ -26,6 +26,7 @@ if str(_HERE) not in sys.path:  # works with any --import-mode
     sys.path.insert(0, str(_HERE))
 
 from cluster import LocalControlPlane, ManagedProcess, find_binaries  # noqa: E402
+from helm_tool import find_helm  # noqa: E402
 from jaeger import LocalJaeger, find_jaeger  # noqa: E402
 from kubeberth_harness import CONFIG_DIR, Api, Kubeberth, suffix, write_config  # noqa: E402
 
@@ -55,6 +56,12 @@ def pytest_collection_finish(session: pytest.Session) -> None:
     elapsed = time.monotonic() - started
     if elapsed > 1:
         sys.stderr.write(f"\n[e2e] provisioned Kubernetes binaries in {elapsed:.0f}s\n")
+    if any(Path(str(item.path)).name == "test_chart_e2e.py" for item in session.items):
+        started = time.monotonic()
+        find_helm()
+        elapsed = time.monotonic() - started
+        if elapsed > 1:
+            sys.stderr.write(f"\n[e2e] provisioned helm in {elapsed:.0f}s\n")
     if any("jaeger" in getattr(item, "fixturenames", ()) for item in session.items):
         started = time.monotonic()
         find_jaeger()
