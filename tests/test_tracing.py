@@ -6,7 +6,7 @@ from typing import Any
 
 import pytest
 from kubeberth.apps.simulate import simulate
-from kubeberth.observability import Observability, TracingConfig
+from kubeberth.observability import DecisionTracer, Observability, TracingConfig
 from kubeberth.runtime.generation import build_generation
 from kubeberth.testing import make_node, make_pod
 from opentelemetry.sdk.trace import ReadableSpan
@@ -98,6 +98,28 @@ def test_score_summary_has_top_nodes_with_weighted_plugin_scores() -> None:
     assert f"NodeResourcesFit={first['plugins']['NodeResourcesFit']:g}" in score.attributes["kubeberth.score.top"][0]
     ran = score.attributes["kubeberth.plugins"].split("; ")
     assert any(x.startswith("TaintToleration Success ") and x.endswith(", weight 3") for x in ran), ran
+
+
+@pytest.mark.parametrize("seed", [1, 2, 3, 4, 5, 6])
+def test_top_scores_include_the_chosen_node_and_count_the_ties(seed: int) -> None:
+    # Seven identical nodes: every one scores the same, the scheduler picks one at random
+    # (selectHost); the five recorded must hold the pick, whichever it is, and say 7 tied.
+    nodes = [make_node(f"n{i}", cpu="4") for i in range(7)]
+    exporter = InMemorySpanExporter()
+    obs = Observability.from_env(env={}, exporter=exporter, metrics=False, decision_records=0)
+    result = simulate(build_generation(), [*nodes, make_pod("p", "1")], seed=seed, attach=obs.attach)
+    obs.shutdown()
+    spans = list(exporter.get_finished_spans())
+    record = next(r for r in result.scheduler.records if r.pod == "default/p")
+    assert record.score_ties == 7
+    assert len(record.top_scores) == 5
+    assert record.top_scores[0]["node"] == record.node
+    assert len({t["node"] for t in record.top_scores}) == 5
+    assert {t["total"] for t in record.top_scores} == {record.top_scores[0]["total"]}
+    score = _children(spans, _roots(spans)["p"])["Score"]
+    assert score.attributes["kubeberth.score.ties"] == 7
+    assert score.attributes["kubeberth.score.top_nodes"][0] == record.node
+    assert record.as_dict()["score_ties"] == 7
 
 
 def test_preemption_is_its_own_span() -> None:
@@ -224,6 +246,34 @@ def test_grpc_and_http_exporters() -> None:
 
 
 @pytest.mark.parametrize(
+    ("value", "exporters", "enabled"),
+    [("otlp,console", ("otlp", "console"), True), (" Console , otlp ", ("console", "otlp"), True),
+     ("console", ("console",), True), ("none", (), False), ("", ("otlp",), False)],
+)
+def test_exporter_lists(value: str, exporters: tuple[str, ...], enabled: bool) -> None:
+    config = TracingConfig.from_env({"OTEL_TRACES_EXPORTER": value})
+    assert config.exporters == exporters and config.enabled is enabled
+
+
+def test_an_exporter_list_sends_every_span_to_each(capsys: pytest.CaptureFixture[str]) -> None:
+    from opentelemetry.exporter.otlp.proto.http.trace_exporter import OTLPSpanExporter as Http
+    from opentelemetry.sdk.trace.export import ConsoleSpanExporter
+
+    config = TracingConfig.from_env({"OTEL_TRACES_EXPORTER": "otlp,console", "OTEL_EXPORTER_OTLP_ENDPOINT": "http://127.0.0.1:9"})
+    processor = config.make_processor(batch=False)
+    exporters = [p.span_exporter for p in processor._span_processors]
+    assert [type(e) for e in exporters] == [Http, ConsoleSpanExporter]
+    processor.shutdown()
+    # The console exporter alone: spans on stderr, stdout untouched.
+    config = TracingConfig.from_env({"OTEL_TRACES_EXPORTER": "console"})
+    obs = Observability(tracer=DecisionTracer.from_config(config))
+    simulate(build_generation(), [make_node("n", cpu="2"), make_pod("p", "1")], seed=1, attach=obs.attach)
+    obs.shutdown()
+    out, err = capsys.readouterr()
+    assert out == "" and '"name": "SchedulingCycle"' in err
+
+
+@pytest.mark.parametrize(
     ("env", "message"),
     [
         ({"OTEL_EXPORTER_OTLP_PROTOCOL": "http/json"}, "OTEL_EXPORTER_OTLP_PROTOCOL='http/json': use one of grpc, http/protobuf"),
@@ -232,7 +282,9 @@ def test_grpc_and_http_exporters() -> None:
             {"OTEL_TRACES_SAMPLER": "traceidratio", "OTEL_TRACES_SAMPLER_ARG": "ten"},
             "OTEL_TRACES_SAMPLER_ARG='ten': expected a ratio between 0 and 1",
         ),
-        ({"OTEL_TRACES_EXPORTER": "zipkin"}, "OTEL_TRACES_EXPORTER='zipkin': kubeberth supports otlp, console or none"),
+        ({"OTEL_TRACES_EXPORTER": "zipkin"}, "OTEL_TRACES_EXPORTER='zipkin': unknown exporter 'zipkin'; use otlp, console"),
+        ({"OTEL_TRACES_EXPORTER": "otlp,jaeger"}, "OTEL_TRACES_EXPORTER='otlp,jaeger': unknown exporter 'jaeger'"),
+        ({"OTEL_TRACES_EXPORTER": "none,console"}, "OTEL_TRACES_EXPORTER='none,console': none cannot be combined"),
         ({"OTEL_RESOURCE_ATTRIBUTES": "a=1,oops"}, "OTEL_RESOURCE_ATTRIBUTES: 'oops' is not key=value"),
         ({"OTEL_BSP_MAX_QUEUE_SIZE": "many"}, "OTEL_BSP_MAX_QUEUE_SIZE='many': expected a positive whole number"),
     ],

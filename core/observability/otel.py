@@ -5,8 +5,10 @@ it configures any other OTel-instrumented service. `--otlp-endpoint` is only a s
 OTEL_EXPORTER_OTLP_ENDPOINT.
 
 Tracing is on when an endpoint is configured (OTEL_EXPORTER_OTLP_ENDPOINT or
-OTEL_EXPORTER_OTLP_TRACES_ENDPOINT) or OTEL_TRACES_EXPORTER=otlp|console is set explicitly; it
-is off with OTEL_SDK_DISABLED=true or OTEL_TRACES_EXPORTER=none. Sampling is always parent-based
+OTEL_EXPORTER_OTLP_TRACES_ENDPOINT) or OTEL_TRACES_EXPORTER names exporters explicitly: otlp,
+console, or a comma list of both (as the OTel SDK configuration spec allows); the console exporter
+writes to stderr, so stdout stays the command's own (`simulate --json`). It is off with
+OTEL_SDK_DISABLED=true or OTEL_TRACES_EXPORTER=none. Sampling is always parent-based
 (a sampled cycle's binding span joins its trace); OTEL_TRACES_SAMPLER picks the root decision, and
 unschedulable and errored attempts are sampled regardless (see DecisionSampler).
 """
@@ -20,7 +22,7 @@ from typing import Any
 
 from opentelemetry.context import Context
 from opentelemetry.sdk.resources import Resource
-from opentelemetry.sdk.trace import SpanProcessor
+from opentelemetry.sdk.trace import SpanProcessor, SynchronousMultiSpanProcessor
 from opentelemetry.sdk.trace.export import BatchSpanProcessor, SimpleSpanProcessor, SpanExporter
 from opentelemetry.sdk.trace.sampling import (
     ALWAYS_OFF,
@@ -39,6 +41,7 @@ from ..errors import ConfigError
 
 DEFAULT_SERVICE_NAME = "kubeberth"
 PROTOCOLS = ("grpc", "http/protobuf")
+EXPORTERS = ("otlp", "console")  # OTEL_TRACES_EXPORTER values kubeberth builds, besides "none"
 DEFAULT_PROTOCOL = "http/protobuf"  # the OTel specification's default for SDKs
 RESULT_ATTRIBUTE = "kubeberth.result"
 ALWAYS_SAMPLED_RESULTS = frozenset({"Unschedulable", "Error"})
@@ -92,7 +95,7 @@ class TracingConfig:
     """What the OTEL_* environment (plus the --otlp-endpoint shorthand) asks for."""
 
     enabled: bool
-    exporter: str = "otlp"  # otlp | console
+    exporter: str = "otlp"  # a comma list of EXPORTERS (otlp, console, otlp,console), or none
     protocol: str = DEFAULT_PROTOCOL
     endpoint: str | None = None  # per-signal URL (…/v1/traces for http) or grpc target
     sampler: str = "parentbased_always_on"
@@ -110,9 +113,7 @@ class TracingConfig:
 
         if get("OTEL_SDK_DISABLED").lower() == "true":
             return cls(enabled=False)
-        exporter = get("OTEL_TRACES_EXPORTER").lower()
-        if exporter not in ("", "otlp", "console", "none"):
-            raise ConfigError(f"OTEL_TRACES_EXPORTER={exporter!r}: kubeberth supports otlp, console or none")
+        exporter = _exporter_list(get("OTEL_TRACES_EXPORTER"))
         protocol = (get("OTEL_EXPORTER_OTLP_TRACES_PROTOCOL") or get("OTEL_EXPORTER_OTLP_PROTOCOL") or DEFAULT_PROTOCOL).lower()
         if protocol not in PROTOCOLS:
             var = "OTEL_EXPORTER_OTLP_TRACES_PROTOCOL" if get("OTEL_EXPORTER_OTLP_TRACES_PROTOCOL") else "OTEL_EXPORTER_OTLP_PROTOCOL"
@@ -142,9 +143,7 @@ class TracingConfig:
                     raise ConfigError(f"{var}={get(var)!r}: expected a positive whole number")
         resource = _parse_resource_attributes(get("OTEL_RESOURCE_ATTRIBUTES"))
         service = get("OTEL_SERVICE_NAME") or resource.get("service.name") or DEFAULT_SERVICE_NAME
-        enabled = exporter in ("otlp", "console") or (exporter == "" and endpoint is not None)
-        if exporter == "none":
-            enabled = False
+        enabled = exporter not in ("", "none") or (exporter == "" and endpoint is not None)
         return cls(
             enabled=enabled,
             exporter=exporter or "otlp",
@@ -172,11 +171,20 @@ class TracingConfig:
         attrs["service.name"] = self.service_name
         return Resource.create(attrs)
 
-    def make_exporter(self) -> SpanExporter:
-        if self.exporter == "console":
+    @property
+    def exporters(self) -> tuple[str, ...]:
+        """The exporters to build, in the order given (none: no exporter)."""
+        return tuple(e for e in self.exporter.split(",") if e and e != "none")
+
+    def make_exporter(self, name: str | None = None) -> SpanExporter:
+        """Exporter `name` (default: the first configured)."""
+        name = name or (self.exporters or ("otlp",))[0]
+        if name == "console":
+            import sys
+
             from opentelemetry.sdk.trace.export import ConsoleSpanExporter
 
-            return ConsoleSpanExporter()
+            return ConsoleSpanExporter(out=sys.stderr)  # never stdout: it is the command's output
         if self.protocol == "grpc":
             from ..api.extras import require_extra
 
@@ -190,8 +198,29 @@ class TracingConfig:
         return HttpExporter(endpoint=self.endpoint)
 
     def make_processor(self, exporter: SpanExporter | None = None, batch: bool = True) -> SpanProcessor:
-        exporter = exporter or self.make_exporter()
-        return BatchSpanProcessor(exporter, **self.batch) if batch else SimpleSpanProcessor(exporter)
+        """One processor for `exporter`, or for each configured exporter (SDK's multi processor)."""
+        if exporter is not None or len(self.exporters) <= 1:
+            exporter = exporter or self.make_exporter()
+            return BatchSpanProcessor(exporter, **self.batch) if batch else SimpleSpanProcessor(exporter)
+        multi = SynchronousMultiSpanProcessor()
+        for name in self.exporters:
+            multi.add_span_processor(self.make_processor(self.make_exporter(name), batch))
+        return multi
+
+
+def _exporter_list(raw: str) -> str:
+    """OTEL_TRACES_EXPORTER as a normalized comma list ("" when unset); a name kubeberth does not
+    build, or none beside an exporter, is a ConfigError."""
+    names = [n.strip().lower() for n in raw.split(",") if n.strip()]
+    unknown = [n for n in names if n not in (*EXPORTERS, "none")]
+    if unknown:
+        raise ConfigError(
+            f"OTEL_TRACES_EXPORTER={raw.strip()!r}: unknown exporter {unknown[0]!r}; "
+            "use otlp, console, a comma list of them, or none"
+        )
+    if "none" in names and len(names) > 1:
+        raise ConfigError(f"OTEL_TRACES_EXPORTER={raw.strip()!r}: none cannot be combined with other exporters")
+    return ",".join(dict.fromkeys(names))
 
 
 def _endpoint(traces: str, generic: str, protocol: str) -> str | None:
