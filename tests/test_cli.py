@@ -69,6 +69,90 @@ def test_bad_config_from_environment(tmp_path: Path) -> None:
     assert "apiVersion" in line
 
 
+@pytest.mark.parametrize(
+    ("args", "env", "expected"),
+    [
+        (("simulate", "--log-level", "foo"), {},
+         "error: --log-level='foo': expected one of DEBUG, INFO, WARNING, ERROR, CRITICAL"),
+        (("bench", "--log-level", "verbose"), {}, "error: --log-level='verbose': expected one of DEBUG"),
+        (("plugins", "list"), {"KUBEBERTH_LOG_LEVEL": "loud"},
+         "error: KUBEBERTH_LOG_LEVEL='loud': expected one of DEBUG, INFO, WARNING, ERROR, CRITICAL"),
+        (("simulate",), {"KUBEBERTH_LOG_FORMAT": "xml"}, "error: KUBEBERTH_LOG_FORMAT='xml': input should be 'text' or 'json'"),
+        (("simulate",), {"KUBEBERTH_BINDING_WORKERS": "many"},
+         "error: KUBEBERTH_BINDING_WORKERS='many': input should be a valid integer"),
+        (("simulate",), {"KUBEBERTH_WATCH": "perhaps"}, "error: KUBEBERTH_WATCH='perhaps': input should be a valid boolean"),
+        (("run", "--embedded"), {"KUBEBERTH_DECISION_RECORDS": "1k"}, "error: KUBEBERTH_DECISION_RECORDS='1k': "),
+        (("simulate", "--nodes", "x"), {},
+         "error: kubeberth simulate: argument --nodes: invalid int value: 'x' (see kubeberth simulate --help)"),
+        (("simulate", "--log-format", "xml"), {}, "error: kubeberth simulate: argument --log-format: invalid choice: 'xml'"),
+        (("simulate", "--no-such-flag"), {}, "error: kubeberth: unrecognized arguments: --no-such-flag"),
+        (("frobnicate",), {}, "error: kubeberth: argument command: invalid choice: 'frobnicate'"),
+        (("simulate", "-v", "2", "--log-level", "INFO"), {},
+         "error: -v=2 and --log-level=INFO: give one of them (-v 2 means --log-level INFO)"),
+        (("simulate", "-v", "-1"), {}, "error: -v=-1: expected a verbosity of 0 or more"),
+        (("simulate", "--v", "two"), {}, "error: kubeberth simulate: argument -v/--v: invalid int value: 'two'"),
+        (("simulate",), {"OTEL_TRACES_EXPORTER": "zipkin"}, "error: OTEL_TRACES_EXPORTER='zipkin': unknown exporter"),
+        (("run", "--embedded"), {"OTEL_TRACES_EXPORTER": "otlp,zipkin"}, "error: OTEL_TRACES_EXPORTER='otlp,zipkin'"),
+        (("run", "--scheduler-names", "a"), {}, "error: --scheduler-names: only with --embedded"),
+    ],
+)
+def test_bad_flags_and_environment_are_one_line_exit_2(args: tuple[str, ...], env: dict[str, str], expected: str) -> None:
+    proc = kubeberth_cli(*args, env=env)
+    line = assert_one_line_error(proc, "")
+    assert line.startswith(expected), line
+
+
+@pytest.mark.parametrize(("v", "level"), [("0", "WARNING"), ("1", "INFO"), ("2", "INFO"), ("3", "INFO"), ("4", "DEBUG"), ("9", "DEBUG")])
+def test_verbosity_maps_klog_levels_onto_logging(v: str, level: str) -> None:
+    from kubeberth.apps.cli import build_parser, settings_from_args
+
+    for form in (["-v", v], [f"-v={v}"], [f"--v={v}"], ["--v", v]):
+        args = build_parser().parse_args(["simulate", *form])
+        assert settings_from_args(args).log_level == level
+
+
+def test_verbosity_flag_beats_the_environment_and_logs_decisions() -> None:
+    quiet = kubeberth_cli("simulate", "--nodes", "2", "--pods", "2", env={"KUBEBERTH_LOG_LEVEL": "ERROR"})
+    assert quiet.returncode == 0 and "kubeberth.decisions" not in quiet.stderr
+    proc = kubeberth_cli("simulate", "--nodes", "2", "--pods", "2", "-v", "2", "--log-format", "json",
+                         env={"KUBEBERTH_LOG_LEVEL": "ERROR"})
+    assert proc.returncode == 0, proc.stderr
+    lines = [json.loads(line) for line in proc.stderr.splitlines()]
+    decisions = [line for line in lines if line["logger"] == "kubeberth.decisions"]
+    assert len(decisions) == 2
+    for line in decisions:
+        assert isinstance(line["ts"], float) and line["level"] == "INFO" and line["v"] == 1
+        assert line["msg"].startswith("Scheduled default/")
+
+
+def test_console_span_exporter_writes_to_stderr_not_into_simulate_json() -> None:
+    for exporters in ("console", "otlp,console"):
+        env = {"OTEL_TRACES_EXPORTER": exporters, "OTEL_EXPORTER_OTLP_ENDPOINT": "http://127.0.0.1:9"}
+        proc = kubeberth_cli("simulate", "--nodes", "3", "--pods", "4", "--json", env=env)
+        assert proc.returncode == 0, proc.stderr
+        assert json.loads(proc.stdout)["scheduled"] == 4  # stdout is the one JSON object
+        assert '"name": "SchedulingCycle"' in proc.stderr
+    off = kubeberth_cli("simulate", "--nodes", "3", "--pods", "4", "--json", env={"OTEL_TRACES_EXPORTER": "none"})
+    assert off.returncode == 0 and "SchedulingCycle" not in off.stderr
+
+
+@pytest.mark.parametrize("command", [("simulate", "--nodes", "3000", "--pods", "40000"),
+                                     ("bench", "--scenario", "SchedulingBasic")])
+def test_ctrl_c_is_one_line_and_exit_130(command: tuple[str, ...]) -> None:
+    import signal
+    import time
+
+    env = {k: v for k, v in os.environ.items() if not k.startswith("KUBEBERTH_")}
+    proc = subprocess.Popen([sys.executable, "-m", "kubeberth", *command], stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True, env=env)
+    time.sleep(4)  # well into the run
+    assert proc.poll() is None
+    proc.send_signal(signal.SIGINT)
+    out, err = proc.communicate(timeout=60)
+    assert proc.returncode == 130, err
+    assert err == f"interrupted: kubeberth {command[0]} stopped\n"
+
+
 def test_missing_config_file(tmp_path: Path) -> None:
     proc = kubeberth_cli("plugins", "list", "--config", "x", cwd=tmp_path)  # plugins list ignores config
     assert proc.returncode == 0

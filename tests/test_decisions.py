@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import logging
+import time
 import urllib.error
 import urllib.request
 
@@ -154,8 +155,72 @@ def test_json_log_lines_carry_the_decision_fields(capsys: pytest.CaptureFixture[
     record = logging.LogRecord("kubeberth.decisions", logging.INFO, __file__, 1, "Scheduled %s", ("default/a",), None)
     record.decision = {"pod": "default/a", "trace_id": "abc", "node": "n1"}
     line = json.loads(_JsonFormatter().format(record))
-    assert line == {"level": "INFO", "logger": "kubeberth.decisions", "msg": "Scheduled default/a", "pod": "default/a",
-                    "trace_id": "abc", "node": "n1"}
+    assert line == {"ts": record.created, "level": "INFO", "logger": "kubeberth.decisions", "v": 1,
+                    "msg": "Scheduled default/a", "pod": "default/a", "trace_id": "abc", "node": "n1"}
+    assert isinstance(line["ts"], float) and abs(line["ts"] - time.time()) < 60
+
+
+def test_json_log_lines_carry_exceptions_and_kube_verbosity() -> None:
+    from kubeberth.apps.cli import _JsonFormatter
+
+    try:
+        raise ValueError("bad thing")
+    except ValueError:
+        import sys
+
+        info = sys.exc_info()
+    error = logging.LogRecord("kubeberth.x", logging.ERROR, __file__, 1, "failed", (), info)
+    line = json.loads(_JsonFormatter().format(error))
+    assert "v" not in line and line["err"] == "ValueError: bad thing"
+    assert line["exc"].startswith("Traceback") and line["exc"].endswith("ValueError: bad thing")
+    debug = logging.LogRecord("kubeberth.x", logging.DEBUG, __file__, 1, "detail", (), None)
+    warning = logging.LogRecord("kubeberth.x", logging.WARNING, __file__, 1, "careful", (), None)
+    assert json.loads(_JsonFormatter().format(debug))["v"] == 4
+    assert json.loads(_JsonFormatter().format(warning))["v"] == 0
+
+
+def _tracked_store(size: int, pending: set[str]) -> DecisionStore:
+    store = DecisionStore(size=size)
+    store.track(pending.__contains__, lambda key: {"state": "test", "message": f"no record for {key}"})
+    return store
+
+
+def test_pending_pods_keep_their_record_past_the_bound() -> None:
+    pending = {"u-stuck"}
+    store = _tracked_store(3, pending)
+    store.add(_record("stuck", "u-stuck", "Unschedulable", "0/3 nodes are available."))
+    for i in range(50):  # many pods bind and finish after it
+        store.add(_record(f"done-{i}", f"u-{i}"))
+    assert store.get("default/stuck").result == "Unschedulable"
+    assert store.get("default/done-0") is None and store.get("default/done-49") is not None
+    assert store.route("default/stuck")[0] == 200
+    assert len(store) == 4  # the three most recently finished pods and the pending one
+    # A pod retried while others finish stays too, and the bound still counts finished pods only.
+    store.add(_record("stuck", "u-stuck", "Unschedulable", "0/4 nodes are available."))
+    assert store.get("default/done-47") is not None and len(store) == 4
+    assert store.decision("default/stuck")["earlier_attempts"][0]["message"] == "0/3 nodes are available."
+    # Once it is no longer pending (deleted, bound elsewhere), it counts as finished like the others.
+    pending.clear()
+    for i in range(200):
+        store.add(_record(f"later-{i}", f"u-l{i}"))
+    assert store.get("default/stuck") is None and len(store) == 3
+    code, kind, body = store.route("default/stuck")
+    assert (code, kind) == (404, "application/json")
+    assert json.loads(body) == {"pod": "default/stuck", "state": "test", "message": "no record for default/stuck"}
+
+
+def test_many_pending_pods_are_all_kept_and_pruned_once_finished() -> None:
+    pending = {f"u-p{i}" for i in range(500)}
+    store = _tracked_store(10, pending)
+    for i in range(500):
+        store.add(_record(f"p{i}", f"u-p{i}", "Unschedulable"))
+        store.add(_record(f"f{i}", f"u-f{i}"))
+    assert all(store.get(f"default/p{i}") is not None for i in range(500))
+    assert len(store) == 510  # the ten most recently finished and the 500 pending
+    pending.clear()
+    for i in range(1000):
+        store.add(_record(f"g{i}", f"u-g{i}"))
+    assert len(store) == 10
 
 
 def test_decision_annotation_is_written_off_the_loop_and_never_requeues() -> None:

@@ -6,14 +6,32 @@ import argparse
 import json
 import logging
 import os
+import signal
 import sys
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any, NoReturn
 
 from .. import __version__
 from ..errors import KubeberthError
-from ..runtime.config import Settings
 from .serving.flags import add_client_flags, add_serving_flags
+
+if TYPE_CHECKING:  # imported when a command runs: Ctrl-C right after start lands in main()
+    from ..runtime.config import Settings
+
+# kube-scheduler's klog verbosity (-v N) -> Python logging: 0 is the default (warnings and errors),
+# 1-3 add INFO (kube-scheduler logs each pod's decision at V(2)), 4 and up DEBUG (klog's debug range).
+VERBOSITY_INFO = 1
+VERBOSITY_DEBUG = 4
+
+
+def verbosity_level(v: int) -> str:
+    """The logging level that `-v N` stands for."""
+    return "DEBUG" if v >= VERBOSITY_DEBUG else "INFO" if v >= VERBOSITY_INFO else "WARNING"
+
+
+def _record_verbosity(levelno: int) -> int:
+    """The lowest -v that shows a record of this level (kube's JSON `v`)."""
+    return VERBOSITY_DEBUG if levelno < logging.INFO else VERBOSITY_INFO if levelno < logging.WARNING else 0
 
 
 def _setup_logging(level: str, fmt: str) -> None:
@@ -29,21 +47,36 @@ def _setup_logging(level: str, fmt: str) -> None:
 
 
 class _JsonFormatter(logging.Formatter):
+    """One JSON object per line with Kubernetes' structured JSON log names where they exist (ts:
+    seconds since the epoch as a float, v: verbosity, msg, err) plus level and logger; errors carry
+    no v, as klog's ErrorS. Exceptions: err (the message) and exc (the traceback)."""
+
     def format(self, record: logging.LogRecord) -> str:
-        out: dict[str, Any] = {"level": record.levelname, "logger": record.name, "msg": record.getMessage()}
+        out: dict[str, Any] = {"ts": record.created, "level": record.levelname, "logger": record.name}
+        if record.levelno < logging.ERROR:
+            out["v"] = _record_verbosity(record.levelno)
+        out["msg"] = record.getMessage()
         decision = getattr(record, "decision", None)  # DecisionLog's structured fields
         if decision:
             out.update(decision)
         if record.exc_info:
+            exc = record.exc_info[1]
+            out["err"] = f"{type(exc).__name__}: {exc}" if exc is not None else ""
             out["exc"] = self.formatException(record.exc_info)
-        return json.dumps(out)
+        return json.dumps(out, default=str)
 
 
 def _common(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--config", type=Path, help="KubeSchedulerConfiguration file (env KUBEBERTH_CONFIG)")
     parser.add_argument("--plugins-dir", type=Path, help="folder of drop-in plugin files (env KUBEBERTH_PLUGINS_DIR)")
-    parser.add_argument("--log-level", help="DEBUG, INFO, WARNING, ERROR (env KUBEBERTH_LOG_LEVEL)")
-    parser.add_argument("--log-format", choices=["text", "json"], help="(env KUBEBERTH_LOG_FORMAT)")
+    parser.add_argument(
+        "--log-level", help="DEBUG, INFO, WARNING (default), ERROR or CRITICAL (env KUBEBERTH_LOG_LEVEL)"
+    )
+    _verbosity(parser)
+    parser.add_argument(
+        "--log-format", choices=["text", "json"], help="json: one object a line with ts, level, logger, v, msg "
+        "(env KUBEBERTH_LOG_FORMAT)"
+    )
     parser.add_argument(
         "--otlp-endpoint",
         help="shorthand for OTEL_EXPORTER_OTLP_ENDPOINT, e.g. http://127.0.0.1:4318 (all OTEL_* variables apply)",
@@ -57,6 +90,21 @@ def _common(parser: argparse.ArgumentParser) -> None:
     )
 
 
+class _Parser(argparse.ArgumentParser):
+    """argparse with kubeberth's error form: one line on stderr, exit 2 (subcommands inherit it)."""
+
+    def error(self, message: str) -> NoReturn:
+        self.exit(2, f"error: {self.prog}: {message} (see {self.prog} --help)\n")
+
+
+def _verbosity(parser: argparse.ArgumentParser, hidden: bool = False) -> None:
+    parser.add_argument(
+        "-v", "--v", type=int, metavar="N", dest="v",
+        help=argparse.SUPPRESS if hidden else "kube-scheduler's log verbosity: 0 warnings and errors (default), "
+        "1-3 also INFO (each decision), 4+ DEBUG; give it or --log-level",
+    )
+
+
 def _feature_gates(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--feature-gates",
@@ -67,7 +115,7 @@ def _feature_gates(parser: argparse.ArgumentParser) -> None:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="kubeberth", description=__doc__)
+    parser = _Parser(prog="kubeberth", description=__doc__)
     parser.add_argument("--version", action="version", version=f"kubeberth {__version__}")
     sub = parser.add_subparsers(dest="command", required=True)
 
@@ -187,6 +235,12 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--pods-per-second", type=float, help="--embedded: create pods at this rate")
     run.add_argument("--pod-lifetime", type=float, help="--embedded: seconds a bound pod runs before it completes (30)")
     run.add_argument("--seed", type=int, help="--embedded: seed for the generated cluster, pods and tie-breaking")
+    run.add_argument(
+        "--scheduler-names",
+        metavar="NAME[,NAME...]",
+        help="--embedded: schedule pods with these schedulerNames, as simulate does (default: the profiles and "
+        "default-scheduler); the start says how many pending pods of other schedulers stay Pending",
+    )
     _feature_gates(run)
 
     ext = sub.add_parser("extender", help="serve a profile's filter and score plugins as a kube-scheduler extender")
@@ -203,6 +257,7 @@ def build_parser() -> argparse.ArgumentParser:
     new.add_argument("--dir", type=Path, metavar="PATH", help="folder to create (default ./kubeberth-<name>)")
     new.add_argument("--log-level", default=None, help=argparse.SUPPRESS)
     new.add_argument("--log-format", default=None, help=argparse.SUPPRESS)
+    _verbosity(new, hidden=True)
 
     explain = sub.add_parser("explain", help="tell the story of a pod's last scheduling decision from a running scheduler")
     explain.add_argument("pod", metavar="NAMESPACE/POD")
@@ -213,26 +268,31 @@ def build_parser() -> argparse.ArgumentParser:
     add_client_flags(explain)
     explain.add_argument("--log-level", default=None, help=argparse.SUPPRESS)
     explain.add_argument("--log-format", default=None, help=argparse.SUPPRESS)
+    _verbosity(explain, hidden=True)
     return parser
 
 
-def _settings(args: argparse.Namespace) -> Settings:
-    settings = Settings()
-    overrides = {
-        k: v
-        for k, v in {
-            "config": getattr(args, "config", None),
-            "plugins_dir": getattr(args, "plugins_dir", None),
-            "log_level": args.log_level,
-            "log_format": args.log_format,
-            "seed": getattr(args, "seed", None),
-            "otlp_endpoint": getattr(args, "otlp_endpoint", None),
-            "allow_insecure_plugins_dir": getattr(args, "allow_insecure_plugins_dir", None),
-            "feature_gates": getattr(args, "feature_gates", None),
-        }.items()
-        if v is not None
+def settings_from_args(args: argparse.Namespace | Any) -> Settings:
+    """The KUBEBERTH_* settings with the command's flags over them; -v N stands for --log-level
+    (verbosity_level) and the two together are refused. Bad values: one-line errors (exit 2)."""
+    v, level = getattr(args, "v", None), getattr(args, "log_level", None)
+    if v is not None:
+        if level is not None:
+            raise KubeberthError(f"-v={v} and --log-level={level}: give one of them (-v {v} means --log-level "
+                                 f"{verbosity_level(v)})")
+        if v < 0:
+            raise KubeberthError(f"-v={v}: expected a verbosity of 0 or more")
+    flags = {
+        "config": "--config", "plugins_dir": "--plugins-dir", "log_level": "--log-level", "log_format": "--log-format",
+        "seed": "--seed", "otlp_endpoint": "--otlp-endpoint", "allow_insecure_plugins_dir": "--allow-insecure-plugins-dir",
+        "feature_gates": "--feature-gates",
     }
-    return settings.model_copy(update=overrides)
+    given = {name: (flag, getattr(args, name, None)) for name, flag in flags.items()}
+    if v is not None:
+        given["log_level"] = ("-v", verbosity_level(v))
+    from ..runtime.config import Settings
+
+    return Settings.load({name: fv for name, fv in given.items() if fv[1] is not None})
 
 
 def cmd_simulate(args: argparse.Namespace, settings: Settings) -> int:
@@ -477,13 +537,56 @@ def cmd_new_plugin(args: argparse.Namespace) -> int:
 def cmd_explain(args: argparse.Namespace) -> int:
     import os
 
-    from ..observability.explain import DEFAULT_SERVER, fetch_decision, render
+    from ..observability.explain import DEFAULT_SERVER, NoDecision, fetch_decision, render
     from .serving.client import ServerAuth
 
     server = args.server or os.environ.get("KUBEBERTH_SERVER") or DEFAULT_SERVER
-    record = fetch_decision(args.pod, server, auth=ServerAuth.from_args(args))
+    try:
+        record = fetch_decision(args.pod, server, auth=ServerAuth.from_args(args))
+    except NoDecision as missing:
+        if not missing.pod_exists:
+            raise  # error: ..., exit 2
+        # No record, but the pod is there: where it stands is the answer (one line, exit 0).
+        print(json.dumps(missing.answer, indent=2) if args.json else missing.answer["message"])
+        return 0
     print(json.dumps(record, indent=2) if args.json else render(record))
     return 0
+
+
+def _dispatch(args: argparse.Namespace) -> int:
+    settings = settings_from_args(args)
+    _setup_logging(settings.log_level, settings.log_format)
+    settings.gates()  # a bad --feature-gates is one line and exit 2 before anything starts
+    if args.command in ("simulate", "bench", "run", "extender"):
+        from ..observability.otel import TracingConfig
+
+        TracingConfig.from_env(otlp_endpoint=settings.otlp_endpoint)  # a bad OTEL_* value: exit 2 now
+    if args.command == "simulate":
+        return cmd_simulate(args, settings)
+    if args.command == "bench":
+        return cmd_bench(args, settings)
+    if args.command == "plugins":
+        return cmd_plugins_list(args, settings)
+    if args.command == "explain":
+        return cmd_explain(args)
+    if args.command == "new-plugin":
+        return cmd_new_plugin(args)
+    if args.command == "run":
+        from .runner import run_main
+
+        if args.scheduler_names and not args.embedded:
+            raise KubeberthError("--scheduler-names: only with --embedded (on a cluster, kubeberth schedules the pods "
+                                 "of its profiles' schedulerNames; default-scheduler's are kube-scheduler's)")
+
+        return run_main(args)
+    from .extender import extender_main
+
+    return extender_main(args)
+
+
+# Exit codes of every command: 0 ok, 1 a pod ended in Error (simulate), 2 bad input (a flag, an
+# environment variable, a file), 3 unschedulable pods with --fail-on-unschedulable, 130 Ctrl-C.
+EXIT_INTERRUPTED = 130  # 128 + SIGINT, as a shell reports a command it interrupted
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -491,34 +594,18 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     args.argv = list(sys.argv[1:] if argv is None else argv)  # for the reproducing command in records
     try:
-        settings = _settings(args)
-        _setup_logging(settings.log_level, settings.log_format)
-        settings.gates()  # a bad --feature-gates is one line and exit 2 before anything starts
-        if args.command == "simulate":
-            return cmd_simulate(args, settings)
-        if args.command == "bench":
-            return cmd_bench(args, settings)
-        if args.command == "plugins":
-            return cmd_plugins_list(args, settings)
-        if args.command == "explain":
-            return cmd_explain(args)
-        if args.command == "new-plugin":
-            return cmd_new_plugin(args)
-        if args.command == "run":
-            from .runner import run_main
-
-            return run_main(args)
-        if args.command == "extender":
-            from .extender import extender_main
-
-            return extender_main(args)
+        return _dispatch(args)
     except KubeberthError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
     except BrokenPipeError:
         return 1
-    parser.error(f"unknown command {args.command}")
-    return 2
+    except KeyboardInterrupt:
+        # `run` handles SIGINT as SIGTERM once it runs; before that, and in every other command,
+        # Ctrl-C ends the command here: one line, no traceback, and a second Ctrl-C ends it at once.
+        signal.signal(signal.SIGINT, signal.SIG_DFL)
+        print(f"interrupted: kubeberth {args.command} stopped", file=sys.stderr)
+        return EXIT_INTERRUPTED
 
 
 if __name__ == "__main__":

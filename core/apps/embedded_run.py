@@ -4,6 +4,8 @@ The cluster comes from `--cluster FILE` (manifests) or `--nodes N` (generated li
 `--pods-per-second R` creates pods at a steady rate; each completes (is deleted) `--pod-lifetime`
 seconds after it was bound, so the cluster reaches a steady state of about R × lifetime running
 pods. Everything else — loop, queue, binding, hot reload, HTTP endpoints — is the runner's.
+Pods are scheduled as `simulate` schedules them: those of the profiles and of default-scheduler (or
+of `--scheduler-names`); pods of other schedulers stay Pending, and the start says how many.
 """
 
 from __future__ import annotations
@@ -14,16 +16,19 @@ import logging
 import queue as queue_mod
 import threading
 import time
-from collections import deque
+from collections import Counter, deque
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from ..backends.embedded import EmbeddedCluster
 from ..errors import KubeberthError
 from ..runtime.config import Settings
-from .simulate import generate_cluster, load_manifests
+from .simulate import generate_cluster, load_manifests, scheduled_names
+
+if TYPE_CHECKING:
+    from ..scheduling.scheduler import Scheduler
 
 log = logging.getLogger(__name__)
 
@@ -50,6 +55,29 @@ def embedded_backend(args: argparse.Namespace | Any, settings: Settings) -> tupl
     lifetime = getattr(args, "pod_lifetime", None)
     load = LoadGenerator(cluster, rate, 30.0 if lifetime is None else lifetime, seed) if rate else None
     return cluster, load
+
+
+def adopt_scheduler_names(scheduler: Scheduler, cluster: EmbeddedCluster, names: str | None) -> frozenset[str]:
+    """Schedule the pods `simulate` would (`names`: --scheduler-names, a comma list; default the
+    profiles and default-scheduler) and say how many pending pods of the cluster name another
+    scheduler and stay Pending. Call before the scheduler starts."""
+    given = [n.strip() for n in (names or "").split(",") if n.strip()] or None
+    adopted = scheduled_names(scheduler.generation, given)
+    scheduler.adopted_scheduler_names = adopted
+    others: Counter[str] = Counter()
+    for pod in cluster.pods():
+        spec = pod.get("spec") or {}
+        name = spec.get("schedulerName") or "default-scheduler"
+        terminal = (pod.get("status") or {}).get("phase") in ("Succeeded", "Failed")
+        if not spec.get("nodeName") and not terminal and name not in adopted and scheduler.generation.framework_for(name) is None:
+            others[name] += 1
+    log.info("scheduling pods of schedulerName %s", ", ".join(sorted(adopted)))
+    if others:
+        log.warning(
+            "%d pending pod(s) of other schedulers left alone (%s); --scheduler-names adds names",
+            sum(others.values()), ", ".join(f"{n}: {c}" for n, c in sorted(others.items())),
+        )
+    return adopted
 
 
 @dataclass

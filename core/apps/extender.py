@@ -37,7 +37,7 @@ from ..api.types import MAX_NODE_SCORE, CycleState
 from ..cache.podinfo import PodInfo
 from ..errors import ConfigError
 from ..observability.metrics import _Histogram
-from ..runtime.config import Settings, load_configuration
+from ..runtime.config import load_configuration
 from ..runtime.extenders import MAX_EXTENDER_PRIORITY, field
 from ..runtime.framework import Framework, PluginFailure
 from ..runtime.records import CycleRecord, Diagnosis
@@ -317,12 +317,9 @@ class ExtenderService:
 
 def extender_main(args: argparse.Namespace | Any) -> int:
     """Entry point for `kubeberth extender` (args from apps/cli.py)."""
-    settings = Settings()
-    overrides = {
-        k: getattr(args, k, None)
-        for k in ("config", "plugins_dir", "log_level", "otlp_endpoint", "allow_insecure_plugins_dir", "feature_gates")
-    }
-    settings = settings.model_copy(update={k: v for k, v in overrides.items() if v is not None})
+    from .cli import settings_from_args
+
+    settings = settings_from_args(args)  # KUBEBERTH_* with the flags over them, validated
     wanted = getattr(args, "profile", None)
     if wanted:
         profiles = [p.schedulerName for p in load_configuration(settings.config).profiles]

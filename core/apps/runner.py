@@ -330,14 +330,9 @@ def _key(obj: dict[str, Any]) -> str:
 
 def run_main(args: argparse.Namespace | Any) -> int:
     """Entry point for `kubeberth run` and `kubeberth run --embedded` (args from apps/cli.py)."""
-    settings = Settings()
-    overrides = {
-        k: getattr(args, k, None)
-        for k in (
-            "config", "plugins_dir", "log_level", "otlp_endpoint", "seed", "allow_insecure_plugins_dir", "feature_gates"
-        )
-    }
-    settings = settings.model_copy(update={k: v for k, v in overrides.items() if v is not None})
+    from .cli import settings_from_args
+
+    settings = settings_from_args(args)  # KUBEBERTH_* with the flags over them, validated
     from .serving.options import insecure_bind_address, secure_serving_options
 
     embedded = bool(getattr(args, "embedded", False))
@@ -367,6 +362,10 @@ def run_main(args: argparse.Namespace | Any) -> int:
             if value
         },
     )
+    if backend is not None:
+        from .embedded_run import adopt_scheduler_names
+
+        adopt_scheduler_names(runner.scheduler, backend, getattr(args, "scheduler_names", None))
 
     def on_signal(signum: int, _frame: Any) -> None:
         log.info("received %s: shutting down", signal.Signals(signum).name)

@@ -78,7 +78,7 @@ class Observability:
             tracer = DecisionTracer.from_config(config, exporter)
             log.info(
                 "decision traces: %s %s (sampler %s)",
-                config.protocol if exporter is None else "custom exporter",
+                f"{config.exporter} {config.protocol}" if exporter is None else "custom exporter",
                 config.endpoint or "(default endpoint)",
                 config.make_sampler().get_description(),
             )
@@ -95,6 +95,11 @@ class Observability:
         """Observe `scheduler`'s cycles; the tracer goes first so the others see the trace id."""
         scheduler.observers.append(self.cycle_done)
         scheduler.binding_observers.append(self.binding_done)
+        if self.store is not None:
+            from .pod_state import explain_missing, holds
+
+            store = self.store
+            store.track(holds(scheduler), lambda key: explain_missing(scheduler, key, store.size))
         if self.metrics is not None:
             queue = scheduler.queue
             queue.on_incoming = self.metrics.on_incoming
@@ -132,6 +137,8 @@ class Observability:
     def binding_done(self, record: CycleRecord) -> None:
         if self.tracer is not None:
             self.tracer.binding_done(record)
+        if self.store is not None and (record.binding or {}).get("result") == "Bound":
+            self.store.finished(record)
         if self.metrics is not None:
             self.metrics.binding_done(record)
         if self.annotator is not None:

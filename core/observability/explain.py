@@ -36,6 +36,9 @@ def fetch_decision(
         if (refused := explain_failure(exc, url, auth)) is not None:
             raise KubeberthError(f"explain: {refused}") from None
         detail = exc.read().decode(errors="replace").strip()
+        missing = _missing(detail) if exc.code == 404 else None
+        if missing is not None:
+            raise NoDecision(missing) from None
         raise KubeberthError(f"explain: {url}: {exc.code} {detail or exc.reason}") from None
     except (urllib.error.URLError, OSError) as exc:
         if (refused := explain_failure(exc, url, auth)) is not None:
@@ -46,6 +49,28 @@ def fetch_decision(
         ) from None
     except ValueError:
         raise KubeberthError(f"explain: {url} did not return a decision record (is that a kubeberth server?)") from None
+
+
+class NoDecision(KubeberthError):
+    """The scheduler has no record of the pod; `answer` says why (state, message: pod_state)."""
+
+    def __init__(self, answer: dict[str, Any]) -> None:
+        super().__init__(f"explain: {answer['message']}")
+        self.answer = answer
+
+    @property
+    def pod_exists(self) -> bool:
+        """False when the pod is not in the cluster (or could not be looked up): a bad argument."""
+        return self.answer.get("state") not in ("not-found", "unknown", "no-record")
+
+
+def _missing(body: str) -> dict[str, Any] | None:
+    """The JSON answer of a 404 from /debug/decisions, or None when it is not one."""
+    try:
+        answer = json.loads(body)
+    except ValueError:
+        return None
+    return answer if isinstance(answer, dict) and isinstance(answer.get("message"), str) else None
 
 
 def _ms(ns: int) -> str:

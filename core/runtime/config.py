@@ -8,9 +8,10 @@ from __future__ import annotations
 
 import logging
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Literal
 
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, create_model, field_validator
@@ -343,15 +344,19 @@ def load_configuration(path: str | Path | None) -> SchedulerConfiguration:
     return parse_configuration(data, str(path))
 
 
+LOG_LEVELS = ("DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL")
+
+
 class Settings(BaseSettings):
-    """Process settings from KUBEBERTH_* environment variables; CLI flags override them."""
+    """Process settings from KUBEBERTH_* environment variables; CLI flags override them
+    (`Settings.load`: a bad value is one line naming the flag or variable)."""
 
     model_config = SettingsConfigDict(env_prefix="KUBEBERTH_", extra="ignore")
 
     config: Path | None = None
     plugins_dir: Path | None = None
-    log_level: str = "WARNING"
-    log_format: str = "text"
+    log_level: str = "WARNING"  # one of LOG_LEVELS, any case
+    log_format: Literal["text", "json"] = "text"
     otlp_endpoint: str | None = None
     seed: int | None = None
     binding_workers: int = 16
@@ -372,6 +377,29 @@ class Settings(BaseSettings):
     watch_timeout: float = 300.0
     # kube-scheduler's --feature-gates, e.g. "GenericWorkload=true,OpportunisticBatching=false".
     feature_gates: str = ""
+
+    @field_validator("log_level")
+    @classmethod
+    def _log_level(cls, value: str) -> str:
+        level = value.strip().upper()
+        if level not in LOG_LEVELS:
+            raise ValueError(f"expected one of {', '.join(LOG_LEVELS)}")
+        return level
+
+    @classmethod
+    def load(cls, flags: Mapping[str, tuple[str, Any]] | None = None) -> Settings:
+        """The KUBEBERTH_* environment with `flags` (field -> (flag, value)) over it, validated
+        alike: a bad value is a one-line ConfigError naming the flag or the variable it came from
+        and what it accepts."""
+        flags = flags or {}
+        try:
+            return cls(**{name: value for name, (_flag, value) in flags.items()})
+        except ValidationError as exc:
+            first = exc.errors()[0]
+            name = str(first["loc"][0]) if first["loc"] else ""
+            where = flags[name][0] if name in flags else f"KUBEBERTH_{name.upper()}"
+            message = str(first["msg"]).removeprefix("Value error, ")
+            raise ConfigError(f"{where}={first.get('input')!r}: {message[:1].lower()}{message[1:]}") from None
 
     def gates(self) -> FeatureGates:
         """The validated feature gates; a bad entry is a one-line ConfigError."""
