@@ -179,6 +179,17 @@ def test_json_log_lines_carry_exceptions_and_kube_verbosity() -> None:
     assert json.loads(_JsonFormatter().format(warning))["v"] == 0
 
 
+def test_explain_marks_the_chosen_node_and_counts_the_ties() -> None:
+    nodes = [make_node(f"n{i}", cpu="4") for i in range(7)]  # seven identical nodes: all tie
+    result = simulate(build_generation(), [*nodes, make_pod("p", "1")], seed=3)
+    record = next(r for r in result.scheduler.records if r.pod == "default/p").as_dict()
+    lines = render(record).splitlines()
+    title = next(i for i, line in enumerate(lines) if line.startswith("Score: top nodes"))
+    assert lines[title].endswith("; 7 nodes tied at the best score " f"{record['top_scores'][0]['total']:g}, one of them picked")
+    rows = lines[title + 2: title + 7]
+    assert rows[0].startswith(f"  * {record['node']} ") and sum(r.startswith("  * ") for r in rows) == 1
+
+
 def _tracked_store(size: int, pending: set[str]) -> DecisionStore:
     store = DecisionStore(size=size)
     store.track(pending.__contains__, lambda key: {"state": "test", "message": f"no record for {key}"})
