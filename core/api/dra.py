@@ -24,15 +24,45 @@ ResourceSlice object and reused for every selector and every pod.
 
 from __future__ import annotations
 
+import importlib.machinery
+import importlib.util
 import re
 import threading
 from dataclasses import dataclass
 from decimal import Decimal
+from pathlib import Path
+from types import ModuleType
 from typing import Any
 
-import cel
-
 from ..cache.quantity import QuantityError, parse_quantity
+
+# What the `cel` package's __init__ imports for its `cel` command-line tool (a REPL), not for the bindings.
+_CEL_CLI_STACK = frozenset({"typer", "rich", "prompt_toolkit", "pygments", "click"})
+
+
+def _load_cel() -> ModuleType:
+    """The CEL bindings: `import cel`, or, when the CLI stack the package's __init__ imports is not
+    installed (an image that installs common-expression-language with --no-deps), its compiled
+    extension module `cel.cel` alone, which is the whole of the API used here (compile, Context)."""
+    try:
+        import cel
+
+        return cel
+    except ModuleNotFoundError as exc:
+        if (exc.name or "").split(".")[0] not in _CEL_CLI_STACK:
+            raise
+    package = importlib.util.find_spec("cel")  # finding a top-level package does not run its __init__
+    for folder in (package.submodule_search_locations or []) if package else []:
+        for suffix in importlib.machinery.EXTENSION_SUFFIXES:
+            spec = importlib.util.spec_from_file_location("cel.cel", f"{folder}/cel{suffix}")
+            if spec is not None and spec.loader is not None and Path(spec.origin or "").is_file():
+                module = importlib.util.module_from_spec(spec)
+                spec.loader.exec_module(module)
+                return module
+    raise ModuleNotFoundError("common-expression-language: no compiled cel extension found", name="cel")
+
+
+cel = _load_cel()
 
 __all__ = [
     "CelError",
