@@ -101,6 +101,7 @@ class Tools:
     home: Path
     namespace: str = ""  # where the chart's renders and dry runs go
     env: dict[str, str] = field(default_factory=dict)
+    bindings: list[str] = field(default_factory=list)  # ClusterRoleBindings the tests made
 
     def __post_init__(self) -> None:
         path = os.pathsep.join([str(self.helm_bin.parent), str(self.cp.binaries["kubectl"].parent),

@@ -45,6 +45,8 @@ def tools(control_plane: LocalControlPlane, tmp_path_factory: pytest.TempPathFac
     t.kubectl("apply", "-f", "-", input=yaml.safe_dump(SERVICE_MONITOR_CRD))
     t.kubectl("wait", "--for=condition=Established", "--timeout=30s", "crd/servicemonitors.monitoring.coreos.com")
     yield t
+    if t.bindings:
+        t.kubectl("delete", "clusterrolebinding", *t.bindings, "--ignore-not-found", check=False)
     t.kubectl("delete", "namespace", t.namespace, OVERLAY_NS, "--wait=false", check=False)
     t.kubectl("delete", "crd", "servicemonitors.monitoring.coreos.com", "--wait=false", check=False)
 
@@ -192,6 +194,7 @@ def _token_bound(tools: Tools, ns: str, role: str) -> str:
     sa = f"who-{suffix()}"
     tools.kubectl("-n", ns, "create", "serviceaccount", sa)
     tools.kubectl("create", "clusterrolebinding", f"{ns}-{sa}", f"--clusterrole={role}", f"--serviceaccount={ns}:{sa}")
+    tools.bindings.append(f"{ns}-{sa}")
     return tools.kubectl("-n", ns, "create", "token", sa).stdout.strip()
 
 
