@@ -26,7 +26,7 @@ from install_surface import CHART, REPO, SERVICE_MONITOR_CRD, PodRunner, Tools, 
 from kubeberth_harness import suffix
 
 ALL_OPTIONS = CHART / "ci" / "all-options-values.yaml"
-OVERLAY_NS = "kubeberth-system"  # config/examples/kustomize-overlay's
+OVERLAY_NS = "kubeberth-system"  # examples/kustomize-overlay's
 RUN_VALUES = {  # a drop-in plugin from the chart's plugins ConfigMap, enabled by a profile
     "plugins": {"chart_noop.py": (
         "from kubeberth import hookimpl\n\n\nclass ChartNoop:\n    name = 'ChartNoop'\n\n"
@@ -229,7 +229,7 @@ def test_kustomize_base_renders_and_dry_runs(tools: Tools) -> None:
 
 
 def test_kustomize_overlay_moves_namespace_and_image(tools: Tools) -> None:
-    objs = docs(tools.kubectl("kustomize", "config/examples/kustomize-overlay").stdout)
+    objs = docs(tools.kubectl("kustomize", "examples/kustomize-overlay").stdout)
     for o in objs:
         if o["kind"] not in ("ClusterRole", "ClusterRoleBinding"):
             assert o["metadata"]["namespace"] == OVERLAY_NS, o["kind"]
