@@ -45,10 +45,17 @@ def test_community_dashboard_shows_a_scheduler_on_a_real_api_server(
         last: list[Any] = []
 
         def every_target_has_data() -> bool:
-            last[:] = community_dashboard.empty_targets(prometheus)
+            try:
+                last[:] = community_dashboard.empty_targets(prometheus)
+            except AssertionError as exc:  # not scraped yet: the variables find nothing
+                last[:] = [str(exc)]
+                return False
             return not last
 
-        wait_for(every_target_has_data, 60, "every community dashboard target to show data")
+        try:
+            wait_for(every_target_has_data, 60, "every community dashboard target to show data")
+        except AssertionError as exc:
+            raise AssertionError(f"{exc}; still empty: {last}") from None
         leader = prometheus.query('leader_election_master_status{job="kube-scheduler", name="kubeberth"}')
         assert [float(r["value"][1]) for r in leader] == [1.0]
         codes = {r["metric"]["code"] for r in prometheus.query('rest_client_requests_total{job="kube-scheduler"}')}
