@@ -206,9 +206,9 @@ class PodRunner:
 
     @staticmethod
     def _rewrite(arg: str, mounts: dict[str, Path]) -> str:
-        for mount_path, folder in sorted(mounts.items(), key=lambda kv: -len(kv[0])):
-            arg = arg.replace(mount_path, str(folder))
-        return arg
+        """A mount path at the start of an argument or of a flag's value -> its local folder (one pass)."""
+        paths = "|".join(re.escape(m) for m in sorted(mounts, key=len, reverse=True))
+        return re.sub(rf"(^|=)({paths})(?=/|$)", lambda m: m.group(1) + str(mounts[m.group(2)]), arg)
 
     def get(self, path: str, token: str | None = None, method: str = "GET") -> int:
         """HTTPS status of `path` on the secure port (the self-signed certificate accepted)."""

@@ -11,6 +11,7 @@ engine here) and the commands that need a running pod (no kubelet here).
 
 from __future__ import annotations
 
+import os
 import re
 import subprocess
 from collections.abc import Iterator
@@ -248,7 +249,7 @@ def test_kustomize_install_runs_kubeberth(tools: Tools, tmp_path: Path) -> None:
     overlay.mkdir()
     (overlay / "kustomization.yaml").write_text(yaml.safe_dump({
         "apiVersion": "kustomize.config.k8s.io/v1beta1", "kind": "Kustomization",
-        "namespace": ns, "namePrefix": "e2e-", "resources": [str(REPO / "config")]}))
+        "namespace": ns, "namePrefix": "e2e-", "resources": [os.path.relpath(REPO / "config", overlay)]}))  # kustomize takes no absolute path
     tools.kubectl("create", "namespace", ns)
     tools.kubectl("apply", "-k", str(overlay))
     pod = PodRunner(tools, ns, "e2e-kubeberth", tmp_path / "pod")
