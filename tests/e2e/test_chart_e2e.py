@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import os
 import re
+import shlex
 import subprocess
 from collections.abc import Iterator
 from pathlib import Path
@@ -24,6 +25,7 @@ import yaml
 from cluster import LocalControlPlane, wait_for
 from helm_tool import find_helm
 from install_surface import CHART, REPO, SERVICE_MONITOR_CRD, PodRunner, Tools, docs, find
+from kubeberth.apps.cli import build_parser
 from kubeberth_harness import suffix
 
 ALL_OPTIONS = CHART / "ci" / "all-options-values.yaml"
@@ -313,3 +315,6 @@ def _check_readme_install(tools: Tools, built: str, explain: str) -> None:
     token = subprocess.run(["bash", "-c", token_cmd.group(1)], capture_output=True, text=True, env=tools.env,
                            check=True).stdout.strip()
     assert token.count(".") == 2  # a JWT the explain command would send
+    args = build_parser().parse_args(shlex.split(explain.replace(token_cmd.group(0), f"--token {token}"))[1:])
+    assert (args.command, args.server, args.token, args.insecure_skip_tls_verify) == (
+        "explain", "https://127.0.0.1:10259", token, True)
