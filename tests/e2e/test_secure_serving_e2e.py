@@ -24,7 +24,6 @@ import pytest
 from cluster import LocalControlPlane, free_port, wait_for
 from kubeberth_harness import Api, Kubeberth, suffix, write_config
 
-NS = "kb-secure"
 OPEN = ["/healthz", "/readyz", "/livez"]
 
 
@@ -34,6 +33,7 @@ class Secure:
     url: str
     ca: Path
     tokens: dict[str, str]  # who -> token ("none" absent)
+    ns: str  # the ServiceAccounts' namespace (unique: deleted namespaces stay Terminating here)
     pod: str  # NAMESPACE/NAME of a pod kubeberth scheduled
 
 
@@ -41,12 +41,13 @@ class Secure:
 def secure(control_plane: LocalControlPlane, sa_kubeconfig: str, api: Api,
            tmp_path_factory: pytest.TempPathFactory) -> Iterator[Secure]:
     tmp = tmp_path_factory.mktemp("secure")
+    ns = f"kb-secure-{suffix()}"
     tokens = {"stolen": "not-a-token"}
     for who in ("nobody", "reader", "admin"):
-        tokens[who] = control_plane.create_service_account_token(NS, who)
+        tokens[who] = control_plane.create_service_account_token(ns, who)
     for who in ("reader", "admin"):
-        control_plane.kubectl("create", "clusterrolebinding", f"{NS}-{who}", f"--clusterrole=kubeberth:{who}",
-                              f"--serviceaccount={NS}:{who}")
+        control_plane.kubectl("create", "clusterrolebinding", f"{ns}-{who}", f"--clusterrole=kubeberth:{who}",
+                              f"--serviceaccount={ns}:{who}")
     port = free_port(avoid={control_plane.apiserver_port})
     kb = Kubeberth(control_plane, sa_kubeconfig, write_config(tmp / "config.yaml"), False, f"kubeberth-secure-{suffix()}",
                    args=[f"--secure-port={port}", "--bind-address=127.0.0.1", f"--cert-dir={tmp / 'certs'}"])
@@ -54,16 +55,16 @@ def secure(control_plane: LocalControlPlane, sa_kubeconfig: str, api: Api,
     try:
         kb.wait_ready()
         api.create_node(node, "4", "8Gi")
-        api.create_pod(NS, pod)
-        wait_for(lambda: api.bound(NS).get(pod) == node, 30, f"{pod} bound")
-        yield Secure(kb, f"https://127.0.0.1:{port}", tmp / "certs" / "kubeberth.crt", tokens, f"{NS}/{pod}")
+        api.create_pod(ns, pod)
+        wait_for(lambda: api.bound(ns).get(pod) == node, 30, f"{pod} bound")
+        yield Secure(kb, f"https://127.0.0.1:{port}", tmp / "certs" / "kubeberth.crt", tokens, ns, f"{ns}/{pod}")
     finally:
         kb.stop()
-        api.delete_pod(NS, pod)
+        api.delete_pod(ns, pod)
         api.delete_node(node)
         for who in ("reader", "admin"):
-            control_plane.kubectl("delete", "clusterrolebinding", f"{NS}-{who}", "--ignore-not-found", check=False)
-        api.call("DELETE", f"/api/v1/namespaces/{NS}", ok=(200, 202, 404))
+            control_plane.kubectl("delete", "clusterrolebinding", f"{ns}-{who}", "--ignore-not-found", check=False)
+        api.call("DELETE", f"/api/v1/namespaces/{ns}", ok=(200, 202, 404))
 
 
 def call(s: Secure, method: str, path: str, who: str = "none",
@@ -99,9 +100,9 @@ def test_refusals_say_who_and_what(secure: Secure) -> None:
     assert status == 401 and headers["WWW-Authenticate"].startswith("Bearer")
     assert body.decode().startswith("Unauthorized: no bearer token")
     status, _, body = call(secure, "GET", "/metrics", "nobody")
-    assert body.decode() == f'forbidden: User "system:serviceaccount:{NS}:nobody" cannot get path "/metrics"\n'
+    assert body.decode() == f'forbidden: User "system:serviceaccount:{secure.ns}:nobody" cannot get path "/metrics"\n'
     status, _, body = call(secure, "POST", "/reload", "reader")
-    assert status == 403 and f'User "system:serviceaccount:{NS}:reader" cannot create path "/reload"' in body.decode()
+    assert status == 403 and f'User "system:serviceaccount:{secure.ns}:reader" cannot create path "/reload"' in body.decode()
     status, _, body = call(secure, "POST", "/reload", "admin")
     assert json.loads(body)["reload"]["result"] in ("unchanged", "success")
 
