@@ -32,6 +32,7 @@ from typing import Any
 
 import numpy as np
 from kubeberth import NodeTable, NodeView
+from kubeberth.api.extras import require_extra
 from kubeberth.api.metrics import REGISTRY
 from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily
 
@@ -282,6 +283,8 @@ class NodeLoad:
             if not effective.file:
                 raise ValueError("metrics.file is required when metrics.type is snapshot")
             load_snapshot(effective.file)  # bad input fails the generation build, not a cycle
+        elif effective.type == "prometheus":  # the client is an extra: say so when the profile loads
+            require_extra("contrib", "metrics.type prometheus (the load-aware plugins' Prometheus source)")
         self.args = args
         self.metrics = set(metrics)
         self._provider: NodeMetricsProvider | None = None

@@ -67,7 +67,10 @@ def env(dist: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
     root = tmp_path_factory.mktemp("venv") / "venv"
     venv.create(root, with_pip=True)
     [wheel] = dist.glob(f"kubeberth-{kubeberth.__version__}-*.whl")
-    _run([str(root / "bin" / "python"), "-m", "pip", "install", "-q", "--disable-pip-version-check", str(wheel)])
+    # --no-compile: byte-compiling the dependencies (the kubernetes client's thousands of modules) is
+    # most of an install's time; Python compiles what it imports anyway.
+    _run([str(root / "bin" / "python"), "-m", "pip", "install", "-q", "--no-compile", "--disable-pip-version-check",
+          str(wheel)])
     yield root
 
 
