@@ -32,7 +32,7 @@ from dataclasses import dataclass
 from decimal import Decimal
 from pathlib import Path
 from types import ModuleType
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..cache.quantity import QuantityError, parse_quantity
 
@@ -62,7 +62,10 @@ def _load_cel() -> ModuleType:
     raise ModuleNotFoundError("common-expression-language: no compiled cel extension found", name="cel")
 
 
-cel = _load_cel()
+if TYPE_CHECKING:
+    import cel
+else:
+    cel = _load_cel()
 
 __all__ = [
     "CelError",
