@@ -52,7 +52,7 @@ class KubernetesBackend(Backend):
         backoff_initial: float = 0.8,
         backoff_max: float = 30.0,
         reporting_instance: str | None = None,
-        event_workers: int = 2,
+        event_workers: int = 8,
     ) -> None:
         self.raw = RawClient(api_client, TokenBucket(qps, burst))
         self.events_raw = RawClient(separate_pool(api_client), TokenBucket(qps, burst))
