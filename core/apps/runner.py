@@ -300,7 +300,8 @@ class Runner:
 
         The Lease goes as soon as no binding of ours can still land, so a standby takes over at
         once; status writes get a second to go out first (they are the leader's word on pending
-        pods), the event backlog (records, written at the client's qps) after the release.
+        pods), the event backlog after the release (written all along on the event client; what
+        the flush cannot write is counted in the stop summary's events_dropped).
         """
         self.stop_event.set()
         if self.watcher is not None:

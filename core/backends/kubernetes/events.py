@@ -114,16 +114,16 @@ class EventRecorder:
         self._give_up.set()
 
     def join(self, grace: float = 2.0) -> bool:
-        """Wait for the writers to exit (close() first); returns whether they all did. A writer
-        still busy `grace` seconds past the deadline leaves its queue counted as dropped."""
+        """Wait for the writers to exit (close() first); returns whether they all did. Whatever is
+        left in a queue then (a writer still busy `grace` seconds past the deadline, an event
+        recorded while close() ran) is counted as dropped."""
         end = (self._deadline or time.monotonic()) + grace
         for shard in self._shards:
             if shard.thread is not None:
                 shard.thread.join(max(0.0, end - time.monotonic()))
-        stuck = [s for s in self._shards if s.thread is not None and s.thread.is_alive()]
-        for shard in stuck:
+        for shard in self._shards:
             self._drop_queued(shard)
-        return not stuck
+        return not any(s.thread is not None and s.thread.is_alive() for s in self._shards)
 
     def _past_deadline(self) -> bool:
         return self._deadline is not None and time.monotonic() >= self._deadline
