@@ -53,6 +53,15 @@ def test_every_source_package_is_in_the_wheel_list() -> None:
     assert sorted(found - set(tool["packages"])) == []
 
 
+def test_version_is_written_once() -> None:
+    """pyproject.toml reads the version from kubeberth.__version__; `kubeberth --version` prints it."""
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text())
+    assert "version" not in project["project"] and "version" in project["project"]["dynamic"]
+    assert project["tool"]["setuptools"]["dynamic"]["version"] == {"attr": "kubeberth.__version__"}
+    proc = _run([sys.executable, "-m", "kubeberth", "--version"])
+    assert proc.stdout == f"kubeberth {kubeberth.__version__}\n"
+
+
 @pytest.fixture(scope="module")
 def dist(tmp_path_factory: pytest.TempPathFactory) -> Path:
     out = tmp_path_factory.mktemp("dist")
