@@ -22,11 +22,19 @@ COPY constraints.txt pyproject.toml README.md LICENSE ./
 COPY core ./core
 COPY builtin_plugins ./builtin_plugins
 COPY contrib ./contrib
+# One virtual environment holds kubeberth and its pinned dependencies; the final stage copies it.
+RUN python -m venv /opt/kubeberth
+ENV PATH=/opt/kubeberth/bin:$PATH
 # PIP_CONSTRAINT also pins the isolated build environment's setuptools.
-RUN PIP_CONSTRAINT=/src/constraints.txt pip install --prefix=/install ".[contrib,otlp-grpc]" \
- && mkdir -p /install/share/kubeberth \
- && version="$(PYTHONPATH=$(echo /install/lib/python3*/site-packages) python -c 'import kubeberth; print(kubeberth.__version__)')" \
- && { grep -v '^kubeberth==' constraints.txt; echo "kubeberth==${version}"; } > /install/share/kubeberth/constraints.txt
+RUN PIP_CONSTRAINT=/src/constraints.txt pip install ".[contrib,otlp-grpc]" \
+ && mkdir -p /opt/kubeberth/share/kubeberth \
+ && version="$(python -c 'import kubeberth; print(kubeberth.__version__)')" \
+ && { grep -v '^kubeberth==' constraints.txt; echo "kubeberth==${version}"; } > /opt/kubeberth/share/kubeberth/constraints.txt
+# The CEL package's command-line tool and its stack (typer, rich, prompt-toolkit, pygments, ~19 MB)
+# are not part of the scheduler: kubeberth.api.dra loads the compiled CEL extension without them
+# (tests/test_packaging.py checks DRA placements are unchanged without the stack).
+RUN pip uninstall -y typer rich prompt-toolkit pygments markdown-it-py mdurl shellingham annotated-doc wcwidth \
+ && rm -f /opt/kubeberth/bin/cel
 
 FROM ${PYTHON_IMAGE}
 ARG PYTHON_IMAGE
@@ -43,11 +51,14 @@ LABEL org.opencontainers.image.title="kubeberth" \
       org.opencontainers.image.source="https://github.com/kubeberth/kubeberth" \
       org.opencontainers.image.documentation="https://github.com/kubeberth/kubeberth/blob/main/docs/deploy.md" \
       org.opencontainers.image.base.name="${PYTHON_IMAGE}"
-COPY --from=build /install /usr/local
+COPY --from=build /opt/kubeberth /opt/kubeberth
+ENV PATH=/opt/kubeberth/bin:$PATH
 # The installed set is consistent, and derived images (`FROM kubeberth`) find the pins at
-# /usr/local/share/kubeberth/constraints.txt: kubeberth itself and every dependency, so a
+# /opt/kubeberth/share/kubeberth/constraints.txt: kubeberth itself and every dependency, so a
 # plugin package that needs other versions fails its `pip install` instead of changing them.
-RUN pip check \
+# `pip check` may report only the CEL command-line stack removed above.
+RUN pip check | grep -v -E '^common-expression-language [^ ]+ requires (typer|rich|prompt-toolkit|pygments),' \
+    | { ! grep .; } \
  && groupadd --system --gid 10001 kubeberth \
  && useradd --system --uid 10001 --gid kubeberth --no-create-home --shell /usr/sbin/nologin kubeberth
 USER 10001:10001

@@ -74,8 +74,8 @@ def test_image_is_pinned_labelled_and_non_root() -> None:
 
 def test_plugins_recipe_uses_the_pins_the_image_ships() -> None:
     recipe = (REPO / "config" / "examples" / "Dockerfile.plugins").read_text()
-    assert "/install/share/kubeberth/constraints.txt" in DOCKERFILE  # -> /usr/local/share/...
-    assert "--constraint /usr/local/share/kubeberth/constraints.txt" in recipe
+    assert "/opt/kubeberth/share/kubeberth/constraints.txt" in DOCKERFILE
+    assert "--constraint /opt/kubeberth/share/kubeberth/constraints.txt" in recipe
     assert f"ARG KUBEBERTH_IMAGE=kubeberth:{kubeberth.__version__}" in recipe
     assert re.search(r"^USER 10001:10001$", recipe, re.M)
 
