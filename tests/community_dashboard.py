@@ -1,4 +1,4 @@
-"""The community kube-scheduler dashboard (config/grafana/kubernetes-mixin-scheduler.json) asked the
+"""The community kube-scheduler dashboard (its queries: tests/fixtures/kubernetes-mixin-scheduler-queries.json) asked the
 way Grafana asks it: its template variables resolved from Prometheus with the mixin's own
 variable queries, then every panel target sent to Prometheus' query API.
 
@@ -13,7 +13,7 @@ import re
 from pathlib import Path
 from typing import Any, Protocol
 
-DASHBOARD = Path(__file__).resolve().parents[1] / "config" / "grafana" / "kubernetes-mixin-scheduler.json"
+DASHBOARD = Path(__file__).resolve().parent / "fixtures" / "kubernetes-mixin-scheduler-queries.json"
 JOB = "kube-scheduler"  # the mixin's kubeSchedulerSelector: job="kube-scheduler"
 CLUSTER = "kubeberth-test"  # a `cluster` label on the scrape target, as multi-cluster setups have
 # Grafana's $__rate_interval for the panels' 1m minimum interval and a 1 s scrape: 1m + 1s.
