@@ -557,7 +557,7 @@ def _dispatch(args: argparse.Namespace) -> int:
     settings = settings_from_args(args)
     _setup_logging(settings.log_level, settings.log_format)
     settings.gates()  # a bad --feature-gates is one line and exit 2 before anything starts
-    if args.command in ("simulate", "bench", "run", "extender"):
+    if args.command in ("simulate", "run", "extender") or (args.command == "bench" and (args.observability or args.metrics)):
         from ..observability.otel import TracingConfig
 
         TracingConfig.from_env(otlp_endpoint=settings.otlp_endpoint)  # a bad OTEL_* value: exit 2 now

@@ -435,6 +435,8 @@ def _recorded_top(total: np.ndarray, ties: np.ndarray, pick: int, k: int) -> np.
     by score (candidate order among equals). With `k` or more tied at the best score, the others are
     the first tied ones; the record's score_ties says how many there were (selectHost's choice)."""
     first = ties[:k] if len(ties) >= k else _top_indices(total, k)
+    if first.size and first[0] == pick:  # the usual case: one best node, or the first tied one picked
+        return first
     return np.array([pick, *[i for i in first.tolist() if i != pick][: k - 1]], dtype=np.intp)
 
 
