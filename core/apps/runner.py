@@ -97,6 +97,8 @@ class Runner:
                 qps=cfg.clientConnection.qps,
                 burst=cfg.clientConnection.burst,
                 watch_timeout=self.settings.watch_timeout,
+                liveness=(self.settings.liveness_interval_seconds, self.settings.liveness_timeout_seconds,
+                          self.settings.liveness_failures),
                 kinds=watched_kinds(generation),
             )
         self.scheduler = Scheduler(

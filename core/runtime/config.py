@@ -373,8 +373,15 @@ class Settings(BaseSettings):
     rollback_max_error_rate: float = 0.1
     rollback_unschedulable_margin: float = 0.5
     # Server-side watch timeout in seconds (client-go: 5-10 min); a watch silent for longer than
-    # this plus a grace period is dropped and resumed, so it also bounds how long one can go unnoticed.
+    # this plus a grace period is dropped and resumed (the last resort when the liveness probe is off).
     watch_timeout: float = 300.0
+    # Connection liveness (docs/reliability.md): GET /version every `interval` seconds over a
+    # connection of its own, each bounded by `timeout`; a broken probe connection, or `failures`
+    # probes in a row without an answer, close every watch stream (resumed from its resourceVersion).
+    # A server answering within the timeout, however slowly, is alive. Interval 0 turns probing off.
+    liveness_interval_seconds: float = Field(5.0, ge=0)
+    liveness_timeout_seconds: float = Field(10.0, gt=0)
+    liveness_failures: int = Field(2, ge=1)
     # kube-scheduler's --feature-gates, e.g. "GenericWorkload=true,OpportunisticBatching=false".
     feature_gates: str = ""
 

@@ -340,7 +340,9 @@ def test_silent_watch_is_detected_and_resumed(control_plane: LocalControlPlane, 
         kubeconfig = tmp_path / "via-proxy.kubeconfig"
         kubeconfig.write_text(Path(sa_kubeconfig).read_text().replace(
             f":{control_plane.apiserver_port}", f":{proxy.port}"))
-        kb = start_kubeberth(kubeconfig=str(kubeconfig), env={"KUBEBERTH_WATCH_TIMEOUT": "2"})
+        # The liveness probe off: this test is about the watch timeout alone (the next one, the probe).
+        kb = start_kubeberth(kubeconfig=str(kubeconfig),
+                             env={"KUBEBERTH_WATCH_TIMEOUT": "2", "KUBEBERTH_LIVENESS_INTERVAL_SECONDS": "0"})
         for i in range(5):
             create_riding_out(control_plane, namespace, pod_body(f"before-{i}"))
         wait_for(all_bound(api, namespace, 5), 30, "5 pods bound")
@@ -353,6 +355,41 @@ def test_silent_watch_is_detected_and_resumed(control_plane: LocalControlPlane, 
         recovered = time.monotonic() - silenced
         report(record_property, silent_watch_all_bound_seconds=recovered)
         assert kb.log_text().count("Pod: watch silent") > silences_before
+        assert check_promises(api, namespace, node_names, [kb], watch) == []
+        assert kb.stop() == 0
+    finally:
+        proxy.close()
+
+
+def test_silent_connections_are_replaced_within_45s_at_default_settings(
+        control_plane: LocalControlPlane, api: Api, namespace: str, cluster_nodes: Any, start_kubeberth: Any,
+        watch: PodWatch, tmp_path: Path, sa_kubeconfig: str, record_property: Any) -> None:
+    """Default settings (watch timeout 5-10 min): the liveness probe's connection goes silent with the
+    watches, the path is declared dead, every watch resumes from its resourceVersion (no relist)."""
+    node_names = cluster_nodes(1)
+    proxy = SilencingProxy(control_plane.apiserver_port)
+    try:
+        kubeconfig = tmp_path / "via-proxy.kubeconfig"
+        kubeconfig.write_text(Path(sa_kubeconfig).read_text().replace(
+            f":{control_plane.apiserver_port}", f":{proxy.port}"))
+        kb = start_kubeberth(kubeconfig=str(kubeconfig))
+        for i in range(5):
+            create_riding_out(control_plane, namespace, pod_body(f"before-{i}"))
+        wait_for(all_bound(api, namespace, 5), 30, "5 pods bound")
+        time.sleep(6.0)  # a probe answered on the sentinel connection since the pods were bound
+        assert "declared dead" not in kb.log_text()
+        assert proxy.silence() >= 2  # the watches and the probe's connection at least
+        silenced, silenced_at = time.monotonic(), time.time()
+        for i in range(10):
+            create_riding_out(control_plane, namespace, pod_body(f"after-{i}"))
+        wait_for(all_bound(api, namespace, 15), 45 + 15, "the pods created while the connections were silent")
+        recovered = time.monotonic() - silenced
+        detected = log_time(kb, "API connection declared dead") - silenced_at
+        report(record_property, liveness_detection_seconds=detected, silent_connections_all_bound_seconds=recovered)
+        assert detected <= 45 and recovered <= 45 + 10
+        log = kb.log_text()
+        assert "Pod: watch closed; resuming from resourceVersion" in log
+        assert "relisting" not in log and "watch silent" not in log
         assert check_promises(api, namespace, node_names, [kb], watch) == []
         assert kb.stop() == 0
     finally:

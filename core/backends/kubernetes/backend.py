@@ -32,6 +32,7 @@ from ..base import WATCHED_KINDS, Backend, ClusterEvent, EventSink, PodGone
 from .client import ApiError, RawClient, TokenBucket, WriteStats, rfc3339, separate_pool
 from .events import EventRecorder
 from .informer import LIST_ORDER, RESOURCES, Informer, object_path
+from .liveness import LivenessProbe, sentinel_client
 from .status import StatusWriter
 
 log = logging.getLogger(__name__)
@@ -53,7 +54,9 @@ class KubernetesBackend(Backend):
         backoff_max: float = 30.0,
         reporting_instance: str | None = None,
         event_workers: int = 8,
+        liveness: tuple[float, float, int] = (5.0, 10.0, 2),
     ) -> None:
+        """`liveness` is the connection probe's (interval, timeout, failures); interval 0 turns it off."""
         self.raw = RawClient(api_client, TokenBucket(qps, burst))
         self.events_raw = RawClient(separate_pool(api_client), TokenBucket(qps, burst))
         self.scheduler_names = frozenset(scheduler_names)
@@ -77,6 +80,9 @@ class KubernetesBackend(Backend):
         self.events = EventRecorder(self.events_raw, self.write_stats, self.host, workers=event_workers)
         self.status = StatusWriter(self.raw, self.write_stats, self.stopping)
         self._writers: list[threading.Thread] = []
+        self._liveness_settings = liveness
+        self._sentinel = sentinel_client(api_client) if liveness[0] > 0 else None
+        self.liveness: LivenessProbe | None = None
 
     @property
     def stats(self) -> dict[str, int]:
@@ -103,6 +109,22 @@ class KubernetesBackend(Backend):
         self._writers.append(t)
         self._bootstrap = threading.Thread(target=self._start_informers, name="kubeberth-informers", daemon=True)
         self._bootstrap.start()
+        if self._sentinel is not None and (self.liveness is None or not self.liveness.is_alive()):
+            interval, timeout, failures = self._liveness_settings
+            self.liveness = LivenessProbe(self._sentinel, self.stopping, self.replace_connections,
+                                          interval=interval, timeout=timeout, failures=failures)
+            self.liveness.start()
+
+    def replace_connections(self, reason: str) -> None:
+        """The connection path is dead (liveness probe): close every watch stream and idle pooled
+        connection; each informer resumes from its resourceVersion over a new connection."""
+        closed = sum(inf.interrupt() for inf in self.informers.values())
+        log.warning("API connection declared dead (%s): closed %d watch streams and the idle connections; "
+                    "informers resume from their resourceVersion", reason, closed)
+        for raw in (self.raw, self.events_raw):
+            pools = getattr(getattr(raw.api_client, "rest_client", None), "pool_manager", None)
+            if pools is not None:
+                pools.clear()
 
     def _start_informers(self) -> None:
         """Start informers one after another in LIST_ORDER, each after the previous one listed."""

@@ -103,6 +103,7 @@ class Informer(threading.Thread):
         self.watches = 0
         self.silences = 0  # watches given up for silence past their timeout
         self._response: Any = None
+        self._interrupted = False  # the current stream was closed by interrupt()
         self._hold = threading.Event()
         self._hold.set()
         self._next_resync = 0.0
@@ -210,7 +211,7 @@ class Informer(threading.Thread):
         # The server ends the watch after timeoutSeconds, even a quiet one (bookmarks only come when
         # the resource changes), so a stream still silent after that plus a grace period is a dead
         # connection nobody closed: the read timeout gives it up and we resume from our resourceVersion.
-        # (TCP keepalive, from load_api_client, catches a dead network path sooner.)
+        # (The liveness probe and TCP keepalive catch a silent path within seconds: liveness.py.)
         silent = timeout + min(30, timeout)
         resp = b.raw.open("GET", self.resource.path, query, timeout=(10, silent))
         self._response = resp
@@ -240,12 +241,15 @@ class Informer(threading.Thread):
                 self.silences += 1
                 log.warning("%s: watch silent for %ds, past its %ds timeout; resuming from resourceVersion %s",
                             kind, silent, timeout, self.resource_version)
-            else:
+            elif not self._interrupted:  # closed by interrupt(): the finally clause says so
                 log.info("%s: watch ended (%s: %s); reconnecting", kind, type(exc).__name__, exc)
         finally:
             self._response = None
             with contextlib.suppress(Exception):
                 resp.release_conn()
+            if self._interrupted and self._hold.is_set() and not b.stopping.is_set():
+                log.info("%s: watch closed; resuming from resourceVersion %s", kind, self.resource_version)
+            self._interrupted = False
 
     def _handle(self, kind: str, ev: dict[str, Any]) -> None:
         typ = ev.get("type")
@@ -280,16 +284,19 @@ class Informer(threading.Thread):
             self.resource_version = rv
 
     # ---- control (used by stop() and tests) ------------------------------------------
-    def interrupt(self) -> None:
-        """Break the current watch stream (the loop reconnects unless stopping/held)."""
+    def interrupt(self) -> bool:
+        """Break the current watch stream (the loop reconnects unless stopping/held); False when
+        there was none."""
         resp = self._response
         if resp is None:
-            return
+            return False
+        self._interrupted = True
         for closer in ("shutdown", "close"):
             fn = getattr(resp, closer, None)
             if fn is not None:
                 with contextlib.suppress(Exception):
                     fn()
+        return True
 
     def hold(self) -> None:
         """Stop watching until resume() (tests: simulate a long disconnection)."""
