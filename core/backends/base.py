@@ -96,6 +96,15 @@ class Backend(abc.ABC):
     def patch_pod_condition(self, pod: PodInfo, condition: dict[str, Any]) -> None:
         """Set a pod status condition (e.g. PodScheduled=False, reason Unschedulable)."""
 
+    def patch_pod_status(self, pod: PodInfo, condition: dict[str, Any], nominated: str | None = None) -> None:
+        """kube-scheduler's updatePod in handleSchedulingFailure: the PodScheduled condition and,
+        unless `nominated` is None (NominatingInfo ModeNoop), status.nominatedNodeName ("" clears
+        it). A backend that writes over HTTP makes it one patch; this default writes the nomination,
+        then the condition."""
+        if nominated is not None:
+            self.set_nominated_node(pod, nominated or None)
+        self.patch_pod_condition(pod, condition)
+
     def mark_disruption_target(self, pod: PodInfo, condition: dict[str, Any]) -> Status:
         """Set a preemption victim's DisruptionTarget condition before it is deleted, and wait for
         the write (kube-scheduler's PreemptPod patches the status first, then deletes). A victim

@@ -34,6 +34,7 @@ class FrameworkHandle:
 
     __slots__ = (
         "framework", "_backend", "_cluster", "_now", "_waiting", "_request_move", "_activate", "_run_async", "_in_pre_bind",
+        "_held_uid", "_held",
     )
 
     def __init__(
@@ -57,6 +58,8 @@ class FrameworkHandle:
         self._activate = activate
         self._run_async = run_async
         self._in_pre_bind = pods_in_pre_bind if pods_in_pre_bind is not None else {}
+        self._held_uid = ""  # the preemptor whose nomination waits for its PodScheduled condition
+        self._held: str | None = None
 
     # ---- reads ---------------------------------------------------------------------------
     @property
@@ -84,7 +87,21 @@ class FrameworkHandle:
     # ---- writes --------------------------------------------------------------------------
     def nominate(self, pod: PodInfo, node_name: str | None) -> None:
         self._cluster.nominate(pod, node_name)
+        if pod.uid == self._held_uid:
+            self._held = node_name or ""  # written with the PodScheduled condition (take_nomination)
+            return
         self._backend.set_nominated_node(pod, node_name)
+
+    def hold_nomination(self, pod: PodInfo) -> None:
+        """Until take_nomination, hold back the status write of `pod`'s nomination: kube-scheduler
+        makes it in handleSchedulingFailure's updatePod, one patch with the PodScheduled condition,
+        not from PostFilter. The cache's nomination is still made at once."""
+        self._held_uid, self._held = pod.uid, None
+
+    def take_nomination(self) -> str | None:
+        """The held nomination ("" clears it), None if PostFilter made none (NominatingInfo ModeNoop)."""
+        held, self._held_uid, self._held = self._held, "", None
+        return held
 
     def delete_victim(
         self, victim: PodInfo, preemptor: PodInfo, node_name: str = "", *, pod_group: dict[str, Any] | None = None

@@ -331,9 +331,9 @@ class ScheduleOne:
     ) -> None:
         pod = entry.pod
         diagnosis = result.diagnosis or Diagnosis(0)
-        nominated = None
+        nominated, write_nominated = None, None
         if fw.points.get("post_filter") and diagnosis.num_all_nodes:
-            nominated, post_status = fw.run_post_filter(state, pod, self.cluster, self.handle_for(fw), diagnosis, record)
+            nominated, post_status, write_nominated = self._run_post_filter(fw, state, pod, diagnosis, record)
             if nominated:
                 self.stats.preemptions += 1
             if post_status.message:  # kube-scheduler keeps PostFilter's message, success or not
@@ -351,10 +351,29 @@ class ScheduleOne:
         if nominated:
             record.message = f"{message} (nominated node {nominated})"
         self.backend.record_event(pod, "Warning", "FailedScheduling", message)
-        self.backend.patch_pod_condition(
-            pod, {"type": "PodScheduled", "status": "False", "reason": "Unschedulable", "message": message}
+        self.backend.patch_pod_status(
+            pod, {"type": "PodScheduled", "status": "False", "reason": "Unschedulable", "message": message},
+            write_nominated,
         )
         self.queue.requeue_unschedulable(entry, frozenset(diagnosis.unschedulable_plugins), message)
+
+    def _run_post_filter(
+        self, fw: Framework, state: CycleState, pod: PodInfo, diagnosis: Diagnosis, record: CycleRecord
+    ) -> tuple[str | None, Status, str | None]:
+        """PostFilter with the preemptor's own nomination held back: kube-scheduler writes it in
+        handleSchedulingFailure's updatePod, one status patch with the Unschedulable condition.
+        Returns run_post_filter's pair and the held nomination (None: none to write). If PostFilter
+        fails, a nomination it made is written at once."""
+        handle = self.handle_for(fw)
+        handle.hold_nomination(pod)
+        try:
+            nominated, post_status = fw.run_post_filter(state, pod, self.cluster, handle, diagnosis, record)
+        except BaseException:
+            held = handle.take_nomination()
+            if held is not None:
+                self.backend.set_nominated_node(pod, held or None)
+            raise
+        return nominated, post_status, handle.take_nomination()
 
     def _requeue_rejected(self, entry: QueuedPod, plugins: frozenset[str], message: str) -> None:
         """handleSchedulingFailure for a rejection after a node was chosen: the event, the

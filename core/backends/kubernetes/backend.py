@@ -284,6 +284,10 @@ class KubernetesBackend(Backend):
     def patch_pod_condition(self, pod: PodInfo, condition: dict[str, Any]) -> None:
         self.status.enqueue("condition", pod, condition)
 
+    def patch_pod_status(self, pod: PodInfo, condition: dict[str, Any], nominated: str | None = None) -> None:
+        """updatePod: the condition and the nomination in one PATCH of pods/status (queued)."""
+        self.status.enqueue("status", pod, (condition, nominated))
+
     def mark_disruption_target(self, pod: PodInfo, condition: dict[str, Any]) -> Status:
         """A synchronous status patch (the delete that follows must not overtake it)."""
         current = next((c for c in (pod.raw.get("status") or {}).get("conditions") or ()

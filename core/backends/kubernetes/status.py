@@ -52,7 +52,9 @@ class StatusWriter:
                 continue
             try:
                 if what == "condition":
-                    self._write_condition(pod, value)
+                    self._write_status(pod, value, None)
+                elif what == "status":
+                    self._write_status(pod, *value)
                 else:
                     self._write_nominated(pod, value)
             except Exception:  # noqa: BLE001
@@ -65,27 +67,44 @@ class StatusWriter:
         return best_effort_write(self.raw, self.stats, self.stopping, "PATCH", path, body,
                                  "application/strategic-merge-patch+json")
 
-    def _write_condition(self, pod: PodInfo, condition: dict[str, Any]) -> None:
+    def _condition_change(self, pod: PodInfo, condition: dict[str, Any]) -> dict[str, Any] | None:
+        """The condition to write, or None when the pod (or our last write) already carries it
+        (podutil.UpdatePodCondition reporting no change)."""
         sig = (condition.get("status", ""), condition.get("reason", ""), condition.get("message", ""))
         current = next(
             (c for c in ((pod.raw.get("status") or {}).get("conditions") or ()) if c.get("type") == condition["type"]),
             None,
         )
         if current is not None and (current.get("status"), current.get("reason", ""), current.get("message", "")) == sig:
-            return
+            return None
         if self._conditions.get(pod.uid + condition["type"]) == sig:
-            return  # we already wrote exactly this; the informer has not caught up yet
+            return None  # we already wrote exactly this; the informer has not caught up yet
         cond = dict(condition)
         cond["lastProbeTime"] = None
         if current is not None and current.get("status") == cond.get("status") and current.get("lastTransitionTime"):
             cond["lastTransitionTime"] = current["lastTransitionTime"]
         else:
             cond["lastTransitionTime"] = rfc3339()
-        if self._patch_status(pod, {"metadata": {"uid": pod.uid}, "status": {"conditions": [cond]}}):
-            self._conditions[pod.uid + condition["type"]] = sig
+        return cond
+
+    def _write_status(self, pod: PodInfo, condition: dict[str, Any], nominated: str | None) -> None:
+        """kube-scheduler's updatePod: one PATCH of pods/status with the condition and, unless
+        `nominated` is None (ModeNoop), status.nominatedNodeName ("" clears it), each only if it
+        changes; nothing when neither does."""
+        status: dict[str, Any] = {}
+        cond = self._condition_change(pod, condition)
+        if cond is not None:
+            status["conditions"] = [cond]
+        if nominated is not None and ((pod.raw.get("status") or {}).get("nominatedNodeName") or None) != (nominated or None):
+            status["nominatedNodeName"] = nominated or None
+        if not status or not self._patch_status(pod, {"metadata": {"uid": pod.uid}, "status": status}):
+            return
+        if cond is not None:
+            self._conditions[pod.uid + cond["type"]] = (cond.get("status", ""), cond.get("reason", ""),
+                                                        cond.get("message", ""))
             if len(self._conditions) > 50000:
                 self._conditions.clear()
-            self.stats.add("status_patches")
+        self.stats.add("status_patches")
 
     def _write_nominated(self, pod: PodInfo, node_name: str | None) -> None:
         if ((pod.raw.get("status") or {}).get("nominatedNodeName") or None) == node_name:
