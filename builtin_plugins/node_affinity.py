@@ -82,12 +82,21 @@ def _pod_preferred(pod: PodInfo) -> tuple[PreferredTerm, ...]:
     return found
 
 
+def _labels_and_name(node: dict[str, Any]) -> tuple[dict[str, str], str]:
+    meta = node.get("metadata") or {}
+    return meta.get("labels") or {}, meta.get("name") or ""
+
+
 class NodeAffinity:
     name = "NodeAffinity"
     score_scope = ScoreScope.NODE  # raw score: the pod and this node's row only
     filter_scope = FilterScope.NODE
     pre_filter_state = PreFilterState.NO_POD_DATA
     Args = NodeAffinityArgs
+    # EventsToRegister: Node Add | UpdateNodeLabel, both through isSchedulableAfterNodeChange. A Node/Update
+    # that leaves the labels alone gets QueueSkip from the hint (the node matched before iff it matches now).
+    queueing_hints = {"Node/Add": "is_schedulable_after_node_change", "Node/Update": "is_schedulable_after_node_change"}
+    requeue_on = frozenset(queueing_hints)
 
     def __init__(self, args: NodeAffinityArgs | None = None) -> None:
         args = args or NodeAffinityArgs()
@@ -95,6 +104,18 @@ class NodeAffinity:
         required = added.get("requiredDuringSchedulingIgnoredDuringExecution")
         self.added_selector = NodeSelector.parse(required) if required is not None else None
         self.added_preferred = parse_preferred_terms(added.get("preferredDuringSchedulingIgnoredDuringExecution"))
+
+    def is_schedulable_after_node_change(self, pod: PodInfo, old: Any, new: Any) -> bool:
+        """isSchedulableAfterNodeChange: the node now matches the enforced and the pod's required affinity,
+        and (for an update) the pod's did not match before."""
+        if not isinstance(new, dict) or (old is not None and not isinstance(old, dict)):
+            raise TypeError(f"expected nodes, got {type(old).__name__} and {type(new).__name__}")
+        if self.added_selector is not None and not self.added_selector.matches(*_labels_and_name(new)):
+            return False
+        required = required_node_affinity(pod)
+        if not required.matches(*_labels_and_name(new)):
+            return False
+        return old is None or not required.matches(*_labels_and_name(old))
 
     @hookimpl
     def sign_pod(self, pod: PodInfo) -> list[SignFragment]:

@@ -579,6 +579,12 @@ class RequiredNodeAffinity:
     def trivial(self) -> bool:
         return self.selector is None and self.affinity is None
 
+    def matches(self, labels: Mapping[str, str], name: str) -> bool:
+        """RequiredNodeAffinity.Match for one node outside the table (its labels and name)."""
+        if self.selector is not None and not self.selector.matches(labels):
+            return False
+        return self.affinity is None or self.affinity.matches(labels, name)
+
     def row_mask(self, table: NodeTable, rows: np.ndarray) -> np.ndarray:
         out = np.ones(rows.shape[0], dtype=bool)
         if self.selector is not None:

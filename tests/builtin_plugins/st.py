@@ -288,6 +288,9 @@ class PodWrapper:
     def Obj(self) -> dict[str, Any]:
         return self.pod
 
+    def DeepCopy(self) -> dict[str, Any]:
+        return copy.deepcopy(self.pod)
+
     def Name(self, s: str) -> PodWrapper:
         self._meta["name"] = s
         return self

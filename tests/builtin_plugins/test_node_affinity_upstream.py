@@ -18,6 +18,7 @@ from kubeberth.builtin_plugins.node_affinity import (
 )
 from kubeberth.builtin_plugins.node_affinity import NodeAffinity, NodeAffinityArgs
 from st import GoStatus, fmt, fwk, metav1, sets, v1
+from test_node_unschedulable_upstream import requeues
 from upstream import call, cases, filter_statuses, pod_info, run_score, snapshot, view
 
 
@@ -1034,3 +1035,106 @@ def test_node_affinity_priority(test: dict[str, Any]) -> None:
     else:
         pre, got = run_score(p, test["pod"], snapshot(None, test["nodes"]), prescore=False)
     assert [{"name": n, "score": s} for n, s in got.items()] == test["expectedList"]
+
+
+# ---- Test_isSchedulableAfterNodeChange (a map keyed by case name upstream; keyed here by test id) ---------------
+def _Test_isSchedulableAfterNodeChange() -> dict[str, dict[str, Any]]:
+    podWithNodeAffinity = st.MakePod().NodeAffinityIn("foo", ["bar"], st.NodeSelectorTypeMatchExpressions)
+    addedAffinity = {
+        "requiredDuringSchedulingIgnoredDuringExecution": {
+            "nodeSelectorTerms": [
+                {"matchExpressions": [{"key": "foo", "operator": v1.NodeSelectorOpIn, "values": ["bar"]}]}
+            ]
+        }
+    }
+    testcases: dict[str, dict[str, Any]] = {
+        "Test_isSchedulableAfterNodeChange/backoff-wrong-new-object": {
+            "args": {},
+            "pod": podWithNodeAffinity.Obj(),
+            "newObj": "not-a-node",
+            "expectedHint": fwk.Queue,
+            "expectedErr": True,
+        },
+        "Test_isSchedulableAfterNodeChange/backoff-wrong-old-object": {
+            "args": {},
+            "pod": podWithNodeAffinity.Obj(),
+            "oldObj": "not-a-node",
+            "newObj": st.MakeNode().Obj(),
+            "expectedHint": fwk.Queue,
+            "expectedErr": True,
+        },
+        "Test_isSchedulableAfterNodeChange/skip-queue-on-add": {
+            "args": {},
+            "pod": podWithNodeAffinity.Obj(),
+            "newObj": st.MakeNode().Obj(),
+            "expectedHint": fwk.QueueSkip,
+        },
+        "Test_isSchedulableAfterNodeChange/queue-on-add": {
+            "args": {},
+            "pod": podWithNodeAffinity.Obj(),
+            "newObj": st.MakeNode().Label("foo", "bar").Obj(),
+            "expectedHint": fwk.Queue,
+        },
+        "Test_isSchedulableAfterNodeChange/skip-unrelated-changes": {
+            "args": {},
+            "pod": podWithNodeAffinity.Obj(),
+            "oldObj": st.MakeNode().Obj(),
+            "newObj": st.MakeNode().Capacity(None).Obj(),
+            "expectedHint": fwk.QueueSkip,
+        },
+        "Test_isSchedulableAfterNodeChange/skip-unrelated-changes-on-labels": {
+            "args": {},
+            "pod": podWithNodeAffinity.DeepCopy(),
+            "oldObj": st.MakeNode().Obj(),
+            "newObj": st.MakeNode().Label("k", "v").Obj(),
+            "expectedHint": fwk.QueueSkip,
+        },
+        "Test_isSchedulableAfterNodeChange/skip-labels-changes-on-node-from-suitable-to-unsuitable": {
+            "args": {},
+            "pod": podWithNodeAffinity.DeepCopy(),
+            "oldObj": st.MakeNode().Label("foo", "bar").Obj(),
+            "newObj": st.MakeNode().Label("k", "v").Obj(),
+            "expectedHint": fwk.QueueSkip,
+        },
+        "Test_isSchedulableAfterNodeChange/queue-on-labels-change-makes-pod-schedulable": {
+            "args": {},
+            "pod": podWithNodeAffinity.Obj(),
+            "oldObj": st.MakeNode().Obj(),
+            "newObj": st.MakeNode().Label("foo", "bar").Obj(),
+            "expectedHint": fwk.Queue,
+        },
+        "Test_isSchedulableAfterNodeChange/skip-unrelated-change-that-keeps-pod-schedulable": {
+            "args": {},
+            "pod": podWithNodeAffinity.Obj(),
+            "oldObj": st.MakeNode().Label("foo", "bar").Obj(),
+            "newObj": st.MakeNode().Capacity(None).Label("foo", "bar").Obj(),
+            "expectedHint": fwk.QueueSkip,
+        },
+        "Test_isSchedulableAfterNodeChange/skip-queue-on-add-scheduler-enforced-node-affinity": {
+            "args": {"addedAffinity": addedAffinity},
+            "pod": podWithNodeAffinity.Obj(),
+            "newObj": st.MakeNode().Obj(),
+            "expectedHint": fwk.QueueSkip,
+        },
+        "Test_isSchedulableAfterNodeChange/queue-on-add-scheduler-enforced-node-affinity": {
+            "args": {"addedAffinity": addedAffinity},
+            "pod": podWithNodeAffinity.Obj(),
+            "newObj": st.MakeNode().Label("foo", "bar").Obj(),
+            "expectedHint": fwk.Queue,
+        },
+    }
+    return {name: {"name": name, **tc} for name, tc in testcases.items()}
+
+
+Test_isSchedulableAfterNodeChange = _Test_isSchedulableAfterNodeChange()
+
+
+@pytest.mark.parametrize("test", cases(Test_isSchedulableAfterNodeChange))
+def test_is_schedulable_after_node_change(test: dict[str, Any]) -> None:
+    """isSchedulableAfterNodeChange, as the queue calls it for Node/Add (no old node) and Node/Update: a hint
+    that fails (a wrong object, upstream's error) queues the pod."""
+    p = NodeAffinity(NodeAffinityArgs(**test["args"]))
+    if test.get("expectedErr"):
+        with pytest.raises(TypeError):
+            p.is_schedulable_after_node_change(pod_info(test["pod"]), test.get("oldObj"), test["newObj"])
+    assert requeues(p, test) == test["expectedHint"]
