@@ -599,8 +599,9 @@ def test_scheduler_schedule_one(name: str, gate: bool, as_group: bool) -> None:
             if as_group:
                 # Upstream's test delivers no cluster events; here the PodGroup's condition write
                 # (PodGroup/Update) arrives after the pod was put in the unschedulable pool, and a
-                # plugin that registers no events is woken by every event: on to backoff.
-                assert "unschedulable" in entry.waited and entry.where == "backoff", entry
+                # plugin that registers no events is woken by every event: on to backoff, popped
+                # from there at once with activeQ empty (SchedulerPopFromBackoffQ), rejected again.
+                assert entry.where == "unschedulable" and entry.attempts == 2, entry
             else:
                 assert entry.where == "unschedulable", entry
         else:

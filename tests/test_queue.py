@@ -269,3 +269,68 @@ def test_counts(q: SchedulingQueue, clock: FakeClock) -> None:
     counts = q.counts()
     assert counts["active"] == 1 and counts["unschedulable"] == 1 and counts["gated"] == 1
     assert q.has_active()
+
+
+def _queue_with_one_pod_per_place(pop_from_backoff: bool) -> SchedulingQueue:
+    """TestPriorityQueue_Pop's queue: mpp in activeQ, hpp in backoffQ (rejected by "plugin"), hpp2
+    in the error backoffQ, up in the unschedulable pool; both backoffs still running."""
+    clock = FakeClock()
+    q = SchedulingQueue(priority_sort, gates, clock, pop_from_backoff=pop_from_backoff)
+    for name, priority in [("hpp", 1000), ("hpp2", 1000), ("up", 0)]:
+        q.add(pod(name, priority))
+    hpp, hpp2, up = q.pop(), q.pop(), q.pop()
+    assert hpp is not None and hpp2 is not None and up is not None
+    q.requeue_unschedulable(up, frozenset({"plugin"}), "")
+    q.move_seq += 1  # an event during hpp's cycle sends it to backoffQ
+    q.requeue_unschedulable(hpp, frozenset({"plugin"}), "")
+    q.requeue_error(hpp2, "")
+    q.add(pod("mpp", 500))
+    assert (hpp.where, hpp2.where, up.where) == ("backoff", "backoff", "unschedulable")
+    return q
+
+
+@pytest.mark.parametrize(
+    ("pop_from_backoff", "want"),
+    [
+        pytest.param(True, ["mpp", "hpp"], id="individual pod, PopFromBackoffQ enabled, pops from both activeQ and backoffQ"),
+        pytest.param(False, ["mpp"], id="individual pod, PopFromBackoffQ disabled, pops only from activeQ"),
+    ],
+)
+def test_priority_queue_pop(pop_from_backoff: bool, want: list[str]) -> None:
+    """kube-scheduler TestPriorityQueue_Pop (individual-pod cases; GenericWorkload plays no part
+    for single pods): with activeQ empty, SchedulerPopFromBackoffQ pops backoffQ's head, never a
+    pod backing off after an error, nor an unschedulable one."""
+    q = _queue_with_one_pod_per_place(pop_from_backoff)
+    assert drain(q) == want
+
+
+def test_pop_from_backoff_q_orders_same_expiry_by_active_q(clock: FakeClock) -> None:
+    """lessBackoffCompletedWithPriority: under SchedulerPopFromBackoffQ, pods whose backoff ends
+    together pop from backoffQ in activeQ's order (priority first), not in arrival order."""
+    q = SchedulingQueue(priority_sort, gates, clock, pop_from_backoff=True)
+    q.add(pod("low", 0))
+    q.add(pod("high", 10))
+    high, low = q.pop(), q.pop()
+    assert high is not None and low is not None
+    q.move_seq += 1
+    q.requeue_unschedulable(low, frozenset({"plugin"}), "")
+    q.requeue_unschedulable(high, frozenset({"plugin"}), "")
+    assert low.backoff_until == high.backoff_until > clock.t
+    assert drain(q) == ["high", "low"]
+
+
+def test_pop_from_backoff_q_skips_stale_backoff_items(clock: FakeClock) -> None:
+    """A pod activated out of backoffQ and back in the error backoffQ is not popped early through
+    the backoffQ item it left behind."""
+    q = SchedulingQueue(priority_sort, gates, clock, pop_from_backoff=True)
+    q.add(pod("a"))
+    a = q.pop()
+    assert a is not None
+    q.move_seq += 1
+    q.requeue_unschedulable(a, frozenset({"plugin"}), "")
+    q.activate(["a"])
+    assert q.pop() is a
+    q.requeue_error(a, "boom")
+    assert a.where == "backoff" and q.pop() is None
+    clock.t = a.backoff_until
+    assert q.pop() is a

@@ -1,8 +1,9 @@
 """SchedulingQueue: activeQ, backoffQ and the unschedulable pool, as kube-scheduler keeps them.
 
 Touched only by the scheduling thread. activeQ is ordered by the profile's queue_sort key;
-backoffQ by backoff expiry; unschedulable pods wait for a cluster event one of the plugins that
-rejected them cares about, or for the periodic flush.
+backoffQ by backoff expiry (two heaps, as kube-scheduler's backoffQueue: pods rejected by plugins,
+and pods that came back after an error); unschedulable pods wait for a cluster event one of the
+plugins that rejected them cares about, or for the periodic flush.
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ MAX_IN_UNSCHEDULABLE_SECONDS = 300.0  # kube-scheduler's podMaxInUnschedulablePo
 # kube-scheduler's queue_incoming_pods_total event labels for the queue's own moves.
 POD_ADD = "UnscheduledPodAdd"
 POD_UPDATE = "UnscheduledPodUpdate"
+POP_FROM_BACKOFF_Q = "PopFromBackoffQ"
 ATTEMPT_FAILURE = "ScheduleAttemptFailure"
 BACKOFF_COMPLETE = "BackoffComplete"
 UNSCHEDULABLE_TIMEOUT = "UnschedulableTimeout"
@@ -37,6 +39,8 @@ class QueuedPod:
     last_message: str = ""
     move_seq_at_pop: int = 0
     errors: int = 0
+    after_error: bool = False  # the last attempt ended in an error (kube-scheduler's error backoffQ)
+    heap_seq: int = -1  # the seq of its current activeQ/backoffQ heap item (older ones are stale)
     where: str = ""  # active | backoff | unschedulable | gated | inflight
     extra: dict[str, Any] = field(default_factory=dict)
     since: float = 0.0  # when it entered `where`
@@ -51,7 +55,9 @@ class SchedulingQueue:
         clock: Callable[[], float],
         initial_backoff: float = 1.0,
         max_backoff: float = 10.0,
+        pop_from_backoff: bool = False,
     ) -> None:
+        """`pop_from_backoff`: the SchedulerPopFromBackoffQ feature gate (see `pop`)."""
         self.sort_key = sort_key
         self.pre_enqueue = pre_enqueue
         self.clock = clock
@@ -59,7 +65,11 @@ class SchedulingQueue:
         self.max_backoff = max_backoff
         self.entries: dict[str, QueuedPod] = {}
         self._active: list[tuple[Any, int, QueuedPod]] = []
-        self._backoff: list[tuple[float, int, QueuedPod]] = []
+        self.pop_from_backoff = pop_from_backoff
+        # backoffQ: (expiry, activeQ key under SchedulerPopFromBackoffQ else None, seq, entry);
+        # the error backoffQ: (expiry, seq, entry). kube-scheduler's entityBackoffQ / entityErrorBackoffQ.
+        self._backoff: list[tuple[float, Any, int, QueuedPod]] = []
+        self._error_backoff: list[tuple[float, int, QueuedPod]] = []
         self._seq = itertools.count()
         self.move_seq = 0  # bumped by every move request (kube-scheduler's moveRequestCycle)
         # Called as on_incoming(queue, event) on every arrival: kube-scheduler's
@@ -131,11 +141,21 @@ class SchedulingQueue:
     def _push_active(self, entry: QueuedPod) -> None:
         self._arrive(entry, "active")
         entry.pod.queue_timestamp = entry.timestamp
-        heapq.heappush(self._active, (self.sort_key(entry.pod), next(self._seq), entry))
+        entry.heap_seq = next(self._seq)
+        heapq.heappush(self._active, (self.sort_key(entry.pod), entry.heap_seq, entry))
 
     def _push_backoff(self, entry: QueuedPod) -> None:
+        """kube-scheduler's backoffQueue.add: a pod with no rejecting plugin (it came back after an
+        error) goes to the error backoffQ, which is never popped before its backoff ends. Under
+        SchedulerPopFromBackoffQ, pods with the same expiry are ordered as activeQ orders them
+        (lessBackoffCompletedWithPriority)."""
         self._arrive(entry, "backoff")
-        heapq.heappush(self._backoff, (entry.backoff_until, next(self._seq), entry))
+        entry.heap_seq = next(self._seq)
+        if entry.after_error or not entry.unschedulable_plugins:
+            heapq.heappush(self._error_backoff, (entry.backoff_until, entry.heap_seq, entry))
+            return
+        key = self.sort_key(entry.pod) if self.pop_from_backoff else None
+        heapq.heappush(self._backoff, (entry.backoff_until, key, entry.heap_seq, entry))
 
     def backoff_duration(self, attempts: int) -> float:
         duration = self.initial_backoff
@@ -147,16 +167,39 @@ class SchedulingQueue:
 
     # ---- popping -----------------------------------------------------------------------
     def pop(self) -> QueuedPod | None:
+        """kube-scheduler's activeQueue.pop: the head of activeQ; when activeQ is empty and
+        SchedulerPopFromBackoffQ is on, the head of backoffQ although it is still backing off
+        (the earliest expiry; never a pod of the error backoffQ), as the queue would otherwise
+        sit idle."""
         self.flush_backoff()
         while self._active:
-            _, _, entry = heapq.heappop(self._active)
-            if entry.where != "active" or self.entries.get(entry.pod.uid) is not entry:
-                continue  # stale heap item
-            self._arrive(entry, "inflight")
-            entry.attempts += 1
-            entry.move_seq_at_pop = self.move_seq
-            return entry
+            _, seq, entry = heapq.heappop(self._active)
+            if self._current(entry, "active", seq):
+                return self._to_inflight(entry)
+        if self.pop_from_backoff:
+            return self._pop_backoff()
         return None
+
+    def _pop_backoff(self) -> QueuedPod | None:
+        """kube-scheduler's backoffQueue.popBackoff: the head of backoffQ, not of the error one."""
+        while self._backoff:
+            item = heapq.heappop(self._backoff)
+            entry = item[-1]
+            if self._current(entry, "backoff", item[-2]):
+                self._event = POP_FROM_BACKOFF_Q
+                self._arrive(entry, "active")
+                return self._to_inflight(entry)
+        return None
+
+    def _current(self, entry: QueuedPod, where: str, seq: int) -> bool:
+        """Is this heap item (`seq`) still the pod's place, not a stale copy left behind by a move?"""
+        return entry.where == where and entry.heap_seq == seq and self.entries.get(entry.pod.uid) is entry
+
+    def _to_inflight(self, entry: QueuedPod) -> QueuedPod:
+        self._arrive(entry, "inflight")
+        entry.attempts += 1
+        entry.move_seq_at_pop = self.move_seq
+        return entry
 
     def pop_members(self, uids: Iterable[str]) -> list[QueuedPod]:
         """Take these pods (a PodGroup's other members) out of the queue with the one just popped:
@@ -173,19 +216,32 @@ class SchedulingQueue:
         return taken
 
     def flush_backoff(self) -> None:
+        """kube-scheduler's flushBackoffQCompleted: both backoff heaps, earliest expiry first."""
         now = self.clock()
-        while self._backoff and self._backoff[0][0] <= now:
-            _, _, entry = heapq.heappop(self._backoff)
-            if entry.where == "backoff" and self.entries.get(entry.pod.uid) is entry:
+        while (heap := self._earliest_heap()) is not None and heap[0][0] <= now:
+            item = heapq.heappop(heap)
+            if self._current(item[-1], "backoff", item[-2]):
+                entry = item[-1]
                 self._event = BACKOFF_COMPLETE
                 self._push_active(entry)
 
+    def _earliest_heap(self) -> list[Any] | None:
+        """The backoff heap whose head expires first (None when both are empty)."""
+        heaps = [h for h in (self._backoff, self._error_backoff) if h]
+        return min(heaps, key=lambda h: h[0][0]) if heaps else None
+
     def next_backoff_expiry(self) -> float | None:
-        while self._backoff:
-            _, _, entry = self._backoff[0]
-            if entry.where == "backoff" and self.entries.get(entry.pod.uid) is entry:
-                return self._backoff[0][0]
-            heapq.heappop(self._backoff)
+        """The earliest expiry of either backoff heap (the loop sleeps until then)."""
+        heads = [self._head_expiry(h) for h in (self._backoff, self._error_backoff)]
+        expiries = [e for e in heads if e is not None]
+        return min(expiries) if expiries else None
+
+    def _head_expiry(self, heap: list[Any]) -> float | None:
+        """The expiry of the first current pod of `heap`, dropping stale items on the way."""
+        while heap:
+            if self._current(heap[0][-1], "backoff", heap[0][-2]):
+                return float(heap[0][0])
+            heapq.heappop(heap)
         return None
 
     # ---- after a cycle -----------------------------------------------------------------
@@ -195,6 +251,7 @@ class SchedulingQueue:
             return
         now = self.clock()
         entry.unschedulable_plugins = plugins
+        entry.after_error = False
         entry.last_message = message
         entry.timestamp = now
         entry.backoff_until = now + self.backoff_duration(entry.attempts)
@@ -208,6 +265,7 @@ class SchedulingQueue:
         if self.entries.get(entry.pod.uid) is not entry:
             return
         entry.errors += 1
+        entry.after_error = True
         entry.last_message = message
         entry.backoff_until = self.clock() + self.backoff_duration(entry.attempts)
         self._event = ATTEMPT_FAILURE
@@ -316,12 +374,15 @@ class SchedulingQueue:
                     return
 
     def resort(self, sort_key: Callable[[PodInfo], Any], pre_enqueue: Callable[[PodInfo], Any]) -> None:
-        """A new generation may bring a different queue_sort: rebuild the active heap."""
+        """A new generation may bring a different queue_sort: rebuild the active heap (and
+        backoffQ, ordered by it within an expiry under SchedulerPopFromBackoffQ)."""
         self.sort_key, self.pre_enqueue = sort_key, pre_enqueue
-        items = [e for _, _, e in self._active if e.where == "active"]
+        active = [e for _, seq, e in self._active if self._current(e, "active", seq)]
         self._active = []
-        seen: set[int] = set()
-        for e in items:
-            if id(e) not in seen:
-                seen.add(id(e))
-                self._push_active(e)
+        for e in active:
+            self._push_active(e)
+        if self.pop_from_backoff:
+            backoff = [item[-1] for item in self._backoff if self._current(item[-1], "backoff", item[-2])]
+            self._backoff = []
+            for e in backoff:
+                self._push_backoff(e)

@@ -103,6 +103,7 @@ class Scheduler(EventHandlers, ScheduleOne, PodGroupCycle, BindingCycle):
             self.clock.now,
             cfg.podInitialBackoffSeconds,
             cfg.podMaxBackoffSeconds,
+            pop_from_backoff=generation.feature_gates.enabled("SchedulerPopFromBackoffQ"),
         )
         self.queue.registered = self._registered
         self.pool = BindingPool(binding_workers, "kubeberth-bind")
