@@ -65,8 +65,10 @@ EXTRA_SOURCES: dict[str, tuple[tuple[str, tuple[str, ...] | None], ...]] = {
          ("TestPodGroupEvaluator_SelectVictimsOnDomain", "TestPodGroupEvaluator_Preempt")),
         ("framework/preemption/executor_test.go", ("TestIsPodRunningPreemption", "TestIsPodGroupRunningPreemption")),
     ),
+    # the failure handler's status write (ported in tests/test_status_writer.py)
+    "statuswrite": (("schedule_one_test.go", ("TestUpdatePodStatus",)),),
 }
-EXTRA_TESTS = ("test_batching.py", "test_signing.py", "test_prebind_pre_flight.py")
+EXTRA_TESTS = ("test_batching.py", "test_signing.py", "test_prebind_pre_flight.py", "test_status_writer.py")
 _FUNC = re.compile(r"^func (Test\w+)\(", re.M)
 _NAME = re.compile(r'\b(?:name|test):\s*((?:"(?:[^"\\\n]|\\.)*"\s*(?:\+\s*)?)+)', re.S)  # `test:` in older tables
 # Folders whose tables are maps keyed by case name (`"case": {` two tabs in), some filled in
