@@ -21,61 +21,17 @@
 #   GOFLAGS, GOMODCACHE, GOCACHE, GOPROXY ... are honoured as usual.
 set -euo pipefail
 
-log() { printf '[provision-helm] %s\n' "$*" >&2; }
-die() { log "error: $*"; exit 1; }
+GOTOOL_NAME=helm
+source "$(dirname "${BASH_SOURCE[0]}")/lib/gotool.sh"
 
 REPO_ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 MOD_DIR="${REPO_ROOT}/tests/e2e/helm"
-[[ -f "${MOD_DIR}/go.mod" ]] || die "missing ${MOD_DIR}/go.mod"
+VERSION="$(go_tool_version "${MOD_DIR}" helm.sh/helm/v4)"
 
-HELM_VERSION="$(awk '$1 == "helm.sh/helm/v4" && $2 ~ /^v[0-9]/ { print $2; exit }' "${MOD_DIR}/go.mod")"
-[[ -n "${HELM_VERSION}" ]] || die "cannot find the helm.sh/helm/v4 version in ${MOD_DIR}/go.mod"
+# The version stamping of helm's own release build (its Makefile's LDFLAGS), so
+# `helm version` reports the release and charts' kubeVersion checks see it.
+vpkg=helm.sh/helm/v4/internal/version
+LDFLAGS="-s -w -X ${vpkg}.version=${VERSION} -X ${vpkg}.metadata= -X ${vpkg}.gitTreeState=clean"
 
-CACHE_ROOT="${KUBEBERTH_HELM_CACHE:-${HOME}/.cache/kubeberth/helm}"
-VERSION_DIR="${CACHE_ROOT}/${HELM_VERSION}"
-BIN_DIR="${VERSION_DIR}/bin"
-STAMP_FILE="${VERSION_DIR}/build.stamp"
-
-build_stamp() {
-    cat "${MOD_DIR}/go.mod" "${MOD_DIR}/go.sum" | sha256sum | awk '{ print $1 }'
-}
-
-have_binary() {
-    [[ -x "${BIN_DIR}/helm" && -f "${STAMP_FILE}" && "$(cat "${STAMP_FILE}")" == "$(build_stamp)" ]]
-}
-
-build_binary() {
-    command -v go >/dev/null 2>&1 || die "the Go toolchain (go >= 1.26) is required to build helm ${HELM_VERSION}"
-    mkdir -p "${VERSION_DIR}"
-    local tmp_bin
-    tmp_bin="$(mktemp -d "${VERSION_DIR}/bin.tmp.XXXXXX")"
-    # shellcheck disable=SC2064
-    trap "rm -rf '${tmp_bin}'" EXIT
-
-    # The version stamping of helm's own release build (its Makefile's LDFLAGS), so
-    # `helm version` reports the release and charts' kubeVersion checks see it.
-    local vpkg=helm.sh/helm/v4/internal/version
-    local ldflags="-s -w -X ${vpkg}.version=${HELM_VERSION} -X ${vpkg}.metadata= -X ${vpkg}.gitTreeState=clean"
-
-    log "building helm ${HELM_VERSION} into ${BIN_DIR}"
-    local start=${SECONDS}
-    (
-        cd "${MOD_DIR}"
-        CGO_ENABLED=0 go build -trimpath -buildvcs=false -ldflags="${ldflags}" -o "${tmp_bin}/" tool
-    )
-    [[ -x "${tmp_bin}/helm" ]] || die "go build did not produce helm"
-    mkdir -p "${BIN_DIR}"
-    mv -f "${tmp_bin}/helm" "${BIN_DIR}/helm"
-    build_stamp > "${STAMP_FILE}"
-    rm -rf "${tmp_bin}"
-    trap - EXIT
-    log "built in $(( SECONDS - start ))s"
-}
-
-if [[ "${KUBEBERTH_HELM_REBUILD:-0}" != "1" ]] && have_binary; then
-    log "reusing helm ${HELM_VERSION} in ${BIN_DIR}"
-else
-    build_binary
-fi
-
-printf '%s\n' "${BIN_DIR}"
+provision_go_tool helm "${MOD_DIR}" "${VERSION}" "${KUBEBERTH_HELM_CACHE:-${HOME}/.cache/kubeberth/helm}" \
+    "${KUBEBERTH_HELM_REBUILD:-0}" "${LDFLAGS}"
