@@ -16,9 +16,8 @@ every other node passes as one vectorised mask.
 from __future__ import annotations
 
 import logging
-import re
 import secrets
-from collections.abc import Iterable, Mapping
+from collections.abc import Mapping
 from typing import Any
 
 import numpy as np
@@ -27,7 +26,6 @@ from kubeberth import (
     Code,
     FeatureGates,
     FilterResult,
-    MemoKey,
     NodeView,
     PodInfo,
     PreFilterState,
@@ -37,159 +35,24 @@ from kubeberth import (
 )
 from kubeberth.api.signing import VOLUMES_SIGNER, SignFragment, volumes_signer
 
+from .translation import BY_IN_TREE_NAME, TranslationError, in_tree_plugin, translate_handle
+from .utils import (
+    INDEX_KEY,
+    ClaimNotFound,
+    PodsWithVolumes,
+    csinode_limits,
+    has_attachable_volumes,
+    is_resize_deferred,
+    meta_of,
+    owned_by,
+    pod_volumes,
+    raw_of,
+    spec_of,
+)
+
 log = logging.getLogger(__name__)
 
 ERR_REASON_MAX_VOLUME_COUNT_EXCEEDED = "node(s) exceed max volume count"
-
-_VOLUMES: MemoKey[bool] = MemoKey("NodeVolumeLimits.attachable")
-_INDEX_KEY = "NodeVolumeLimits.pods_with_volumes"
-
-
-class InTreePlugin:
-    """One csi-translation-lib in-tree plugin: its volume source field, names and translation."""
-
-    def __init__(self, source: str, in_tree: str, driver: str, migration_on: bool) -> None:
-        self.source, self.in_tree, self.driver, self.migration_on = source, in_tree, driver, migration_on
-
-
-# csi-translation-lib's inTreePlugins. `migration_on`: nodevolumelimits' isCSIMigrationOn, true for
-# these plugins whenever the node has a CSINode (Azure File and vSphere are never counted).
-IN_TREE_PLUGINS = (
-    InTreePlugin("gcePersistentDisk", "kubernetes.io/gce-pd", "pd.csi.storage.gke.io", True),
-    InTreePlugin("awsElasticBlockStore", "kubernetes.io/aws-ebs", "ebs.csi.aws.com", True),
-    InTreePlugin("cinder", "kubernetes.io/cinder", "cinder.csi.openstack.org", True),
-    InTreePlugin("azureDisk", "kubernetes.io/azure-disk", "disk.csi.azure.com", True),
-    InTreePlugin("azureFile", "kubernetes.io/azure-file", "file.csi.azure.com", False),
-    InTreePlugin("vsphereVolume", "kubernetes.io/vsphere-volume", "csi.vsphere.vmware.com", False),
-    InTreePlugin("portworxVolume", "kubernetes.io/portworx-volume", "pxd.portworx.com", True),
-)
-_BY_NAME = {p.in_tree: p for p in IN_TREE_PLUGINS}
-_AWS_VOLUME = re.compile(r"^vol-[^/]*$")
-_UNSPECIFIED = "UNSPECIFIED"
-
-
-class TranslationError(Exception):
-    """An in-tree volume csi-translation-lib cannot translate (e.g. a malformed EBS volume ID)."""
-
-
-def in_tree_plugin(source: Mapping[str, Any]) -> InTreePlugin | None:
-    """The in-tree plugin of a volume or PV source (csi-translation-lib's CanSupport[Inline])."""
-    for plugin in IN_TREE_PLUGINS:
-        if source.get(plugin.source) is not None:
-            return plugin
-    return None
-
-
-def ebs_volume_id(kubernetes_id: str) -> str:
-    """csi-translation-lib's KubernetesVolumeIDToEBSVolumeID: aws://zone/vol-x -> vol-x."""
-    if not kubernetes_id.startswith("aws://"):
-        return kubernetes_id
-    aws_id = kubernetes_id[len("aws://") :].split("/", 1)[-1].strip("/") if "/" in kubernetes_id[6:] else ""
-    if not _AWS_VOLUME.match(aws_id):
-        raise TranslationError(f"Invalid format for AWS volume ({kubernetes_id})")
-    return aws_id
-
-
-def _gce_region(zones: list[str]) -> str:
-    regions = set()
-    for zone in zones:
-        parts = zone.split("-")
-        if len(parts) != 3:
-            raise TranslationError(f"zone in unexpected format, expected: {{locale}}-{{region}}-{{zone}}, got: {zone}")
-        regions.add("-".join(parts[:2]))
-    if len(regions) != 1:
-        raise TranslationError(f"multiple or no regions gotten from zones, got: {sorted(regions)}")
-    return regions.pop()
-
-
-def translate_handle(plugin: InTreePlugin, source: Mapping[str, Any], pv_labels: Mapping[str, str] | None) -> str:
-    """The CSI volumeHandle csi-translation-lib gives an in-tree source (inline when pv_labels is None)."""
-    src = source.get(plugin.source) or {}
-    if plugin.source == "awsElasticBlockStore":
-        return ebs_volume_id(str(src.get("volumeID") or ""))
-    if plugin.source == "gcePersistentDisk":
-        name = src.get("pdName") or ""
-        if pv_labels is None:
-            return f"projects/{_UNSPECIFIED}/zones/{_UNSPECIFIED}/disks/{name}"
-        label = pv_labels.get("failure-domain.beta.kubernetes.io/zone") or pv_labels.get("topology.kubernetes.io/zone") or ""
-        zones = label.split("__")
-        if len(zones) == 1 and zones[0]:
-            return f"projects/{_UNSPECIFIED}/zones/{zones[0]}/disks/{name}"
-        if len(zones) > 1:
-            return f"projects/{_UNSPECIFIED}/regions/{_gce_region(zones)}/disks/{name}"
-        return f"projects/{_UNSPECIFIED}/zones/{_UNSPECIFIED}/disks/{name}"
-    if plugin.source == "azureDisk":
-        kind = src.get("kind")
-        if pv_labels is None and kind is not None and str(kind).lower() != "managed":
-            raise TranslationError(f"kind({kind}) is not supported in csi migration")
-        return str(src.get("diskURI") or "")
-    return str(src.get("volumeID") or "")
-
-
-def _spec(obj: Mapping[str, Any]) -> Mapping[str, Any]:
-    return obj.get("spec") or {}
-
-
-def _meta(obj: Mapping[str, Any]) -> Mapping[str, Any]:
-    return obj.get("metadata") or {}
-
-
-def pod_volumes(pod: PodInfo) -> list[dict[str, Any]]:
-    return list(_spec(pod.raw).get("volumes") or ())
-
-
-def has_attachable_volumes(pod: PodInfo) -> bool:
-    """A claim, a generic ephemeral volume or a migratable inline volume (CSILimits' PreFilter)."""
-    found = _VOLUMES.get(pod)
-    if found is None:
-        found = any(
-            v.get("persistentVolumeClaim") is not None or v.get("ephemeral") is not None or in_tree_plugin(v)
-            for v in pod_volumes(pod)
-        )
-        _VOLUMES.set(pod, found)
-    return found
-
-
-def is_resize_deferred(pod: PodInfo) -> bool:
-    """component-helpers' IsPodResizeDeferred: a PodResizePending condition with reason Deferred."""
-    for cond in (pod.raw.get("status") or {}).get("conditions") or ():
-        if cond.get("type") == "PodResizePending":
-            return cond.get("reason") == "Deferred"
-    return False
-
-
-def csinode_limits(csinode: Mapping[str, Any] | None) -> dict[str, int]:
-    """getVolumeLimits: driver -> allocatable.count from a CSINode (no entry: no limit)."""
-    out: dict[str, int] = {}
-    if csinode is None:
-        return out
-    for d in _spec(csinode).get("drivers") or ():
-        count = (d.get("allocatable") or {}).get("count")
-        if count is not None:
-            out[str(d.get("name"))] = int(count)
-    return out
-
-
-class ClaimNotFound(Exception):
-    """The pod's claim does not exist (Filter: UnschedulableAndUnresolvable)."""
-
-
-class PodsWithVolumes:
-    """PodIndex: per node row, the placed pods that have claims or migratable inline volumes."""
-
-    def __init__(self, cluster: ClusterState | None = None) -> None:
-        self.rows: dict[int, dict[str, PodInfo]] = {}
-
-    def pod_added(self, pod: PodInfo, row: int) -> None:
-        if has_attachable_volumes(pod):
-            self.rows.setdefault(row, {})[pod.uid] = pod
-
-    def pod_removed(self, pod: PodInfo, row: int) -> None:
-        on_row = self.rows.get(row)
-        if on_row is not None:
-            on_row.pop(pod.uid, None)
-            if not on_row:
-                del self.rows[row]
 
 
 class NodeVolumeLimits:
@@ -244,7 +107,7 @@ class NodeVolumeLimits:
         csinodes: dict[int, Mapping[str, Any]] = {}
         row_of = cluster.table.row_of
         for obj in cluster.list_objects("CSINode"):
-            row = row_of.get(str(_meta(obj).get("name")))
+            row = row_of.get(str(meta_of(obj).get("name")))
             if row is not None:
                 csinodes[row] = obj
         position = {int(r): i for i, r in enumerate(nodes.rows.tolist())} if csinodes else {}
@@ -295,7 +158,7 @@ class NodeVolumeLimits:
         required = set()
         for driver in set(without_csinode.values()) | set(with_csinode.values()):
             obj = cluster.get_object("CSIDriver", driver)
-            if obj is not None and _spec(obj).get("preventPodSchedulingIfMissing"):
+            if obj is not None and spec_of(obj).get("preventPodSchedulingIfMissing"):
                 required.add(driver)
         if not required:
             return
@@ -312,7 +175,7 @@ class NodeVolumeLimits:
             if driver in with_csinode.values():
                 for row, csinode in csinodes.items():
                     at = position.get(row)
-                    names = {d.get("name") for d in _spec(csinode).get("drivers") or ()}
+                    names = {d.get("name") for d in spec_of(csinode).get("drivers") or ()}
                     if at is not None and driver not in names:
                         missing[at] = True
             missing &= ~done
@@ -330,7 +193,7 @@ class NodeVolumeLimits:
         attachments: Mapping[str, dict[str, str]],
     ) -> bool:
         attached: dict[str, str] = {}
-        index: PodsWithVolumes = cluster.index(_INDEX_KEY, PodsWithVolumes)  # type: ignore[assignment]
+        index: PodsWithVolumes = cluster.index(INDEX_KEY, PodsWithVolumes)  # type: ignore[assignment]
         for existing in (index.rows.get(row) or {}).values():
             if existing.uid == pod.uid:
                 continue
@@ -353,13 +216,13 @@ class NodeVolumeLimits:
         """getNodeVolumeAttachmentInfo for every node: node -> {driver/volumeHandle: driver}."""
         out: dict[str, dict[str, str]] = {}
         for va in cluster.list_objects("VolumeAttachment"):
-            spec = _spec(va)
+            spec = spec_of(va)
             attacher, node = spec.get("attacher") or "", spec.get("nodeName") or ""
             pv_name = (spec.get("source") or {}).get("persistentVolumeName")
             if not attacher or not pv_name:
                 continue
             pv = cluster.get_object("PersistentVolume", pv_name)
-            csi = _spec(pv).get("csi") if pv is not None else None
+            csi = spec_of(pv).get("csi") if pv is not None else None
             if not csi:
                 continue
             out.setdefault(node, {})[f"{attacher}/{csi.get('volumeHandle') or ''}"] = attacher
@@ -389,7 +252,7 @@ class NodeVolumeLimits:
                         f'looking up PVC {pod.namespace}/{claim}: persistentvolumeclaims "{claim}" not found'
                     )
                 continue
-            if ephemeral and not _owned_by(pvc, pod):
+            if ephemeral and not owned_by(pvc, pod):
                 raise ValueError(
                     f"PVC {pod.namespace}/{claim} was not created for pod {pod.namespace}/{pod.name} (pod is not owner)"
                 )
@@ -410,11 +273,11 @@ class NodeVolumeLimits:
 
     def _claim_driver(self, cluster: ClusterState, pvc: Mapping[str, Any], has_csinode: bool) -> tuple[str, str]:
         """getCSIDriverInfo: (driver, volumeHandle) of a claim's PV, else from its StorageClass."""
-        pv_name = _spec(pvc).get("volumeName") or ""
+        pv_name = spec_of(pvc).get("volumeName") or ""
         pv = cluster.get_object("PersistentVolume", pv_name) if pv_name else None
         if pv is None:
             return self._class_driver(cluster, pvc, has_csinode)
-        spec = _spec(pv)
+        spec = spec_of(pv)
         csi = spec.get("csi")
         if csi:
             return str(csi.get("driver") or ""), str(csi.get("volumeHandle") or "")
@@ -422,12 +285,12 @@ class NodeVolumeLimits:
         if plugin is None or not (has_csinode and plugin.migration_on):
             return "", ""
         try:
-            return plugin.driver, translate_handle(plugin, spec, _meta(pv).get("labels") or {})
+            return plugin.driver, translate_handle(plugin, spec, meta_of(pv).get("labels") or {})
         except TranslationError:
             return "", ""
 
     def _class_driver(self, cluster: ClusterState, pvc: Mapping[str, Any], has_csinode: bool) -> tuple[str, str]:
-        spec, meta = _spec(pvc), _meta(pvc)
+        spec, meta = spec_of(pvc), meta_of(pvc)
         class_name = spec.get("storageClassName")
         if class_name is None:  # storagehelpers.GetPersistentVolumeClaimClass: the beta annotation
             class_name = (meta.get("annotations") or {}).get("volume.beta.kubernetes.io/storage-class", "")
@@ -438,7 +301,7 @@ class NodeVolumeLimits:
             return "", ""
         handle = f"{self.random_prefix}-{meta.get('namespace') or 'default'}/{meta.get('name')}"
         provisioner = str(sc.get("provisioner") or "")
-        plugin = _BY_NAME.get(provisioner)
+        plugin = BY_IN_TREE_NAME.get(provisioner)
         if plugin is not None:
             if not (has_csinode and plugin.migration_on):
                 return "", ""
@@ -449,8 +312,8 @@ class NodeVolumeLimits:
     def hint_pod_deleted(self, pod: PodInfo, old: Any, new: Any) -> bool:
         """isSchedulableAfterAssignedPodDeleted: the deleted pod was placed or nominated and had a
         claim, an ephemeral volume or a migratable inline volume."""
-        deleted = _raw(old if old is not None else new)
-        spec = _spec(deleted)
+        deleted = raw_of(old if old is not None else new)
+        spec = spec_of(deleted)
         volumes = spec.get("volumes") or ()
         if not volumes:
             return False
@@ -463,7 +326,7 @@ class NodeVolumeLimits:
 
     def hint_claim_added(self, pod: PodInfo, old: Any, new: Any) -> bool:
         """isSchedulableAfterPVCAdded: a claim the pod uses (directly or as its ephemeral volume)."""
-        meta = _meta(_raw(new))
+        meta = meta_of(raw_of(new))
         if (meta.get("namespace") or "") != pod.namespace:
             return False
         for vol in pod_volumes(pod):
@@ -480,7 +343,7 @@ class NodeVolumeLimits:
     def hint_attachment_deleted(self, pod: PodInfo, old: Any, new: Any) -> bool:
         """isSchedulableAfterVolumeAttachmentDeleted: the pod has a claim, or a migratable inline
         volume whose CSI driver is the attachment's attacher."""
-        attacher = _spec(_raw(old if old is not None else new)).get("attacher") or ""
+        attacher = spec_of(raw_of(old if old is not None else new)).get("attacher") or ""
         for vol in pod_volumes(pod):
             if vol.get("persistentVolumeClaim") is not None:
                 return True
@@ -498,22 +361,10 @@ class NodeVolumeLimits:
             return True
         before = {
             str(d.get("name")): int((d.get("allocatable") or {}).get("count") or 0)
-            for d in _spec(_raw(old)).get("drivers") or ()
+            for d in spec_of(raw_of(old)).get("drivers") or ()
         }
         return any(
             int((d.get("allocatable") or {}).get("count") or 0) > before.get(str(d.get("name")), 0)
-            for d in _spec(_raw(new)).get("drivers") or ()
+            for d in spec_of(raw_of(new)).get("drivers") or ()
         )
 
-
-def _raw(obj: Any) -> Mapping[str, Any]:
-    """A changed object's raw body (pods arrive as PodInfo)."""
-    if isinstance(obj, PodInfo):
-        return obj.raw
-    return obj or {}
-
-
-def _owned_by(pvc: Mapping[str, Any], pod: PodInfo) -> bool:
-    """ephemeral.VolumeIsForPod: the claim's controller owner is the pod."""
-    refs: Iterable[Mapping[str, Any]] = _meta(pvc).get("ownerReferences") or ()
-    return any(ref.get("controller") and ref.get("uid") == pod.uid for ref in refs)
