@@ -24,7 +24,13 @@ from pydantic import ValidationError
 
 
 def test_docstring_examples() -> None:
-    assert doctest.testmod(helpers).failed == 0
+    import importlib
+    import pkgutil
+
+    modules = [helpers] + [importlib.import_module(f"{helpers.__name__}.{m.name}") for m in pkgutil.iter_modules(helpers.__path__)]
+    results = [doctest.testmod(m) for m in modules]
+    assert sum(r.failed for r in results) == 0
+    assert sum(r.attempted for r in results) >= 5
 
 
 @pytest.mark.parametrize(
