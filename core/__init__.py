@@ -29,6 +29,14 @@ if TYPE_CHECKING:
         Status,
     )
     from .api.types import PreBindCancellation
+    from .api.views import (
+        ClusterView,
+        DeviceStateView,
+        LabelCountsView,
+        NodeTableView,
+        PodView,
+        WhatIf,
+    )
     from .cache.cluster import ClusterState, PodIndex
     from .cache.devices import DeviceState
     from .cache.nodetable import NodeTable, NodeView, Taint
@@ -42,6 +50,12 @@ __all__ = [
     "CLUSTER_EVENTS",
     "Capabilities",
     "ClusterState",
+    "ClusterView",
+    "DeviceStateView",
+    "LabelCountsView",
+    "NodeTableView",
+    "PodView",
+    "WhatIf",
     "FeatureGates",
     "FilterScope",
     "Handle",
@@ -107,6 +121,12 @@ _LAZY: dict[str, str] = {
     "Rejection": ".api.status",
     "Status": ".api.status",
     "PreBindCancellation": ".api.types",
+    "ClusterView": ".api.views",
+    "DeviceStateView": ".api.views",
+    "LabelCountsView": ".api.views",
+    "NodeTableView": ".api.views",
+    "PodView": ".api.views",
+    "WhatIf": ".api.views",
     "ClusterState": ".cache.cluster",
     "PodIndex": ".cache.cluster",
     "DeviceState": ".cache.devices",

@@ -9,8 +9,8 @@ still in flight — are accounted in the NodeTable and in every registered PodIn
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Callable, Iterable, Iterator
-from typing import Any, Protocol
+from collections.abc import Callable, Hashable, Iterable, Iterator
+from typing import TYPE_CHECKING, Any, Protocol, TypeVar, cast
 
 import numpy as np
 
@@ -19,9 +19,17 @@ from .nodetable import NodeTable
 from .podgroups import PodGroupMembers, PodGroupState
 from .podinfo import PodInfo
 
+if TYPE_CHECKING:
+    # The read-only Protocols plugins see this cache through (ClusterState satisfies ClusterView).
+    from ..api.views import ClusterView, PodView
+    from ..api.views import PodIndex as PluginPodIndex
+
+    IndexT = TypeVar("IndexT", bound=PluginPodIndex)
+
 
 class PodIndex(Protocol):
-    """An incremental structure over placed pods (e.g. per-domain counts), kept by the cache."""
+    """An incremental structure over placed pods (e.g. per-domain counts), kept by the cache;
+    plugins implement `kubeberth.api.views.PodIndex`, the same with the pod read-only."""
 
     def pod_added(self, pod: PodInfo, row: int) -> None: ...
 
@@ -105,20 +113,21 @@ class ClusterState:
         self.label_counts = PodLabelCounts(self.table)
         # ResourceSlices by node, devices allocated by ResourceClaims (DynamicResources reads it).
         self.devices = DeviceState()
-        self._indexes: dict[Any, PodIndex] = {"pod_label_counts": self.label_counts}
+        self._indexes: dict[Hashable, PodIndex] = {"pod_label_counts": self.label_counts}
         self._pod_groups = PodGroupMembers()
 
     # ---- indexes -----------------------------------------------------------------------
-    def index(self, key: Any, factory: Callable[[ClusterState], PodIndex]) -> PodIndex:
+    def index(self, key: Hashable, factory: Callable[[ClusterView], IndexT]) -> IndexT:
         """Get or build an incremental pod index; built from current placements, then kept."""
         found = self._indexes.get(key)
         if found is None:
-            found = factory(self)
+            built = factory(self)
             for row, pods in self.pods_on.items():
                 for pod in pods.values():
-                    found.pod_added(pod, row)
-            self._indexes[key] = found
-        return found
+                    built.pod_added(pod, row)
+            self._indexes[key] = built
+            return built
+        return found  # type: ignore[return-value]  # the factory registered under `key` built it
 
     # ---- nodes -------------------------------------------------------------------------
     def upsert_node(self, node: dict[str, Any]) -> int:
@@ -263,7 +272,7 @@ class ClusterState:
                 ghosts[row] = [*ghosts.get(row, ()), added]
         self._ghosts = ((self._nominated_version, table_version, priority), ghosts)
 
-    def nominated_ghosts(self, pod: PodInfo) -> dict[int, list[PodInfo]]:
+    def nominated_ghosts(self, pod: PodView) -> dict[int, list[PodInfo]]:
         """Unplaced pods nominated on each node row with priority >= `pod`'s (kube-scheduler's
         RunFilterPluginsWithNominatedPods accounts them when filtering `pod`). Read-only: the
         answer is shared with the next caller asking at the same priority while nothing changed."""
@@ -300,7 +309,7 @@ class ClusterState:
     # ---- what-ifs ----------------------------------------------------------------------
     @contextlib.contextmanager
     def hypothetical(
-        self, add: Iterable[tuple[PodInfo, int | str]] = (), remove: Iterable[PodInfo] = ()
+        self, add: Iterable[tuple[PodView, int | str]] = (), remove: Iterable[PodView] = ()
     ) -> Iterator[Hypothetical]:
         """Place and remove pods for the duration of a `with` block, then restore the cache exactly.
 
@@ -369,8 +378,9 @@ class Hypothetical:
         self._orders: dict[int, list[tuple[str, PodInfo]]] = {}  # node_pods order of rows losing a pod
         self._requested: list[tuple[np.ndarray, np.ndarray]] = []
 
-    def add(self, pod: PodInfo, node: int | str) -> None:
+    def add(self, pod: PodView, node: int | str) -> None:
         """Place `pod` on a node (row or name); a pod removed in this block may come back to its row."""
+        pod = cast(PodInfo, pod)  # every pod a plugin holds is the cache's PodInfo (PodView: its read-only type)
         cluster = self._cluster
         row = node if isinstance(node, int) else cluster.table.row_of[node]
         if pod.uid in cluster.placement:
@@ -384,8 +394,9 @@ class Hypothetical:
         if pod.uid in cluster._nominated_on:
             cluster._nominated_version += 1  # a nominated pod placed is no ghost (nominated_ghosts)
 
-    def remove(self, pod: PodInfo) -> None:
+    def remove(self, pod: PodView) -> None:
         """Take a placed pod off its node (no-op for a pod that is not placed)."""
+        pod = cast(PodInfo, pod)  # as in add
         cluster = self._cluster
         row = cluster.placement.get(pod.uid)
         if row is None:

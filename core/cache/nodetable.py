@@ -10,13 +10,16 @@ from __future__ import annotations
 
 from collections import Counter
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from .podinfo import CPU, EPHEMERAL_STORAGE, MEMORY, PODS, MemoKey, PodInfo
 from .quantity import QuantityError, resource_value
 from .shapes import NODE, describe_object, malformed
+
+if TYPE_CHECKING:
+    from ..api.views import PodView
 
 BASE_RESOURCES = (CPU, MEMORY, EPHEMERAL_STORAGE, PODS)
 ZONE_LABEL = "topology.kubernetes.io/zone"
@@ -123,7 +126,7 @@ class NodeTable:
             self.requested = np.hstack([self.requested, pad])
         return col
 
-    def request_vector(self, pod: PodInfo) -> np.ndarray:
+    def request_vector(self, pod: PodView) -> np.ndarray:
         """The pod's requests aligned with the resource columns (pods column = 1); memoised."""
         cached = self._vector_key.get(pod)
         if cached is not None and cached.shape[0] == len(self.resources):

@@ -9,11 +9,14 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Any, Generic, TypeVar, cast
+from typing import TYPE_CHECKING, Any, Generic, TypeVar, cast
 
 from ..objects import Pod
 from .quantity import QuantityError, resource_value
 from .shapes import POD, describe_object, malformed
+
+if TYPE_CHECKING:
+    from ..api.views import PodView  # the read-only type plugins hold; PodInfo satisfies it
 
 DEFAULT_MILLI_CPU_REQUEST = 100  # kube-scheduler's non-zero default for scoring (100m)
 DEFAULT_MEMORY_REQUEST = 200 * 1024 * 1024  # 200Mi
@@ -71,12 +74,12 @@ class MemoKey(Generic[T]):
     def __repr__(self) -> str:
         return f"MemoKey({self.name!r})"
 
-    def get(self, pod: PodInfo) -> T | None:
+    def get(self, pod: PodView) -> T | None:
         """What was stored for this key on `pod`, or None."""
         found: T | None = pod.memo.get(self)
         return found
 
-    def set(self, pod: PodInfo, value: T) -> T:
+    def set(self, pod: PodView, value: T) -> T:
         """Store `value` for this key on `pod`; returns it."""
         pod.memo[self] = value
         return value
