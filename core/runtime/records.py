@@ -1,18 +1,39 @@
 """What a scheduling cycle found: kube-scheduler's FitError diagnosis, the decision record that feeds
-traces, `explain`, events and metrics, and the cycle's result."""
+traces, `explain`, events and metrics, and the cycle's result.
+
+The runtime writes decisions through the `Recorder` Protocol (one call per plugin it ran, as
+kube-scheduler's framework reports each plugin to its metrics recorder); `CycleRecord` is the
+recorder the scheduler hands it, and decides what a step keeps.
+"""
 
 from __future__ import annotations
 
 import time
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 import numpy as np
 
 from ..api.status import Code, Status
 
+if TYPE_CHECKING:
+    from ..api.placement import PodGroupPostFilterResult
+    from ..api.status import PostFilterResult
+
 _ONE_ROW = np.zeros(1, dtype=np.int64)  # the chosen node, in a one-node diagnosis (rows are counted, not read)
 _NO_ATTRS: dict[str, Any] = {}  # shared by steps without attributes; step attributes are read-only
+# Step attributes shared by every record (read-only by convention): ~20 steps per cycle and
+# thousands of kept records would otherwise hold a small dict each.
+# (Built once also because Enum.name is a descriptor, slow on the hot path.)
+_CODE_ATTRS: dict[Code, dict[str, Any]] = {code: {"code": code.name} for code in Code}
+_WEIGHT_ATTRS: dict[int, dict[str, Any]] = {}
+
+
+def _weight_attrs(weight: int) -> dict[str, Any]:
+    found = _WEIGHT_ATTRS.get(weight)
+    if found is None:
+        found = _WEIGHT_ATTRS[weight] = {"weight": weight}
+    return found
 
 
 @dataclass
@@ -75,6 +96,43 @@ class Diagnosis:
         return msg
 
 
+class Recorder(Protocol):
+    """What the runtime reports about each plugin it runs in a cycle (CycleRecord implements it)."""
+
+    def step(self, point: str, plugin: str, start_ns: int, attrs: dict[str, Any] | None = None) -> None:
+        """A plugin ran at `point` from `start_ns` until now, with these attributes."""
+        ...
+
+    def coded_step(self, point: str, plugin: str, start_ns: int, code: Code) -> None:
+        """A plugin ran and answered `code` (PreFilter, PreScore)."""
+        ...
+
+    def score_step(self, plugin: str, start_ns: int, weight: int) -> None:
+        """A Score plugin ran; `weight` is its weight in the profile."""
+        ...
+
+    def filter_step(self, plugin: str, start_ns: int, nodes: int, rejected: int, reasons: dict[str, int]) -> None:
+        """A Filter plugin ran over `nodes` nodes and rejected `rejected` of them; `reasons`
+        counts the rejected nodes per reason (a node may count under several)."""
+        ...
+
+    def filter_error(self, plugin: str, start_ns: int, nodes: int) -> None:
+        """A Filter plugin failed with an Error over `nodes` nodes."""
+        ...
+
+    def post_filter_step(
+        self, plugin: str, start_ns: int, code: Code, nominated: str | None, result: PostFilterResult | None
+    ) -> None:
+        """A PostFilter plugin answered `code`, nominating `nominated`; `result` when it returned one."""
+        ...
+
+    def pod_group_post_filter_step(
+        self, plugin: str, start_ns: int, pod_group: str, result: PodGroupPostFilterResult
+    ) -> None:
+        """A PodGroupPostFilter plugin answered `result` for `pod_group` ('namespace/name')."""
+        ...
+
+
 @dataclass
 class CycleRecord:
     """What one scheduling cycle did and why: feeds traces, `explain`, events and metrics."""
@@ -110,6 +168,47 @@ class CycleRecord:
 
     def step(self, point: str, plugin: str, start_ns: int, attrs: dict[str, Any] | None = None) -> None:
         self.steps.append((point, plugin, start_ns, time.time_ns(), attrs or _NO_ATTRS))
+
+    def coded_step(self, point: str, plugin: str, start_ns: int, code: Code) -> None:
+        self.steps.append((point, plugin, start_ns, time.time_ns(), _CODE_ATTRS[code]))
+
+    def score_step(self, plugin: str, start_ns: int, weight: int) -> None:
+        self.steps.append(("Score", plugin, start_ns, time.time_ns(), _weight_attrs(weight)))
+
+    def filter_step(self, plugin: str, start_ns: int, nodes: int, rejected: int, reasons: dict[str, int]) -> None:
+        if reasons:
+            bucket = self.rejected.setdefault(plugin, {})
+            for reason, count in reasons.items():
+                bucket[reason] = bucket.get(reason, 0) + count
+        code = "UNSCHEDULABLE" if rejected else "SUCCESS"
+        self.steps.append(("Filter", plugin, start_ns, time.time_ns(), {"code": code, "nodes": nodes, "rejected": rejected}))
+
+    def filter_error(self, plugin: str, start_ns: int, nodes: int) -> None:
+        self.steps.append(("Filter", plugin, start_ns, time.time_ns(), {"code": "ERROR", "nodes": nodes, "rejected": 0}))
+
+    def post_filter_step(
+        self, plugin: str, start_ns: int, code: Code, nominated: str | None, result: PostFilterResult | None
+    ) -> None:
+        if result is not None and (result.candidates or result.victims or nominated):
+            self.preemption = {
+                "plugin": plugin,
+                "candidates": result.candidates,
+                "victims": list(result.victims),
+                "nominated_node": nominated or "",
+            }
+        self.step("PostFilter", plugin, start_ns, {"code": code.name, "nominated": nominated or ""})
+
+    def pod_group_post_filter_step(
+        self, plugin: str, start_ns: int, pod_group: str, result: PodGroupPostFilterResult
+    ) -> None:
+        status = result.status
+        self.step("PodGroupPostFilter", plugin, start_ns, {"code": status.code.name, "pod_group": pod_group})
+        if status.ok:  # the group's attempt is counted once (scheduler_workload_preemption_attempts_total)
+            self.preemption = {
+                "plugin": plugin, "pod_group": pod_group, "candidates": 1,
+                "victims": list(result.victims), "nominated_node": "",
+                "nominations": dict(result.nominations),
+            }
 
     def as_dict(self) -> dict[str, Any]:
         return {
