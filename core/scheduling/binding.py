@@ -21,6 +21,7 @@ from ..runtime.records import CycleRecord, Diagnosis
 from .extenders import bind_with_extenders
 from .handle import FrameworkHandle
 from .queue import QueuedPod
+from .state import SchedulerState
 from .waiting_pods import WaitingPod
 
 log = logging.getLogger(__name__)
@@ -64,7 +65,7 @@ class BindingPool:
             except Exception:  # the binding cycle reports its own failures; never kill a worker
                 log.exception("binding worker task failed")
             # An idle worker must not pin its last pod's framework (and so an old generation).
-            task = fn = args = None
+            del task, fn, args
 
     def shutdown(self, wait: bool = True) -> None:
         if not self._shutdown:
@@ -91,7 +92,25 @@ class BindingDone:
     binding: dict[str, Any] | None = None
 
 
-class BindingCycle:
+class BindingRun:
+    """One binding cycle's progress: its steps (extension point, start ns, end ns, status code) and
+    the node it wrote into status.nominatedNodeName (kept if a later step raises)."""
+
+    __slots__ = ("steps", "t0", "nominated")
+
+    def __init__(self, start: int) -> None:
+        self.steps: list[tuple[str, int, int, str]] = []
+        self.t0 = start
+        self.nominated = ""
+
+    def step(self, point: str, code: str) -> None:
+        """A step that ran from the last one's end until now."""
+        now = time.time_ns()
+        self.steps.append((point, self.t0, now, code))
+        self.t0 = now
+
+
+class BindingCycle(SchedulerState):
     """The binding cycle's steps: the worker side and the scheduling thread's side of its result."""
 
     def _binding_cycle(
@@ -106,58 +125,21 @@ class BindingCycle:
     ) -> None:
         """Runs in a binding worker: wait on permit, pre_bind, bind, post_bind; reports back by event."""
         pod = entry.pod
-        steps: list[tuple[str, int, int, str]] = []  # (extension point, start ns, end ns, status code)
-        start = t0 = time.time_ns()
-        nominated = ""  # the node this cycle wrote into status.nominatedNodeName
-        cancellation: PreBindCancellation | None = None
+        start = time.time_ns()
+        run = BindingRun(start)
         try:
-            status = Status.success()
-            if fw.nominated_node_name_for_expectation:
-                status = fw.run_pre_bind_pre_flights(state, pod, node, handle)
-                steps.append(("PreBindPreFlight", t0, t0 := time.time_ns(), status.code.name))
-                if status.code == Code.SUCCESS:
-                    # PreBind has work: preemption may cancel it while it runs (PodsInPreBind).
-                    cancellation = PreBindCancellation()
-                if status.code == Code.SKIP:
-                    status = Status.success()
-                    if waiting is not None:  # kube-scheduler's WillWaitOnPermit
-                        nominated = self._write_nomination(pod, node)
-                elif status.ok:
-                    nominated = self._write_nomination(pod, node)
-                if nominated:
-                    t0 = time.time_ns()  # the write is no part of the next step
-            if waiting is not None and status.ok:
-                status = waiting.wait()
-                if status.is_rejected:
-                    # kube-scheduler's bindingCycle: a rejection while waiting on permit is a FitError over the one node.
-                    status = Status(status.code, (Diagnosis.one_node(status).message(),), status.plugin, status.err)
-                steps.append(("WaitOnPermit", t0, t0 := time.time_ns(), status.code.name))
+            status = self._wait_and_pre_bind(fw, handle, state, pod, node, waiting, run)
             if status.ok:
-                if cancellation is not None:
-                    state.pre_bind_cancellation = cancellation
-                    self.pods_in_pre_bind[pod.uid] = cancellation
-                status = fw.run_pre_bind(state, pod, node, handle)
-                steps.append(("PreBind", t0, t0 := time.time_ns(), status.code.name))
-                if status.ok and cancellation is not None and not cancellation.mark_prebound():
-                    # Preempted while in PreBind, after its plugins returned: never bound.
-                    status = Status.error(cancellation.reason)
-            if status.ok:
-                # Extenders bind before the framework's Bind plugins (kube-scheduler's extendersBinding).
-                by_extender = bind_with_extenders(fw.extenders, pod, node) if fw.extenders else None
-                if by_extender is not None:
-                    status = by_extender[1]
-                    steps.append(("ExtenderBind", t0, t0 := time.time_ns(), status.code.name))
-                else:
-                    status = fw.run_bind(state, pod, node, handle)
-                    steps.append(("Bind", t0, t0 := time.time_ns(), status.code.name))
+                status = self._bind(fw, handle, state, pod, node, run)
             if status.ok:
                 self.backend.record_event(pod, "Normal", "Scheduled", f"Successfully assigned {pod.key} to {node}")
-                t0 = time.time_ns()
+                run.t0 = time.time_ns()
                 fw.run_post_bind(state, pod, node, handle)
-                steps.append(("PostBind", t0, time.time_ns(), "SUCCESS"))
+                run.step("PostBind", "SUCCESS")
         except Exception as exc:  # a crashing worker must still report back
             log.exception("binding cycle failed for %s", pod.key)
             status = Status.error(f"binding cycle raised {type(exc).__name__}: {exc}")
+        nominated = run.nominated
         if not status.ok and (nominated or pod.nominated_node_name) and not isinstance(status.err, PodGone):
             # kube-scheduler's handleBindingCycleError clears the nomination (clearNominatedNode).
             self._write_nomination(pod, "", nominated or pod.nominated_node_name)
@@ -169,11 +151,82 @@ class BindingCycle:
             "plugin": status.plugin or "",
             "start_ns": start,
             "end_ns": time.time_ns(),
-            "steps": steps,
+            "steps": run.steps,
         }
         if nominated:
             binding["nominated"] = nominated
         self.submit(BindingDone(entry, fw, handle, state, node, status, record, binding))
+
+    def _wait_and_pre_bind(
+        self,
+        fw: Framework,
+        handle: FrameworkHandle,
+        state: CycleState,
+        pod: PodInfo,
+        node: str,
+        waiting: WaitingPod | None,
+        run: BindingRun,
+    ) -> Status:
+        """PreBindPreFlight (and the nomination it calls for), WaitOnPermit, then PreBind."""
+        status = Status.success()
+        cancellation: PreBindCancellation | None = None
+        if fw.nominated_node_name_for_expectation:
+            status, cancellation = self._pre_bind_pre_flight(fw, handle, state, pod, node, waiting, run)
+        if waiting is not None and status.ok:
+            status = waiting.wait()
+            if status.is_rejected:
+                # kube-scheduler's bindingCycle: a rejection while waiting on permit is a FitError over the one node.
+                status = Status(status.code, (Diagnosis.one_node(status).message(),), status.plugin, status.err)
+            run.step("WaitOnPermit", status.code.name)
+        if not status.ok:
+            return status
+        if cancellation is not None:
+            state.pre_bind_cancellation = cancellation
+            self.pods_in_pre_bind[pod.uid] = cancellation
+        status = fw.run_pre_bind(state, pod, node, handle)
+        run.step("PreBind", status.code.name)
+        if status.ok and cancellation is not None and not cancellation.mark_prebound():
+            # Preempted while in PreBind, after its plugins returned: never bound.
+            status = Status.error(cancellation.reason)
+        return status
+
+    def _pre_bind_pre_flight(
+        self,
+        fw: Framework,
+        handle: FrameworkHandle,
+        state: CycleState,
+        pod: PodInfo,
+        node: str,
+        waiting: WaitingPod | None,
+        run: BindingRun,
+    ) -> tuple[Status, PreBindCancellation | None]:
+        """NominatedNodeNameForExpectation: PreBindPreFlight, and the nomination written before a
+        PreBind with work or a Permit wait. A PreBind with work can be cancelled by preemption."""
+        status = fw.run_pre_bind_pre_flights(state, pod, node, handle)
+        run.step("PreBindPreFlight", status.code.name)
+        # PreBind has work: preemption may cancel it while it runs (PodsInPreBind).
+        cancellation = PreBindCancellation() if status.code == Code.SUCCESS else None
+        if status.code == Code.SKIP:
+            status = Status.success()
+            if waiting is not None:  # kube-scheduler's WillWaitOnPermit
+                run.nominated = self._write_nomination(pod, node)
+        elif status.ok:
+            run.nominated = self._write_nomination(pod, node)
+        if run.nominated:
+            run.t0 = time.time_ns()  # the write is no part of the next step
+        return status, cancellation
+
+    def _bind(
+        self, fw: Framework, handle: FrameworkHandle, state: CycleState, pod: PodInfo, node: str, run: BindingRun
+    ) -> Status:
+        """Extenders bind before the framework's Bind plugins (kube-scheduler's extendersBinding)."""
+        by_extender = bind_with_extenders(fw.extenders, pod, node) if fw.extenders else None
+        if by_extender is not None:
+            run.step("ExtenderBind", by_extender[1].code.name)
+            return by_extender[1]
+        status = fw.run_bind(state, pod, node, handle)
+        run.step("Bind", status.code.name)
+        return status
 
     def _write_nomination(self, pod: PodInfo, node: str, current: str | None = None) -> str:
         """Write status.nominatedNodeName = `node` ("" clears it) from the binding worker, as
@@ -234,6 +287,6 @@ class BindingCycle:
             return  # deleted or bound elsewhere while binding (see EventHandlers._no_longer_pending)
         message = done.status.message
         if done.status.is_rejected:
-            self._requeue_rejected(done.entry, frozenset({done.status.plugin}), message)
+            self._requeue_unschedulable(done.entry, message, frozenset({done.status.plugin}))
         else:
             self._requeue_error(done.entry, message)

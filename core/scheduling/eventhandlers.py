@@ -7,16 +7,18 @@ import logging
 import queue as queue_mod
 import time
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, cast
 
 from ..backends.base import ClusterEvent
 from ..cache.cluster import object_key
 from ..cache.nodetable import NodeSpecError
 from ..cache.podinfo import PodInfo, PodSpecError
 from ..cache.shapes import describe_object
+from ..objects import Pod
 from ..runtime.generation import Generation
 from .binding import BindingDone
 from .pod_events import target_pod_events
+from .state import SchedulerState
 
 log = logging.getLogger(__name__)
 
@@ -30,7 +32,7 @@ class SwapGeneration:
     generation: Generation
 
 
-class EventHandlers:
+class EventHandlers(SchedulerState):
     """The loop's side of informer, binding and reload events; runs only on the scheduling thread."""
 
     def drain_events(self, block_for: float = 0.0) -> int:
@@ -225,7 +227,7 @@ class EventHandlers:
             return False
         cluster.assumed.discard(uid)
         pod.node_name = node
-        pod.raw = obj
+        pod.raw = cast(Pod, obj)
         self.queue.done(uid)  # even before its binding reports: a failure then has nothing to retry
         return True
 

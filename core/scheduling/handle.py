@@ -13,6 +13,7 @@ import numpy as np
 
 from ..api.capabilities import Capabilities
 from ..api.features import FeatureGates
+from ..api.handle import WaitingPodHandle
 from ..api.status import Status
 from ..api.types import CycleState, PreBindCancellation
 from ..backends.base import Backend
@@ -182,7 +183,7 @@ class FrameworkHandle:
     def get_waiting_pod(self, uid: str) -> WaitingPod | None:
         return self._waiting.get(uid)
 
-    def waiting_pods(self) -> list[WaitingPod]:
+    def waiting_pods(self) -> list[WaitingPodHandle]:
         return list(self._waiting.values())
 
     def get_pod_in_pre_bind(self, uid: str) -> PreBindCancellation | None:

@@ -5,14 +5,15 @@ from __future__ import annotations
 
 import logging
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
+from typing import cast
 
 import numpy as np
 
 from ..api.signing import PodSignature
 from ..api.status import Code, Status
 from ..api.types import CycleState
-from ..cache.nodetable import NodeTable
+from ..cache.nodetable import NodeTable, NodeView
 from ..cache.podinfo import MemoKey, PodInfo
 from ..runtime.framework import (
     REJECTED_NODES_RECORDED,
@@ -28,12 +29,13 @@ from .handle import FrameworkHandle
 from .incremental import IncrementalCycles, ShapeVerdicts
 from .nominated import filter_with_nominated
 from .queue import QueuedPod
+from .state import SchedulerState
 from .waiting_pods import WaitingPod
 
 log = logging.getLogger(__name__)
 
 
-class ScheduleOne:
+class ScheduleOne(SchedulerState):
     """The scheduling cycle's steps, run by the scheduling thread one pod at a time."""
 
     # The first pass of the nominated-pod filtering in one batch call where the active filters allow
@@ -76,7 +78,9 @@ class ScheduleOne:
         cycle: int | None = None,
         placement: np.ndarray | None = None,
     ) -> ScheduleResult:
-        """Filter and score (kube-scheduler's schedulePod); no state is changed.
+        """Filter and score (kube-scheduler's schedulePod); no state is changed. PreFilter, the
+        nominated node (or the batch's hint) alone, then findNodesThatFitPod (`_find_feasible`),
+        prioritizeNodes (`_prioritize`) and selectHost (`_select_host`).
 
         `cycle` (the scheduling cycle's number) turns on opportunistic batching for this call
         when the OpportunisticBatching gate is on; without it (dry runs) the batch is not touched.
@@ -93,110 +97,170 @@ class ScheduleOne:
         if not status.ok:
             diagnosis.pre_filter_failed(status.plugin, status.message, status.code, all_rows)
             return ScheduleResult(None, Status(status.code, (diagnosis.message(),), status.plugin), diagnosis)
-        batch = None
-        signature: PodSignature | None = None
-        hint = ""
-        if cycle is not None and self.batching:
-            batch = self.batch_for(fw)
-            signature, unsigned = self.signature_of(fw, pod)
-            t0 = time.time_ns()
-            found = batch.get_node_hint(pod, signature, state, cycle)
-            hint = found.node
-            if record is not None:
-                record.batch = {"hint": hint, "rescored": found.rescored}
-                if found.flush is not None:
-                    record.batch["flush"] = found.flush.value
-                if unsigned:
-                    record.batch["unsigned"] = unsigned
-                record.step("Batch", "", t0, {"hint": hint})
+        batch = self._batch_hint(fw, state, pod, cycle, record) if cycle is not None and self.batching else None
         ghosts = cluster.nominated_ghosts(pod) if cluster.nominated else {}
         # kube-scheduler's evaluateNominatedNode: a nominated node (preemption) or the batch's
         # hint is tried alone first; if it passes every filter, it is the only feasible node.
-        nominated = pod.nominated_node_name or hint
-        if placement is not None and nominated and table.row_of.get(nominated) not in set(placement.tolist()):
-            nominated = ""
-        if nominated and nominated in table.row_of and (narrowed is None or nominated in narrowed):
-            one = np.asarray([table.row_of[nominated]], dtype=np.int64)
-            if self.filter_rows(fw, state, pod, one, None, None, ghosts)[0] and (
-                not fw.extenders or len(filter_with_extenders(fw.extenders, pod, table, one, None, record))
-            ):
-                if batch is not None:
-                    self._store(batch, signature, hint, nominated, None, cycle, record)
-                return ScheduleResult(nominated, Status.success(), None, 1, 1)
-        rows = all_rows
-        if narrowed is not None:
-            keep = np.fromiter((table.names[r] in narrowed for r in rows.tolist()), dtype=bool, count=len(rows))
-            if not keep.all():
-                # kube-scheduler: the nodes a PreFilterResult left out are UnschedulableAndUnresolvable,
-                # counted in the FitError as `didn't satisfy plugin(s) [<plugins that narrowed>]`.
-                reason = state.narrowed_reason()
-                diagnosis.add(min(state.narrowed_by), reason, rows[~keep], Code.UNSCHEDULABLE_AND_UNRESOLVABLE)
-                diagnosis.unschedulable_plugins.update(state.narrowed_by)
-            rows = rows[keep]
-            if not len(rows):
-                return ScheduleResult(None, Status.unschedulable(diagnosis.message()), diagnosis)
-        verdicts = inc = None
-        if self.incremental and narrowed is None and not fw.extenders and not cluster.nominated:
-            inc = self.incremental_for(fw)
-            t0 = time.time_ns()
-            refiltered = inc.rows_refiltered
-            verdicts = inc.verdicts(pod, state, rows, record)
-            if verdicts is not None:
-                feasible_rows, processed = self._sample_from(fw, pod, state, rows, verdicts, record)
-                if record is not None:
-                    record.step("Filter", "", t0, {"incremental": True, "refiltered": inc.rows_refiltered - refiltered})
-                if not len(feasible_rows):
-                    verdicts = None  # a full pass collects every rejection for the FitError
-        if verdicts is None:
-            feasible_rows, processed = self._filter_sampled(fw, state, pod, rows, diagnosis, record, ghosts)
-        if fw.extenders and len(feasible_rows):
-            feasible_rows = filter_with_extenders(fw.extenders, pod, table, feasible_rows, diagnosis, record)
-        evaluated = processed
+        nominated = pod.nominated_node_name or (batch.hint if batch is not None else "")
+        if nominated and self._feasible_alone(fw, state, pod, nominated, placement, narrowed, ghosts, record):
+            if batch is not None:
+                batch.store(nominated, None)
+            return ScheduleResult(nominated, Status.success(), None, 1, 1)
+        rows = all_rows if narrowed is None else _narrow(table, state, all_rows, narrowed, diagnosis)
+        if not len(rows):
+            return ScheduleResult(None, Status.unschedulable(diagnosis.message()), diagnosis)
+        feasible_rows, evaluated, verdicts = self._find_feasible(fw, state, pod, rows, narrowed, diagnosis, record, ghosts)
         if len(feasible_rows) == 0:
             return ScheduleResult(None, Status.unschedulable(diagnosis.message()), diagnosis, evaluated, 0)
         if len(feasible_rows) == 1:
-            node = table.names[int(feasible_rows[0])]
+            node = cast(str, table.names[int(feasible_rows[0])])  # a feasible row always has a node
             if batch is not None:
-                self._store(batch, signature, hint, node, None, cycle, record)
+                batch.store(node, None)
             return ScheduleResult(node, Status.success(), diagnosis, evaluated, 1)
         view = table.view(feasible_rows)
+        raw, total, per_plugin = self._prioritize(fw, handle, state, pod, view, verdicts, record)
+        pick = self._select_host(pod, table, view.rows, total, fw, per_plugin, record)
+        node = cast(str, table.names[int(view.rows[pick])])
+        if batch is not None:
+            batch.store(node, lambda: _others(table, view.rows, raw, total, pick))
+        return ScheduleResult(node, Status.success(), diagnosis, evaluated, len(feasible_rows))
+
+    def _batch_hint(
+        self, fw: Framework, state: CycleState, pod: PodInfo, cycle: int, record: CycleRecord | None
+    ) -> BatchAttempt:
+        """OpportunisticBatch.GetNodeHint for this cycle, recorded in the decision record."""
+        batch = self.batch_for(fw)
+        signature, unsigned = self.signature_of(fw, pod)
+        t0 = time.time_ns()
+        found = batch.get_node_hint(pod, signature, state, cycle)
+        hint = found.node
+        if record is not None:
+            record.batch = {"hint": hint, "rescored": found.rescored}
+            if found.flush is not None:
+                record.batch["flush"] = found.flush.value
+            if unsigned:
+                record.batch["unsigned"] = unsigned
+            record.step("Batch", "", t0, {"hint": hint})
+        return BatchAttempt(batch, signature, hint, cycle, record)
+
+    def _feasible_alone(
+        self,
+        fw: Framework,
+        state: CycleState,
+        pod: PodInfo,
+        node: str,
+        placement: np.ndarray | None,
+        narrowed: frozenset[str] | None,
+        ghosts: dict[int, list[PodInfo]],
+        record: CycleRecord | None,
+    ) -> bool:
+        """evaluateNominatedNode: `node` (in the placement and PreFilter's result) passes every
+        filter and filter extender on its own."""
+        table = self.cluster.table
+        row = table.row_of.get(node)
+        if row is None or (narrowed is not None and node not in narrowed):
+            return False
+        if placement is not None and row not in set(placement.tolist()):
+            return False
+        one = np.asarray([row], dtype=np.int64)
+        if not self.filter_rows(fw, state, pod, one, None, None, ghosts)[0]:
+            return False
+        return not fw.extenders or bool(len(filter_with_extenders(fw.extenders, pod, table, one, None, record)))
+
+    def _find_feasible(
+        self,
+        fw: Framework,
+        state: CycleState,
+        pod: PodInfo,
+        rows: np.ndarray,
+        narrowed: frozenset[str] | None,
+        diagnosis: Diagnosis,
+        record: CycleRecord | None,
+        ghosts: dict[int, list[PodInfo]],
+    ) -> tuple[np.ndarray, int, ShapeVerdicts | None]:
+        """findNodesThatFitPod past PreFilter: up to numFeasibleNodesToFind feasible rows (cut from the
+        incremental cycles' known verdicts when they apply), then the filter extenders. Returns the
+        rows, how many rows were looked at, and the verdicts used (None: the filters ran)."""
+        verdicts = None
+        if self.incremental and narrowed is None and not fw.extenders and not self.cluster.nominated:
+            verdicts, feasible_rows, processed = self._feasible_from_verdicts(fw, state, pod, rows, record)
+        if verdicts is None:
+            feasible_rows, processed = self._filter_sampled(fw, state, pod, rows, diagnosis, record, ghosts)
+        if fw.extenders and len(feasible_rows):
+            feasible_rows = filter_with_extenders(fw.extenders, pod, self.cluster.table, feasible_rows, diagnosis, record)
+        return feasible_rows, processed, verdicts
+
+    def _feasible_from_verdicts(
+        self, fw: Framework, state: CycleState, pod: PodInfo, rows: np.ndarray, record: CycleRecord | None
+    ) -> tuple[ShapeVerdicts | None, np.ndarray, int]:
+        """The incremental cycles' sample (kubeberth's exact incremental full cycles); None for the
+        verdicts when they do not apply or found no feasible node (a full pass collects every
+        rejection for the FitError)."""
+        inc = self.incremental_for(fw)
+        t0 = time.time_ns()
+        refiltered = inc.rows_refiltered
+        verdicts = inc.verdicts(pod, state, rows, record)
+        if verdicts is None:
+            return None, rows, 0
+        feasible_rows, processed = self._sample_from(fw, pod, state, rows, verdicts, record)
+        if record is not None:
+            record.step("Filter", "", t0, {"incremental": True, "refiltered": inc.rows_refiltered - refiltered})
+        if not len(feasible_rows):
+            return None, rows, 0
+        return verdicts, feasible_rows, processed
+
+    def _prioritize(
+        self,
+        fw: Framework,
+        handle: FrameworkHandle,
+        state: CycleState,
+        pod: PodInfo,
+        view: NodeView,
+        verdicts: ShapeVerdicts | None,
+        record: CycleRecord | None,
+    ) -> tuple[dict[str, np.ndarray], np.ndarray, dict[str, np.ndarray]]:
+        """prioritizeNodes: PreScore, the score plugins (node-local ones from the incremental cache
+        when it applies) normalized and weighted, plus the prioritize extenders. Returns the raw
+        scores, the totals and the weighted scores per plugin."""
+        cluster = self.cluster
+        table = cluster.table
         prioritizing = start_prioritize(fw.extenders, pod, table, view.rows) if fw.extenders else None
         fw.run_pre_score(state, pod, view, cluster, handle, record)
+        inc = self.incremental_for(fw) if verdicts is not None else None
         if verdicts is not None and inc is not None and inc.scores_node_local(state):
-            raw = inc.raw_scores(verdicts, pod, state, feasible_rows, record)
+            raw = inc.raw_scores(verdicts, pod, state, view.rows, record)
         else:
             raw = fw.run_raw_scores(state, pod, view, cluster, handle, record)
         total, per_plugin = fw.normalize_scores(state, pod, view, raw, record)
         if prioritizing:
             add_extender_scores(prioritizing, table, view.rows, total, per_plugin, record)
+        return raw, total, per_plugin
+
+    def _select_host(
+        self,
+        pod: PodInfo,
+        table: NodeTable,
+        rows: np.ndarray,
+        total: np.ndarray,
+        fw: Framework,
+        per_plugin: dict[str, np.ndarray],
+        record: CycleRecord | None,
+    ) -> int:
+        """selectHost: the best total; a tie goes to the tie breaker, else the seeded RNG. Returns
+        the chosen candidate's index; the record keeps the top scores."""
         best = total.max()
         ties = np.flatnonzero(total == best)
         if len(ties) == 1:
             pick = int(ties[0])
         elif self.tie_breaker is not None:
-            names = [table.names[int(view.rows[i])] for i in ties.tolist()]
+            names = cast("list[str]", [table.names[int(rows[i])] for i in ties.tolist()])
             chosen = self.tie_breaker(pod, names)
             pick = int(ties[names.index(chosen)]) if chosen in names else int(ties[0])
         else:
             pick = int(ties[self.rng.integers(len(ties))])
         if record is not None:
-            record.score_ties = len(ties)
-            top = _recorded_top(total, ties, pick, TOP_SCORES_RECORDED)
-            top_rows = view.rows[top].tolist()
-            weights = fw.score_weight_map
-            columns = [(p, s[top].tolist(), weights.get(p, 1)) for p, s in per_plugin.items()]
-            record.top_scores = [
-                {
-                    "node": table.names[row],
-                    "total": t,
-                    "plugins": {p: values[j] * w for p, values, w in columns},
-                }
-                for j, (row, t) in enumerate(zip(top_rows, total[top].tolist(), strict=True))
-            ]
-        node = table.names[int(view.rows[pick])]
-        if batch is not None:
-            self._store(batch, signature, hint, node, lambda: _others(table, view.rows, raw, total, pick), cycle, record)
-        return ScheduleResult(node, Status.success(), diagnosis, evaluated, len(feasible_rows))
+            _record_top_scores(record, fw, table, rows, total, per_plugin, ties, pick)
+        return pick
 
     def signature_of(self, fw: Framework, pod: PodInfo) -> tuple[PodSignature | None, str]:
         """The pod's signature for this profile, computed once per pod object (an update is a new
@@ -207,20 +271,6 @@ class ScheduleOne:
         if found is None or found[0] is not fw or found[1] != classes:
             found = _SIGNATURE.set(pod, (fw, classes, *fw.sign_pod(pod, self.cluster)))
         return found[2], found[3]
-
-    @staticmethod
-    def _store(
-        batch: OpportunisticBatch,
-        signature: PodSignature | None,
-        hint: str,
-        node: str,
-        others: Callable[[], ScoredCandidates | None] | None,
-        cycle: int | None,
-        record: CycleRecord | None,
-    ) -> None:
-        attempt = batch.store_schedule_results(signature, hint, node, others, cycle or 0)
-        if record is not None and record.batch is not None and attempt is not None:
-            record.batch["result"] = attempt.value
 
     def incremental_for(self, fw: Framework) -> IncrementalCycles:
         """The profile's incremental-cycle cache (a new generation's framework starts empty)."""
@@ -342,20 +392,11 @@ class ScheduleOne:
         self.stats.unschedulable_attempts += 1
         record.result, record.message = "Unschedulable", message
         if diagnosis.rejections:
-            names = self.cluster.table.names
-            for plugin, reason, rows, _code in diagnosis.rejections:
-                kept = record.rejected_nodes.setdefault(plugin, {}).setdefault(reason, [])
-                room = REJECTED_NODES_RECORDED - len(kept)
-                if room > 0:
-                    kept.extend(names[r] or "" for r in rows[:room].tolist())
+            record_rejected_nodes(record, diagnosis, self.cluster.table.names)
         if nominated:
             record.message = f"{message} (nominated node {nominated})"
-        self.backend.record_event(pod, "Warning", "FailedScheduling", message)
-        self.backend.patch_pod_status(
-            pod, {"type": "PodScheduled", "status": "False", "reason": "Unschedulable", "message": message},
-            write_nominated,
-        )
-        self.queue.requeue_unschedulable(entry, frozenset(diagnosis.unschedulable_plugins), message)
+        plugins = frozenset(diagnosis.unschedulable_plugins)
+        self._requeue_unschedulable(entry, message, plugins, write_nominated, update_pod=True)
 
     def _run_post_filter(
         self, fw: Framework, state: CycleState, pod: PodInfo, diagnosis: Diagnosis, record: CycleRecord
@@ -374,30 +415,6 @@ class ScheduleOne:
                 self.backend.set_nominated_node(pod, held or None)
             raise
         return nominated, post_status, handle.take_nomination()
-
-    def _requeue_rejected(self, entry: QueuedPod, plugins: frozenset[str], message: str) -> None:
-        """handleSchedulingFailure for a rejection after a node was chosen: the event, the
-        Unschedulable condition, and the pod back in the unschedulable pool."""
-        self.backend.record_event(entry.pod, "Warning", "FailedScheduling", message)
-        self.backend.patch_pod_condition(
-            entry.pod, {"type": "PodScheduled", "status": "False", "reason": "Unschedulable", "message": message}
-        )
-        self.queue.requeue_unschedulable(entry, plugins, message)
-
-    def _requeue_error(self, entry: QueuedPod, message: str) -> None:
-        # kube-scheduler reports errors like fit failures: an event and a SchedulerError condition.
-        self.backend.record_event(entry.pod, "Warning", "FailedScheduling", message)
-        self.backend.patch_pod_condition(
-            entry.pod, {"type": "PodScheduled", "status": "False", "reason": "SchedulerError", "message": message}
-        )
-        if self.max_errors_per_pod is not None and entry.errors + 1 >= self.max_errors_per_pod:
-            entry.errors += 1
-            entry.last_message = message
-            entry.where = "failed"
-            self.failed[entry.pod.uid] = entry
-            self.queue.done(entry.pod.uid)
-            return
-        self.queue.requeue_error(entry, message)
 
     def _assume_reserve_permit(
         self, fw: Framework, handle: FrameworkHandle, state: CycleState, entry: QueuedPod, node: str, record: CycleRecord
@@ -426,7 +443,7 @@ class ScheduleOne:
                 message = Diagnosis.one_node(status).message()
                 self.stats.unschedulable_attempts += 1
                 record.result, record.message = "Unschedulable", message
-                self._requeue_rejected(entry, frozenset({status.plugin}), message)
+                self._requeue_unschedulable(entry, message, frozenset({status.plugin}))
             return
         waiting = None
         if waits:
@@ -435,6 +452,73 @@ class ScheduleOne:
         record.result, record.node = "Scheduled", node
         self.in_flight += 1
         self.pool.submit(self._binding_cycle, fw, handle, state, entry, node, waiting, record)
+
+
+class BatchAttempt:
+    """One cycle's use of the opportunistic batch: the hint it gave, and where the result goes
+    (OpportunisticBatch.StoreScheduleResults, noted in the decision record)."""
+
+    __slots__ = ("batch", "signature", "hint", "cycle", "record")
+
+    def __init__(
+        self, batch: OpportunisticBatch, signature: PodSignature | None, hint: str, cycle: int, record: CycleRecord | None
+    ) -> None:
+        self.batch, self.signature, self.hint, self.cycle, self.record = batch, signature, hint, cycle, record
+
+    def store(self, node: str, others: Callable[[], ScoredCandidates | None] | None) -> None:
+        attempt = self.batch.store_schedule_results(self.signature, self.hint, node, others, self.cycle)
+        record = self.record
+        if record is not None and record.batch is not None and attempt is not None:
+            record.batch["result"] = attempt.value
+
+
+def record_rejected_nodes(record: CycleRecord, diagnosis: Diagnosis, names: Sequence[str | None]) -> None:
+    """The decision record's rejected nodes, per plugin and reason, up to REJECTED_NODES_RECORDED each."""
+    for plugin, reason, rows, _code in diagnosis.rejections:
+        kept = record.rejected_nodes.setdefault(plugin, {}).setdefault(reason, [])
+        room = REJECTED_NODES_RECORDED - len(kept)
+        if room > 0:
+            kept.extend(names[r] or "" for r in rows[:room].tolist())
+
+
+def _narrow(
+    table: NodeTable, state: CycleState, rows: np.ndarray, narrowed: frozenset[str], diagnosis: Diagnosis
+) -> np.ndarray:
+    """The rows PreFilter's result keeps. kube-scheduler: the nodes a PreFilterResult left out are
+    UnschedulableAndUnresolvable, counted in the FitError as `didn't satisfy plugin(s) [<plugins
+    that narrowed>]`."""
+    keep = np.fromiter((table.names[r] in narrowed for r in rows.tolist()), dtype=bool, count=len(rows))
+    if not keep.all():
+        reason = state.narrowed_reason()
+        diagnosis.add(min(state.narrowed_by), reason, rows[~keep], Code.UNSCHEDULABLE_AND_UNRESOLVABLE)
+        diagnosis.unschedulable_plugins.update(state.narrowed_by)
+    return rows[keep]
+
+
+def _record_top_scores(
+    record: CycleRecord,
+    fw: Framework,
+    table: NodeTable,
+    rows: np.ndarray,
+    total: np.ndarray,
+    per_plugin: dict[str, np.ndarray],
+    ties: np.ndarray,
+    pick: int,
+) -> None:
+    """The record's score ties and top scores, each node's total and weighted plugin scores."""
+    record.score_ties = len(ties)
+    top = _recorded_top(total, ties, pick, TOP_SCORES_RECORDED)
+    top_rows = rows[top].tolist()
+    weights = fw.score_weight_map
+    columns = [(p, s[top].tolist(), weights.get(p, 1)) for p, s in per_plugin.items()]
+    record.top_scores = [
+        {
+            "node": table.names[row],
+            "total": t,
+            "plugins": {p: values[j] * w for p, values, w in columns},
+        }
+        for j, (row, t) in enumerate(zip(top_rows, total[top].tolist(), strict=True))
+    ]
 
 
 _SIGNATURE: MemoKey[tuple[Framework, int, PodSignature | None, str]] = MemoKey("kubeberth.signature")

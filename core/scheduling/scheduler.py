@@ -13,31 +13,26 @@ import threading
 import time
 from collections import deque
 from collections.abc import Callable
-from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 
 from ..api.status import Status
-from ..api.types import PreBindCancellation
 from ..backends.base import Backend
 from ..cache.cluster import ClusterState
 from ..cache.podinfo import PodInfo
-from ..runtime.framework import (
-    CycleRecord,
-    Framework,
-)
+from ..runtime.framework import Framework
 from ..runtime.generation import Generation
-from .batch import BatchCounters, OpportunisticBatch, opportunistic_batching_enabled
+from .batch import opportunistic_batching_enabled
 from .binding import BindingCycle, BindingPool
 from .clock import Clock, VirtualClock
 from .eventhandlers import EventHandlers, SwapGeneration
 from .handle import FrameworkHandle
-from .incremental import IncrementalCycles, incremental_cycles_enabled
+from .incremental import incremental_cycles_enabled
 from .podgroup_cycle import PodGroupCycle
-from .queue import QueuedPod, SchedulingQueue
+from .queue import SchedulingQueue
 from .schedule_one import ScheduleOne
-from .waiting_pods import WaitingPod
+from .state import SchedulerStats
 
 log = logging.getLogger(__name__)
 
@@ -47,18 +42,6 @@ UNSCHEDULABLE_FLUSH_INTERVAL = 30.0
 # past this many, each cycle first yields the interpreter to the binding workers for a moment.
 BINDING_BACKLOG_SOFT_LIMIT = 1000
 BINDING_BACKLOG_PAUSE = 0.0005
-
-
-@dataclass
-class SchedulerStats:
-    attempts: int = 0
-    scheduled: int = 0
-    unschedulable_attempts: int = 0
-    errors: int = 0
-    bind_failures: int = 0
-    preemptions: int = 0
-    cycle_seconds: float = 0.0
-    extra: dict[str, Any] = field(default_factory=dict)
 
 
 class Scheduler(EventHandlers, ScheduleOne, PodGroupCycle, BindingCycle):
@@ -88,17 +71,27 @@ class Scheduler(EventHandlers, ScheduleOne, PodGroupCycle, BindingCycle):
         self.backend = backend
         self.clock = clock or Clock()
         self.rng = np.random.default_rng(seed)
-        self.cluster = ClusterState()
-        self.events: queue_mod.SimpleQueue[Any] = queue_mod.SimpleQueue()
         self.adopt_unknown_profiles = adopt_unknown_profiles
         self.adopted_scheduler_names = adopted_scheduler_names
         self.max_errors_per_pod = max_errors_per_pod
         self.tie_breaker = tie_breaker
+        self.batching = (
+            opportunistic_batching_enabled(generation.feature_gates)
+            if opportunistic_batching is None
+            else opportunistic_batching
+        )
+        self.incremental = incremental_cycles_enabled() if incremental_cycles is None else incremental_cycles
+        self._init_state(binding_workers)
+
+    def _init_state(self, binding_workers: int) -> None:
+        """The loop's state (declared in SchedulerState), empty: a new cache, queue and pool."""
+        generation = self.generation
         cfg = generation.config
-        fw = generation.default_profile
-        self._handles: dict[int, FrameworkHandle] = {}
+        self.cluster = ClusterState()
+        self.events = queue_mod.SimpleQueue()
+        self._handles = {}
         self.queue = SchedulingQueue(
-            fw.queue_sort_key,
+            generation.default_profile.queue_sort_key,
             self._pre_enqueue,
             self.clock.now,
             cfg.podInitialBackoffSeconds,
@@ -108,33 +101,26 @@ class Scheduler(EventHandlers, ScheduleOne, PodGroupCycle, BindingCycle):
         self.queue.registered = self._registered
         self.pool = BindingPool(binding_workers, "kubeberth-bind")
         self.in_flight = 0
-        self.waiting_pods: dict[str, WaitingPod] = {}
-        # Pods whose PreBind (with work) is running, by uid: preemption cancels them (PodsInPreBind).
-        self.pods_in_pre_bind: dict[str, PreBindCancellation] = {}
-        self.records: deque[CycleRecord] = deque(maxlen=RECORDS_KEPT)
+        self.waiting_pods = {}
+        self.pods_in_pre_bind = {}
+        self.records = deque(maxlen=RECORDS_KEPT)
         self.stats = SchedulerStats()
         self.next_start_index = 0
-        self.scheduling_cycle = 0  # pods popped so far (kube-scheduler's scheduling cycle count)
-        self.batching = (
-            opportunistic_batching_enabled(generation.feature_gates)
-            if opportunistic_batching is None
-            else opportunistic_batching
-        )
-        self._batches: dict[str, OpportunisticBatch] = {}  # profile -> its batch (ScheduleOne.batch_for)
-        self.batch_counters: dict[str, BatchCounters] = {}  # profile -> batching counts, across generations
-        self.incremental = incremental_cycles_enabled() if incremental_cycles is None else incremental_cycles
-        self._incremental: dict[str, IncrementalCycles] = {}  # profile -> its shape cache
-        self.failed: dict[str, QueuedPod] = {}
-        self.skipped_pods: dict[str, str] = {}  # uid -> why: pods that cannot be parsed, until fixed
+        self.scheduling_cycle = 0
+        self._batches = {}
+        self.batch_counters = {}
+        self._incremental = {}
+        self.failed = {}
+        self.skipped_pods = {}
         self.paused = False
         # Called on the loop thread after each scheduling cycle, and after each binding cycle
         # (record.binding set): traces, metrics, decision records and logs.
-        self.observers: list[Callable[[CycleRecord], None]] = []
-        self.binding_observers: list[Callable[[CycleRecord], None]] = []
+        self.observers = []
+        self.binding_observers = []
         # Called on the loop thread as on_event_handled(label, seconds) after each cluster event is
         # applied (kube-scheduler's scheduler_event_handling_duration_seconds); None costs nothing.
-        self.on_event_handled: Callable[[str, float], None] | None = None
-        self.synced_kinds: set[str] = set()
+        self.on_event_handled = None
+        self.synced_kinds = set()
         self._last_flush = self.clock.now()
 
     # ---- wiring ------------------------------------------------------------------------
