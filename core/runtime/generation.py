@@ -13,6 +13,7 @@ import inspect
 import itertools
 import time
 import weakref
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -31,7 +32,8 @@ from .config import (
     load_configuration,
 )
 from .extenders import HTTPExtender, build_extenders, ignored_resources
-from .framework import BoundHook, Framework, filter_node_adapter, score_node_adapter
+from .framework import Framework
+from .hooks import BoundHook, filter_node_adapter, score_node_adapter
 from .plugin_args import validate_args
 from .plugins import PluginSpec, discover
 
@@ -138,42 +140,12 @@ def _resolve_points(
     profile: Profile, where: str, registry: dict[str, PluginSpec], gates: FeatureGates = DEFAULT_FEATURE_GATES
 ) -> dict[str, list[PluginRef]]:
     """kube-scheduler's plugin-set merging: defaults (as multiPoint), then overrides per point."""
-    plugins = profile.plugins
-    multi_disabled = {p.name for p in plugins.multiPoint.disabled}
-    multi: list[PluginRef] = []
-    if "*" not in multi_disabled:
-        multi = [
-            PluginRef(name=n, weight=w or None)
-            for n, w in default_multipoint(gates)
-            if n in registry and n not in multi_disabled
-        ]
-    for j, ref in enumerate(plugins.multiPoint.enabled):
-        if ref.name not in registry:
-            raise _unknown(f"{where}.plugins.multiPoint.enabled[{j}]", ref.name, registry)
-        # A default plugin re-configured here keeps its default position (kube-scheduler's mergePluginSet).
-        at = next((k for k, m in enumerate(multi) if m.name == ref.name), None)
-        if at is None:
-            multi.append(ref)
-        else:
-            multi[at] = ref
+    multi = _multipoint(profile, where, registry, gates)
     resolved: dict[str, list[PluginRef]] = {}
     for yaml_point, point in YAML_POINTS.items():
-        plugin_set = plugins.point(yaml_point)
+        plugin_set = profile.plugins.point(yaml_point)
+        explicit = _explicit(plugin_set.enabled, f"{where}.plugins.{yaml_point}", point, registry)
         disabled = {p.name for p in plugin_set.disabled}
-        explicit: list[PluginRef] = []
-        for j, ref in enumerate(plugin_set.enabled):
-            if ref.name not in registry:
-                raise _unknown(f"{where}.plugins.{yaml_point}.enabled[{j}]", ref.name, registry)
-            if not _implements(registry[ref.name], point):
-                raise ConfigError(
-                    f"{where}.plugins.{yaml_point}.enabled[{j}]: plugin {ref.name!r} does not implement {point}; "
-                    f"it implements {', '.join(registry[ref.name].hooks)}"
-                )
-            if any(r.name == ref.name for r in explicit):
-                raise ConfigError(
-                    f"{where}.plugins.{yaml_point}.enabled[{j}]: plugin {ref.name!r} is enabled more than once"
-                )
-            explicit.append(ref)
         explicit_names = {r.name for r in explicit}
         from_multi = [
             m
@@ -204,6 +176,51 @@ def _resolve_points(
     return resolved
 
 
+def _multipoint(
+    profile: Profile, where: str, registry: dict[str, PluginSpec], gates: FeatureGates
+) -> list[PluginRef]:
+    """The profile's multiPoint set: the default plugins not disabled, then its own entries."""
+    plugins = profile.plugins
+    multi_disabled = {p.name for p in plugins.multiPoint.disabled}
+    multi: list[PluginRef] = []
+    if "*" not in multi_disabled:
+        multi = [
+            PluginRef(name=n, weight=w or None)
+            for n, w in default_multipoint(gates)
+            if n in registry and n not in multi_disabled
+        ]
+    for j, ref in enumerate(plugins.multiPoint.enabled):
+        if ref.name not in registry:
+            raise _unknown(f"{where}.plugins.multiPoint.enabled[{j}]", ref.name, registry)
+        # A default plugin re-configured here keeps its default position (kube-scheduler's mergePluginSet).
+        at = next((k for k, m in enumerate(multi) if m.name == ref.name), None)
+        if at is None:
+            multi.append(ref)
+        else:
+            multi[at] = ref
+    return multi
+
+
+def _explicit(
+    enabled: list[PluginRef], where: str, point: str, registry: dict[str, PluginSpec]
+) -> list[PluginRef]:
+    """The plugins a profile enables at one point by name, checked: known, implementing the
+    point, enabled once."""
+    explicit: list[PluginRef] = []
+    for j, ref in enumerate(enabled):
+        if ref.name not in registry:
+            raise _unknown(f"{where}.enabled[{j}]", ref.name, registry)
+        if not _implements(registry[ref.name], point):
+            raise ConfigError(
+                f"{where}.enabled[{j}]: plugin {ref.name!r} does not implement {point}; "
+                f"it implements {', '.join(registry[ref.name].hooks)}"
+            )
+        if any(r.name == ref.name for r in explicit):
+            raise ConfigError(f"{where}.enabled[{j}]: plugin {ref.name!r} is enabled more than once")
+        explicit.append(ref)
+    return explicit
+
+
 def _instantiate(spec: PluginSpec, args: dict[str, Any], where: str, gates: FeatureGates = DEFAULT_FEATURE_GATES) -> Any:
     model = spec.args_model
     parsed = None
@@ -223,13 +240,9 @@ def _instantiate(spec: PluginSpec, args: dict[str, Any], where: str, gates: Feat
         raise PluginLoadError(f"{where}: plugin {spec.name!r} failed to initialise: {type(exc).__name__}: {exc}") from None
 
 
-# inspect.signature is the bulk of a reload's build: cached per function or class, weakly, so a
-# drop-in's old classes are still freed when their generation goes.
+# inspect.signature is the bulk of a reload's build: cached per class, weakly, so a drop-in's old
+# classes are still freed when their generation goes (hook arguments: hooks.argnames).
 _PARAMS: weakref.WeakKeyDictionary[Any, tuple[str, ...]] = weakref.WeakKeyDictionary()
-_ARGNAMES: dict[bool, weakref.WeakKeyDictionary[Any, tuple[str, ...]]] = {
-    True: weakref.WeakKeyDictionary(),
-    False: weakref.WeakKeyDictionary(),
-}
 
 
 def _parameter_names(cls: Any) -> tuple[str, ...]:
@@ -247,22 +260,6 @@ def _parameter_names(cls: Any) -> tuple[str, ...]:
     return names
 
 
-def _argnames(fn: Any) -> tuple[str, ...]:
-    """The arguments a hook implementation asks for (pluggy's HookImpl.argnames)."""
-    func = getattr(fn, "__func__", fn)
-    cache = _ARGNAMES[func is not fn]
-    try:
-        return cache[func]
-    except (KeyError, TypeError):
-        pass
-    params = inspect.signature(fn).parameters.values()
-    kinds = (inspect.Parameter.POSITIONAL_ONLY, inspect.Parameter.POSITIONAL_OR_KEYWORD)
-    names = tuple(p.name for p in params if p.kind in kinds and p.default is p.empty)
-    with contextlib.suppress(TypeError):
-        cache[func] = names
-    return names
-
-
 def _build_framework(
     profile: Profile,
     where: str,
@@ -272,49 +269,17 @@ def _build_framework(
     gates: FeatureGates = DEFAULT_FEATURE_GATES,
 ) -> Framework:
     resolved = _resolve_points(profile, where, registry, gates)
-    enabled_names = {r.name for refs in resolved.values() for r in refs}
-    plugin_args = {pc.name: (j, pc.args) for j, pc in enumerate(profile.pluginConfig)}
-    for name, (j, _args) in plugin_args.items():
-        if name not in registry:
-            raise _unknown(f"{where}.pluginConfig[{j}].name", name, registry)
-    instances: dict[str, Any] = {}
-    for name in sorted(enabled_names):
-        j, args = plugin_args.get(name, (None, {}))
-        loc = f"{where}.pluginConfig[{j}]" if j is not None else f"{where}.plugins[{name}]"
-        instances[name] = _instantiate(registry[name], args, loc, gates)
+    instances = _instances(profile, where, registry, resolved, gates)
 
     def impl(name: str, hook: str) -> BoundHook | None:
         # Hook names and signatures were checked against the hookspecs (by pluggy) at discovery;
         # binding them directly keeps a reload's build cheap (no PluginManager per profile).
         if hook not in registry[name].hooks:
             return None
-        fn = getattr(instances[name], hook)
-        return BoundHook(name, fn, _argnames(fn))
+        return BoundHook.of(name, getattr(instances[name], hook))
 
-    points: dict[str, list[BoundHook]] = {}
-    for point, refs in resolved.items():
-        hooks = []
-        for ref in refs:
-            bound = impl(ref.name, point)
-            if bound is None and point in ("filter", "score"):
-                slow = impl(ref.name, f"{point}_node")
-                if slow is not None:
-                    fn = (
-                        filter_node_adapter(ref.name, slow.fn, slow.argnames)
-                        if point == "filter"
-                        else score_node_adapter(slow.fn, slow.argnames)
-                    )
-                    bound = BoundHook(ref.name, fn, ("state", "pod", "nodes", "cluster", "handle"))
-            if bound is None:
-                continue
-            bound.weight = ref.weight or 1
-            hooks.append(bound)
-        points[point] = hooks
-    normalizers = {}
-    for ref in resolved["score"]:
-        bound = impl(ref.name, "normalize_score")
-        if bound is not None:
-            normalizers[ref.name] = bound
+    points = {point: _bind_point(point, refs, impl) for point, refs in resolved.items()}
+    normalizers = {r.name: b for r in resolved["score"] if (b := impl(r.name, "normalize_score")) is not None}
     unreservers = [b for r in resolved["reserve"] if (b := impl(r.name, "unreserve")) is not None]
     pre_flights = {r.name: b for r in resolved["pre_bind"] if (b := impl(r.name, "pre_bind_pre_flight")) is not None}
     signers, unsigned = _signers(resolved, impl)
@@ -335,9 +300,51 @@ def _build_framework(
     )
 
 
-def _signers(
-    resolved: dict[str, list[PluginRef]], impl: Any
-) -> tuple[list[BoundHook], list[str]]:
+def _instances(
+    profile: Profile, where: str, registry: dict[str, PluginSpec], resolved: dict[str, list[PluginRef]],
+    gates: FeatureGates,
+) -> dict[str, Any]:
+    """One instance per plugin enabled anywhere in the profile, built with its pluginConfig args
+    (in name order: the order placement_feasible plugins are asked in)."""
+    enabled_names = {r.name for refs in resolved.values() for r in refs}
+    plugin_args = {pc.name: (j, pc.args) for j, pc in enumerate(profile.pluginConfig)}
+    for name, (j, _args) in plugin_args.items():
+        if name not in registry:
+            raise _unknown(f"{where}.pluginConfig[{j}].name", name, registry)
+    instances: dict[str, Any] = {}
+    for name in sorted(enabled_names):
+        found = plugin_args.get(name)
+        loc = f"{where}.pluginConfig[{found[0]}]" if found is not None else f"{where}.plugins[{name}]"
+        instances[name] = _instantiate(registry[name], found[1] if found is not None else {}, loc, gates)
+    return instances
+
+
+Impl = Callable[[str, str], "BoundHook | None"]
+
+
+def _bind_point(point: str, refs: list[PluginRef], impl: Impl) -> list[BoundHook]:
+    """The bound hooks of one extension point in order, with weights; a plugin with only the
+    per-node form of filter or score is bound through its adapter (the slow path)."""
+    hooks = []
+    for ref in refs:
+        bound = impl(ref.name, point)
+        if bound is None and point in ("filter", "score"):
+            slow = impl(ref.name, f"{point}_node")
+            if slow is not None:
+                fn = (
+                    filter_node_adapter(ref.name, slow.fn, slow.argnames)
+                    if point == "filter"
+                    else score_node_adapter(slow.fn, slow.argnames)
+                )
+                bound = BoundHook(ref.name, fn, ("state", "pod", "nodes", "cluster", "handle"))
+        if bound is None:
+            continue
+        bound.weight = ref.weight or 1
+        hooks.append(bound)
+    return hooks
+
+
+def _signers(resolved: dict[str, list[PluginRef]], impl: Impl) -> tuple[list[BoundHook], list[str]]:
     """kube-scheduler's computeBatchablePlugins: the sign_pod of each pre_filter, filter, pre_score
     and score plugin (once per plugin), and the names of those without one."""
     signers: list[BoundHook] = []
