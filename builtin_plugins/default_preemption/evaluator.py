@@ -13,93 +13,34 @@ cycle's state). Plugins' declared capabilities decide the rest:
 - when every active filter is node-local (`FilterScope.NODE` or `NODE_RESOURCES`), a chunk of
   candidate nodes is evaluated in one batch call on hypothetical requested totals; otherwise each
   node is checked alone, after a batch screen by the resource filters.
+
+The PreFilter snapshot is in snapshot.py, the batch path in batch.py.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterator
-from dataclasses import dataclass
-from itertools import compress
 
 import numpy as np
 from kubeberth import (
     ClusterState,
     CycleState,
     Diagnosis,
-    FilterScope,
     Handle,
     NodeInfo,
     PodInfo,
-    PreFilterState,
     Status,
 )
 
-from .candidates import Candidate, IsEligibleVictim, MoreImportantVictim, importance_key, victim_sort_key
+from .batch import BatchEvaluation
+from .candidates import Candidate, IsEligibleVictim, MoreImportantVictim, victim_sort_key
 from .lower_pods import LowerPods, lower_priority_pods
+from .outcome import NO_VICTIMS, PRE_FILTER_RESULT_REASON, Outcome, outcome, reasons_by_row
 from .pdb import PDB, filter_pods_with_pdb_violation
+from .snapshot import PreFilterSnapshot
 from .victims import Victim, filter_victims_with_pdb_violation, victim_importance_key, victims_on_node
 
-NO_VICTIMS = "No preemption victims found for incoming pod"
-PRE_FILTER_RESULT_REASON = "node(s) didn't satisfy plugin(s) PreFilter result"
 MIN_CHUNK = 32  # candidate nodes evaluated together once few more candidates are wanted
-
-Outcome = tuple[int, "list[PodInfo] | None", int, tuple[str, ...]]
-"""(row, victims or None, PDB violations, reasons when None)."""
-
-
-@dataclass(slots=True)
-class PreFilterSnapshot:
-    """The cycle's PreFilter state, computed once per preemption attempt and cloned per check,
-    with the plugin lists the capabilities allow (kube-scheduler clones CycleState and keeps it
-    current through PreFilterExtensions)."""
-
-    state: CycleState | None  # None: the cycle's pre_filter failed; every check re-runs all of it
-    narrowed: frozenset[str] | None
-    refresh: list[str] | None  # pre-filters re-run per check (PreFilterState.RERUN)
-    screen: list[str] | None  # active filters up to the last resource filter (or the resource filters)
-    screen_exact: bool  # the screen's filters are node-local: its reasons are the chain's
-    after_screen: list[str] | None  # with an exact screen, the active filters after it
-    resources: list[str] | None  # the NODE_RESOURCES filters: necessary for the whole chain to pass
-    fast: bool  # every active filter is node-local and nothing needs a re-run: batch evaluation
-
-    @classmethod
-    def build(cls, pod: PodInfo, cluster: ClusterState, handle: Handle, all_rows: np.ndarray) -> PreFilterSnapshot:
-        state = CycleState()
-        status, narrowed = handle.run_pre_filter(state, pod, cluster.table.view(all_rows))
-        if not status.ok:
-            return cls(None, None, None, None, False, None, None, False)
-        caps = handle.capabilities
-        active = [p for p in handle.plugins_at("filter") if p not in state.skip_filter]
-        refresh = [
-            p for p in handle.plugins_at("pre_filter")
-            if caps(p).pre_filter_state is PreFilterState.RERUN and p not in state.skip_filter
-        ]
-        resource = [p for p in active if caps(p).filter_scope is FilterScope.NODE_RESOURCES]
-        screen, exact, after = None, False, None
-        if resource:
-            prefix = active[: active.index(resource[-1]) + 1]
-            exact = all(caps(p).filter_scope.node_local for p in prefix)
-            screen = prefix if exact else resource
-            if exact and not set(refresh) & set(prefix):  # the screen's verdicts hold for every check
-                after = active[len(prefix) :]
-        return cls(
-            state,
-            narrowed,
-            refresh or None,
-            screen,
-            exact,
-            after,
-            resource or None,
-            not refresh and all(caps(p).filter_scope.node_local for p in active),
-        )
-
-    def clone(self) -> CycleState:
-        assert self.state is not None
-        state = CycleState()
-        state.update(self.state)
-        state.skip_filter = set(self.state.skip_filter)
-        state.skip_score = set(self.state.skip_score)
-        return state
 
 
 class Evaluator:
@@ -142,6 +83,9 @@ class Evaluator:
         self.base = PreFilterSnapshot.build(pod, cluster, handle, all_rows)
         self.nominated = cluster.nominated_ghosts(pod)
         self.lower: dict[int, LowerPods] = {}  # this attempt's rows read through the cross-attempt cache
+        self.batch = BatchEvaluation(
+            plugin, pod, cluster, handle, self.base, pdbs, self.nominated, self.lower, self.victim_key
+        )
 
     def dry_run(
         self, potential: list[int], offset: int, wanted: int, statuses: dict[str, tuple[str, ...]]
@@ -175,7 +119,7 @@ class Evaluator:
             if units:
                 outcomes = self.evaluate_units(items)  # type: ignore[arg-type]
             elif self.base.fast:
-                outcomes = iter(self.evaluate_batch(items))
+                outcomes = iter(self.batch.evaluate(items))
             else:
                 outcomes = self.evaluate_each(items, deferred)
             for row, victims, num_violations, reasons in outcomes:
@@ -242,7 +186,7 @@ class Evaluator:
             if victims is None:
                 yield row, None, 0, reasons
             else:
-                yield _outcome(row, names[row] or "", victims, num_violations)
+                yield outcome(row, names[row] or "", victims, num_violations)
 
     def select_victim_units_on_node(
         self, row: int, units: list[Victim]
@@ -272,172 +216,6 @@ class Evaluator:
                 chosen.sort(key=self.unit_key)
             return [p for v in chosen for p in v.pods], num_violations, ()
 
-    # ---- batch evaluation (every active filter is node-local) ------------------------------
-    def evaluate_batch(self, items: list[tuple[int, list[PodInfo]]]) -> list[Outcome]:
-        """kube-scheduler's per-node victim selection for many nodes at once.
-
-        Valid because every active filter is node-local (NODE_RESOURCES filters read only the
-        node's requested totals, NODE filters no pods at all): the hypothetical states of
-        different nodes are independent, so they are applied to the table together. With
-        nominated pods counted the node only gets fuller, so the pass without them cannot fail
-        where the pass with them succeeded; one pass per check suffices.
-        """
-        outcomes: dict[int, Outcome] = {}
-        rest = items
-        if self.base.narrowed is not None:
-            names = self.cluster.table.names
-            rest = []
-            for row, lower in items:
-                if names[row] in self.base.narrowed:
-                    rest.append((row, lower))
-                else:
-                    outcomes[row] = (row, None, 0, (PRE_FILTER_RESULT_REASON,))
-        if rest:
-            outcomes.update(self._batch_victims(rest))
-        return [outcomes[row] for row, _lower in items]
-
-    def _request_matrix(self, pods: list[PodInfo]) -> np.ndarray:
-        """The pods' request vectors as one (len(pods), resources) matrix, one row per pod."""
-        table = self.cluster.table
-        vector = table.request_vector
-        vecs = [vector(p) for p in pods]
-        width = len(table.resources)
-        if any(v.shape[0] != width for v in vecs):  # a pod added a resource column meanwhile
-            vecs = [vector(p) for p in pods]
-        if not vecs:
-            return np.zeros((0, width), dtype=np.int64)
-        return np.concatenate(vecs).reshape(len(vecs), width)
-
-    def _deltas(
-        self, items: list[tuple[int, list[PodInfo]]]
-    ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-        """Rows and requested-resource deltas (every lower-priority pod gone, nominated pods in),
-        with the lower-priority pods' request matrix (items' pods in order) and where each item's
-        pods start in it: per node, the matrix and its sums come from the cross-attempt cache."""
-        cluster = self.cluster
-        width = len(cluster.table.resources)
-        matrices: list[np.ndarray] = []
-        totals: list[np.ndarray] = []
-        entries = self.lower
-        for row, lower in items:
-            entry = entries.get(row)
-            if entry is not None and entry.pods is lower:
-                matrix, total = entry.requests(cluster)
-            else:
-                matrix = self._request_matrix(lower)
-                total = matrix.sum(axis=0)
-            matrices.append(matrix)
-            totals.append(total)
-        if any(m.shape[1] != width for m in matrices):  # a pod added a resource column meanwhile
-            width = len(cluster.table.resources)
-            matrices = [self._request_matrix(lower) for _row, lower in items]
-            totals = [m.sum(axis=0) for m in matrices]
-        counts = np.fromiter((len(lower) for _row, lower in items), dtype=np.int64, count=len(items))
-        starts = np.zeros(len(items), dtype=np.int64)
-        np.cumsum(counts[:-1], out=starts[1:])
-        rows = np.fromiter((row for row, _ in items), dtype=np.int64, count=len(items))
-        if not items:
-            return rows, np.zeros((0, width), dtype=np.int64), np.zeros((0, width), dtype=np.int64), starts
-        gone = np.concatenate(matrices)
-        delta = -np.stack(totals)
-        ghosts = [(i, p) for i, (row, _lower) in enumerate(items) for p in self.nominated.get(row, ())]
-        if ghosts:
-            extra = self._request_matrix([p for _i, p in ghosts])
-            if extra.shape[1] != delta.shape[1]:  # a nominated pod added a resource column
-                return self._deltas(items)
-            np.add.at(delta, np.fromiter((i for i, _p in ghosts), dtype=np.int64), extra)
-        return rows, delta, gone, starts
-
-    def _batch_victims(self, items: list[tuple[int, list[PodInfo]]]) -> dict[int, Outcome]:
-        cluster, handle, pod, base = self.cluster, self.handle, self.pod, self.base
-        table = cluster.table
-        rows, delta, gone, starts = self._deltas(items)
-        out: dict[int, Outcome] = {}
-        with cluster.hypothetical() as what_if:
-            what_if.add_requests(rows, delta)
-            diagnosis = Diagnosis(num_all_nodes=len(items))
-            feasible = handle.run_filters(base.clone(), pod, table.view(rows), diagnosis)
-            if not feasible.all():
-                reasons_of = _reasons_by_row(diagnosis)
-                for i in np.flatnonzero(~feasible).tolist():
-                    row = int(rows[i])
-                    out[row] = (row, None, 0, reasons_of.get(row) or (f"node(s) were rejected by {self.plugin}",))
-            fit = np.flatnonzero(feasible)
-            # Reprieve: PDB-violating victims first, each group most important first; the k-th victim
-            # of every node is tried at once, kept back where the pod still fits.
-            fit_list = fit.tolist()
-            ordered, split, victim_requests, firsts = self._reprieve_order(items, fit_list, gone, starts)
-            counts = np.asarray([len(o) for o in ordered], dtype=np.int64)
-            depth = int(counts.max()) if len(ordered) else 0
-            is_victim = np.zeros((len(ordered), depth), dtype=bool)
-            fit_rows = rows[fit]
-            for k in range(depth):
-                active = np.flatnonzero(counts > k)
-                vecs = victim_requests[firsts[active] + k]
-                arows = fit_rows[active]
-                what_if.add_requests(arows, vecs)
-                ok = handle.run_filters(base.clone(), pod, table.view(arows))
-                if not ok.all():
-                    what_if.add_requests(arows[~ok], -vecs[~ok])
-                    is_victim[active[~ok], k] = True
-        flags = is_victim.tolist()
-        rows_list = rows.tolist()
-        names = table.names
-        for j, i in enumerate(fit.tolist()):
-            row = rows_list[i]
-            victims = list(compress(ordered[j], flags[j]))
-            bad = split[j]
-            num_violations = sum(flags[j][:bad]) if bad else 0
-            if 0 < bad < len(ordered[j]):
-                victims.sort(key=self.victim_key)
-            out[row] = (row, victims, num_violations, ()) if victims else _outcome(row, names[row] or "", victims, 0)
-        return out
-
-    def _reprieve_order(
-        self, items: list[tuple[int, list[PodInfo]]], fit: list[int], gone: np.ndarray, starts: np.ndarray
-    ) -> tuple[list[list[PodInfo]], list[int], np.ndarray, np.ndarray]:
-        """Per fitting item, its pods in reprieve order (PDB-violating first, each group most important
-        first) and how many violate; their request vectors in that order, one block per item, and where
-        each block starts."""
-        entries, pdbs, victim_key = self.lower, self.pdbs, self.victim_key
-        if not pdbs and victim_key is importance_key:
-            found = [entries.get(items[i][0]) for i in fit]
-            if all(e is not None and e.pods is items[i][1] for e, i in zip(found, fit, strict=True)):
-                # The importance order and its request matrix are kept with each node's pods.
-                kept = [e.by_importance(self.cluster) for e in found if e is not None]
-                ordered = [pods for pods, _matrix in kept]
-                lengths = np.fromiter((len(o) for o in ordered), dtype=np.int64, count=len(ordered))
-                firsts = np.zeros(len(ordered), dtype=np.int64)
-                np.cumsum(lengths[:-1], out=firsts[1:])
-                matrix = np.concatenate([m for _pods, m in kept]) if kept else gone[:0]
-                return ordered, [0] * len(ordered), matrix, firsts
-        ordered = []
-        split: list[int] = []
-        positions: list[int] = []
-        starts_list = starts.tolist()
-        for i in fit:
-            row, lower = items[i]
-            entry = entries.get(row)
-            if victim_key is importance_key and entry is not None and entry.pods is lower:
-                order = entry.importance_order()
-            else:
-                keys = [victim_key(p) for p in lower]
-                order = sorted(range(len(lower)), key=keys.__getitem__)
-            if pdbs:
-                by_pod = {id(lower[k]): k for k in order}
-                bad, good = filter_pods_with_pdb_violation([lower[k] for k in order], pdbs)
-                order = [by_pod[id(p)] for p in bad + good]
-                split.append(len(bad))
-            else:
-                split.append(0)
-            ordered.append([lower[k] for k in order])
-            first = starts_list[i]
-            positions.extend(first + k for k in order)
-        lengths = np.fromiter((len(o) for o in ordered), dtype=np.int64, count=len(ordered))
-        firsts = np.zeros(len(ordered), dtype=np.int64)
-        np.cumsum(lengths[:-1], out=firsts[1:])
-        return ordered, split, gone[np.asarray(positions, dtype=np.int64)], firsts
-
     # ---- node-by-node evaluation (some active filter reads other nodes' pods) ---------------
     def evaluate_each(
         self, items: list[tuple[int, list[PodInfo]]], deferred: list[tuple[int, list[PodInfo]]]
@@ -462,7 +240,7 @@ class Evaluator:
             if victims is None:
                 yield row, None, 0, reasons
             else:
-                yield _outcome(row, self.cluster.table.names[row] or "", victims, num_violations)
+                yield outcome(row, self.cluster.table.names[row] or "", victims, num_violations)
 
     def _screen(self, items: list[tuple[int, list[PodInfo]]]) -> tuple[np.ndarray, dict[int, tuple[str, ...]] | None]:
         """The screen over all the nodes with every lower-priority pod gone and nominated pods in.
@@ -472,14 +250,14 @@ class Evaluator:
         base = self.base
         if base.screen is None or base.state is None or not items:
             return np.ones(len(items), dtype=bool), None
-        rows, delta, _gone, _starts = self._deltas(items)
+        rows, delta, _gone, _starts = self.batch.deltas(items)
         diagnosis = Diagnosis(num_all_nodes=len(items))
         with self.cluster.hypothetical() as what_if:
             what_if.add_requests(rows, delta)
             mask = self.handle.run_filters(base.clone(), self.pod, self.cluster.table.view(rows), diagnosis, base.screen)
         if not base.screen_exact:
             return mask, None
-        return mask, _reasons_by_row(diagnosis)
+        return mask, reasons_by_row(diagnosis)
 
     def select_victims_on_node(
         self, row: int, lower: list[PodInfo], screened: bool = False
@@ -562,18 +340,3 @@ class Evaluator:
         if feasible[0]:
             return True, ()
         return False, tuple(dict.fromkeys(reason for _p, reason, _rows, _c in diagnosis.rejections))
-
-
-def _outcome(row: int, name: str, victims: list[PodInfo], num_violations: int) -> Outcome:
-    if not victims:  # kube-scheduler reports this as an error for the node, never a candidate
-        return row, None, 0, (f'expected at least one victim pod on node "{name}"',)
-    return row, victims, num_violations, ()
-
-
-def _reasons_by_row(diagnosis: Diagnosis) -> dict[int, tuple[str, ...]]:
-    """Per rejected row, its reasons in order (one plugin per row: filters stop at the first failure)."""
-    out: dict[int, dict[str, None]] = {}
-    for _plugin, reason, rejected_rows, _code in diagnosis.rejections:
-        for r in rejected_rows.tolist():
-            out.setdefault(r, {})[reason] = None
-    return {r: tuple(reasons) for r, reasons in out.items()}
