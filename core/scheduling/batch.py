@@ -34,6 +34,7 @@ from ..cache.cluster import ClusterState
 from ..cache.nodetable import NodeTable
 from ..cache.podinfo import PodInfo
 from ..runtime.framework import Framework, PluginFailure
+from ..runtime.records import CycleRecord
 
 log = logging.getLogger(__name__)
 
@@ -304,3 +305,30 @@ class OpportunisticBatch:
         self._flush(Flush.EMPTY_LIST if empty else Flush.POD_NOT_BATCHABLE)
         self.state = None
         return result
+
+
+class BatchAttempt:
+    """One cycle's use of the opportunistic batch: the hint it gave, and where the result goes
+    (OpportunisticBatch.StoreScheduleResults, noted in the decision record)."""
+
+    __slots__ = ("batch", "signature", "hint", "cycle", "record")
+
+    def __init__(
+        self, batch: OpportunisticBatch, signature: PodSignature | None, hint: str, cycle: int, record: CycleRecord | None
+    ) -> None:
+        self.batch, self.signature, self.hint, self.cycle, self.record = batch, signature, hint, cycle, record
+
+    def store(self, node: str, others: Callable[[], ScoredCandidates | None] | None) -> None:
+        attempt = self.batch.store_schedule_results(self.signature, self.hint, node, others, self.cycle)
+        record = self.record
+        if record is not None and record.batch is not None and attempt is not None:
+            record.batch["result"] = attempt.value
+
+
+def scored_others(table: NodeTable, rows: np.ndarray, raw: dict[str, np.ndarray], total: np.ndarray, pick: int) -> ScoredCandidates:
+    """The scored candidates other than the one chosen, best first (what the batch keeps)."""
+    keep = np.ones(len(rows), dtype=bool)
+    keep[pick] = False
+    kept = rows[keep]
+    names = names_array(table)[kept]
+    return ScoredCandidates.sorted_from(kept, names, {p: s[keep] for p, s in raw.items()}, total[keep], table.version)

@@ -31,30 +31,36 @@ hierarchies.
 
 from __future__ import annotations
 
-import datetime
-import functools
-import inspect
 import logging
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 import numpy as np
 
 from ..api.placement import (
     Placement,
     PlacementProgress,
-    PlacementScore,
     PodGroupAssignments,
     PodGroupInfo,
-    PodGroupPostFilterResult,
     ProposedAssignment,
 )
 from ..api.status import Code, Status
-from ..api.types import MAX_NODE_SCORE, CycleState
-from ..runtime.framework import REJECTED_NODES_RECORDED, Framework, PluginFailure
+from ..api.types import CycleState
+from ..objects import PodGroup
+from ..runtime.framework import Framework, PluginFailure
 from ..runtime.records import CycleRecord, Diagnosis, ScheduleResult
+from .decision import record_rejected_nodes
+from .podgroup_result import (
+    POD_GROUP_UNSCHEDULABLE,
+    GroupResult,
+    Member,
+    as_error,
+    copy_member,
+    group_unschedulable,
+    with_initially_scheduled,
+)
+from .state import SchedulerState
 
 if TYPE_CHECKING:
     from .handle import FrameworkHandle
@@ -62,67 +68,10 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 
-# kube-scheduler's errPodGroupUnschedulable.
-POD_GROUP_UNSCHEDULABLE = "pod group is unschedulable"
-# The PodGroup condition the cycle keeps (scheduling.k8s.io PodGroupInitiallyScheduled).
-INITIALLY_SCHEDULED = "PodGroupInitiallyScheduled"
-
-
-class PodGroupUnschedulable(Exception):
-    """kube-scheduler's errPodGroupUnschedulable, the error behind a group's Unschedulable status."""
-
-
-_GROUP_ERR = PodGroupUnschedulable(POD_GROUP_UNSCHEDULABLE)
-
-
-def group_unschedulable(*reasons: str) -> Status:
-    """NewStatus(Unschedulable, reasons...).WithError(errPodGroupUnschedulable): the error's text
-    leads the message, as Status.Reasons() puts it first upstream."""
-    return Status(Code.UNSCHEDULABLE, (POD_GROUP_UNSCHEDULABLE, *reasons), err=_GROUP_ERR)
-
-
-def _as_error(status: Status) -> str:
-    """Status.AsError().Error(): the error when there is one, else the message."""
-    return str(status.err) if status.err is not None else status.message
-
-
-def _now_rfc3339() -> str:
-    return datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
-
-
-@dataclass(eq=False)
-class Member:
-    """One member's attempt in a pod group cycle (kube-scheduler's algorithmResult)."""
-
-    entry: QueuedPod
-    record: CycleRecord
-    state: CycleState = field(default_factory=CycleState)
-    result: ScheduleResult | None = None
-    status: Status = field(default_factory=Status.success)
-    node: str | None = None
-
-
-@dataclass
-class GroupResult:
-    """A pod group's outcome on one placement (kube-scheduler's podGroupAlgorithmResult)."""
-
-    status: Status
-    members: list[Member]
-    placed: dict[str, tuple[str, CycleState]] = field(default_factory=dict)  # uid -> node, state
-    placement: Placement | None = None
-    # PodGroupPostFilter succeeded: the members wait for its victims, nominated (uid -> node).
-    waiting_on_preemption: bool = False
-    nominations: dict[str, str] = field(default_factory=dict)
-
-    @property
-    def any_scheduled(self) -> bool:
-        return bool(self.placed)
-
-
-class PodGroupCycle:
+class PodGroupCycle(SchedulerState):
     """The pod group cycle's steps, mixed into the Scheduler (scheduling thread only)."""
 
-    def schedule_pod_group(self: Any, fw: Framework, entry: QueuedPod) -> bool:
+    def schedule_pod_group(self, fw: Framework, entry: QueuedPod) -> bool:
         """kube-scheduler's scheduleOnePodGroup for the group of `entry`'s pod. False when the
         scheduler does not know the PodGroup (not created yet, or not watched because no profile
         has GangScheduling): the pod is then scheduled on its own."""
@@ -146,7 +95,7 @@ class PodGroupCycle:
                     observer(m.record)
         return True
 
-    def _member(self: Any, fw: Framework, entry: QueuedPod) -> Member:
+    def _member(self, fw: Framework, entry: QueuedPod) -> Member:
         self.stats.attempts += 1
         record = CycleRecord(entry.pod.key, entry.pod.uid, fw.profile, fw.generation_id)
         record.attempt = entry.attempts
@@ -155,7 +104,7 @@ class PodGroupCycle:
             record.queue, entry.waited = entry.waited, {}
         return Member(entry, record)
 
-    def _schedule_members(self: Any, fw: Framework, group: dict[str, Any], members: list[Member]) -> None:
+    def _schedule_members(self, fw: Framework, group: dict[str, Any], members: list[Member]) -> None:
         pod = members[0].entry.pod
         problem = self._validate(fw, group, members)
         if problem is not None:  # handlePodGroupFailureBeforeScheduling
@@ -165,7 +114,8 @@ class PodGroupCycle:
                 self._requeue_error(m.entry, problem)
             self._set_condition(group, Status.error(problem))
             return
-        info = PodGroupInfo(pod.namespace, pod.pod_group, group, tuple(m.entry.pod for m in members))
+        pods = tuple(m.entry.pod for m in members)
+        info = PodGroupInfo(pod.namespace, pod.pod_group, cast(PodGroup, group), pods)
         handle = self.handle_for(fw)
         result = self._pod_group_algorithm(fw, handle, info, members)
         if result.status.code == Code.UNSCHEDULABLE:
@@ -173,7 +123,7 @@ class PodGroupCycle:
         self._submit(fw, handle, result)
         self._set_condition(group, result.status)
 
-    def _validate(self: Any, fw: Framework, group: dict[str, Any], members: list[Member]) -> str | None:
+    def _validate(self, fw: Framework, group: dict[str, Any], members: list[Member]) -> str | None:
         """validatePodGroup: every pod of the group, pending or already placed, has the first
         pending member's schedulerName, the group's priority (spec.priority, 0 when unset) and one
         preemption policy (the group's under PodGroupPreemptionPolicy, else the first pod's)."""
@@ -213,7 +163,7 @@ class PodGroupCycle:
 
     # ---- the algorithm -----------------------------------------------------------------
     def _pod_group_algorithm(
-        self: Any, fw: Framework, handle: FrameworkHandle, info: PodGroupInfo, members: list[Member]
+        self, fw: Framework, handle: FrameworkHandle, info: PodGroupInfo, members: list[Member]
     ) -> GroupResult:
         """podGroupSchedulingAlgorithm: one implicit placement of all nodes, or (TAS) each generated
         placement in turn and the best scored one. Nothing stays assumed when it returns."""
@@ -232,13 +182,13 @@ class PodGroupCycle:
             result = self._on_placement(fw, handle, info, members, placement)
             if result.status.code == Code.ERROR:
                 return result
-            first = first or GroupResult(result.status, [_copy(m) for m in members], dict(result.placed), placement)
+            first = first or GroupResult(result.status, [copy_member(m) for m in members], dict(result.placed), placement)
             if result.status.ok:
-                feasible.append(GroupResult(result.status, [_copy(m) for m in members], dict(result.placed), placement))
+                feasible.append(GroupResult(result.status, [copy_member(m) for m in members], dict(result.placed), placement))
         if not feasible:
             assert first is not None
             first.status = group_unschedulable(
-                f"0/{len(placements)} placements are available, first placement status: {_as_error(first.status)}"
+                f"0/{len(placements)} placements are available, first placement status: {as_error(first.status)}"
             )
             return first
         if len(feasible) == 1:
@@ -247,64 +197,31 @@ class PodGroupCycle:
         return best if isinstance(best, GroupResult) else GroupResult(best, members)
 
     def _generate_placements(
-        self: Any, fw: Framework, handle: FrameworkHandle, info: PodGroupInfo, everything: Placement
+        self, fw: Framework, handle: FrameworkHandle, info: PodGroupInfo, everything: Placement
     ) -> list[Placement] | Status:
         """RunPlacementGeneratePlugins: the first placement_generate plugin splits all nodes."""
-        hooks = fw.points.get("placement_generate", ())
-        if not hooks:
-            return [everything]
-        hook = hooks[0]
-        try:
-            out = hook.call({"state": CycleState(), "pod_group": info, "placement": everything, "handle": handle})
-        except Exception as exc:  # a plugin bug fails the group's attempt, not the loop
-            return Status.error(f"plugin {hook.plugin} raised {type(exc).__name__}: {exc}", hook.plugin)
-        if isinstance(out, Status):
-            return out if not out.ok else [everything]
-        found = list(out or ())
-        if not found:
-            return Status(Code.UNSCHEDULABLE, ("no feasible placements found",), hook.plugin)
-        return found
+        return fw.run_placement_generate(info, everything, handle)
 
     def _best_placement(
-        self: Any, fw: Framework, handle: FrameworkHandle, info: PodGroupInfo, feasible: list[GroupResult]
+        self, fw: Framework, handle: FrameworkHandle, info: PodGroupInfo, feasible: list[GroupResult]
     ) -> GroupResult | Status:
         """findBestPlacement: RunPlacementScorePlugins (score, normalize, weight), highest total wins;
         ties go to the first (kube-scheduler breaks them at random)."""
-        totals = np.zeros(len(feasible), dtype=np.int64)
-        for hook in fw.points.get("placement_score", ()):
-            scores = []
-            for result in feasible:
-                assignments = PodGroupAssignments(result.placement, tuple(
-                    ProposedAssignment(m.entry.pod, node, state)
-                    for m in result.members if (placed := result.placed.get(m.entry.pod.uid))
-                    for node, state in (placed,)
-                ))
-                try:
-                    raw = hook.call({"state": CycleState(), "pod_group": info, "placement": assignments, "handle": handle})
-                except Exception as exc:
-                    return Status.error(f"running PlacementScore plugins: plugin {hook.plugin} raised {exc}", hook.plugin)
-                if isinstance(raw, Status):
-                    return Status.error(f'running PlacementScore plugins: plugin "{hook.plugin}" failed with: {raw.message}')
-                scores.append(PlacementScore(result.placement, int(raw), assignments))
-            normalize = getattr(fw.plugins.get(hook.plugin), "normalize_placement_score", None)
-            if normalize is not None:
-                status = _call(normalize, state=CycleState(), pod_group=info, scores=scores)
-                if isinstance(status, Status) and not status.ok:
-                    return Status.error(
-                        f'running NormalizePlacementScore on PlacementScore plugins: plugin "{hook.plugin}" '
-                        f"failed with: {status.message}"
-                    )
-            for i, s in enumerate(scores):
-                if not 0 <= s.score <= MAX_NODE_SCORE:
-                    return Status.error(
-                        f'applying score defaultWeights on PlacementScore plugins: plugin "{hook.plugin}" returns an '
-                        f"invalid score {s.score}, it should in the range of [0, {MAX_NODE_SCORE}] after normalizing"
-                    )
-                totals[i] += s.score * hook.weight
+        assignments = [
+            PodGroupAssignments(result.placement, tuple(
+                ProposedAssignment(m.entry.pod, node, state)
+                for m in result.members if (placed := result.placed.get(m.entry.pod.uid))
+                for node, state in (placed,)
+            ))
+            for result in feasible
+        ]
+        totals = fw.run_placement_scores(info, assignments, handle)
+        if isinstance(totals, Status):
+            return totals
         return feasible[int(np.argmax(totals))]
 
     def _on_placement(
-        self: Any,
+        self,
         fw: Framework,
         handle: FrameworkHandle,
         info: PodGroupInfo,
@@ -321,7 +238,7 @@ class PodGroupCycle:
                 revert()
 
     def _try_members(
-        self: Any,
+        self,
         fw: Framework,
         handle: FrameworkHandle,
         info: PodGroupInfo,
@@ -344,28 +261,7 @@ class PodGroupCycle:
             result.status = group_unschedulable(*status.reasons)
             return result
         for m in members:
-            pod = m.entry.pod
-            try:
-                m.result = self.find_node(fw, m.state, pod, m.record, None, rows)
-                m.record.evaluated_nodes, m.record.feasible_nodes = m.result.evaluated, m.result.feasible
-                m.status = m.result.status
-                if m.result.node is not None:
-                    cluster.assume(pod, m.result.node)
-                    reserved = fw.run_reserve(m.state, pod, m.result.node, cluster, handle)
-                    if reserved.ok:
-                        m.node = m.result.node
-                        result.placed[pod.uid] = (m.node, m.state)
-                        reverts.append(_undo(fw, handle, cluster, m))
-                    else:
-                        fw.run_unreserve(m.state, pod, m.result.node, cluster, handle)
-                        cluster.forget(pod)
-                        m.status = reserved
-                        if reserved.is_rejected:  # assumeAndReserve: a FitError over the chosen node
-                            diagnosis = Diagnosis.one_node(reserved)
-                            m.status = Status(reserved.code, (diagnosis.message(),), reserved.plugin)
-                            m.result = ScheduleResult(None, m.status, diagnosis, m.result.evaluated, m.result.feasible)
-            except PluginFailure as failure:
-                m.status = failure.status
+            self._try_member(fw, handle, m, rows, result, reverts)
             if m.status.code == Code.ERROR:
                 result.status = Status.error(f"failed to schedule other pod from a pod group: {m.status.message}")
                 return result
@@ -387,35 +283,55 @@ class PodGroupCycle:
             result.placed.clear()
         return result
 
+    def _try_member(
+        self,
+        fw: Framework,
+        handle: FrameworkHandle,
+        m: Member,
+        rows: np.ndarray | None,
+        result: GroupResult,
+        reverts: list[Callable[[], None]],
+    ) -> None:
+        """One member: filter and score it on the placement's rows, then assume and reserve it so
+        the next member sees it (kube-scheduler's assumeAndReserve); its undo goes on `reverts`."""
+        cluster = self.cluster
+        pod = m.entry.pod
+        try:
+            m.result = self.find_node(fw, m.state, pod, m.record, None, rows)
+            m.record.evaluated_nodes, m.record.feasible_nodes = m.result.evaluated, m.result.feasible
+            m.status = m.result.status
+            if m.result.node is None:
+                return
+            cluster.assume(pod, m.result.node)
+            reserved = fw.run_reserve(m.state, pod, m.result.node, cluster, handle)
+            if reserved.ok:
+                m.node = m.result.node
+                result.placed[pod.uid] = (m.node, m.state)
+                reverts.append(_undo(fw, handle, cluster, m))
+                return
+            fw.run_unreserve(m.state, pod, m.result.node, cluster, handle)
+            cluster.forget(pod)
+            m.status = reserved
+            if reserved.is_rejected:  # assumeAndReserve: a FitError over the chosen node
+                diagnosis = Diagnosis.one_node(reserved)
+                m.status = Status(reserved.code, (diagnosis.message(),), reserved.plugin)
+                m.result = ScheduleResult(None, m.status, diagnosis, m.result.evaluated, m.result.feasible)
+        except PluginFailure as failure:
+            m.status = failure.status
+
     def _placement_feasible(
-        self: Any, fw: Framework, handle: FrameworkHandle, info: PodGroupInfo, progress: PlacementProgress
+        self, fw: Framework, handle: FrameworkHandle, info: PodGroupInfo, progress: PlacementProgress
     ) -> Status:
         """RunPlacementFeasiblePlugins: the profile's plugins implementing placement_feasible
         (GangScheduling), the first non-success wins."""
-        for name, plugin in fw.plugins.items():
-            check = getattr(plugin, "placement_feasible", None)
-            if check is None or not hasattr(check, "kubeberth_impl"):
-                continue
-            try:
-                out = _call(check, state=CycleState(), pod_group=info, progress=progress, handle=handle)
-            except Exception as exc:
-                return Status.error(f"plugin {name} raised {type(exc).__name__}: {exc}", name)
-            if isinstance(out, Status) and not out.ok:
-                out.plugin = out.plugin or name
-                return out
-        return Status.success()
+        return fw.run_placement_feasible(info, progress, handle)
 
     # ---- PodGroupPostFilter ------------------------------------------------------------
     def _pod_group_post_filter(
-        self: Any, fw: Framework, handle: FrameworkHandle, info: PodGroupInfo, members: list[Member], result: GroupResult
+        self, fw: Framework, handle: FrameworkHandle, info: PodGroupInfo, members: list[Member], result: GroupResult
     ) -> None:
         """RunPodGroupPostFilterPlugins, then applyPodGroupPostFilterResult onto `result`."""
-        hooks = [
-            (h.plugin, method) for h in fw.points.get("post_filter", ())
-            if (method := getattr(fw.plugins.get(h.plugin), "pod_group_post_filter", None)) is not None
-            and hasattr(method, "kubeberth_impl")
-        ]
-        if not hooks:
+        if not fw.pod_group_hooks.post_filter:
             return
 
         def schedule() -> tuple[list[ProposedAssignment], Status]:
@@ -432,39 +348,7 @@ class PodGroupCycle:
             return placed, again.status
 
         record = members[0].record  # the group's attempt is counted once (scheduler_workload_preemption_attempts_total)
-        reasons: list[str] = []
-        rejector = ""
-        status = Status(Code.UNSCHEDULABLE)
-        outcome: PodGroupPostFilterResult | None = None
-        for plugin, method in hooks:
-            t0 = time.time_ns()
-            try:
-                out = _call(method, state=CycleState(), pod_group=info, schedule=schedule, cluster=self.cluster, handle=handle)
-            except Exception as exc:  # a plugin bug fails the group's attempt, not the loop
-                out = Status.error(f"plugin {plugin} raised {type(exc).__name__}: {exc}", plugin)
-            outcome = out if isinstance(out, PodGroupPostFilterResult) else PodGroupPostFilterResult(
-                out if isinstance(out, Status) else Status(Code.UNSCHEDULABLE)
-            )
-            got = outcome.status
-            record.step("PodGroupPostFilter", plugin, t0, {"code": got.code.name, "pod_group": f"{info.namespace}/{info.name}"})
-            if got.ok:
-                status = got.with_plugin(plugin)
-                record.preemption = {
-                    "plugin": plugin, "pod_group": f"{info.namespace}/{info.name}", "candidates": 1,
-                    "victims": list(outcome.victims), "nominated_node": "",
-                    "nominations": dict(outcome.nominations),
-                }
-                break
-            if got.code == Code.UNSCHEDULABLE_AND_UNRESOLVABLE:
-                status = got.with_plugin(plugin)
-                break
-            if got.code == Code.UNSCHEDULABLE:
-                reasons.extend(got.reasons)
-                rejector = rejector or plugin
-                status = Status(Code.UNSCHEDULABLE, tuple(reasons), rejector)
-                continue
-            status = Status.error(f'error in "{plugin}" PodGroupPostFilter plugins: {got.message}', plugin)
-            break
+        status, outcome = fw.run_pod_group_post_filter(info, schedule, self.cluster, handle, record)
         # applyPodGroupPostFilterResult
         if status.ok and outcome is not None:
             result.waiting_on_preemption = True
@@ -476,7 +360,7 @@ class PodGroupCycle:
                                    err=result.status.err)
 
     # ---- results -----------------------------------------------------------------------
-    def _submit(self: Any, fw: Framework, handle: FrameworkHandle, result: GroupResult) -> None:
+    def _submit(self, fw: Framework, handle: FrameworkHandle, result: GroupResult) -> None:
         """submitPodGroupAlgorithmResult: placed members of a feasible group go on to Reserve,
         Permit and binding for real; the others back to the queue."""
         group_status = result.status
@@ -501,15 +385,10 @@ class PodGroupCycle:
                 continue
             if m.result is not None and not m.status.ok:  # the member's own failure
                 diagnosis = m.result.diagnosis
-                plugins = frozenset()
+                plugins: frozenset[str] = frozenset()
                 if diagnosis is not None:
                     plugins = frozenset(diagnosis.unschedulable_plugins)
-                    names = self.cluster.table.names
-                    for plugin, reason, rows, _code in diagnosis.rejections:
-                        kept = m.record.rejected_nodes.setdefault(plugin, {}).setdefault(reason, [])
-                        room = REJECTED_NODES_RECORDED - len(kept)
-                        if room > 0:
-                            kept.extend(names[r] or "" for r in rows[:room].tolist())
+                    record_rejected_nodes(m.record, diagnosis, self.cluster.table.names)
                 self._group_member_unschedulable(entry, m.record, m.status.message, plugins)
             elif m.node is not None:  # placed, but the group was not: NewStatus(group's message).WithError
                 message = f"{POD_GROUP_UNSCHEDULABLE}, {group_status.message}"
@@ -517,47 +396,23 @@ class PodGroupCycle:
             else:  # not tried: the group's status (completePodGroupAlgorithmResult)
                 self._group_member_unschedulable(entry, m.record, group_status.message, frozenset())
 
-    def _set_condition(self: Any, group: dict[str, Any], status: Status) -> None:
+    def _set_condition(self, group: dict[str, Any], status: Status) -> None:
         """updatePodGroupCondition: the PodGroup's PodGroupInitiallyScheduled condition, written
         only when it changes and never turned back from True (status subresource)."""
-        if status.ok:
-            wanted = {"type": INITIALLY_SCHEDULED, "status": "True", "reason": "Scheduled", "message": status.message}
-        elif status.code == Code.ERROR:
-            wanted = {"type": INITIALLY_SCHEDULED, "status": "False", "reason": "SchedulerError", "message": status.message}
-        else:
-            wanted = {"type": INITIALLY_SCHEDULED, "status": "False", "reason": "Unschedulable", "message": status.message}
-        meta = group.get("metadata") or {}
-        if meta.get("generation") is not None:
-            wanted["observedGeneration"] = meta["generation"]
-        conditions = list((group.get("status") or {}).get("conditions") or [])
-        current = next((c for c in conditions if c.get("type") == INITIALLY_SCHEDULED), None)
-        if current is not None:
-            if current.get("status") == "True" and wanted["status"] != "True":
-                return
-            if all(current.get(k) == v for k, v in wanted.items()):
-                return
-            wanted["lastTransitionTime"] = (
-                current.get("lastTransitionTime") if current.get("status") == wanted["status"] else _now_rfc3339()
-            )
-            conditions = [wanted if c is current else c for c in conditions]
-        else:
-            wanted["lastTransitionTime"] = _now_rfc3339()
-            conditions.append(wanted)
-        updated = {**group, "status": {**(group.get("status") or {}), "conditions": conditions}}
+        updated = with_initially_scheduled(group, status)
+        if updated is None:
+            return
         written = self.backend.update_object("PodGroup", updated, "status")
         if not written.ok:
+            meta = group.get("metadata") or {}
             log.warning("PodGroup %s/%s: %s", meta.get("namespace"), meta.get("name"), written.message)
 
     def _group_member_unschedulable(
-        self: Any, entry: QueuedPod, record: CycleRecord, message: str, plugins: frozenset[str]
+        self, entry: QueuedPod, record: CycleRecord, message: str, plugins: frozenset[str]
     ) -> None:
         self.stats.unschedulable_attempts += 1
         record.result, record.message, record.node = "Unschedulable", message, None
-        self.backend.record_event(entry.pod, "Warning", "FailedScheduling", message)
-        self.backend.patch_pod_condition(
-            entry.pod, {"type": "PodScheduled", "status": "False", "reason": "Unschedulable", "message": message}
-        )
-        self.queue.requeue_unschedulable(entry, plugins, message)
+        self._requeue_unschedulable(entry, message, plugins)
 
 
 def _undo(fw: Framework, handle: FrameworkHandle, cluster: Any, m: Member) -> Callable[[], None]:
@@ -568,18 +423,3 @@ def _undo(fw: Framework, handle: FrameworkHandle, cluster: Any, m: Member) -> Ca
         cluster.forget(pod)
 
     return revert
-
-
-@functools.lru_cache(maxsize=256)
-def _params(fn: Callable[..., Any]) -> frozenset[str]:
-    return frozenset(inspect.signature(fn).parameters)
-
-
-def _call(method: Any, **kwargs: Any) -> Any:
-    """Call a plugin's hook method with the arguments it asks for (pluggy's convention)."""
-    wanted = _params(getattr(method, "__func__", method))
-    return method(**{k: v for k, v in kwargs.items() if k in wanted})
-
-
-def _copy(m: Member) -> Member:
-    return Member(m.entry, m.record, m.state, m.result, m.status, m.node)

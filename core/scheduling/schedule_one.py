@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import logging
 import time
-from collections.abc import Callable, Sequence
 from typing import cast
 
 import numpy as np
@@ -16,14 +15,13 @@ from ..api.types import CycleState
 from ..cache.nodetable import NodeTable, NodeView
 from ..cache.podinfo import MemoKey, PodInfo
 from ..runtime.framework import (
-    REJECTED_NODES_RECORDED,
-    TOP_SCORES_RECORDED,
     Framework,
     PluginFailure,
     num_feasible_nodes_to_find,
 )
 from ..runtime.records import CycleRecord, Diagnosis, ScheduleResult
-from .batch import BatchCounters, OpportunisticBatch, ScoredCandidates, names_array
+from .batch import BatchAttempt, BatchCounters, OpportunisticBatch, scored_others
+from .decision import record_rejected_nodes, record_top_scores
 from .extenders import add_extender_scores, filter_with_extenders, start_prioritize
 from .handle import FrameworkHandle
 from .incremental import IncrementalCycles, ShapeVerdicts
@@ -122,7 +120,7 @@ class ScheduleOne(SchedulerState):
         pick = self._select_host(pod, table, view.rows, total, fw, per_plugin, record)
         node = cast(str, table.names[int(view.rows[pick])])
         if batch is not None:
-            batch.store(node, lambda: _others(table, view.rows, raw, total, pick))
+            batch.store(node, lambda: scored_others(table, view.rows, raw, total, pick))
         return ScheduleResult(node, Status.success(), diagnosis, evaluated, len(feasible_rows))
 
     def _batch_hint(
@@ -259,7 +257,7 @@ class ScheduleOne(SchedulerState):
         else:
             pick = int(ties[self.rng.integers(len(ties))])
         if record is not None:
-            _record_top_scores(record, fw, table, rows, total, per_plugin, ties, pick)
+            record_top_scores(record, fw, table, rows, total, per_plugin, ties, pick)
         return pick
 
     def signature_of(self, fw: Framework, pod: PodInfo) -> tuple[PodSignature | None, str]:
@@ -454,33 +452,6 @@ class ScheduleOne(SchedulerState):
         self.pool.submit(self._binding_cycle, fw, handle, state, entry, node, waiting, record)
 
 
-class BatchAttempt:
-    """One cycle's use of the opportunistic batch: the hint it gave, and where the result goes
-    (OpportunisticBatch.StoreScheduleResults, noted in the decision record)."""
-
-    __slots__ = ("batch", "signature", "hint", "cycle", "record")
-
-    def __init__(
-        self, batch: OpportunisticBatch, signature: PodSignature | None, hint: str, cycle: int, record: CycleRecord | None
-    ) -> None:
-        self.batch, self.signature, self.hint, self.cycle, self.record = batch, signature, hint, cycle, record
-
-    def store(self, node: str, others: Callable[[], ScoredCandidates | None] | None) -> None:
-        attempt = self.batch.store_schedule_results(self.signature, self.hint, node, others, self.cycle)
-        record = self.record
-        if record is not None and record.batch is not None and attempt is not None:
-            record.batch["result"] = attempt.value
-
-
-def record_rejected_nodes(record: CycleRecord, diagnosis: Diagnosis, names: Sequence[str | None]) -> None:
-    """The decision record's rejected nodes, per plugin and reason, up to REJECTED_NODES_RECORDED each."""
-    for plugin, reason, rows, _code in diagnosis.rejections:
-        kept = record.rejected_nodes.setdefault(plugin, {}).setdefault(reason, [])
-        room = REJECTED_NODES_RECORDED - len(kept)
-        if room > 0:
-            kept.extend(names[r] or "" for r in rows[:room].tolist())
-
-
 def _narrow(
     table: NodeTable, state: CycleState, rows: np.ndarray, narrowed: frozenset[str], diagnosis: Diagnosis
 ) -> np.ndarray:
@@ -495,59 +466,4 @@ def _narrow(
     return rows[keep]
 
 
-def _record_top_scores(
-    record: CycleRecord,
-    fw: Framework,
-    table: NodeTable,
-    rows: np.ndarray,
-    total: np.ndarray,
-    per_plugin: dict[str, np.ndarray],
-    ties: np.ndarray,
-    pick: int,
-) -> None:
-    """The record's score ties and top scores, each node's total and weighted plugin scores."""
-    record.score_ties = len(ties)
-    top = _recorded_top(total, ties, pick, TOP_SCORES_RECORDED)
-    top_rows = rows[top].tolist()
-    weights = fw.score_weight_map
-    columns = [(p, s[top].tolist(), weights.get(p, 1)) for p, s in per_plugin.items()]
-    record.top_scores = [
-        {
-            "node": table.names[row],
-            "total": t,
-            "plugins": {p: values[j] * w for p, values, w in columns},
-        }
-        for j, (row, t) in enumerate(zip(top_rows, total[top].tolist(), strict=True))
-    ]
-
-
 _SIGNATURE: MemoKey[tuple[Framework, int, PodSignature | None, str]] = MemoKey("kubeberth.signature")
-
-
-def _others(table: NodeTable, rows: np.ndarray, raw: dict[str, np.ndarray], total: np.ndarray, pick: int) -> ScoredCandidates:
-    """The scored candidates other than the one chosen, best first (what the batch keeps)."""
-    keep = np.ones(len(rows), dtype=bool)
-    keep[pick] = False
-    kept = rows[keep]
-    names = names_array(table)[kept]
-    return ScoredCandidates.sorted_from(kept, names, {p: s[keep] for p, s in raw.items()}, total[keep], table.version)
-
-
-def _recorded_top(total: np.ndarray, ties: np.ndarray, pick: int, k: int) -> np.ndarray:
-    """The `k` candidates whose scores a record keeps: the chosen one first, then the best others
-    by score (candidate order among equals). With `k` or more tied at the best score, the others are
-    the first tied ones; the record's score_ties says how many there were (selectHost's choice)."""
-    first = ties[:k] if len(ties) >= k else _top_indices(total, k)
-    if first.size and first[0] == pick:  # the usual case: one best node, or the first tied one picked
-        return first
-    return np.array([pick, *[i for i in first.tolist() if i != pick][: k - 1]], dtype=np.intp)
-
-
-def _top_indices(total: np.ndarray, k: int) -> np.ndarray:
-    """np.argsort(-total, kind="stable")[:k] without sorting every candidate."""
-    n = total.shape[0]
-    if n <= 4 * k:
-        return np.argsort(-total, kind="stable")[:k]
-    kth = np.partition(total, n - k)[n - k]  # the k-th largest value
-    candidates = np.flatnonzero(total >= kth)  # ascending indices: ties keep their order
-    return candidates[np.argsort(-total[candidates], kind="stable")[:k]]
