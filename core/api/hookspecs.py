@@ -1,61 +1,121 @@
 """Hook specifications: one per extension point of kube-scheduler's Scheduling Framework.
 
 Every hook receives keyword arguments; an implementation may accept any subset of them (pluggy
-matches by name). Batch hooks receive `nodes`, a NodeView over the candidate rows of the columnar
-NodeTable, and return arrays aligned with `nodes.rows`. The per-node forms (`filter_node`,
-`score_node`) are adapted by the framework into batch calls: convenient, and the slow path — a
-Python call per node per pod.
+matches by name: the argument names below are the contract, checked when a plugin is loaded).
+Batch hooks receive `nodes`, a NodeView over the candidate rows of the columnar NodeTable, and
+return arrays aligned with `nodes.rows`. The per-node forms (`filter_node`, `score_node`) are
+adapted by the framework into batch calls: convenient, and the slow path — a Python call per
+node per pod.
+
+The annotations say what the runtime passes and what it accepts back (as pytest's hookspec.py
+does); a plugin's own annotations may be narrower. A return type that includes None means
+"nothing to say" (Success). Hooks run on the scheduling thread unless said otherwise.
 
 Common arguments:
-    state    CycleState shared by all plugins within one scheduling cycle
-    pod      PodInfo of the pod being scheduled
-    nodes    NodeView of candidate nodes
-    cluster  ClusterState: NodeTable, placed pods, PVs/PVCs/... (read-only for plugins)
-    handle   the Handle (kubeberth.api.handle): cluster reads, permitted writes, waiting pods, clock,
-             generation, running the profile's other plugins
+    state      CycleState shared by all plugins within one scheduling cycle
+    pod        PodInfo of the pod being scheduled
+    nodes      NodeView of candidate nodes
+    cluster    ClusterState: NodeTable, placed pods, PVs/PVCs/... (read-only for plugins)
+    handle     the Handle (kubeberth.api.handle): cluster reads, permitted writes, waiting pods,
+               clock, generation, running the profile's other plugins
     node_name  the node chosen for the pod (reserve onwards)
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
 
 import pluggy
+
+if TYPE_CHECKING:
+    import numpy as np
+    from numpy.typing import NDArray
+
+    from ..cache.cluster import ClusterState
+    from ..cache.nodetable import NodeView
+    from ..cache.podinfo import PodInfo
+    from ..runtime.records import Diagnosis
+    from .handle import Handle
+    from .placement import (
+        Placement,
+        PlacementProgress,
+        PlacementScore,
+        PodGroupAssignments,
+        PodGroupInfo,
+        PodGroupPostFilterResult,
+        ProposedAssignment,
+    )
+    from .signing import SignFragment
+    from .status import (
+        FilterResult,
+        PermitResult,
+        PostFilterResult,
+        PreBindPreFlightResult,
+        PreFilterResult,
+        Status,
+    )
+    from .types import CycleState, NodeInfo
 
 PROJECT = "kubeberth"
 hookspec = pluggy.HookspecMarker(PROJECT)
 hookimpl = pluggy.HookimplMarker(PROJECT)
 
+# Hookspecs are never called: their bodies are their docstrings (hence the few empty-body ignores
+# where a hook must return a value).
 
+
+# ---- queueing ----------------------------------------------------------------------------------
 @hookspec(firstresult=True)
-def queue_sort(pod):
-    """QueueSort: return a sort key; pods with smaller keys are popped first.
+def queue_sort(pod: PodInfo) -> Any:
+    """QueueSort: called when a pod enters the active queue, to order it.
+
+    :param pod: The pending pod.
+    :returns: A sort key; pods with smaller keys are popped first.
 
     Exactly one queue_sort plugin is enabled per profile, and all profiles must agree.
     """
 
 
 @hookspec
-def pre_enqueue(pod, handle):
-    """PreEnqueue: return a non-success Status to keep the pod out of the active queue.
+def pre_enqueue(pod: PodInfo, handle: Handle) -> Status | None:
+    """PreEnqueue: called before a pod may enter the active queue, and again when it is updated
+    (e.g. its schedulingGates are removed).
 
-    The pod is re-checked when it is updated (e.g. its schedulingGates are removed).
+    :param pod: The pod about to be queued.
+    :param handle: The framework's Handle.
+    :returns: None/Success to let it in; a non-success Status keeps it out of the active queue.
+    """
+
+
+# ---- scheduling cycle --------------------------------------------------------------------------
+@hookspec
+def pre_filter(
+    state: CycleState, pod: PodInfo, nodes: NodeView, cluster: ClusterState, handle: Handle
+) -> PreFilterResult | Status | None:
+    """PreFilter: called once per scheduling attempt, before any filter, to compute per-cycle state.
+
+    :param state: The cycle's state, where the plugin keeps what its filter and score need.
+    :param pod: The pod being scheduled.
+    :param nodes: Every node of the cycle's snapshot.
+    :param cluster: The scheduler's cache (read-only).
+    :param handle: The framework's Handle.
+    :returns: None/Success to continue; a PreFilterResult whose `node_names` narrows the
+        candidates for every filter; Status.skip() to skip this plugin's own filter; or an
+        Unschedulable status to reject the pod on every node at once.
     """
 
 
 @hookspec
-def pre_filter(state, pod, nodes, cluster, handle):
-    """PreFilter: compute per-cycle state once per pod.
+def filter(
+    state: CycleState, pod: PodInfo, nodes: NodeView, cluster: ClusterState, handle: Handle
+) -> FilterResult | Status | None:
+    """Filter (batch): called with the candidates the plugins before it did not reject.
 
-    Return None/Success to continue, a PreFilterResult whose `node_names` narrows the
-    candidates for every filter, Status.skip() to skip this plugin's own filter, or an
-    Unschedulable status to reject the pod on every node at once.
-    """
-
-
-@hookspec
-def filter(state, pod, nodes, cluster, handle):
-    """Filter (batch): return a FilterResult (mask over `nodes` + reasons), a Status for all nodes, or None if every node passes.
+    :param nodes: The candidate nodes still feasible.
+    :returns: A FilterResult (mask over `nodes` + reasons), a Status for all nodes, or None if
+        every node passes.
 
     Each node is rejected by the first plugin that rejects it; reasons use kube-scheduler's
     strings so the aggregated message matches (`0/N nodes are available: ...`).
@@ -63,163 +123,229 @@ def filter(state, pod, nodes, cluster, handle):
 
 
 @hookspec
-def filter_node(state, pod, node, cluster, handle):
-    """Filter (per node, slow path): return None/True to pass, or an Unschedulable Status with reasons.
+def filter_node(state: CycleState, pod: PodInfo, node: NodeInfo, cluster: ClusterState, handle: Handle) -> Status | bool | None:
+    """Filter (per node, slow path): called once per candidate node when the plugin has no batch
+    `filter`.
 
-    `node` is a NodeInfo built for one row. Prefer the batch `filter` hook.
+    :param node: A NodeInfo built for one row of the node table.
+    :returns: None/True to pass, or an Unschedulable Status with reasons (False: rejected
+        without a reason). Prefer the batch `filter` hook.
     """
 
 
 @hookspec
-def post_filter(state, pod, cluster, handle, diagnosis):
-    """PostFilter: runs only when no node fits (preemption lives here).
+def post_filter(
+    state: CycleState, pod: PodInfo, cluster: ClusterState, handle: Handle, diagnosis: Diagnosis
+) -> PostFilterResult | Status | None:
+    """PostFilter: called only when no node fits (preemption lives here).
 
-    Return PostFilterResult(nominated_node=...) to make the pod schedulable later, or a Status.
+    :param diagnosis: Why each node was rejected (per plugin and reason), as kube-scheduler's FitError.
+    :returns: PostFilterResult(nominated_node=...) to make the pod schedulable later, or a Status.
+
     Runs in order until one plugin succeeds or one returns UnschedulableAndUnresolvable.
     """
 
 
 @hookspec
-def pre_score(state, pod, nodes, cluster, handle):
-    """PreScore: prepare scoring for the feasible nodes; Status.skip() skips this plugin's score."""
+def pre_score(state: CycleState, pod: PodInfo, nodes: NodeView, cluster: ClusterState, handle: Handle) -> Status | None:
+    """PreScore: called once with the feasible nodes, before Score, to prepare scoring.
 
-
-@hookspec
-def score(state, pod, nodes, cluster, handle):
-    """Score (batch): return an array of integer scores aligned with `nodes`."""
-
-
-@hookspec
-def score_node(state, pod, node, cluster, handle):
-    """Score (per node, slow path): return an integer score for one NodeInfo."""
-
-
-@hookspec
-def normalize_score(state, pod, nodes, scores):
-    """NormalizeScore: map this plugin's raw scores into [0, MaxNodeScore=100].
-
-    Called only for the plugin's own scores; return a new array or modify `scores` in place.
+    :param nodes: The feasible nodes that will be scored.
+    :returns: None/Success, or Status.skip() to skip this plugin's score; anything else is an Error.
     """
 
 
 @hookspec
-def sign_pod(pod, cluster):
-    """SignPod (kube-scheduler's SignPlugin, KEP-5598): the parts of the pod this plugin reads.
+def score(  # type: ignore[empty-body]  # a hookspec: pluggy never runs its body
+    state: CycleState, pod: PodInfo, nodes: NodeView, cluster: ClusterState, handle: Handle
+) -> NDArray[np.int64] | Sequence[int]:
+    """Score (batch): called once with the feasible nodes.
 
-    Return a list of `kubeberth.api.signing.SignFragment` (None = nothing to add), or a
-    non-success Status to refuse: an unsignable pod is scheduled without batching. Two pods with
-    equal fragments from every plugin must get the same filter verdicts and scores on the same
-    nodes in the same state. Every pre_filter/filter/pre_score/score plugin of a profile must
-    implement it, or that profile never batches. `cluster` (read-only, may be None) is for a
-    refusal that depends on cluster objects, as NodeResourcesFit's does on DeviceClasses; a pod's
-    signature is kept until the pod or the DeviceClasses change.
+    :param nodes: The feasible nodes.
+    :returns: Integer scores aligned with `nodes` (normalized to [0, 100] by normalize_score).
     """
 
 
 @hookspec
-def reserve(state, pod, node_name, cluster, handle):
-    """Reserve: claim resources on the chosen node (in plugin order). A failure unreserves all."""
+def score_node(state: CycleState, pod: PodInfo, node: NodeInfo, cluster: ClusterState, handle: Handle) -> int:  # type: ignore[empty-body]  # a hookspec: pluggy never runs its body
+    """Score (per node, slow path): called once per feasible node when the plugin has no batch `score`.
+
+    :param node: A NodeInfo built for one row of the node table.
+    :returns: An integer score for that node.
+    """
 
 
 @hookspec
-def unreserve(state, pod, node_name, cluster, handle):
-    """Unreserve: undo reserve; called in reverse plugin order on any later failure. Must not fail."""
+def normalize_score(
+    state: CycleState, pod: PodInfo, nodes: NodeView, scores: NDArray[np.int64]
+) -> NDArray[np.int64] | Status | None:
+    """NormalizeScore: called after Score with this plugin's own scores only.
+
+    :param scores: The plugin's raw scores aligned with `nodes` (its own copy).
+    :returns: A new array in [0, MaxNodeScore=100], or None after modifying `scores` in place;
+        a non-success Status is an Error.
+    """
 
 
 @hookspec
-def permit(state, pod, node_name, handle):
-    """Permit: return PermitResult.approve(), .deny(reason) or .wait(timeout_seconds).
+def sign_pod(pod: PodInfo, cluster: ClusterState | None) -> Iterable[SignFragment] | Status | None:
+    """SignPod (kube-scheduler's SignPlugin, KEP-5598): called when a pod is popped, to decide
+    whether it may reuse the previous pod's results (opportunistic batching).
+
+    :param pod: The pod to sign.
+    :param cluster: The cache, read-only, for a refusal that depends on cluster objects (as
+        NodeResourcesFit's does on DeviceClasses); may be None.
+    :returns: The `kubeberth.api.signing.SignFragment`s of the parts of the pod this plugin reads
+        (None = nothing to add), or a non-success Status to refuse: an unsignable pod is
+        scheduled without batching.
+
+    Two pods with equal fragments from every plugin must get the same filter verdicts and scores
+    on the same nodes in the same state. Every pre_filter/filter/pre_score/score plugin of a
+    profile must implement it, or that profile never batches. A pod's signature is kept until
+    the pod or the DeviceClasses change.
+    """
+
+
+@hookspec
+def reserve(state: CycleState, pod: PodInfo, node_name: str, cluster: ClusterState, handle: Handle) -> Status | None:
+    """Reserve: called once a node is chosen and the pod assumed on it, in plugin order.
+
+    :param node_name: The chosen node.
+    :returns: None/Success to claim the resources; a failure unreserves every plugin.
+    """
+
+
+@hookspec
+def unreserve(state: CycleState, pod: PodInfo, node_name: str, cluster: ClusterState, handle: Handle) -> None:
+    """Unreserve: called in reverse plugin order on any failure after Reserve, to undo it. Must not fail."""
+
+
+@hookspec
+def permit(state: CycleState, pod: PodInfo, node_name: str, handle: Handle) -> PermitResult | Status | None:
+    """Permit: called after Reserve, the last step of the scheduling cycle.
+
+    :returns: PermitResult.approve(), .deny(reason) or .wait(timeout_seconds).
 
     A waiting pod is released by `handle.get_waiting_pod(uid).allow(plugin_name)` from every
     plugin that asked it to wait, or rejected by any plugin; it is rejected at timeout.
     """
 
 
+# ---- binding cycle (binding worker threads) ----------------------------------------------------
 @hookspec
-def pre_bind_pre_flight(state, pod, node_name, handle):
-    """PreBindPreFlight: does this plugin's pre_bind have work for this pod on `node_name`?
+def pre_bind_pre_flight(state: CycleState, pod: PodInfo, node_name: str, handle: Handle) -> PreBindPreFlightResult | Status | None:
+    """PreBindPreFlight: called in the binding worker, before Permit's wait, for every plugin
+    enabled at preBind: does this plugin's pre_bind have work for this pod on `node_name`?
 
-    Runs in the binding worker, before Permit's wait, for every plugin enabled at preBind. Return
-    None/Success when pre_bind has work, Status.skip() when it has none (its pre_bind is then not
-    called), or an Error status; any other code is an Error. Return a
-    `PreBindPreFlightResult(status, allow_parallel=True)` to let pre_bind run concurrently with
-    the neighbouring plugins that allow it too. It exists so that, when some plugin has work (a
-    volume or a ResourceClaim to write), the scheduler first writes `status.nominatedNodeName` =
-    the chosen node (NominatedNodeNameForExpectation): a slow pre_bind then already tells cluster
-    autoscalers and other observers where the pod is going, and pods with no work pay no write.
-    Keep it cheap and side-effect free: read the cycle state only. A plugin without this hook
-    counts as having work. Not called when the NominatedNodeNameForExpectation gate is off.
+    :returns: None/Success when pre_bind has work, Status.skip() when it has none (its pre_bind
+        is then not called), or an Error status; any other code is an Error. A
+        `PreBindPreFlightResult(status, allow_parallel=True)` lets pre_bind run concurrently
+        with the neighbouring plugins that allow it too.
+
+    It exists so that, when some plugin has work (a volume or a ResourceClaim to write), the
+    scheduler first writes `status.nominatedNodeName` = the chosen node
+    (NominatedNodeNameForExpectation): a slow pre_bind then already tells cluster autoscalers
+    and other observers where the pod is going, and pods with no work pay no write. Keep it
+    cheap and side-effect free: read the cycle state only. A plugin without this hook counts as
+    having work. Not called when the NominatedNodeNameForExpectation gate is off.
     """
 
 
 @hookspec
-def pre_bind(state, pod, node_name, handle):
-    """PreBind: runs in the binding worker before bind (e.g. bind volumes); failure aborts binding.
+def pre_bind(state: CycleState, pod: PodInfo, node_name: str, handle: Handle) -> Status | None:
+    """PreBind: called in the binding worker before bind (e.g. to bind volumes).
+
+    :returns: None/Success; a failure aborts binding. An Error is reported as
+        `running PreBind plugin "<name>": <message>`.
 
     Not called when this plugin's pre_bind_pre_flight returned Status.skip() for the pod. A
     pre_bind that waits (for a controller, a claim) should wait with `state.sleep_in_pre_bind(s)`
     and return Status.error(reason) when it returns a reason: preemption cancels a pod's running
     PreBind instead of deleting the pod (kube-scheduler's PodsInPreBind), and a cancelled pod is
-    never bound. An Error is reported as `running PreBind plugin "<name>": <message>`.
+    never bound.
     """
 
 
 @hookspec
-def bind(state, pod, node_name, handle):
-    """Bind: the first plugin that does not return Status.skip() binds the pod."""
+def bind(state: CycleState, pod: PodInfo, node_name: str, handle: Handle) -> Status | None:
+    """Bind: called in the binding worker after PreBind, in order until one plugin binds.
+
+    :returns: Status.skip() to leave the pod to the next bind plugin; anything else ends Bind
+        (None/Success: bound).
+    """
 
 
 @hookspec
-def post_bind(state, pod, node_name, handle):
-    """PostBind: informational, after a successful bind."""
+def post_bind(state: CycleState, pod: PodInfo, node_name: str, handle: Handle) -> None:
+    """PostBind: called in the binding worker after a successful bind; informational."""
 
 
 # ---- the pod group scheduling cycle (GenericWorkload; kubeberth.api.placement) ------------------
 @hookspec
-def placement_generate(state, pod_group, placement, handle):
-    """PlacementGenerate: split `placement` (a Placement over every node) into candidate placements
-    for the whole group, e.g. one per topology domain. Return a list of Placement or a Status.
+def placement_generate(
+    state: CycleState, pod_group: PodGroupInfo, placement: Placement, handle: Handle
+) -> list[Placement] | Status | None:
+    """PlacementGenerate: called at the start of a pod group cycle under the
+    TopologyAwareWorkloadScheduling gate; only the profile's first placement_generate plugin runs.
 
-    Runs only under the TopologyAwareWorkloadScheduling gate; only the profile's first
-    placement_generate plugin runs. Without one, the group is tried on all nodes.
+    :param pod_group: The group being scheduled.
+    :param placement: A Placement over every node.
+    :returns: The candidate placements for the whole group (e.g. one per topology domain), or a
+        Status. Without such a plugin, the group is tried on all nodes.
     """
 
 
 @hookspec
-def placement_feasible(state, pod_group, progress, handle):
-    """PlacementFeasible: can `pod_group` still meet its constraints, given `progress`
-    (PlacementProgress: members placed so far, members still to try)?
+def placement_feasible(state: CycleState, pod_group: PodGroupInfo, progress: PlacementProgress, handle: Handle) -> Status | None:
+    """PlacementFeasible: called before the first member of a pod group is tried and after each one.
 
-    Return None when they are met, Status.wait(reason) when more members must be placed, or an
-    Unschedulable status when they can no longer be met (the cycle stops and undoes the group).
-    Called before the first member and after each one. kube-scheduler calls it on GangScheduling
-    only; kubeberth calls every enabled plugin of the profile that implements it.
+    :param progress: Members placed so far and members still to try.
+    :returns: None when the group's constraints are met, Status.wait(reason) when more members
+        must be placed, or an Unschedulable status when they can no longer be met (the cycle
+        stops and undoes the group).
+
+    kube-scheduler calls it on GangScheduling only; kubeberth calls every enabled plugin of the
+    profile that implements it.
     """
 
 
 @hookspec
-def pod_group_post_filter(state, pod_group, schedule, cluster, handle):
-    """PodGroupPostFilter: `pod_group` (PodGroupInfo) failed its pod group cycle as Unschedulable;
-    make room for the whole group (workload-aware preemption). Asked of the profile's postFilter
-    plugins that implement it, in order, until one succeeds or answers UnschedulableAndUnresolvable.
+def pod_group_post_filter(  # type: ignore[empty-body]  # a hookspec: pluggy never runs its body
+    state: CycleState,
+    pod_group: PodGroupInfo,
+    schedule: Callable[[], tuple[list[ProposedAssignment], Status]],
+    cluster: ClusterState,
+    handle: Handle,
+) -> PodGroupPostFilterResult | Status:
+    """PodGroupPostFilter: called when a pod group failed its cycle as Unschedulable, to make room
+    for the whole group (workload-aware preemption). Asked of the profile's postFilter plugins
+    that implement it, in order, until one succeeds or answers UnschedulableAndUnresolvable.
 
-    `schedule()` re-runs the group's algorithm on the cluster as it is then (e.g. with victims taken
-    off hypothetically) and returns (list of ProposedAssignment, Status); nothing stays assumed.
-    Return a PodGroupPostFilterResult (nominated node per member uid, and the Status), or a Status.
-    Success sends every member back to the queue nominated, waiting for the victims to go.
+    :param pod_group: The group (PodGroupInfo) that did not fit.
+    :param schedule: Re-runs the group's algorithm on the cluster as it is then (e.g. with victims
+        taken off hypothetically); returns (list of ProposedAssignment, Status). Nothing stays assumed.
+    :returns: A PodGroupPostFilterResult (nominated node per member uid, and the Status), or a
+        Status. Success sends every member back to the queue nominated, waiting for the victims to go.
     """
 
 
 @hookspec
-def placement_score(state, pod_group, placement, handle):
-    """PlacementScore: an integer score for one feasible placement (`placement` is the
-    PodGroupAssignments it would make). Called only when more than one placement is feasible."""
+def placement_score(state: CycleState, pod_group: PodGroupInfo, placement: PodGroupAssignments, handle: Handle) -> int:  # type: ignore[empty-body]  # a hookspec: pluggy never runs its body
+    """PlacementScore: called once per feasible placement, only when more than one is feasible.
+
+    :param placement: The PodGroupAssignments the placement would make.
+    :returns: An integer score (normalized to [0, 100] by normalize_placement_score).
+    """
 
 
 @hookspec
-def normalize_placement_score(state, pod_group, scores):
-    """NormalizePlacementScore: map this plugin's `scores` (list of PlacementScore) into
-    [0, MaxNodeScore=100] in place; return a non-success Status to fail the group's cycle."""
+def normalize_placement_score(state: CycleState, pod_group: PodGroupInfo, scores: list[PlacementScore]) -> Status | None:
+    """NormalizePlacementScore: called after PlacementScore with this plugin's scores.
+
+    :param scores: One PlacementScore per feasible placement, rewritten in place into
+        [0, MaxNodeScore=100].
+    :returns: None/Success, or a non-success Status to fail the group's cycle.
+    """
 
 
 @dataclass(frozen=True, slots=True)

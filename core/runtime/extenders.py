@@ -13,7 +13,7 @@ import base64
 import os
 import ssl
 import tempfile
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from typing import Any
 from urllib.parse import urlsplit
@@ -127,7 +127,7 @@ class HTTPExtender:
     def supports_preemption(self) -> bool:
         return bool(self.preempt_verb)
 
-    def is_interested(self, pod_raw: dict[str, Any]) -> bool:
+    def is_interested(self, pod_raw: Mapping[str, Any]) -> bool:
         """Without managedResources every pod; otherwise pods requesting or limiting one of them."""
         if not self.managed:
             return True
@@ -141,13 +141,13 @@ class HTTPExtender:
         return False
 
     # ---- the verbs --------------------------------------------------------------------------
-    def _args(self, pod_raw: dict[str, Any], names: list[str], nodes: Iterable[dict[str, Any]] | None) -> dict[str, Any]:
+    def _args(self, pod_raw: Mapping[str, Any], names: list[str], nodes: Iterable[dict[str, Any]] | None) -> dict[str, Any]:
         if self.node_cache_capable:
             return {"Pod": pod_raw, "Nodes": None, "NodeNames": names}
         return {"Pod": pod_raw, "Nodes": {"metadata": {}, "items": list(nodes or ())}, "NodeNames": None}
 
     def filter(
-        self, pod_raw: dict[str, Any], names: list[str], nodes: Iterable[dict[str, Any]] | None = None
+        self, pod_raw: Mapping[str, Any], names: list[str], nodes: Iterable[dict[str, Any]] | None = None
     ) -> tuple[list[str], dict[str, str], dict[str, str]]:
         """(names kept, failedNodes, failedAndUnresolvableNodes); raises ExtenderError."""
         if not self.filter_verb:
@@ -171,7 +171,7 @@ class HTTPExtender:
         return kept, dict(field(result, "FailedNodes") or {}), dict(field(result, "FailedAndUnresolvableNodes") or {})
 
     def prioritize(
-        self, pod_raw: dict[str, Any], names: list[str], nodes: Iterable[dict[str, Any]] | None = None
+        self, pod_raw: Mapping[str, Any], names: list[str], nodes: Iterable[dict[str, Any]] | None = None
     ) -> list[tuple[str, int]]:
         """[(host, score)] as the extender returned them (0..MaxExtenderPriority by protocol)."""
         if not self.prioritize_verb:
@@ -190,7 +190,7 @@ class HTTPExtender:
             raise ExtenderError(str(field(result, "Error")))
 
     def process_preemption(
-        self, pod_raw: dict[str, Any], victims: dict[str, tuple[list[dict[str, Any]], int]]
+        self, pod_raw: Mapping[str, Any], victims: Mapping[str, tuple[Sequence[Mapping[str, Any]], int]]
     ) -> dict[str, tuple[list[str], int]]:
         """node -> (victim pods, PDB violations) in; node -> (victim pod UIDs, PDB violations) out."""
         args: dict[str, Any] = {"Pod": pod_raw, "NodeNameToVictims": None, "NodeNameToMetaVictims": None}
@@ -227,7 +227,7 @@ class HTTPExtender:
             raise ExtenderError(f"extender {self.name!r} {verb}: invalid JSON response: {exc}") from None
 
     def start_prioritize(
-        self, pod_raw: dict[str, Any], names: list[str], nodes: list[dict[str, Any]] | None
+        self, pod_raw: Mapping[str, Any], names: list[str], nodes: list[dict[str, Any]] | None
     ) -> Future[list[tuple[str, int]]]:
         """Prioritize in a worker thread, so the HTTP round trip overlaps the score plugins."""
         global _prioritize_pool

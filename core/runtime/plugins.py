@@ -12,6 +12,7 @@ import inspect
 import linecache
 import sys
 import traceback
+from collections.abc import Mapping
 from dataclasses import dataclass
 from importlib.metadata import entry_points
 from pathlib import Path
@@ -166,7 +167,7 @@ def discover_entry_points() -> list[PluginSpec]:
 
 def _plugins_in_module(module: ModuleType) -> list[Any]:
     """Plugin classes defined in a drop-in module, or the module itself if it has hooks."""
-    found = [
+    found: list[Any] = [
         obj
         for obj in vars(module).values()
         if inspect.isclass(obj) and obj.__module__ == module.__name__ and _has_hookimpl(vars(obj))
@@ -176,7 +177,7 @@ def _plugins_in_module(module: ModuleType) -> list[Any]:
     return found
 
 
-def _has_hookimpl(namespace: dict[str, Any]) -> bool:
+def _has_hookimpl(namespace: Mapping[str, Any]) -> bool:
     """Any @hookimpl-marked attribute, including misspelt hook names (reported later, with a line)."""
     for value in namespace.values():
         if isinstance(value, staticmethod | classmethod):
