@@ -125,7 +125,7 @@ _VB_NIL_BINDINGS = (
 _VB_ASSUME_CACHE = (
     "tests upstream's generic assume cache (AssumeCache.Assume: an in-memory copy of a PV or PVC, accepted only at "
     "the informer's resourceVersion); kubeberth keeps no object copies: the PVs a pod reserved are a name -> "
-    "(claim, pod) index over the scheduler's cache (AssumedVolumes in builtin_plugins/volume_binding.py, covered by "
+    "(claim, pod) index over the scheduler's cache (AssumedVolumes in builtin_plugins/volume_binding/assume_cache.py, covered by "
     "tests/builtin_plugins/test_volume_binding.py), and PreBind reads and writes the API objects fresh"
 )
 _VB_ASSUME_POD_VOLUMES = (

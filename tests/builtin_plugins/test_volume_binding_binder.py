@@ -12,7 +12,7 @@ import threading
 from typing import Any
 
 import pytest
-from kubeberth import Code, CycleState, PodInfo
+from kubeberth import Code, CycleState
 from kubeberth.backends.embedded import EmbeddedCluster
 from kubeberth.builtin_plugins import volume_binding
 from kubeberth.builtin_plugins.volume_binding import (
@@ -27,6 +27,7 @@ from kubeberth.builtin_plugins.volume_binding import (
     migration_topology_key,
     translate_topology,
 )
+from kubeberth.cache.podinfo import PodInfo
 from kubeberth.runtime.config import parse_configuration
 from kubeberth.runtime.generation import build_generation
 from kubeberth.scheduling.handle import FrameworkHandle
@@ -928,7 +929,7 @@ def test_bind_pod_volumes(name: str, monkeypatch: pytest.MonkeyPatch) -> None:
     if name in UNPORTED:
         pytest.skip(UNPORTED[name])
     scenario = TestBindPodVolumes[name]
-    monkeypatch.setattr(volume_binding, "BIND_POLL_SECONDS", POLL)
+    monkeypatch.setattr(volume_binding.binder, "BIND_POLL_SECONDS", POLL)
     pod = makePod("test-pod").withNamespace("testns").withNodeName("node1").Pod
     cluster = cluster_of(copy.deepcopy(scenario.get("nodes") or [node1]), [], copy.deepcopy(_classes()))
     backend = EmbeddedCluster()
