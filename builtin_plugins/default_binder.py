@@ -4,12 +4,12 @@ from __future__ import annotations
 
 from typing import Any
 
-from kubeberth import PodInfo, Status, hookimpl
+from kubeberth import PodView, Status, hookimpl
 
 
 class DefaultBinder:
     name = "DefaultBinder"
 
     @hookimpl
-    def bind(self, pod: PodInfo, node_name: str, handle: Any) -> Status:
+    def bind(self, pod: PodView, node_name: str, handle: Any) -> Status:
         return handle.bind(pod, node_name)

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from typing import Any, cast
 
-from kubeberth import Code, Handle, PermitResult, PodInfo, Status, hookimpl
+from kubeberth import Code, Handle, PermitResult, PodView, Status, hookimpl
 from kubeberth.api.objects import PodGroup
 from kubeberth.api.placement import PlacementProgress, PodGroupInfo, gang_min_count
 
@@ -25,7 +25,7 @@ from kubeberth.api.placement import PlacementProgress, PodGroupInfo, gang_min_co
 PERMIT_TIMEOUT_SECONDS = 300.0
 
 
-def _pod_group_of(pod: PodInfo, handle: Handle) -> PodGroup | None:
+def _pod_group_of(pod: PodView, handle: Handle) -> PodGroup | None:
     return cast("PodGroup | None", handle.cluster.get_object("PodGroup", f"{pod.namespace}/{pod.pod_group}"))
 
 
@@ -47,18 +47,18 @@ class GangScheduling:
     }
 
     # ---- queueing hints (upstream's isSchedulableAfter*) ---------------------------------------
-    def is_schedulable_after_pod_added(self, pod: PodInfo, old: Any, new: PodInfo | None) -> bool:
+    def is_schedulable_after_pod_added(self, pod: PodView, old: Any, new: PodView | None) -> bool:
         """A new member of the pod's own group (pending or bound) may complete its gang."""
         if not pod.pod_group or new is None or not new.pod_group:
             return False
         return (new.namespace, new.pod_group) == (pod.namespace, pod.pod_group)
 
-    def is_schedulable_after_pod_group_added(self, pod: PodInfo, old: Any, new: PodGroup | None) -> bool:
+    def is_schedulable_after_pod_group_added(self, pod: PodView, old: Any, new: PodGroup | None) -> bool:
         """The pod's own PodGroup appearing may let it in."""
         return bool(pod.pod_group) and new is not None and _group_key(new) == (pod.namespace, pod.pod_group)
 
     def is_schedulable_after_pod_group_updated(
-        self, pod: PodInfo, old: PodGroup | None, new: PodGroup | None
+        self, pod: PodView, old: PodGroup | None, new: PodGroup | None
     ) -> bool:
         """Only a lower gang minCount of the pod's own group can help it."""
         if not pod.pod_group or new is None or _group_key(new) != (pod.namespace, pod.pod_group):
@@ -71,7 +71,7 @@ class GangScheduling:
         return new_min < old_min
 
     @hookimpl
-    def pre_enqueue(self, pod: PodInfo, handle: Handle) -> Status | None:
+    def pre_enqueue(self, pod: PodView, handle: Handle) -> Status | None:
         if not pod.pod_group:
             return None
         group = _pod_group_of(pod, handle)
@@ -92,7 +92,7 @@ class GangScheduling:
         return None
 
     @hookimpl
-    def permit(self, pod: PodInfo, handle: Handle) -> PermitResult | Status | None:
+    def permit(self, pod: PodView, handle: Handle) -> PermitResult | Status | None:
         if not pod.pod_group:
             return None
         group = _pod_group_of(pod, handle)

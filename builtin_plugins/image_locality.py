@@ -16,7 +16,7 @@ import weakref
 from typing import Any
 
 import numpy as np
-from kubeberth import MAX_NODE_SCORE, MemoKey, NodeTable, NodeView, PodInfo, ScoreScope, hookimpl
+from kubeberth import MAX_NODE_SCORE, MemoKey, NodeTableView, NodeView, PodView, ScoreScope, hookimpl
 from kubeberth.api.signing import IMAGE_NAMES_SIGNER, SignFragment, image_names_signer
 
 MB = 1024 * 1024
@@ -32,7 +32,7 @@ def normalized_image_name(name: str) -> str:
     return name
 
 
-def pod_images(pod: PodInfo) -> tuple[tuple[str, ...], int]:
+def pod_images(pod: PodView) -> tuple[tuple[str, ...], int]:
     """(normalized image of every init and regular container and image volume, their count); memoised.
 
     Mirrors v1.37 sumImageScores: an image volume counts like a container, present or not.
@@ -67,7 +67,7 @@ class _ImageIndex:
         self.lists: dict[str, tuple[list[int], list[int]]] = {}
         self.arrays: dict[str, tuple[int, np.ndarray, np.ndarray]] = {}
 
-    def update(self, table: NodeTable) -> None:
+    def update(self, table: NodeTableView) -> None:
         values = table.image_sets.values
         for set_id in range(self.seen_sets, len(values)):
             for image, size in values[set_id].items():
@@ -92,9 +92,9 @@ class ImageLocality:
     score_scope = ScoreScope.NODE  # raw score: the pod and this node's row only
 
     def __init__(self) -> None:
-        self._indexes: weakref.WeakKeyDictionary[NodeTable, _ImageIndex] = weakref.WeakKeyDictionary()
+        self._indexes: weakref.WeakKeyDictionary[NodeTableView, _ImageIndex] = weakref.WeakKeyDictionary()
 
-    def _index(self, table: NodeTable) -> _ImageIndex:
+    def _index(self, table: NodeTableView) -> _ImageIndex:
         index = self._indexes.get(table)
         if index is None:
             index = self._indexes[table] = _ImageIndex()
@@ -103,12 +103,12 @@ class ImageLocality:
         return index
 
     @hookimpl
-    def sign_pod(self, pod: PodInfo) -> list[SignFragment]:
+    def sign_pod(self, pod: PodView) -> list[SignFragment]:
         """kube-scheduler's ImageLocality.SignPod: the normalized image names of every container."""
         return [SignFragment(IMAGE_NAMES_SIGNER, image_names_signer(pod))]
 
     @hookimpl
-    def score(self, state: dict[str, Any], pod: PodInfo, nodes: NodeView) -> np.ndarray:
+    def score(self, state: dict[str, Any], pod: PodView, nodes: NodeView) -> np.ndarray:
         images, num_containers = pod_images(pod)
         table = nodes.table
         total_nodes = len(table)

@@ -16,7 +16,7 @@ from kubeberth import (
     FilterScope,
     MemoKey,
     NodeView,
-    PodInfo,
+    PodView,
     PreFilterResult,
     PreFilterState,
     ScoreScope,
@@ -69,11 +69,11 @@ class NodeAffinityArgs(BaseModel):
         return self
 
 
-def _pod_node_affinity(pod: PodInfo) -> dict[str, Any]:
+def _pod_node_affinity(pod: PodView) -> dict[str, Any]:
     return (pod.affinity or {}).get("nodeAffinity") or {}
 
 
-def _pod_preferred(pod: PodInfo) -> tuple[PreferredTerm, ...]:
+def _pod_preferred(pod: PodView) -> tuple[PreferredTerm, ...]:
     found = _PREFERRED.get(pod)
     if found is None:
         found = _PREFERRED.set(
@@ -105,7 +105,7 @@ class NodeAffinity:
         self.added_selector = NodeSelector.parse(required) if required is not None else None
         self.added_preferred = parse_preferred_terms(added.get("preferredDuringSchedulingIgnoredDuringExecution"))
 
-    def is_schedulable_after_node_change(self, pod: PodInfo, old: Any, new: Any) -> bool:
+    def is_schedulable_after_node_change(self, pod: PodView, old: Any, new: Any) -> bool:
         """isSchedulableAfterNodeChange: the node now matches the enforced and the pod's required affinity,
         and (for an update) the pod's did not match before."""
         if not isinstance(new, dict) or (old is not None and not isinstance(old, dict)):
@@ -118,7 +118,7 @@ class NodeAffinity:
         return old is None or not required.matches(*_labels_and_name(old))
 
     @hookimpl
-    def sign_pod(self, pod: PodInfo) -> list[SignFragment]:
+    def sign_pod(self, pod: PodView) -> list[SignFragment]:
         """kube-scheduler's NodeAffinity.SignPod: node affinity terms and the node selector."""
         return [
             SignFragment(NODE_AFFINITY_SIGNER, node_affinity_signer(pod)),
@@ -126,7 +126,7 @@ class NodeAffinity:
         ]
 
     @hookimpl
-    def pre_filter(self, pod: PodInfo) -> Status | PreFilterResult | None:
+    def pre_filter(self, pod: PodView) -> Status | PreFilterResult | None:
         required = _pod_node_affinity(pod).get("requiredDuringSchedulingIgnoredDuringExecution")
         if required is None and self.added_selector is None and not pod.node_selector:
             return Status.skip()
@@ -148,7 +148,7 @@ class NodeAffinity:
         return PreFilterResult(node_names=frozenset(names))
 
     @hookimpl
-    def filter(self, pod: PodInfo, nodes: NodeView) -> FilterResult:
+    def filter(self, pod: PodView, nodes: NodeView) -> FilterResult:
         table, rows = nodes.table, nodes.rows
         enforced_fail = np.zeros(len(nodes), dtype=bool)
         if self.added_selector is not None:
@@ -163,7 +163,7 @@ class NodeAffinity:
         )
 
     @hookimpl
-    def pre_score(self, state: CycleState, pod: PodInfo) -> Status | None:
+    def pre_score(self, state: CycleState, pod: PodView) -> Status | None:
         if (
             _pod_node_affinity(pod).get("preferredDuringSchedulingIgnoredDuringExecution") is None
             and not self.added_preferred
@@ -176,7 +176,7 @@ class NodeAffinity:
         return None
 
     @hookimpl
-    def score(self, pod: PodInfo, nodes: NodeView) -> np.ndarray:
+    def score(self, pod: PodView, nodes: NodeView) -> np.ndarray:
         terms = self.added_preferred + _pod_preferred(pod)
         return preferred_score(nodes.table, nodes.rows, terms)
 

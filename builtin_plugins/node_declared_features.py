@@ -27,10 +27,11 @@ from kubeberth import (
     FilterScope,
     MemoKey,
     NodeView,
-    PodInfo,
+    PodView,
     PreFilterState,
     Status,
     hookimpl,
+    is_pod,
 )
 from kubeberth.api.capabilities import TARGET_POD_EVENTS
 from kubeberth.api.signing import SignFragment
@@ -127,7 +128,7 @@ _BY_SPEC: dict[tuple[Version | None, str], frozenset[str]] = {}
 _BY_SPEC_LIMIT = 4096
 
 
-def is_resize_deferred(pod: PodInfo) -> bool:
+def is_resize_deferred(pod: PodView) -> bool:
     """component-helpers' IsPodResizeDeferred: a PodResizePending condition with reason Deferred."""
     for cond in (pod.raw.get("status") or {}).get("conditions") or ():
         if cond.get("type") == "PodResizePending":
@@ -169,7 +170,7 @@ class NodeDeclaredFeatures:
             else {}
         )
 
-    def requirements(self, pod: PodInfo) -> frozenset[str]:
+    def requirements(self, pod: PodView) -> frozenset[str]:
         """The pod's required features (memoised per pod for the default framework)."""
         if self.framework is not DEFAULT_FRAMEWORK:
             return self.framework.infer_for_pod_scheduling(pod.raw.get("spec") or {}, self.version)
@@ -191,7 +192,7 @@ class NodeDeclaredFeatures:
         return found
 
     @hookimpl
-    def sign_pod(self, pod: PodInfo) -> list[SignFragment] | Status:
+    def sign_pod(self, pod: PodView) -> list[SignFragment] | Status:
         """kube-scheduler's SignPod: the features the pod requires."""
         try:
             return [SignFragment(FEATURES_SIGNER, sorted(self.requirements(pod)))]
@@ -199,7 +200,7 @@ class NodeDeclaredFeatures:
             return Status.error(str(exc))
 
     @hookimpl
-    def pre_filter(self, state: dict[str, Any], pod: PodInfo) -> Status | None:
+    def pre_filter(self, state: dict[str, Any], pod: PodView) -> Status | None:
         if self.skip_deferred_resize and is_resize_deferred(pod):
             return Status.skip()
         if not self.enabled:
@@ -214,7 +215,7 @@ class NodeDeclaredFeatures:
         return None
 
     @hookimpl
-    def filter(self, state: dict[str, Any], pod: PodInfo, nodes: NodeView) -> FilterResult | Status | None:
+    def filter(self, state: dict[str, Any], pod: PodView, nodes: NodeView) -> FilterResult | Status | None:
         if (self.skip_deferred_resize and is_resize_deferred(pod)) or not self.enabled:
             return None
         reqs = state.get(PRE_FILTER_STATE_KEY)
@@ -232,11 +233,11 @@ class NodeDeclaredFeatures:
         return FilterResult.reject_where(missing, ERR_REASON_UNSATISFIED_REQUIREMENTS, Code.UNSCHEDULABLE_AND_UNRESOLVABLE)
 
     # ---- queueing hints (kube-scheduler's QueueingHintFns) -------------------------------
-    def hint_node_changed(self, pod: PodInfo, old: Any, new: Any) -> bool:
+    def hint_node_changed(self, pod: PodView, old: Any, new: Any) -> bool:
         """isSchedulableAfterNodeChange: a new node, or one whose declared features changed."""
         return old is None or declared_features(old) != declared_features(new)
 
-    def hint_pod_updated(self, pod: PodInfo, old: Any, new: Any) -> bool:
+    def hint_pod_updated(self, pod: PodView, old: Any, new: Any) -> bool:
         """isSchedulableAfterTargetPodUpdate: the rejected pod's own update changed its requirements
         (an inference error queues it)."""
         try:
@@ -249,5 +250,5 @@ class NodeDeclaredFeatures:
 
 
 def _spec(obj: Any) -> Mapping[str, Any]:
-    raw = obj.raw if isinstance(obj, PodInfo) else (obj or {})
+    raw = obj.raw if is_pod(obj) else (obj or {})
     return raw.get("spec") or {}

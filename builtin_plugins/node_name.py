@@ -1,6 +1,6 @@
 """NodeName: a pod that names its node (spec.nodeName) may only go there.
 
-PodInfo.node_name is empty for pending pods, so the requested name is read from the raw spec;
+PodView.node_name is empty for pending pods, so the requested name is read from the raw spec;
 the filter compares row numbers, not strings.
 """
 
@@ -12,7 +12,7 @@ from kubeberth import (
     FilterResult,
     FilterScope,
     NodeView,
-    PodInfo,
+    PodView,
     PreFilterResult,
     PreFilterState,
     hookimpl,
@@ -22,7 +22,7 @@ from kubeberth.api.signing import NODE_NAME_SIGNER, SignFragment
 ERR_REASON = "node(s) didn't match the requested node name"
 
 
-def requested_node_name(pod: PodInfo) -> str:
+def requested_node_name(pod: PodView) -> str:
     return (pod.raw.get("spec") or {}).get("nodeName") or ""
 
 
@@ -32,19 +32,19 @@ class NodeName:
     pre_filter_state = PreFilterState.NO_POD_DATA  # the PreFilter result depends on the pod alone
 
     @hookimpl
-    def pre_filter(self, pod: PodInfo) -> PreFilterResult | None:
+    def pre_filter(self, pod: PodView) -> PreFilterResult | None:
         """A pod that names its node (an assigned pod being resized, a static assignment) is evaluated
         there only: other nodes are unresolvable, so never preemption targets."""
         wanted = requested_node_name(pod)
         return PreFilterResult(node_names=frozenset((wanted,))) if wanted else None
 
     @hookimpl
-    def sign_pod(self, pod: PodInfo) -> list[SignFragment]:
+    def sign_pod(self, pod: PodView) -> list[SignFragment]:
         """kube-scheduler's NodeName.SignPod: spec.nodeName."""
         return [SignFragment(NODE_NAME_SIGNER, requested_node_name(pod))]
 
     @hookimpl
-    def filter(self, pod: PodInfo, nodes: NodeView) -> FilterResult | None:
+    def filter(self, pod: PodView, nodes: NodeView) -> FilterResult | None:
         wanted = requested_node_name(pod)
         if not wanted:
             return None

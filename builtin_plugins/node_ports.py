@@ -14,7 +14,7 @@ from collections import Counter
 from typing import Any
 
 import numpy as np
-from kubeberth import ClusterState, FilterResult, MemoKey, NodeView, PodInfo, PreFilterState, Status, hookimpl
+from kubeberth import ClusterView, FilterResult, MemoKey, NodeView, PodView, PreFilterState, Status, hookimpl
 from kubeberth.api.signing import HOST_PORTS_SIGNER, SignFragment, host_ports_signer
 
 ERR_REASON = "node(s) didn't have free ports for the requested pod ports"
@@ -26,13 +26,13 @@ _STATE_KEY = "PreFilterNodePorts"
 HostPortKey = tuple[str, str, int]  # (ip, protocol, port)
 
 
-def pod_host_ports(pod: PodInfo) -> tuple[HostPortKey, ...]:
+def pod_host_ports(pod: PodView) -> tuple[HostPortKey, ...]:
     """The pod's host ports as kube-scheduler counts them (sanitised: '' -> 0.0.0.0 / TCP); memoised."""
     found = _MEMO_KEY.get(pod)
     if found is not None:
         return found
     ports: list[HostPortKey] = []
-    if pod.host_ports:  # PodInfo's list is a superset; re-read the spec for the exact containers
+    if pod.host_ports:  # PodView's list is a superset; re-read the spec for the exact containers
         spec = pod.raw.get("spec") or {}
         containers = [c for c in spec.get("initContainers") or () if c.get("restartPolicy") == "Always"]
         containers += list(spec.get("containers") or ())
@@ -50,14 +50,14 @@ def pod_host_ports(pod: PodInfo) -> tuple[HostPortKey, ...]:
 class UsedHostPorts:
     """PodIndex: {(protocol, port): {ip: Counter(row -> pods using it)}} over placed pods."""
 
-    def __init__(self, cluster: ClusterState) -> None:
+    def __init__(self, cluster: ClusterView) -> None:
         self.by_port: dict[tuple[str, int], dict[str, Counter[int]]] = {}
 
-    def pod_added(self, pod: PodInfo, row: int) -> None:
+    def pod_added(self, pod: PodView, row: int) -> None:
         for ip, protocol, port in pod_host_ports(pod):
             self.by_port.setdefault((protocol, port), {}).setdefault(ip, Counter())[row] += 1
 
-    def pod_removed(self, pod: PodInfo, row: int) -> None:
+    def pod_removed(self, pod: PodView, row: int) -> None:
         for ip, protocol, port in pod_host_ports(pod):
             ips = self.by_port.get((protocol, port))
             if ips is None or ip not in ips:
@@ -94,12 +94,12 @@ class NodePorts:
     pre_filter_state = PreFilterState.NO_POD_DATA
 
     @hookimpl
-    def sign_pod(self, pod: PodInfo) -> list[SignFragment]:
+    def sign_pod(self, pod: PodView) -> list[SignFragment]:
         """kube-scheduler's NodePorts.SignPod: the pod's host ports."""
         return [SignFragment(HOST_PORTS_SIGNER, host_ports_signer(pod))]
 
     @hookimpl
-    def pre_filter(self, state: dict[str, Any], pod: PodInfo, cluster: ClusterState) -> Status | None:
+    def pre_filter(self, state: dict[str, Any], pod: PodView, cluster: ClusterView) -> Status | None:
         ports = pod_host_ports(pod)
         if not ports:
             return Status.skip()
@@ -108,7 +108,7 @@ class NodePorts:
         return None
 
     @hookimpl
-    def filter(self, state: dict[str, Any], pod: PodInfo, nodes: NodeView, cluster: ClusterState) -> FilterResult | None:
+    def filter(self, state: dict[str, Any], pod: PodView, nodes: NodeView, cluster: ClusterView) -> FilterResult | None:
         ports = state.get(_STATE_KEY)
         if ports is None:
             ports = pod_host_ports(pod)

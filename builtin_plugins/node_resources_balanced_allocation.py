@@ -18,10 +18,10 @@ from typing import Any
 import numpy as np
 from kubeberth import (
     MAX_NODE_SCORE,
-    ClusterState,
+    ClusterView,
     FeatureGates,
     NodeView,
-    PodInfo,
+    PodView,
     ScoreScope,
     Status,
     hookimpl,
@@ -126,18 +126,18 @@ class NodeResourcesBalancedAllocation:
         self.scorer = ResourceAllocationScorer([(r.name, r.weight) for r in self.args.resources], use_requested=True)
 
     @hookimpl
-    def sign_pod(self, pod: PodInfo, cluster: ClusterState | None) -> list[SignFragment] | Status:
+    def sign_pod(self, pod: PodView, cluster: ClusterView | None) -> list[SignFragment] | Status:
         """kube-scheduler's BalancedAllocation.SignPod: the pod's requests and overheads; a pod
         requesting an extended resource a DeviceClass serves is not signed."""
         if self.enable_dra_extended_resource and cluster is not None and requests_dra_extended_resource(pod, cluster.devices):
             return Status.unschedulable(SIGN_REFUSED_FOR_DRA)
         return [SignFragment(RESOURCES_SIGNER, resources_signer(pod))]
 
-    def _dra(self, cluster: ClusterState) -> DraResources | None:
+    def _dra(self, cluster: ClusterView) -> DraResources | None:
         return self.scorer.dra_resources(cluster.devices) if self.enable_dra_extended_resource else None
 
     @hookimpl
-    def pre_score(self, state: dict[str, Any], pod: PodInfo, cluster: ClusterState) -> Status | None:
+    def pre_score(self, state: dict[str, Any], pod: PodView, cluster: ClusterView) -> Status | None:
         requests = self.scorer.pod_requests(pod)
         if not any(requests):
             # Best-effort pods would otherwise all pile onto the same node (kubernetes#129138).
@@ -146,7 +146,7 @@ class NodeResourcesBalancedAllocation:
         return None
 
     @hookimpl
-    def score(self, state: dict[str, Any], pod: PodInfo, nodes: NodeView, cluster: ClusterState) -> np.ndarray:
+    def score(self, state: dict[str, Any], pod: PodView, nodes: NodeView, cluster: ClusterView) -> np.ndarray:
         found = state.get(_PRESCORE_KEY)
         if found is None:
             requests = self.scorer.pod_requests(pod)

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from kubeberth import Code, FilterResult, FilterScope, MemoKey, NodeView, PodInfo, hookimpl
+from kubeberth import Code, FilterResult, FilterScope, MemoKey, NodeView, PodView, hookimpl, is_pod
 from kubeberth.api.signing import TOLERATIONS_SIGNER, SignFragment, tolerations_signer
 
 ERR_REASON = "node(s) were unschedulable"
@@ -16,7 +16,7 @@ TAINT_NODE_UNSCHEDULABLE = "node.kubernetes.io/unschedulable"
 _MEMO_KEY: MemoKey[bool] = MemoKey("NodeUnschedulable.tolerates")
 
 
-def tolerates_unschedulable(pod: PodInfo) -> bool:
+def tolerates_unschedulable(pod: PodView) -> bool:
     found = _MEMO_KEY.get(pod)
     if found is None:
         found = any(t.tolerates(TAINT_NODE_UNSCHEDULABLE, "", "NoSchedule") for t in pod.tolerations)
@@ -34,13 +34,13 @@ class NodeUnschedulable:
     }
     requeue_on = frozenset(queueing_hints)  # EventsToRegister: exactly the hinted events
 
-    def is_schedulable_after_target_pod_toleration_change(self, pod: PodInfo, old: Any, new: Any) -> bool:
+    def is_schedulable_after_target_pod_toleration_change(self, pod: PodView, old: Any, new: Any) -> bool:
         """isSchedulableAfterTargetPodTolerationChange: the pod now tolerates the unschedulable taint."""
-        if not isinstance(new, PodInfo) or (old is not None and not isinstance(old, PodInfo)):
+        if not is_pod(new) or (old is not None and not is_pod(old)):
             raise TypeError(f"expected pods, got {type(old).__name__} and {type(new).__name__}")
         return tolerates_unschedulable(new)
 
-    def is_schedulable_after_node_change(self, pod: PodInfo, old: Any, new: Any) -> bool:
+    def is_schedulable_after_node_change(self, pod: PodView, old: Any, new: Any) -> bool:
         """isSchedulableAfterNodeChange: a schedulable node was added, or a node was uncordoned."""
         now_cordoned = bool((new.get("spec") or {}).get("unschedulable"))
         if old is None:
@@ -48,12 +48,12 @@ class NodeUnschedulable:
         return bool((old.get("spec") or {}).get("unschedulable")) and not now_cordoned
 
     @hookimpl
-    def sign_pod(self, pod: PodInfo) -> list[SignFragment]:
+    def sign_pod(self, pod: PodView) -> list[SignFragment]:
         """kube-scheduler's NodeUnschedulable.SignPod: the pod's tolerations."""
         return [SignFragment(TOLERATIONS_SIGNER, tolerations_signer(pod))]
 
     @hookimpl
-    def filter(self, pod: PodInfo, nodes: NodeView) -> FilterResult | None:
+    def filter(self, pod: PodView, nodes: NodeView) -> FilterResult | None:
         cordoned = nodes.table.unschedulable[nodes.rows]
         if not cordoned.any() or tolerates_unschedulable(pod):
             return None

@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-from kubeberth import PodInfo, hookimpl
+from kubeberth import PodView, hookimpl
 
 
 class PrioritySort:
     name = "PrioritySort"
 
     @hookimpl
-    def queue_sort(self, pod: PodInfo) -> tuple[int, float]:
+    def queue_sort(self, pod: PodView) -> tuple[int, float]:
         # The queue breaks remaining ties by enqueue order (kube-scheduler's timestamp).
         return (-pod.priority, pod.queue_timestamp)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from kubeberth import Code, PodInfo, Status, hookimpl
+from kubeberth import Code, PodView, Status, hookimpl
 
 
 class SchedulingGates:
@@ -12,7 +12,7 @@ class SchedulingGates:
     requeue_on: frozenset[str] = frozenset()
 
     @hookimpl
-    def pre_enqueue(self, pod: PodInfo) -> Status | None:
+    def pre_enqueue(self, pod: PodView) -> Status | None:
         if pod.scheduling_gates:
             return Status(
                 Code.UNSCHEDULABLE_AND_UNRESOLVABLE,

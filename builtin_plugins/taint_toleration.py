@@ -15,9 +15,9 @@ from kubeberth import (
     FilterResult,
     FilterScope,
     MemoKey,
-    NodeTable,
+    NodeTableView,
     NodeView,
-    PodInfo,
+    PodView,
     ScoreScope,
     Taint,
     hookimpl,
@@ -70,7 +70,7 @@ class TaintToleration:
     # EventsToRegister: nodes added or re-tainted, and the pending pod getting a toleration (Queue).
     requeue_on = frozenset({*queueing_hints, "TargetPod/UpdatePodToleration"})
 
-    def is_schedulable_after_node_change(self, pod: PodInfo, old: Any, new: Any) -> bool:
+    def is_schedulable_after_node_change(self, pod: PodView, old: Any, new: Any) -> bool:
         """isSchedulableAfterNodeChange: the node now tolerated had an untolerated NoSchedule/NoExecute taint."""
         is_untolerated = first_untolerated(_node_taints(new), pod.tolerations) is not None
         was_untolerated = old is None or first_untolerated(_node_taints(old), pod.tolerations) is not None
@@ -78,16 +78,16 @@ class TaintToleration:
 
     def __init__(self) -> None:
         # Per instance: a reloaded generation's plugin must not see this one's answers.
-        self._filter_key: MemoKey[tuple[NodeTable, _TaintSetVerdicts]] = MemoKey(_FILTER_KEY)
-        self._score_key: MemoKey[tuple[NodeTable, list[np.ndarray]]] = MemoKey(_SCORE_KEY)
-        self._verdicts: weakref.WeakKeyDictionary[NodeTable, dict[tuple, _TaintSetVerdicts]] = (
+        self._filter_key: MemoKey[tuple[NodeTableView, _TaintSetVerdicts]] = MemoKey(_FILTER_KEY)
+        self._score_key: MemoKey[tuple[NodeTableView, list[np.ndarray]]] = MemoKey(_SCORE_KEY)
+        self._verdicts: weakref.WeakKeyDictionary[NodeTableView, dict[tuple, _TaintSetVerdicts]] = (
             weakref.WeakKeyDictionary()
         )
-        self._score_counts: weakref.WeakKeyDictionary[NodeTable, dict[tuple, list[np.ndarray]]] = (
+        self._score_counts: weakref.WeakKeyDictionary[NodeTableView, dict[tuple, list[np.ndarray]]] = (
             weakref.WeakKeyDictionary()
         )
 
-    def _verdicts_for(self, pod: PodInfo, table: NodeTable) -> _TaintSetVerdicts:
+    def _verdicts_for(self, pod: PodView, table: NodeTableView) -> _TaintSetVerdicts:
         found = self._filter_key.get(pod)
         if found is None or found[0] is not table:
             per_table = self._verdicts.get(table)
@@ -100,12 +100,12 @@ class TaintToleration:
         return found[1]
 
     @hookimpl
-    def sign_pod(self, pod: PodInfo) -> list[SignFragment]:
+    def sign_pod(self, pod: PodView) -> list[SignFragment]:
         """kube-scheduler's TaintToleration.SignPod: the pod's tolerations."""
         return [SignFragment(TOLERATIONS_SIGNER, tolerations_signer(pod))]
 
     @hookimpl
-    def filter(self, pod: PodInfo, nodes: NodeView) -> FilterResult:
+    def filter(self, pod: PodView, nodes: NodeView) -> FilterResult:
         table = nodes.table
         verdicts = self._verdicts_for(pod, table)
         codes = verdicts.update(table.taint_sets.values)[table.taint_set[nodes.rows]]
@@ -114,7 +114,7 @@ class TaintToleration:
         return FilterResult.from_rejections(len(nodes), {REASON: codes}, Code.UNSCHEDULABLE_AND_UNRESOLVABLE)
 
     @hookimpl
-    def score(self, pod: PodInfo, nodes: NodeView) -> np.ndarray:
+    def score(self, pod: PodView, nodes: NodeView) -> np.ndarray:
         """Count of PreferNoSchedule taints not tolerated by tolerations with that (or no) effect."""
         table = nodes.table
         found = self._score_key.get(pod)

@@ -16,7 +16,7 @@ from collections import Counter
 from typing import Any
 
 import numpy as np
-from kubeberth import ClusterState, Code, FilterResult, MemoKey, NodeView, PodInfo, Status, hookimpl
+from kubeberth import ClusterView, Code, FilterResult, MemoKey, NodeView, PodView, Status, hookimpl
 from kubeberth.api.signing import VOLUMES_SIGNER, SignFragment, volumes_signer
 
 ERR_REASON_DISK_CONFLICT = "node(s) had no available disk"
@@ -31,7 +31,7 @@ _INDEX_KEY = "VolumeRestrictions.usage"
 DiskVolume = tuple[Any, ...]
 
 
-def disk_volumes(pod: PodInfo) -> tuple[DiskVolume, ...]:
+def disk_volumes(pod: PodView) -> tuple[DiskVolume, ...]:
     """The pod's GCE PD / AWS EBS / iSCSI / RBD volumes in a comparable form (memoised)."""
     cached = _DISKS.get(pod)
     if cached is not None:
@@ -82,18 +82,18 @@ def is_volume_conflict(volume: DiskVolume, existing: tuple[DiskVolume, ...]) -> 
 class VolumeUsage:
     """PodIndex: claims referenced by placed pods (ns/name -> count) and disk volumes per node row."""
 
-    def __init__(self, cluster: ClusterState | None = None) -> None:
+    def __init__(self, cluster: ClusterView | None = None) -> None:
         self.claim_refs: Counter[str] = Counter()
         self.disks: dict[int, dict[str, tuple[DiskVolume, ...]]] = {}
 
-    def pod_added(self, pod: PodInfo, row: int) -> None:
+    def pod_added(self, pod: PodView, row: int) -> None:
         for claim in pod.pvc_names:
             self.claim_refs[f"{pod.namespace}/{claim}"] += 1
         disks = disk_volumes(pod)
         if disks:
             self.disks.setdefault(row, {})[pod.uid] = disks
 
-    def pod_removed(self, pod: PodInfo, row: int) -> None:
+    def pod_removed(self, pod: PodView, row: int) -> None:
         for claim in pod.pvc_names:
             key = f"{pod.namespace}/{claim}"
             self.claim_refs[key] -= 1
@@ -106,11 +106,11 @@ class VolumeUsage:
                 del self.disks[row]
 
 
-def usage_index(cluster: ClusterState) -> VolumeUsage:
+def usage_index(cluster: ClusterView) -> VolumeUsage:
     return cluster.index(_INDEX_KEY, VolumeUsage)  # type: ignore[return-value]
 
 
-def _pvc_volume_claims(pod: PodInfo) -> list[str]:
+def _pvc_volume_claims(pod: PodView) -> list[str]:
     volumes = ((pod.raw.get("spec") or {}).get("volumes")) or ()
     return [
         (v["persistentVolumeClaim"] or {}).get("claimName") or ""
@@ -125,12 +125,12 @@ class VolumeRestrictions:
     name = "VolumeRestrictions"
 
     @hookimpl
-    def sign_pod(self, pod: PodInfo) -> list[SignFragment]:
+    def sign_pod(self, pod: PodView) -> list[SignFragment]:
         """kube-scheduler's VolumeRestrictions.SignPod: the pod's non-configMap/secret volumes."""
         return [SignFragment(VOLUMES_SIGNER, volumes_signer(pod))]
 
     @hookimpl
-    def pre_filter(self, state: dict[str, Any], pod: PodInfo, cluster: ClusterState) -> Status | None:
+    def pre_filter(self, state: dict[str, Any], pod: PodView, cluster: ClusterView) -> Status | None:
         rwop: set[str] = set()
         for claim in _pvc_volume_claims(pod):
             pvc = cluster.get_object("PersistentVolumeClaim", f"{pod.namespace}/{claim}")
@@ -148,7 +148,7 @@ class VolumeRestrictions:
         return None
 
     @hookimpl
-    def filter(self, state: dict[str, Any], pod: PodInfo, nodes: NodeView, cluster: ClusterState) -> FilterResult | None:
+    def filter(self, state: dict[str, Any], pod: PodView, nodes: NodeView, cluster: ClusterView) -> FilterResult | None:
         conflicting = state.get(_STATE_KEY, 0)
         disks = disk_volumes(pod)
         disk_conflict = np.zeros(len(nodes), dtype=bool)

@@ -11,13 +11,13 @@ from typing import Any
 
 import numpy as np
 from kubeberth import (
-    ClusterState,
+    ClusterView,
     Code,
     FilterResult,
     FilterScope,
     MemoKey,
     NodeView,
-    PodInfo,
+    PodView,
     PreFilterState,
     Status,
     hookimpl,
@@ -37,7 +37,7 @@ TOPOLOGY_LABELS = (BETA_ZONE, BETA_REGION, GA_ZONE, GA_REGION)
 _TO_GA = {BETA_ZONE: GA_ZONE, BETA_REGION: GA_REGION}
 
 
-def claim_names(pod: PodInfo) -> list[str]:
+def claim_names(pod: PodView) -> list[str]:
     """Claim names of the pod's persistentVolumeClaim volumes (ephemeral volumes excluded)."""
     cached = _CLAIMS.get(pod)
     if cached is None:
@@ -92,12 +92,12 @@ class VolumeZone:
     pre_filter_state = PreFilterState.NO_POD_DATA
 
     @hookimpl
-    def sign_pod(self, pod: PodInfo) -> list[SignFragment]:
+    def sign_pod(self, pod: PodView) -> list[SignFragment]:
         """kube-scheduler's VolumeZone.SignPod: the pod's non-configMap/secret volumes."""
         return [SignFragment(VOLUMES_SIGNER, volumes_signer(pod))]
 
     @staticmethod
-    def _pv_topologies(pod: PodInfo, cluster: ClusterState) -> list[tuple[str, frozenset[str]]] | Status:
+    def _pv_topologies(pod: PodView, cluster: ClusterView) -> list[tuple[str, frozenset[str]]] | Status:
         """getPVbyPod: the zone constraints of the pod's bound volumes, or why they cannot be read."""
         topologies: list[tuple[str, frozenset[str]]] = []
         unresolvable = Code.UNSCHEDULABLE_AND_UNRESOLVABLE
@@ -125,7 +125,7 @@ class VolumeZone:
         return topologies
 
     @hookimpl
-    def pre_filter(self, state: dict[str, Any], pod: PodInfo, cluster: ClusterState) -> Status | None:
+    def pre_filter(self, state: dict[str, Any], pod: PodView, cluster: ClusterView) -> Status | None:
         topologies = self._pv_topologies(pod, cluster)
         if isinstance(topologies, Status):
             return topologies
@@ -136,7 +136,7 @@ class VolumeZone:
 
     @hookimpl
     def filter(
-        self, state: dict[str, Any], pod: PodInfo, nodes: NodeView, cluster: ClusterState
+        self, state: dict[str, Any], pod: PodView, nodes: NodeView, cluster: ClusterView
     ) -> FilterResult | Status | None:
         topologies = state.get(_STATE_KEY)
         if topologies is None and claim_names(pod):

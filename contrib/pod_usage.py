@@ -5,7 +5,7 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from kubeberth import PodInfo
+from kubeberth import PodView
 from kubernetes.utils import parse_quantity
 
 
@@ -13,7 +13,7 @@ def _millis(quantity: Any) -> int:
     return math.ceil(parse_quantity(quantity) * 1000)
 
 
-def predicted_cpu_millis(pod: PodInfo, default_millis: int, multiplier: float) -> int:
+def predicted_cpu_millis(pod: PodView, default_millis: int, multiplier: float) -> int:
     """Trimaran's PredictUtilisation summed over containers, plus overhead: a container's CPU limit,
     else its request × multiplier, else `default_millis`."""
     key = ("contrib.predicted_cpu", default_millis, multiplier)

@@ -21,7 +21,7 @@ import threading
 from collections import defaultdict
 from typing import Any
 
-from kubeberth import ClusterState, PodInfo, Status, hookimpl
+from kubeberth import ClusterView, PodView, Status, hookimpl
 from kubernetes.utils import parse_quantity
 
 GONE = "node(s) disappeared before binding"
@@ -31,13 +31,13 @@ class NodeRequests:
     """Requests of placed pods summed per node name (a PodIndex, updated on the scheduling
     thread, read under a lock from binding workers)."""
 
-    def __init__(self, cluster: ClusterState) -> None:
+    def __init__(self, cluster: ClusterView) -> None:
         self.names = cluster.table.names
         self.lock = threading.Lock()
         self.sums: dict[str, dict[str, int]] = defaultdict(lambda: defaultdict(int))
         self.uids: dict[str, set[str]] = defaultdict(set)
 
-    def pod_added(self, pod: PodInfo, row: int) -> None:
+    def pod_added(self, pod: PodView, row: int) -> None:
         name = self.names[row] or ""
         with self.lock:
             sums = self.sums[name]
@@ -46,7 +46,7 @@ class NodeRequests:
             sums["pods"] += 1
             self.uids[name].add(pod.uid)
 
-    def pod_removed(self, pod: PodInfo, row: int) -> None:
+    def pod_removed(self, pod: PodView, row: int) -> None:
         name = self.names[row] or ""
         with self.lock:
             sums = self.sums[name]
@@ -80,12 +80,12 @@ class ReservationCheck:
         self._indexes: dict[int, NodeRequests] = {}
 
     @hookimpl
-    def reserve(self, cluster: ClusterState) -> None:
+    def reserve(self, cluster: ClusterView) -> None:
         if id(cluster) not in self._indexes:
             self._indexes[id(cluster)] = cluster.index(("contrib.ReservationCheck", id(self)), NodeRequests)
 
     @hookimpl
-    def pre_bind_pre_flight(self, pod: PodInfo, node_name: str, handle: Any) -> Status | None:
+    def pre_bind_pre_flight(self, pod: PodView, node_name: str, handle: Any) -> Status | None:
         """Skip when there is nothing left to verify: the pod does not wait at Permit and the node
         fits it now (the same fresh check, done here instead of at PreBind, a moment later in the
         same binding worker). Without it every pod would count as having PreBind work and get a
@@ -96,10 +96,10 @@ class ReservationCheck:
         return Status.skip() if self.verify(pod, node_name, handle) is None else None
 
     @hookimpl
-    def pre_bind(self, pod: PodInfo, node_name: str, handle: Any) -> Status | None:
+    def pre_bind(self, pod: PodView, node_name: str, handle: Any) -> Status | None:
         return self.verify(pod, node_name, handle)
 
-    def verify(self, pod: PodInfo, node_name: str, handle: Any) -> Status | None:
+    def verify(self, pod: PodView, node_name: str, handle: Any) -> Status | None:
         """The check: a fresh read of the node against the requests placed on it."""
         node = handle.get_object("Node", node_name)
         if node is None:

@@ -7,7 +7,7 @@ spec.priority, then to the pod that entered the queue first — PrioritySort's o
 
 from __future__ import annotations
 
-from kubeberth import PodInfo, hookimpl
+from kubeberth import PodView, hookimpl
 from pydantic import BaseModel, ConfigDict, Field
 
 
@@ -23,10 +23,10 @@ class SLAQueueSort:
     def __init__(self, args: Args | None = None) -> None:
         self.args = args or self.Args()
 
-    def tier_value(self, pod: PodInfo) -> int:
+    def tier_value(self, pod: PodView) -> int:
         tier = pod.labels.get(self.args.label)
         return self.args.tiers.get(tier, self.args.defaultValue) if tier is not None else self.args.defaultValue
 
     @hookimpl
-    def queue_sort(self, pod: PodInfo) -> tuple[int, int, float]:
+    def queue_sort(self, pod: PodView) -> tuple[int, int, float]:
         return (-self.tier_value(pod), -pod.priority, pod.queue_timestamp)

@@ -13,7 +13,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 import pytest
-from kubeberth import CycleState, NodeView, PodInfo, Status, hookimpl
+from kubeberth import CycleState, NodeView, Status, hookimpl
+from kubeberth.cache.podinfo import PodInfo
 from kubeberth.scheduling.batch import OpportunisticBatch, ScoredCandidates
 from kubeberth.testing import SchedulerTester, make_node, make_pod
 from kubeberth.testing.builders import pod_info

@@ -13,7 +13,8 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
-from kubeberth import CycleState, PodInfo
+from kubeberth import CycleState
+from kubeberth.cache.podinfo import PodInfo
 from kubeberth.runtime.framework import Framework
 from kubeberth.testing import SchedulerTester, make_node, make_pod
 from kubeberth.testing.builders import pod_info

@@ -5,7 +5,8 @@ from __future__ import annotations
 from collections import Counter
 
 import numpy as np
-from kubeberth import ClusterState, PodInfo
+from kubeberth.cache.cluster import ClusterState
+from kubeberth.cache.podinfo import PodInfo
 from kubeberth.testing import make_node, make_pod
 
 

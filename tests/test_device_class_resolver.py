@@ -7,7 +7,7 @@ from __future__ import annotations
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
-from kubeberth import ClusterState
+from kubeberth.cache.cluster import ClusterState
 
 NOW = datetime(2026, 11, 24, 3, 0, 0, tzinfo=UTC)
 

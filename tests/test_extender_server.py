@@ -11,9 +11,10 @@ import numpy as np
 import orjson
 import pytest
 import urllib3
-from kubeberth import Code, FilterResult, NodeView, PodInfo, hookimpl
+from kubeberth import Code, FilterResult, NodeView, hookimpl
 from kubeberth.apps.extender import ExtenderService
 from kubeberth.apps.httpserver import HTTPServer
+from kubeberth.cache.podinfo import PodInfo
 from kubeberth.testing import SchedulerTester, make_node, make_pod
 
 NODES = [

@@ -13,9 +13,10 @@ from collections.abc import Callable
 
 import pytest
 from fault_promises import bound_more_than_once, key, moved, overcommitted, queued_but_gone, unbound
-from kubeberth import PermitResult, PodInfo, hookimpl
+from kubeberth import PermitResult, hookimpl
 from kubeberth.backends.base import ClusterEvent
 from kubeberth.backends.embedded import EmbeddedCluster
+from kubeberth.cache.podinfo import PodInfo
 from kubeberth.runtime.config import SchedulerConfiguration
 from kubeberth.runtime.generation import build_generation
 from kubeberth.scheduling.clock import VirtualClock

@@ -14,7 +14,8 @@ import sys
 from pathlib import Path
 
 import pytest
-from kubeberth import FeatureGates, Handle, NodeView, PodInfo, hookimpl
+from kubeberth import FeatureGates, Handle, NodeView, hookimpl
+from kubeberth.cache.podinfo import PodInfo
 from kubeberth.errors import ConfigError
 from kubeberth.runtime.config import GATE_RULES, GATED_PLUGINS, default_multipoint
 from kubeberth.runtime.generation import build_generation

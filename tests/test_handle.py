@@ -40,9 +40,9 @@ def test_create_patch_status_and_delete_objects_on_the_embedded_cluster() -> Non
     """Handle.create_object names an object from its generateName as the API server does (base plus
     five characters), sets uid and resourceVersion, and the watch sees it; patch_object with
     subresource="status" changes only the status; delete_object of a missing object succeeds."""
-    from kubeberth import ClusterState
     from kubeberth.backends.base import ClusterEvent
     from kubeberth.backends.embedded import EmbeddedCluster
+    from kubeberth.cache.cluster import ClusterState
     from kubeberth.runtime.generation import build_generation
 
     backend = EmbeddedCluster([make_pod("p", "100m")])

@@ -6,7 +6,7 @@ import doctest
 
 import numpy as np
 import pytest
-from kubeberth import ClusterState, NodeTable, PodInfo, StrictArgs, Taint, helpers
+from kubeberth import StrictArgs, Taint, helpers
 from kubeberth.api.helpers import (
     LabelSelector,
     NodeSelector,
@@ -19,6 +19,9 @@ from kubeberth.api.helpers import (
     required_node_affinity,
     untolerated_taint_sets,
 )
+from kubeberth.cache.cluster import ClusterState
+from kubeberth.cache.nodetable import NodeTable
+from kubeberth.cache.podinfo import PodInfo
 from kubeberth.testing import make_node, make_pod
 from pydantic import ValidationError
 

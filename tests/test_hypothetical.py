@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from kubeberth import ClusterState, LabelSelector, PodInfo
+from kubeberth import LabelSelector
 from kubeberth.api.helpers import matching_pod_counts
+from kubeberth.cache.cluster import ClusterState
+from kubeberth.cache.podinfo import PodInfo
 from kubeberth.testing import make_node, make_pod
 
 

@@ -11,15 +11,8 @@ from typing import Any
 
 import numpy as np
 import pytest
-from kubeberth import (
-    Code,
-    FilterResult,
-    PermitResult,
-    PodInfo,
-    PreFilterResult,
-    Status,
-    hookimpl,
-)
+from kubeberth import Code, FilterResult, PermitResult, PreFilterResult, Status, hookimpl
+from kubeberth.cache.podinfo import PodInfo
 from kubeberth.runtime.framework import num_feasible_nodes_to_find
 from kubeberth.testing import PROFILE, make_node, make_pod
 

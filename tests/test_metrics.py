@@ -6,9 +6,10 @@ import urllib.request
 from typing import Any
 
 import pytest
-from kubeberth import PermitResult, PodInfo, hookimpl
+from kubeberth import PermitResult, hookimpl
 from kubeberth.apps.httpserver import HTTPServer
 from kubeberth.apps.simulate import simulate
+from kubeberth.cache.podinfo import PodInfo
 from kubeberth.observability import Observability
 from kubeberth.observability.metrics import exponential_buckets
 from kubeberth.runtime.config import parse_configuration

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from kubeberth import NodeTable, PodInfo, Taint
-from kubeberth.cache.nodetable import NodeSpecError
+from kubeberth import Taint
+from kubeberth.cache.nodetable import NodeSpecError, NodeTable
+from kubeberth.cache.podinfo import PodInfo
 from kubeberth.testing import make_node, make_pod
 
 Gi = 2**30

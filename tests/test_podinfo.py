@@ -5,8 +5,14 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from kubeberth import PodInfo, Toleration
-from kubeberth.cache.podinfo import DEFAULT_MEMORY_REQUEST, DEFAULT_MILLI_CPU_REQUEST, HostPort, PodSpecError
+from kubeberth import Toleration
+from kubeberth.cache.podinfo import (
+    DEFAULT_MEMORY_REQUEST,
+    DEFAULT_MILLI_CPU_REQUEST,
+    HostPort,
+    PodInfo,
+    PodSpecError,
+)
 from kubeberth.testing import make_pod
 
 Mi = 2**20

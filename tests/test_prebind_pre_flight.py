@@ -14,7 +14,8 @@ import time
 from typing import Any
 
 import pytest
-from kubeberth import Code, CycleState, PermitResult, PodInfo, PreBindPreFlightResult, Status, hookimpl
+from kubeberth import Code, CycleState, PermitResult, PreBindPreFlightResult, Status, hookimpl
+from kubeberth.cache.podinfo import PodInfo
 from kubeberth.observability.explain import render
 from kubeberth.runtime.framework import BoundHook, Framework
 from kubeberth.testing import SchedulerTester, make_node, make_pod, make_pod_group

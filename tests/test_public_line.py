@@ -81,7 +81,7 @@ def test_plugins_import_only_the_public_api() -> None:
 @pytest.mark.parametrize(
     ("source", "expected"),
     [
-        ("from kubeberth import PodInfo, hookimpl\n", []),
+        ("from kubeberth import PodView, hookimpl\n", []),
         ("from kubeberth.api.helpers import LabelSelector\n", []),
         ("from kubeberth.api.helpers import _req_key\n", ["from kubeberth.api.helpers import _req_key"]),
         ("from kubeberth.runtime.framework import Framework\n", ["from kubeberth.runtime.framework import ..."]),

@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import pytest
-from kubeberth import Code, PodInfo, Status
+from kubeberth import Code, Status
+from kubeberth.cache.podinfo import PodInfo
 from kubeberth.scheduling.queue import MAX_IN_UNSCHEDULABLE_SECONDS, SchedulingQueue
 from kubeberth.testing import make_pod
 

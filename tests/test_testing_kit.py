@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from kubeberth import Code, FilterResult, NodeView, PodInfo, PreFilterResult, Status, hookimpl
+from kubeberth import Code, FilterResult, NodeView, PreFilterResult, Status, hookimpl
+from kubeberth.cache.podinfo import PodInfo
 from kubeberth.errors import ConfigError
 from kubeberth.testing import (
     PluginError,

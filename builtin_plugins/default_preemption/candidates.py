@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from kubeberth import MemoKey, NodeInfo, PodInfo
+from kubeberth import MemoKey, NodeInfo, PodView
 
 NOT_HELPFUL = "Preemption is not helpful for scheduling"
 _INT32_SHIFT = 2**31  # priorities are shifted to be non-negative before summing
@@ -22,15 +22,15 @@ _IMPORTANCE: MemoKey[tuple[int, float]] = MemoKey("DefaultPreemption.importance"
 _priority = operator.attrgetter("priority")
 
 
-IsEligibleVictim = Callable[[NodeInfo, Any, PodInfo], bool]
+IsEligibleVictim = Callable[[NodeInfo, Any, PodView], bool]
 """(node, victim, preemptor) -> may `victim`, on `node`, be preempted by `preemptor`? Asked only about victims of
 lower priority than the preemptor, in addition to that rule (kube-scheduler's IsEligiblePodFunc). The victim is
-a PodInfo; under GenericWorkload it is a `Victim` (victims.py: a pod, or a whole PodGroup disrupted together),
+a PodView; under GenericWorkload it is a `Victim` (victims.py: a pod, or a whole PodGroup disrupted together),
 asked once per node it has pods on and eligible only if every answer is yes."""
 
 MoreImportantVictim = Callable[[Any, Any], bool]
 """(a, b) -> is `a` more important than `b`, so `b` is considered for preemption first? Victims are reprieved
-most important first (kube-scheduler's MoreImportantVictimFunc). PodInfo objects; under GenericWorkload,
+most important first (kube-scheduler's MoreImportantVictimFunc). PodView objects; under GenericWorkload,
 `Victim` objects (victims.py)."""
 
 
@@ -53,17 +53,17 @@ class Candidate:
     """A node where evicting `victims` (most important first) lets the pod fit."""
 
     node: str
-    victims: list[PodInfo]
+    victims: list[PodView]
     num_pdb_violations: int
 
 
-def start_time(pod: PodInfo) -> float:
+def start_time(pod: PodView) -> float:
     """status.startTime in nanoseconds since the epoch (an int); a pod that has not started counts as
     starting now, later than any start (math.inf)."""
     return pod.cached(_START_TIME, _parse_start_time)
 
 
-def _parse_start_time(pod: PodInfo) -> float:
+def _parse_start_time(pod: PodView) -> float:
     """RFC 3339 with its fraction kept to the nanosecond, as Go's time.Parse keeps it (datetime stops at
     microseconds, which would tie pods started a few nanoseconds apart)."""
     raw = (pod.raw.get("status") or {}).get("startTime")
@@ -77,9 +77,9 @@ def _parse_start_time(pod: PodInfo) -> float:
     return math.inf
 
 
-def importance_key(pod: PodInfo) -> tuple[int, float]:
+def importance_key(pod: PodView) -> tuple[int, float]:
     """Sort key, most important first: higher priority, then earlier start (util.MoreImportantPod)."""
-    key = pod.memo.get(_IMPORTANCE)  # PodInfo.cached inlined: sorts call this per victim
+    key = pod.memo.get(_IMPORTANCE)  # PodView.cached inlined: sorts call this per victim
     if key is None:
         key = pod.memo[_IMPORTANCE] = (-pod.priority, start_time(pod))
     return key

@@ -1,17 +1,17 @@
 """Per node, the pods a preemptor may evict (those of lower priority), kept across preemption attempts.
 
 A dry run reads the same few hundred nodes attempt after attempt, and between two attempts only the
-nodes that gained or lost a pod change: `NodeTable.row_version[row]` moves with every pod placed on
+nodes that gained or lost a pod change: `NodeTableView.row_version[row]` moves with every pod placed on
 or taken off the row, so an entry is reused only while the row's version and the preemptor's
 priority are the ones it was built for. What an entry holds is what the dry run derives per node
 (the pods, their request vectors and sums, their order by importance), computed on first use.
-The entries live in the table's own cache (`NodeTable.cached`), dropped when nodes change.
+The entries live in the table's own cache (`NodeTableView.cached`), dropped when nodes change.
 """
 
 from __future__ import annotations
 
 import numpy as np
-from kubeberth import ClusterState, PodInfo
+from kubeberth import ClusterView, PodView
 
 from .candidates import importance_key
 
@@ -23,16 +23,16 @@ class LowerPods:
 
     __slots__ = ("version", "priority", "pods", "_matrix", "_total", "_order", "_by_importance")
 
-    def __init__(self, version: int, priority: int, pods: list[PodInfo]) -> None:
+    def __init__(self, version: int, priority: int, pods: list[PodView]) -> None:
         self.version = version
         self.priority = priority
         self.pods = pods
         self._matrix: np.ndarray | None = None
         self._total: np.ndarray | None = None
         self._order: list[int] | None = None
-        self._by_importance: tuple[list[PodInfo], np.ndarray] | None = None
+        self._by_importance: tuple[list[PodView], np.ndarray] | None = None
 
-    def requests(self, cluster: ClusterState) -> tuple[np.ndarray, np.ndarray]:
+    def requests(self, cluster: ClusterView) -> tuple[np.ndarray, np.ndarray]:
         """The pods' request vectors, one row per pod (columns as `table.resources`), and their sums
         (what the node frees when every pod is gone)."""
         table = cluster.table
@@ -54,7 +54,7 @@ class LowerPods:
         return self._order
 
 
-    def by_importance(self, cluster: ClusterState) -> tuple[list[PodInfo], np.ndarray]:
+    def by_importance(self, cluster: ClusterView) -> tuple[list[PodView], np.ndarray]:
         """The pods most important first, and their request vectors in that order."""
         matrix, _total = self.requests(cluster)
         found = self._by_importance
@@ -64,7 +64,7 @@ class LowerPods:
         return found
 
 
-def lower_priority_pods(cluster: ClusterState, rows: list[int], priority: int) -> list[LowerPods]:
+def lower_priority_pods(cluster: ClusterView, rows: list[int], priority: int) -> list[LowerPods]:
     """Each row's LowerPods for a preemptor of `priority`, reused while the row is unchanged."""
     table = cluster.table
     entries: dict[int, LowerPods] = table.cached(_KEY, dict)

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from kubeberth import PodInfo, label_selector_matches
+from kubeberth import PodView, label_selector_matches
 
 
 @dataclass(frozen=True, slots=True)
@@ -28,7 +28,7 @@ class PDB:
             frozenset((status.get("disruptedPods") or {}).keys()),
         )
 
-    def matches(self, pod: PodInfo) -> bool:
+    def matches(self, pod: PodView) -> bool:
         if self.namespace != pod.namespace or not self.selector:
             return False  # a nil or empty selector matches nothing
         if not self.selector.get("matchLabels") and not self.selector.get("matchExpressions"):
@@ -36,11 +36,11 @@ class PDB:
         return label_selector_matches(self.selector, pod.labels)
 
 
-def filter_pods_with_pdb_violation(pods: list[PodInfo], pdbs: list[PDB]) -> tuple[list[PodInfo], list[PodInfo]]:
+def filter_pods_with_pdb_violation(pods: list[PodView], pdbs: list[PDB]) -> tuple[list[PodView], list[PodView]]:
     """Split (keeping order) into pods whose eviction would violate a PDB and the others."""
     allowed = [p.disruptions_allowed for p in pdbs]
-    violating: list[PodInfo] = []
-    others: list[PodInfo] = []
+    violating: list[PodView] = []
+    others: list[PodView] = []
     for pod in pods:
         violated = False
         if pod.labels:

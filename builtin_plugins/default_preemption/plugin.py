@@ -11,13 +11,13 @@ from typing import Any
 
 import numpy as np
 from kubeberth import (
-    ClusterState,
+    ClusterView,
     Code,
     Diagnosis,
     FeatureGates,
     Handle,
     NodeInfo,
-    PodInfo,
+    PodView,
     PostFilterResult,
     Status,
     hookimpl,
@@ -60,7 +60,7 @@ class Preempted:
 
 
 def preempt_pod(
-    victim: PodInfo, preemptor: PodInfo, node: str, handle: Handle, pod_group: dict[str, Any] | None = None
+    victim: PodView, preemptor: PodView, node: str, handle: Handle, pod_group: dict[str, Any] | None = None
 ) -> Preempted:
     """kube-scheduler's default PreemptPod: reject a victim waiting at Permit, cancel one whose
     PreBind is running (PodsInPreBind), else mark it a DisruptionTarget and delete it
@@ -100,7 +100,7 @@ class DefaultPreemption:
         class TeamPreemption(DefaultPreemption):
             name = "TeamPreemption"
 
-            def is_eligible_victim(self, node: NodeInfo, victim: PodInfo, preemptor: PodInfo) -> bool:
+            def is_eligible_victim(self, node: NodeInfo, victim: PodView, preemptor: PodView) -> bool:
                 return victim.labels.get("team") == preemptor.labels.get("team")
 
     PreEnqueue: under SchedulerAsyncPreemption (beta, on by default in v1.37) the victims are
@@ -144,7 +144,7 @@ class DefaultPreemption:
         self.preempt_pod: PreemptPod = preempt_pod
         # How a pod group preempts (kube-scheduler's podGroupEvaluator.Preempt); tests may replace it.
         self.preempt_pod_group: Callable[
-            [PodGroupInfo, Schedule, ClusterState, Handle], PodGroupPostFilterResult
+            [PodGroupInfo, Schedule, ClusterView, Handle], PodGroupPostFilterResult
         ] = self._preempt_pod_group
         self._preempted: set[str] = set()  # victims this plugin deleted (terminating by preemption)
         # Async preemption, touched on the scheduling thread (the last victim is set by the worker):
@@ -163,7 +163,7 @@ class DefaultPreemption:
         return self.offset_rand(num_nodes), self.calculate_num_candidates(num_nodes)
 
     def evaluator(
-        self, pod: PodInfo, cluster: ClusterState, handle: Handle, pdbs: list[PDB], all_rows: np.ndarray | None = None
+        self, pod: PodView, cluster: ClusterView, handle: Handle, pdbs: list[PDB], all_rows: np.ndarray | None = None
     ) -> Evaluator:
         """The dry run for one preemption attempt of `pod` (kube-scheduler's Evaluator)."""
         rows = cluster.table.ordered_rows() if all_rows is None else all_rows
@@ -181,7 +181,7 @@ class DefaultPreemption:
         )
 
     # ---- eligibility -------------------------------------------------------------------
-    def _terminating_by_preemption(self, pod: PodInfo) -> bool:
+    def _terminating_by_preemption(self, pod: PodView) -> bool:
         if not pod.deleting:
             return False
         if pod.uid in self._preempted:
@@ -191,7 +191,7 @@ class DefaultPreemption:
                 return cond.get("status") == "True" and cond.get("reason") == "PreemptionByScheduler"
         return False
 
-    def eligible(self, pod: PodInfo, cluster: ClusterState, diagnosis: Diagnosis) -> tuple[bool, str]:
+    def eligible(self, pod: PodView, cluster: ClusterView, diagnosis: Diagnosis) -> tuple[bool, str]:
         if pod.preemption_policy == "Never":
             return False, NOT_ELIGIBLE_NEVER
         nominated = pod.nominated_node_name
@@ -215,7 +215,7 @@ class DefaultPreemption:
 
     # ---- pre_enqueue (async preemption) --------------------------------------------------
     @hookimpl
-    def pre_enqueue(self, pod: PodInfo, handle: Handle) -> Status | None:
+    def pre_enqueue(self, pod: PodView, handle: Handle) -> Status | None:
         """Hold a pod whose preemption is still running (kube-scheduler's DefaultPreemption.PreEnqueue).
 
         Upstream holds a PodGroup's pods (under GenericWorkload) while their group's preemption
@@ -235,7 +235,7 @@ class DefaultPreemption:
             return Status(Code.UNSCHEDULABLE_AND_UNRESOLVABLE, (WAITING_FOR_PREEMPTION,))
         return None
 
-    def is_pod_running_preemption(self, uid: str, cluster: ClusterState) -> bool:
+    def is_pod_running_preemption(self, uid: str, cluster: ClusterView) -> bool:
         """Executor.IsPodRunningPreemption: running, unless the last victim is already gone or
         terminating (its deletion event may arrive before the preemption's end is reported)."""
         if uid not in self._preempting:
@@ -246,11 +246,11 @@ class DefaultPreemption:
         victim = cluster.pods.get(last)
         return victim is not None and not victim.deleting
 
-    def is_pod_group_running_preemption(self, uid: str, cluster: ClusterState) -> bool:
+    def is_pod_group_running_preemption(self, uid: str, cluster: ClusterView) -> bool:
         """Executor.IsPodGroupRunningPreemption: as is_pod_running_preemption, for the PodGroup of `uid`."""
         return self.is_pod_running_preemption("podgroup:" + uid, cluster)
 
-    def skip_after_assigned_pod_deletion(self, pod: PodInfo, old: Any, new: Any) -> bool:
+    def skip_after_assigned_pod_deletion(self, pod: PodView, old: Any, new: Any) -> bool:
         """isPodSchedulableAfterAssignedPodDeletion: always Skip; the plugins that rejected the pod
         in its cycle decide when it is worth retrying."""
         return False
@@ -258,7 +258,7 @@ class DefaultPreemption:
     # ---- post_filter -------------------------------------------------------------------
     @hookimpl
     def post_filter(
-        self, state: dict[str, Any], pod: PodInfo, cluster: ClusterState, handle: Handle, diagnosis: Diagnosis
+        self, state: dict[str, Any], pod: PodView, cluster: ClusterView, handle: Handle, diagnosis: Diagnosis
     ) -> PostFilterResult | Status:
         ok, why = self.eligible(pod, cluster, diagnosis)
         if not ok:
@@ -308,7 +308,7 @@ class DefaultPreemption:
     # ---- pod_group_post_filter (GenericWorkload) -----------------------------------------
     @hookimpl
     def pod_group_post_filter(
-        self, state: Any, pod_group: PodGroupInfo, schedule: Schedule, cluster: ClusterState, handle: Handle
+        self, state: Any, pod_group: PodGroupInfo, schedule: Schedule, cluster: ClusterView, handle: Handle
     ) -> PodGroupPostFilterResult:
         """DefaultPreemption.PodGroupPostFilter: the pod group's preemption (`preempt_pod_group`), every
         message prefixed "pod group preemption: " (its result feeds scheduler_workload_preemption_attempts_total)."""
@@ -320,7 +320,7 @@ class DefaultPreemption:
         return PodGroupPostFilterResult(status, result.nominations, result.victims)
 
     def _preempt_pod_group(
-        self, pod_group: PodGroupInfo, schedule: Schedule, cluster: ClusterState, handle: Handle
+        self, pod_group: PodGroupInfo, schedule: Schedule, cluster: ClusterView, handle: Handle
     ) -> PodGroupPostFilterResult:
         """PodGroupEvaluator.Preempt: victims over the whole cluster, PodGroups disrupted as a whole
         evicted whole, each placed member nominated to its node."""
@@ -346,7 +346,7 @@ class DefaultPreemption:
         found: PodGroupPreemption,
         preemptor: PodGroupPreemptor,
         info: PodGroupInfo,
-        cluster: ClusterState,
+        cluster: ClusterView,
         handle: Handle,
     ) -> None:
         """Executor.actuatePodGroupPreemption: every victim preempted (DisruptionTarget, then deleted),
@@ -361,7 +361,7 @@ class DefaultPreemption:
         stand_in = preemptor.members[0]
         key = _group_key(group, info.namespace, info.name)
 
-        def preempt(victim: PodInfo) -> Preempted:
+        def preempt(victim: PodView) -> Preempted:
             return self.preempt_pod(victim, stand_in, "cluster", handle, pod_group=group)
 
         if not self.async_preemption:
@@ -391,7 +391,7 @@ class DefaultPreemption:
         handle.run_async(work, then)
 
     @staticmethod
-    def _call_extenders(pod: PodInfo, candidates: list[Candidate], handle: Handle) -> tuple[list[Candidate], Status | None]:
+    def _call_extenders(pod: PodView, candidates: list[Candidate], handle: Handle) -> tuple[list[Candidate], Status | None]:
         """Let the configured extenders with a preemptVerb narrow the candidates (kube-scheduler's callExtenders)."""
         victims = {c.node: (c.victims, c.num_pdb_violations) for c in candidates}
         kept, failure = handle.preemption_extenders(pod, victims)
@@ -399,7 +399,7 @@ class DefaultPreemption:
             return candidates, failure
         return [Candidate(node, list(vs), n) for node, (vs, n) in kept.items()], None
 
-    def prepare_candidate(self, best: Candidate, pod: PodInfo, cluster: ClusterState, handle: Handle) -> Status | None:
+    def prepare_candidate(self, best: Candidate, pod: PodView, cluster: ClusterView, handle: Handle) -> Status | None:
         """Preempt the victims and clear lower-priority nominations on the node: at once
         (Executor.prepareCandidate), or off the scheduling thread (prepareCandidateAsync)."""
         if self.async_preemption:
@@ -415,7 +415,7 @@ class DefaultPreemption:
         self._clear_lower_nominations(best.node, pod, cluster, handle)
         return None
 
-    def _prepare_candidate_async(self, best: Candidate, pod: PodInfo, cluster: ClusterState, handle: Handle) -> None:
+    def _prepare_candidate_async(self, best: Candidate, pod: PodView, cluster: ClusterView, handle: Handle) -> None:
         """prepareCandidateAsync: the preemptor is held by PreEnqueue until every victim but the
         last is preempted and the last one's preemption has started; on an error, or when the last
         victim went in memory (no deletion event will come), the preemptor is activated."""
@@ -449,12 +449,12 @@ class DefaultPreemption:
         handle.run_async(work, then)
 
     @staticmethod
-    def _clear_lower_nominations(node: str, pod: PodInfo, cluster: ClusterState, handle: Handle) -> None:
+    def _clear_lower_nominations(node: str, pod: PodView, cluster: ClusterView, handle: Handle) -> None:
         for other in list(cluster.nominated.get(node, {}).values()):
             if other.uid != pod.uid and other.priority < pod.priority:
                 handle.nominate(other, None)
 
-    def _remember(self, uid: str, cluster: ClusterState) -> None:
+    def _remember(self, uid: str, cluster: ClusterView) -> None:
         self._preempted.add(uid)
         if len(self._preempted) > 4096:
             self._preempted = {u for u in self._preempted if u in cluster.pods}

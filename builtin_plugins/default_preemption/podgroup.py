@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
-from kubeberth import ClusterState, Code, CycleState, Handle, PodInfo, Status
+from kubeberth import ClusterView, Code, CycleState, Handle, PodView, Status
 from kubeberth.api.placement import PodGroupInfo, ProposedAssignment
 
 from .evaluator import PRE_FILTER_RESULT_REASON
@@ -48,7 +48,7 @@ class PodGroupPreemptor:
     uid: str
     priority: int
     preemption_policy: str
-    members: tuple[PodInfo, ...]
+    members: tuple[PodView, ...]
     pod_group: dict[str, Any] | None = None  # the PodGroup object
 
     @classmethod
@@ -68,7 +68,7 @@ class PodGroupPreemptor:
 class PodGroupPreemption:
     """The evaluation's outcome (selectVictimsResult): victims most important first, per-member nodes."""
 
-    victims: list[PodInfo]
+    victims: list[PodView]
     num_pdb_violations: int
     num_group_disruptions: int
     nominations: dict[str, str]
@@ -77,13 +77,13 @@ class PodGroupPreemption:
 class PodGroupEvaluator:
     """One PodGroupPostFilter attempt: the inputs every step shares."""
 
-    def __init__(self, preemptor: PodGroupPreemptor, cluster: ClusterState, handle: Handle, pdbs: list[PDB]) -> None:
+    def __init__(self, preemptor: PodGroupPreemptor, cluster: ClusterView, handle: Handle, pdbs: list[PDB]) -> None:
         self.preemptor = preemptor
         self.cluster = cluster
         self.handle = handle
         self.pdbs = pdbs
 
-    def ongoing(self, terminating: Callable[[PodInfo], bool]) -> bool:
+    def ongoing(self, terminating: Callable[[PodView], bool]) -> bool:
         """isOngoingPreemption: a lower-priority pod terminating by preemption on a member's nominated node."""
         cluster = self.cluster
         for name in {p.nominated_node_name for p in self.preemptor.members if p.nominated_node_name}:
@@ -143,7 +143,7 @@ class PodGroupEvaluator:
     def _members_fit(self, placed: list[ProposedAssignment], what_if: Any) -> bool:
         """Every placed member passes the filters on its node, in order, each seeing those before it
         (reprieveVictim); the members are taken off again before returning."""
-        added: list[PodInfo] = []
+        added: list[PodView] = []
         try:
             for a in placed:
                 if not self._fits(a.pod, a.node_name):
@@ -155,7 +155,7 @@ class PodGroupEvaluator:
             for pod in reversed(added):
                 what_if.remove(pod)
 
-    def _fits(self, pod: PodInfo, node: str) -> bool:
+    def _fits(self, pod: PodView, node: str) -> bool:
         """RunFilterPluginsWithNominatedPods for one member on one node, PreFilter run afresh on the
         cluster as it is (kube-scheduler keeps the member's CycleState current through
         PreFilterExtensions; kubeberth's plugins have none)."""

@@ -16,7 +16,7 @@ import math
 from dataclasses import dataclass, field
 from typing import Any
 
-from kubeberth import ClusterState, PodInfo
+from kubeberth import ClusterView, PodView
 
 from .candidates import start_time
 from .pdb import PDB
@@ -38,13 +38,13 @@ class Victim:
     kind          VictimKind.POD_GROUP for a PodGroup unit, and for a single pod that names a PodGroup
     """
 
-    placed: tuple[tuple[PodInfo, int], ...]
+    placed: tuple[tuple[PodView, int], ...]
     priority: int
     kind: VictimKind
     earliest_start: float = field(default=math.inf)
 
     @property
-    def pods(self) -> tuple[PodInfo, ...]:
+    def pods(self) -> tuple[PodView, ...]:
         return tuple(p for p, _row in self.placed)
 
     @property
@@ -57,13 +57,13 @@ class Victim:
         return tuple(dict.fromkeys(row for _p, row in self.placed))
 
 
-def new_victim(placed: list[tuple[PodInfo, int]], priority: int, kind: VictimKind) -> Victim:
+def new_victim(placed: list[tuple[PodView, int]], priority: int, kind: VictimKind) -> Victim:
     """NewVictim: the unit's earliest start is its pods' earliest (not started counts as latest)."""
     earliest = min((start_time(p) for p, _row in placed), default=math.inf)
     return Victim(tuple(placed), priority, kind, earliest)
 
 
-def pod_group_of(pod: PodInfo, cluster: ClusterState) -> dict[str, Any] | None:
+def pod_group_of(pod: PodView, cluster: ClusterView) -> dict[str, Any] | None:
     """The PodGroup a pod names (spec.schedulingGroup.podGroupName), as the cache has it."""
     if not pod.pod_group:
         return None
@@ -81,13 +81,13 @@ def disrupted_together(group: dict[str, Any] | None) -> bool:
     return mode.get("all") is not None
 
 
-def victim_priority(pod: PodInfo, cluster: ClusterState) -> int:
+def victim_priority(pod: PodView, cluster: ClusterView) -> int:
     """GetPodPriority: the priority of the pod's PodGroup when it names one the scheduler knows."""
     group = pod_group_of(pod, cluster)
     return pod.priority if group is None else pod_group_priority(group)
 
 
-def victims_on_node(cluster: ClusterState, row: int) -> list[Victim]:
+def victims_on_node(cluster: ClusterView, row: int) -> list[Victim]:
     """getCrossNodesVictims for one node: its pods as units, a pod of a PodGroup disrupted as a
     whole standing for every scheduled pod of that group, on any node."""
     seen: set[tuple[str, str]] = set()
@@ -133,7 +133,7 @@ def filter_victims_with_pdb_violation(
     keeping order; (violating units with their violating pods' count, the others)."""
     allowed = [p.disruptions_allowed for p in pdbs]
 
-    def violates(pod: PodInfo) -> bool:
+    def violates(pod: PodView) -> bool:
         if not pod.labels:
             return False
         for i, pdb in enumerate(pdbs):

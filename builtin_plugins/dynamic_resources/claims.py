@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from kubeberth import ClusterState, PodInfo
+from kubeberth import ClusterView, PodView
 
 __all__ = [
     "ClaimLookupError",
@@ -30,12 +30,12 @@ class ClaimLookupError(Exception):
     """A claim the pod needs is missing or not usable by it (the pod is unschedulable for now)."""
 
 
-def pod_has_claims(pod: PodInfo) -> bool:
+def pod_has_claims(pod: PodView) -> bool:
     spec = pod.raw.get("spec") or {}
     return bool(spec.get("resourceClaims"))
 
 
-def claim_name(pod: PodInfo, pod_claim: dict[str, Any]) -> tuple[str | None, bool]:
+def claim_name(pod: PodView, pod_claim: dict[str, Any]) -> tuple[str | None, bool]:
     """resourceclaim.Name: (claim name or None when none was generated, must check owner)."""
     if pod_claim.get("resourceClaimName") is not None:
         return str(pod_claim["resourceClaimName"]), False
@@ -50,14 +50,14 @@ def claim_name(pod: PodInfo, pod_claim: dict[str, Any]) -> tuple[str | None, boo
     )
 
 
-def _is_controlled_by(claim: dict[str, Any], pod: PodInfo) -> bool:
+def _is_controlled_by(claim: dict[str, Any], pod: PodView) -> bool:
     for ref in (claim.get("metadata") or {}).get("ownerReferences") or ():
         if ref.get("controller") and ref.get("uid") == pod.uid:
             return True
     return False
 
 
-def _for_pod_group(claim: dict[str, Any], pod: PodInfo) -> bool:
+def _for_pod_group(claim: dict[str, Any], pod: PodView) -> bool:
     """isForPodGroupByPod: the claim's controller is the pod's PodGroup (by name, kind and API group)."""
     for ref in (claim.get("metadata") or {}).get("ownerReferences") or ():
         if ref.get("controller"):
@@ -66,13 +66,13 @@ def _for_pod_group(claim: dict[str, Any], pod: PodInfo) -> bool:
     return False
 
 
-def pod_claims(pod: PodInfo, cluster: ClusterState, accept_pod_group: bool = False) -> list[dict[str, Any]]:
+def pod_claims(pod: PodView, cluster: ClusterView, accept_pod_group: bool = False) -> list[dict[str, Any]]:
     """foreachPodResourceClaim: every claim of the pod that exists, in spec order; raises
     ClaimLookupError with upstream's message otherwise."""
     return [claim for _, claim in pod_claim_entries(pod, cluster, accept_pod_group)]
 
 
-def pod_claim_entries(pod: PodInfo, cluster: ClusterState,
+def pod_claim_entries(pod: PodView, cluster: ClusterView,
                       accept_pod_group: bool = False) -> list[tuple[dict[str, Any], dict[str, Any]]]:
     """pod_claims with the pod's spec.resourceClaims entry of each claim: (pod claim, claim)."""
     out = []
@@ -109,7 +109,7 @@ def pod_claim_entries(pod: PodInfo, cluster: ClusterState,
     return out
 
 
-def reserved_for_pod(claim: dict[str, Any], pod: PodInfo, accept_pod_group: bool = False) -> bool:
+def reserved_for_pod(claim: dict[str, Any], pod: PodView, accept_pod_group: bool = False) -> bool:
     """IsReservedForPod: the claim is reserved for the pod (or, when accepted, its PodGroup)."""
     for ref in (claim.get("status") or {}).get("reservedFor") or ():
         if ref.get("uid") == pod.uid:
@@ -120,7 +120,7 @@ def reserved_for_pod(claim: dict[str, Any], pod: PodInfo, accept_pod_group: bool
     return False
 
 
-def bind_to(pod: PodInfo, pod_group: dict[str, Any] | None, pod_claim: dict[str, Any]) -> dict[str, Any]:
+def bind_to(pod: PodView, pod_group: dict[str, Any] | None, pod_claim: dict[str, Any]) -> dict[str, Any]:
     """BindTo: the consumer reference a claim is reserved for — the PodGroup when it lists the same
     claim (name and source), else the pod."""
     if pod_group is not None:

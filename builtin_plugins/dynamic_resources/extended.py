@@ -30,7 +30,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
-from kubeberth import Handle, NodeView, PodInfo
+from kubeberth import Handle, NodeView, PodView
 from kubeberth.api.helpers import QuantityError, parse_quantity
 from kubeberth.api.metrics import REGISTRY
 from prometheus_client.core import CounterMetricFamily
@@ -87,7 +87,7 @@ def is_special_claim_name(name: str) -> bool:
     return name == SPECIAL_CLAIM_NAME
 
 
-def find_extended_resource_claim(pod: PodInfo, claims: list[dict[str, Any]]) -> dict[str, Any] | None:
+def find_extended_resource_claim(pod: PodView, claims: list[dict[str, Any]]) -> dict[str, Any] | None:
     """findExtendedResourceClaim: the annotated claim whose controller is this pod (name and uid)."""
     for claim in claims:
         meta = claim.get("metadata") or {}
@@ -99,7 +99,7 @@ def find_extended_resource_claim(pod: PodInfo, claims: list[dict[str, Any]]) -> 
     return None
 
 
-def new_extended_resource_claim(pod: PodInfo) -> dict[str, Any]:
+def new_extended_resource_claim(pod: PodView) -> dict[str, Any]:
     """The in-memory claim of PreFilter: no requests yet, a temporary uid (what in-flight
     allocations are keyed by until PreBind creates the claim)."""
     return {
@@ -274,7 +274,7 @@ class ExtendedResources:
     node_variant: dict[str, frozenset[str]] = field(default_factory=dict)  # set in Filter, per node
     chosen: tuple[dict[str, Any], list[dict[str, Any]]] | None = None  # set in Reserve, used in PreBind
 
-    def variant(self, pod: PodInfo, template: dict[str, Any], served: frozenset[str],
+    def variant(self, pod: PodView, template: dict[str, Any], served: frozenset[str],
                 resolve: Resolver) -> tuple[dict[str, Any], list[dict[str, Any]]]:
         """The node-specific claim (a copy of `template` with requests) for the resources DRA serves."""
         found = self.variants.get(served)
@@ -353,7 +353,7 @@ def create_extended_claim(handle: Handle, claim: dict[str, Any]) -> tuple[dict[s
     return created, ""
 
 
-def patch_pod_extended_resource_claim_status(handle: Handle, pod: PodInfo, claim: dict[str, Any],
+def patch_pod_extended_resource_claim_status(handle: Handle, pod: PodView, claim: dict[str, Any],
                                              mappings: list[dict[str, Any]]) -> str:
     """patchPodExtendedResourceClaimStatus: record the claim and the request mappings in the pod's
     status; '' or the error text."""

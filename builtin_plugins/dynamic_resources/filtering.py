@@ -9,7 +9,7 @@ import time
 from typing import Any
 
 import numpy as np
-from kubeberth import DeviceState, NodeView
+from kubeberth import DeviceStateView, NodeView
 
 from .allocator import Allocator, FailedOnNode, FilterTimedOut
 
@@ -34,7 +34,7 @@ def allocate_on(allocator: Allocator, node: str, labels: dict[str, str], slices:
     return results
 
 
-def allocate_nodes(allocator: Allocator, members: np.ndarray, nodes: NodeView, devices: DeviceState,
+def allocate_nodes(allocator: Allocator, members: np.ndarray, nodes: NodeView, devices: DeviceStateView,
                    timeout: float, node_allocations: dict[str, list[dict[str, Any]]],
                    failed: dict[str, np.ndarray]) -> None:
     """Allocate on the `members` (a mask over `nodes`): results go to `node_allocations` by node

@@ -23,10 +23,12 @@ from __future__ import annotations
 
 from collections.abc import Callable, Hashable, Iterable, Mapping, Sequence
 from contextlib import AbstractContextManager
-from typing import TYPE_CHECKING, Any, Protocol, TypeVar
+from typing import TYPE_CHECKING, Any, Protocol, TypeGuard, TypeVar
 
 import numpy as np
 from numpy.typing import NDArray
+
+from ..cache.podinfo import PodInfo
 
 if TYPE_CHECKING:
     from ..cache.devices import AllocatedState
@@ -44,6 +46,8 @@ __all__ = [
     "PodIndex",
     "PodView",
     "WhatIf",
+    "is_pod",
+    "parse_pod",
 ]
 
 T = TypeVar("T")
@@ -144,6 +148,19 @@ class PodView(Protocol):
     def cached(self, key: MemoKey[T], compute: Callable[[PodView], T]) -> T:
         """What `compute(pod)` returns, computed once per pod object."""
         ...
+
+
+def is_pod(obj: object) -> TypeGuard[PodView]:
+    """Whether `obj` is a pod as the cache holds it (a queueing hint's old/new objects are pods for
+    Pod events, the object's JSON for other kinds): kube-scheduler's `util.As[*v1.Pod]`."""
+    return isinstance(obj, PodInfo)
+
+
+def parse_pod(obj: Mapping[str, Any]) -> PodView:
+    """A pod parsed from its JSON exactly as the cache parses pods (kube-scheduler's
+    framework.NewPodInfo), e.g. a what-if copy of a pod to run filters with; raises ValueError
+    (PodSpecError) naming the pod and field on bad input. The cache never sees it."""
+    return PodInfo.from_dict(dict(obj))
 
 
 class InternedSets(Protocol):
@@ -409,7 +426,6 @@ if TYPE_CHECKING:
     from ..cache.cluster import ClusterState, Hypothetical, PodLabelCounts
     from ..cache.devices import DeviceState
     from ..cache.nodetable import NodeTable
-    from ..cache.podinfo import PodInfo
 
     def _the_cache_satisfies_the_views(
         cluster: ClusterState,

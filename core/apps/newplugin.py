@@ -107,7 +107,7 @@ candidate nodes, and return arrays aligned with it.
 from __future__ import annotations
 
 import numpy as np
-from kubeberth import MAX_NODE_SCORE, Code, FilterResult, NodeView, PodInfo, StrictArgs, hookimpl
+from kubeberth import MAX_NODE_SCORE, Code, FilterResult, NodeView, PodView, StrictArgs, hookimpl
 from pydantic import Field
 
 
@@ -125,7 +125,7 @@ class $plugin:
         self.label = (args or self.Args()).label
 
     @hookimpl
-    def filter(self, pod: PodInfo, nodes: NodeView) -> FilterResult | None:
+    def filter(self, pod: PodView, nodes: NodeView) -> FilterResult | None:
         team = pod.labels.get(self.label)
         if team is None:
             return None  # no team: every node passes
@@ -137,7 +137,7 @@ class $plugin:
         )
 
     @hookimpl
-    def score(self, pod: PodInfo, nodes: NodeView) -> np.ndarray:
+    def score(self, pod: PodView, nodes: NodeView) -> np.ndarray:
         return nodes.allocatable("pods") - nodes.requested("pods")  # free pod slots, any scale
 
     @hookimpl

@@ -736,7 +736,7 @@ def MakeResourceSlice(node_name: str, driver: str) -> ResourceSliceWrapper:
 
 
 def pod_info(raw: dict[str, Any]) -> Any:
-    from kubeberth import PodInfo
+    from kubeberth.cache.podinfo import PodInfo
 
     return PodInfo.from_dict(raw)
 

@@ -8,9 +8,10 @@ from __future__ import annotations
 
 import pytest
 import st
-from kubeberth import ClusterState, PodInfo
 from kubeberth.backends.embedded import EmbeddedCluster
 from kubeberth.builtin_plugins.default_binder import DefaultBinder
+from kubeberth.cache.cluster import ClusterState
+from kubeberth.cache.podinfo import PodInfo
 from kubeberth.scheduling.handle import FrameworkHandle
 from test_default_preemption import framework
 

@@ -7,16 +7,7 @@ from typing import Any
 
 import numpy as np
 import pytest
-from kubeberth import (
-    ClusterState,
-    Code,
-    CycleState,
-    Diagnosis,
-    FilterScope,
-    PodInfo,
-    PostFilterResult,
-    Status,
-)
+from kubeberth import Code, CycleState, Diagnosis, FilterScope, PostFilterResult, Status
 from kubeberth.backends.embedded import EmbeddedCluster
 from kubeberth.builtin_plugins.default_preemption import (
     PDB,
@@ -25,6 +16,8 @@ from kubeberth.builtin_plugins.default_preemption import (
     filter_pods_with_pdb_violation,
     pick_one_node_for_preemption,
 )
+from kubeberth.cache.cluster import ClusterState
+from kubeberth.cache.podinfo import PodInfo
 from kubeberth.runtime.config import parse_configuration
 from kubeberth.runtime.generation import build_generation
 from kubeberth.scheduling.handle import FrameworkHandle

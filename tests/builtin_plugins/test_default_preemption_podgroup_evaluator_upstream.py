@@ -16,7 +16,7 @@ from typing import Any
 
 import pytest
 import st
-from kubeberth import Code, CycleState, FeatureGates, FilterScope, NodeInfo, PodInfo, Status, hookimpl
+from kubeberth import Code, CycleState, FeatureGates, FilterScope, NodeInfo, Status, hookimpl
 from kubeberth.api.placement import PodGroupInfo, ProposedAssignment
 from kubeberth.builtin_plugins.default_preemption import PDB, DefaultPreemption
 from kubeberth.builtin_plugins.default_preemption.podgroup import (
@@ -25,6 +25,7 @@ from kubeberth.builtin_plugins.default_preemption.podgroup import (
     PodGroupPreemptor,
 )
 from kubeberth.builtin_plugins.default_preemption.victims import pod_group_priority
+from kubeberth.cache.podinfo import PodInfo
 from kubeberth.runtime.config import parse_configuration
 from kubeberth.runtime.generation import build_generation
 from st import fwk, v1

@@ -19,11 +19,12 @@ import numpy as np
 import pytest
 import st
 from extender_server import ExtenderServer, Policy
-from kubeberth import Code, CycleState, Diagnosis, FeatureGates, PodInfo, PostFilterResult, Status
+from kubeberth import Code, CycleState, Diagnosis, FeatureGates, PostFilterResult, Status
 from kubeberth.api.placement import PodGroupInfo, ProposedAssignment
 from kubeberth.backends.embedded import EmbeddedCluster
 from kubeberth.builtin_plugins.default_preemption import DefaultPreemption
 from kubeberth.builtin_plugins.default_preemption.plugin import Preempted
+from kubeberth.cache.podinfo import PodInfo
 from kubeberth.runtime.config import parse_configuration
 from kubeberth.runtime.generation import build_generation
 from kubeberth.scheduling.handle import FrameworkHandle

@@ -18,17 +18,7 @@ from typing import Any
 
 import pytest
 import st as _st
-from kubeberth import (
-    Code,
-    Diagnosis,
-    FeatureGates,
-    FilterScope,
-    NodeInfo,
-    PodInfo,
-    PostFilterResult,
-    Status,
-    hookimpl,
-)
+from kubeberth import Code, Diagnosis, FeatureGates, FilterScope, NodeInfo, PostFilterResult, Status, hookimpl
 from kubeberth.builtin_plugins.default_preemption import (
     PDB,
     Candidate,
@@ -39,6 +29,7 @@ from kubeberth.builtin_plugins.default_preemption import (
     pick_one_node_for_preemption,
     start_time,
 )
+from kubeberth.cache.podinfo import PodInfo
 from kubeberth.runtime.config import parse_configuration
 from kubeberth.runtime.generation import build_generation
 from kubeberth.testing import make_node, make_pod

@@ -10,13 +10,15 @@ from typing import Any
 import numpy as np
 import pytest
 import st
-from kubeberth import ClusterState, FeatureGates, PodInfo
+from kubeberth import FeatureGates
 from kubeberth.builtin_plugins.dynamic_resources.extended import (
     create_requests_and_mappings,
     is_dra_extended_resource_name,
     split_nodes,
 )
 from kubeberth.builtin_plugins.dynamic_resources.plugin import DynamicResources
+from kubeberth.cache.cluster import ClusterState
+from kubeberth.cache.podinfo import PodInfo
 
 podName, podUID, namespace = "my-pod", "1234", "default"
 extendedResourceName = "example.com/gpu"

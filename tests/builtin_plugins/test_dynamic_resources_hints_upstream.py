@@ -14,8 +14,8 @@ from typing import Any
 
 import pytest
 import st
-from kubeberth import ClusterState
 from kubeberth.api.capabilities import capabilities_of
+from kubeberth.cache.cluster import ClusterState
 from kubeberth.runtime.config import parse_configuration
 from kubeberth.runtime.generation import build_generation
 from test_dynamic_resources_plugin_upstream import (

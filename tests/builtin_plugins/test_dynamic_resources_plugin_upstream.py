@@ -24,10 +24,12 @@ from typing import Any
 import numpy as np
 import pytest
 import st
-from kubeberth import ClusterState, Code, CycleState, FeatureGates, PodInfo, PreBindPreFlightResult, Status
+from kubeberth import Code, CycleState, FeatureGates, PreBindPreFlightResult, Status
 from kubeberth.api.metrics import REGISTRY
 from kubeberth.backends.base import ClusterEvent
 from kubeberth.backends.embedded import EmbeddedCluster
+from kubeberth.cache.cluster import ClusterState
+from kubeberth.cache.podinfo import PodInfo
 from kubeberth.runtime.config import parse_configuration
 from kubeberth.runtime.generation import build_generation
 from kubeberth.scheduling.handle import FrameworkHandle

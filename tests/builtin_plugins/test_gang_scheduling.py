@@ -8,13 +8,14 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from kubeberth import Code, PermitResult, PodInfo, Status
+from kubeberth import Code, PermitResult, Status
 from kubeberth.api.features import FeatureGates
 from kubeberth.api.placement import PlacementProgress, PodGroupInfo
 from kubeberth.apps.cli import main
 from kubeberth.apps.simulate import load_manifests, pod_story, simulate
 from kubeberth.backends.embedded import EmbeddedCluster
 from kubeberth.builtin_plugins.gang_scheduling import PERMIT_TIMEOUT_SECONDS, GangScheduling
+from kubeberth.cache.podinfo import PodInfo
 from kubeberth.runtime.config import parse_configuration
 from kubeberth.runtime.generation import build_generation
 from kubeberth.scheduling.handle import FrameworkHandle

@@ -6,8 +6,10 @@ from typing import Any
 
 import numpy as np
 import pytest
-from kubeberth import ClusterState, CycleState, PodInfo
+from kubeberth import CycleState
 from kubeberth.builtin_plugins.image_locality import ImageLocality, normalized_image_name
+from kubeberth.cache.cluster import ClusterState
+from kubeberth.cache.podinfo import PodInfo
 from kubeberth.testing import SchedulerTester, all_nodes, cluster_of
 
 MB = 1024 * 1024

@@ -6,7 +6,7 @@ from typing import Any
 
 import numpy as np
 import pytest
-from kubeberth import ClusterState, Code, CycleState, PodInfo
+from kubeberth import Code, CycleState
 from kubeberth.builtin_plugins.inter_pod_affinity import (
     ERR_REASON_AFFINITY,
     ERR_REASON_ANTI_AFFINITY,
@@ -14,6 +14,8 @@ from kubeberth.builtin_plugins.inter_pod_affinity import (
     InterPodAffinity,
     InterPodAffinityArgs,
 )
+from kubeberth.cache.cluster import ClusterState
+from kubeberth.cache.podinfo import PodInfo
 from kubeberth.testing import cluster_of, make_node, make_pod
 
 CHINA = {"region": "China"}

@@ -6,13 +6,15 @@ from typing import Any
 
 import numpy as np
 import pytest
-from kubeberth import ClusterState, Code, CycleState, PodInfo, PreFilterResult, Status
+from kubeberth import Code, CycleState, PreFilterResult, Status
 from kubeberth.builtin_plugins.node_affinity import (
     ERR_REASON_ENFORCED,
     ERR_REASON_POD,
     NodeAffinity,
     NodeAffinityArgs,
 )
+from kubeberth.cache.cluster import ClusterState
+from kubeberth.cache.podinfo import PodInfo
 from kubeberth.testing import SchedulerTester, Verdict, all_nodes, make_node, make_pod
 
 REASON = ERR_REASON_POD

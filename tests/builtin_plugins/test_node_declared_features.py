@@ -7,7 +7,7 @@ import logging
 from typing import Any
 
 import pytest
-from kubeberth import Code, FeatureGates, PodInfo
+from kubeberth import Code, FeatureGates
 from kubeberth.builtin_plugins.node_declared_features import (
     ERR_REASON_UNSATISFIED_REQUIREMENTS,
     PRE_FILTER_STATE_KEY,
@@ -15,6 +15,7 @@ from kubeberth.builtin_plugins.node_declared_features import (
     NodeDeclaredFeatures,
     NodeFeature,
 )
+from kubeberth.cache.podinfo import PodInfo
 from kubeberth.testing import Verdict, all_nodes, cluster_of, make_node, make_pod
 
 FEATURE1, FEATURE2 = "TestFeature1", "TestFeature2"

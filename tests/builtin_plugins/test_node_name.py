@@ -5,8 +5,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 import st
-from kubeberth import Code, PodInfo
+from kubeberth import Code
 from kubeberth.builtin_plugins.node_name import NodeName
+from kubeberth.cache.podinfo import PodInfo
 from kubeberth.testing import Verdict, all_nodes, cluster_of, make_node
 
 

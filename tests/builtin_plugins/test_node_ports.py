@@ -5,8 +5,10 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from kubeberth import ClusterState, Code, CycleState, PodInfo
+from kubeberth import Code, CycleState
 from kubeberth.builtin_plugins.node_ports import NodePorts, pod_host_ports
+from kubeberth.cache.cluster import ClusterState
+from kubeberth.cache.podinfo import PodInfo
 from kubeberth.testing import all_nodes
 
 _uid = iter(range(10**6))

@@ -6,7 +6,7 @@ from typing import Any
 
 import numpy as np
 import pytest
-from kubeberth import ClusterState, Code, CycleState, FeatureGates, PodInfo
+from kubeberth import Code, CycleState, FeatureGates
 from kubeberth.api.capabilities import capabilities_of
 from kubeberth.builtin_plugins.node_resources_fit import (
     NodeResourcesFit,
@@ -14,6 +14,8 @@ from kubeberth.builtin_plugins.node_resources_fit import (
     broken_linear_table,
     go_div,
 )
+from kubeberth.cache.cluster import ClusterState
+from kubeberth.cache.podinfo import PodInfo
 from kubeberth.errors import ConfigError
 from kubeberth.runtime.generation import build_generation
 from kubeberth.testing import SchedulerTester, all_nodes, cluster_of

@@ -12,8 +12,8 @@ from typing import Any
 
 import numpy as np
 import pytest
-from kubeberth import PodInfo
 from kubeberth.api.device_counts import DeviceCounts
+from kubeberth.cache.podinfo import PodInfo
 from kubeberth.testing import SchedulerTester, cluster_of, make_node, make_pod
 
 GPU = "example.com/gpu"

@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 import st
-from kubeberth import PodInfo, Status
+from kubeberth import Status
 from kubeberth.api.signing import RESOURCES_SIGNER, resources_signer
 from kubeberth.api.signing import SignFragment as KbSignFragment
 from kubeberth.builtin_plugins.node_resources_balanced_allocation import (
@@ -19,6 +19,7 @@ from kubeberth.builtin_plugins.node_resources_fit import (
     NodeResourcesFitArgs,
     ResourceAllocationScorer,
 )
+from kubeberth.cache.podinfo import PodInfo
 from pydantic import ValidationError
 from st import fwk, resource, v1
 from upstream import cases, run_score, snapshot

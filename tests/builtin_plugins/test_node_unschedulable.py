@@ -5,8 +5,10 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from kubeberth import ClusterState, Code, PodInfo
+from kubeberth import Code
 from kubeberth.builtin_plugins.node_unschedulable import NodeUnschedulable
+from kubeberth.cache.cluster import ClusterState
+from kubeberth.cache.podinfo import PodInfo
 from kubeberth.testing import Verdict, all_nodes, make_node, make_pod
 from kubeberth.testing import cluster_of as kit_cluster_of
 

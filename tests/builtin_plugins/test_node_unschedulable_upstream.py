@@ -6,9 +6,9 @@ from typing import Any
 
 import pytest
 import st
-from kubeberth import PodInfo
 from kubeberth.api.capabilities import capabilities_of
 from kubeberth.builtin_plugins.node_unschedulable import NodeUnschedulable
+from kubeberth.cache.podinfo import PodInfo
 from st import fwk, v1
 from upstream import cases
 

@@ -14,11 +14,13 @@ from typing import Any
 
 import pytest
 import yaml
-from kubeberth import ClusterState, Code, FeatureGates, PodInfo, Status
+from kubeberth import Code, FeatureGates, Status
 from kubeberth.builtin_plugins.node_volume_limits import (
     ERR_REASON_MAX_VOLUME_COUNT_EXCEEDED,
     NodeVolumeLimits,
 )
+from kubeberth.cache.cluster import ClusterState
+from kubeberth.cache.podinfo import PodInfo
 from kubeberth.testing import all_nodes, cluster_of, make_node, make_pod
 
 EBS = "ebs.csi.aws.com"  # csilibplugins.AWSEBSDriverName

@@ -6,11 +6,12 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from kubeberth import Code, PodInfo
+from kubeberth import Code
 from kubeberth.api.features import FeatureGates
 from kubeberth.api.placement import PlacementScore, PodGroupAssignments, PodGroupInfo, ProposedAssignment
 from kubeberth.backends.embedded import EmbeddedCluster
 from kubeberth.builtin_plugins.pod_group_pods_count import PodGroupPodsCount
+from kubeberth.cache.podinfo import PodInfo
 from kubeberth.runtime.config import parse_configuration
 from kubeberth.runtime.generation import build_generation
 from kubeberth.scheduling.handle import FrameworkHandle

@@ -6,13 +6,15 @@ from typing import Any
 
 import numpy as np
 import pytest
-from kubeberth import ClusterState, Code, CycleState, PodInfo
+from kubeberth import Code, CycleState
 from kubeberth.builtin_plugins.pod_topology_spread import (
     ERR_REASON_CONSTRAINTS_NOT_MATCH,
     ERR_REASON_NODE_LABEL_NOT_MATCH,
     PodTopologySpread,
     PodTopologySpreadArgs,
 )
+from kubeberth.cache.cluster import ClusterState
+from kubeberth.cache.podinfo import PodInfo
 from kubeberth.testing import cluster_of, make_node, make_pod
 
 HOST = "kubernetes.io/hostname"

@@ -6,8 +6,8 @@ from typing import Any
 
 import pytest
 import st
-from kubeberth import PodInfo
 from kubeberth.builtin_plugins.priority_sort import PrioritySort
+from kubeberth.cache.podinfo import PodInfo
 
 lowPriority, highPriority = 10, 100
 t1 = 1_700_000_000.0

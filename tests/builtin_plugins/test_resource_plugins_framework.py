@@ -6,13 +6,15 @@ import time
 from typing import Any
 
 import numpy as np
-from kubeberth import ClusterState, CycleState, PodInfo
+from kubeberth import CycleState
 from kubeberth.builtin_plugins.image_locality import ImageLocality
 from kubeberth.builtin_plugins.node_name import NodeName
 from kubeberth.builtin_plugins.node_ports import NodePorts
 from kubeberth.builtin_plugins.node_resources_balanced_allocation import NodeResourcesBalancedAllocation
 from kubeberth.builtin_plugins.node_resources_fit import NodeResourcesFit
 from kubeberth.builtin_plugins.node_unschedulable import NodeUnschedulable
+from kubeberth.cache.cluster import ClusterState
+from kubeberth.cache.podinfo import PodInfo
 from kubeberth.testing import make_node
 
 MINE = ["PrioritySort", "NodeUnschedulable", "NodeName", "NodePorts", "NodeResourcesFit",

@@ -6,8 +6,8 @@ from typing import Any
 
 import pytest
 import st
-from kubeberth import PodInfo
 from kubeberth.builtin_plugins.scheduling_gates import SchedulingGates
+from kubeberth.cache.podinfo import PodInfo
 from st import GoStatus, fwk
 
 CASES = [

@@ -6,8 +6,10 @@ from typing import Any
 
 import numpy as np
 import pytest
-from kubeberth import ClusterState, Code, PodInfo
+from kubeberth import Code
 from kubeberth.builtin_plugins.taint_toleration import TaintToleration
+from kubeberth.cache.cluster import ClusterState
+from kubeberth.cache.podinfo import PodInfo
 from kubeberth.testing import all_nodes, make_node, make_pod
 from kubeberth.testing import cluster_of as kit_cluster_of
 

@@ -5,10 +5,11 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from kubeberth import Code, PodInfo, Status
+from kubeberth import Code, Status
 from kubeberth.api.placement import Placement, PodGroupInfo
 from kubeberth.backends.embedded import EmbeddedCluster
 from kubeberth.builtin_plugins.topology_placement_generator import TopologyPlacementGenerator
+from kubeberth.cache.podinfo import PodInfo
 from kubeberth.runtime.config import parse_configuration
 from kubeberth.runtime.generation import build_generation
 from kubeberth.scheduling.handle import FrameworkHandle

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from kubeberth import ClusterState, Code, CycleState, PodInfo
+from kubeberth import Code, CycleState
 from kubeberth.backends.embedded import EmbeddedCluster
 from kubeberth.builtin_plugins.volume_binding import (
     ERR_REASON_BIND_CONFLICT,
@@ -18,6 +18,8 @@ from kubeberth.builtin_plugins.volume_binding import (
     node_selector_terms_match,
     topology_terms_match,
 )
+from kubeberth.cache.cluster import ClusterState
+from kubeberth.cache.podinfo import PodInfo
 from kubeberth.runtime.config import parse_configuration
 from kubeberth.runtime.generation import build_generation
 from kubeberth.scheduling.handle import FrameworkHandle

@@ -5,12 +5,14 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from kubeberth import ClusterState, Code, CycleState, PodInfo
+from kubeberth import Code, CycleState
 from kubeberth.builtin_plugins.volume_restrictions import (
     ERR_REASON_DISK_CONFLICT,
     ERR_REASON_RWOP_CONFLICT,
     VolumeRestrictions,
 )
+from kubeberth.cache.cluster import ClusterState
+from kubeberth.cache.podinfo import PodInfo
 from kubeberth.testing import cluster_of, make_node, make_pod
 
 GCE_A = {"name": "d", "gcePersistentDisk": {"pdName": "disk-a"}}

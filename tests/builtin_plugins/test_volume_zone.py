@@ -5,8 +5,10 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from kubeberth import ClusterState, Code, CycleState, PodInfo, Status
+from kubeberth import Code, CycleState, Status
 from kubeberth.builtin_plugins.volume_zone import ERR_REASON_CONFLICT, VolumeZone, label_zones_to_set
+from kubeberth.cache.cluster import ClusterState
+from kubeberth.cache.podinfo import PodInfo
 from kubeberth.testing import cluster_of, make_node, make_pod
 
 ZONE, REGION = "topology.kubernetes.io/zone", "topology.kubernetes.io/region"

@@ -14,7 +14,9 @@ from typing import Any
 
 import numpy as np
 import pytest
-from kubeberth import ClusterState, Code, CycleState, FilterResult, NodeView, PodInfo, Status
+from kubeberth import Code, CycleState, FilterResult, NodeView, Status
+from kubeberth.cache.cluster import ClusterState
+from kubeberth.cache.podinfo import PodInfo
 from kubeberth.testing import cluster_of
 from upstream_unported import UNPORTED
 

@@ -7,7 +7,8 @@ from typing import Any
 
 import numpy as np
 import yaml
-from kubeberth import ClusterState, PodInfo
+from kubeberth.cache.cluster import ClusterState
+from kubeberth.cache.podinfo import PodInfo
 
 
 def snapshot_args(tmp_path: Path, values: dict[str, dict[str, float]]) -> dict[str, Any]:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import numpy as np
-from kubeberth import PodInfo
+from kubeberth.cache.podinfo import PodInfo
 from kubeberth.contrib.multi_dimension_score import MultiDimensionScore, combine
 from snapshot_util import cluster_of, pod, snapshot_args, view
 

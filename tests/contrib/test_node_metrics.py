@@ -7,7 +7,7 @@ import math
 
 import numpy as np
 import pytest
-from kubeberth import ClusterState
+from kubeberth.cache.cluster import ClusterState
 from kubeberth.contrib import node_metrics
 from kubeberth.contrib.cpu_usage_score import CPUUsageScore
 from kubeberth.contrib.metrics_sources import (

@@ -15,9 +15,9 @@ from typing import Any
 
 import numpy as np
 import pytest
-from kubeberth import ClusterState
 from kubeberth.api.metrics import REGISTRY
 from kubeberth.backends.embedded import EmbeddedCluster
+from kubeberth.cache.cluster import ClusterState
 from kubeberth.contrib.cpu_usage_score import CPUUsageScore
 from kubeberth.contrib.interference_score import InterferenceScore
 from kubeberth.contrib.load_variation_risk_balancing import LoadVariationRiskBalancing
@@ -129,7 +129,7 @@ def test_garbage_series_are_handled(prom_cluster: Any) -> None:
 
 
 def _podinfo(name: str) -> Any:
-    from kubeberth import PodInfo
+    from kubeberth.cache.podinfo import PodInfo
 
     return PodInfo.from_dict(pod(name))
 

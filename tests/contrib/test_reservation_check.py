@@ -4,8 +4,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from kubeberth import ClusterState, PermitResult, PodInfo, Status, hookimpl
+from kubeberth import PermitResult, Status, hookimpl
 from kubeberth.backends.embedded import EmbeddedCluster
+from kubeberth.cache.cluster import ClusterState
+from kubeberth.cache.podinfo import PodInfo
 from kubeberth.contrib.reservation_check import GONE, ReservationCheck
 from kubeberth.runtime.config import parse_configuration
 from kubeberth.runtime.generation import build_generation

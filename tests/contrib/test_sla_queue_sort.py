@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from kubeberth import PodInfo
+from kubeberth.cache.podinfo import PodInfo
 from kubeberth.contrib.sla_queue_sort import SLAQueueSort
 
 

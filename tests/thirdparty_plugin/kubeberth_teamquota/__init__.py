@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 from kubeberth import (
     MAX_NODE_SCORE,
-    ClusterState,
+    ClusterView,
     CycleState,
     FilterResult,
     FilterScope,
@@ -13,10 +13,11 @@ from kubeberth import (
     LabelSelector,
     MemoKey,
     NodeView,
-    PodInfo,
+    PodView,
     PreFilterState,
     StrictArgs,
     hookimpl,
+    parse_pod,
 )
 from kubeberth.api.helpers import matching_pod_counts
 from pydantic import Field
@@ -44,7 +45,7 @@ class TeamQuota:
     def __init__(self, args: TeamQuotaArgs | None = None) -> None:
         self.args = args or TeamQuotaArgs()
 
-    def _selector(self, pod: PodInfo) -> LabelSelector | None:
+    def _selector(self, pod: PodView) -> LabelSelector | None:
         label = self.args.label
         return pod.cached(
             _TEAM_SELECTOR,
@@ -52,7 +53,7 @@ class TeamQuota:
         )
 
     @hookimpl
-    def filter(self, pod: PodInfo, nodes: NodeView, cluster: ClusterState) -> FilterResult | None:
+    def filter(self, pod: PodView, nodes: NodeView, cluster: ClusterView) -> FilterResult | None:
         selector = self._selector(pod)
         if selector is None:
             return None  # not in a team: no quota
@@ -67,9 +68,9 @@ class Headroom:
 
     @hookimpl
     def score(
-        self, state: CycleState, pod: PodInfo, nodes: NodeView, cluster: ClusterState, handle: Handle
+        self, state: CycleState, pod: PodView, nodes: NodeView, cluster: ClusterView, handle: Handle
     ) -> np.ndarray:
-        twin = PodInfo.from_dict(
+        twin = parse_pod(
             {**pod.raw, "metadata": {**pod.raw.get("metadata", {}), "uid": f"{pod.uid}-twin", "name": f"{pod.name}-twin"}}
         )
         out = np.zeros(len(nodes), dtype=np.int64)
