@@ -64,6 +64,7 @@ slice=(
   tests/test_config.py                            # pydantic, pydantic-settings, PyYAML
   tests/test_plugin_loading.py                    # pluggy, entry points
   tests/test_testing_kit.py                       # numpy through the framework, the pytest plugin
+  tests/test_fuzz_objects.py                      # hypothesis (profiles, derandomize)
   tests/test_reload_watch.py                      # watchdog
   tests/test_metrics.py                           # prometheus_client
   tests/test_tracing.py                           # opentelemetry api/sdk/exporters

@@ -43,13 +43,18 @@ def _key(obj: dict[str, Any]) -> str:
     return f"{meta.get('namespace') or 'default'}/{meta.get('name')}"
 
 
+def _text(value: Any) -> str:
+    """A name as written, or "" when it is not a string (the object is reported where it is read)."""
+    return value if isinstance(value, str) else ""
+
+
 def check_references(objects: list[dict[str, Any]]) -> dict[str, list[str]]:
     """Objects pods refer to that `objects` lacks, per kind (sorted names): PVCs of unbound
     pods, their PVs and StorageClasses, and PriorityClasses without a resolved spec.priority."""
     have: dict[str, set[str]] = {}
     for obj in objects:
         kind = obj.get("kind") or ""
-        name = section(obj, "metadata").get("name") or ""
+        name = _text(section(obj, "metadata").get("name"))
         have.setdefault(kind, set()).add(_key(obj) if kind in ("Pod", "PersistentVolumeClaim") else name)
     missing: dict[str, set[str]] = {}
     claims = {_key(o): o for o in objects if o.get("kind") == "PersistentVolumeClaim"}
@@ -57,15 +62,15 @@ def check_references(objects: list[dict[str, Any]]) -> dict[str, list[str]]:
         if pod.get("kind") != "Pod":
             continue
         spec = section(pod, "spec")
-        namespace = section(pod, "metadata").get("namespace") or "default"
-        pc = spec.get("priorityClassName")
+        namespace = _text(section(pod, "metadata").get("namespace")) or "default"
+        pc = _text(spec.get("priorityClassName"))
         if pc and spec.get("priority") is None and pc not in have.get("PriorityClass", ()) and pc not in _BUILTIN_PRIORITY_CLASSES:
             missing.setdefault("PriorityClass", set()).add(pc)
         if spec.get("nodeName"):
             continue  # already placed: its volumes do not change where anything lands
         volumes = spec.get("volumes")
         for volume in volumes if isinstance(volumes, list) else ():
-            claim = section(volume, "persistentVolumeClaim").get("claimName") if isinstance(volume, dict) else None
+            claim = _text(section(volume, "persistentVolumeClaim").get("claimName")) if isinstance(volume, dict) else ""
             if not claim:
                 continue
             key = f"{namespace}/{claim}"
@@ -74,10 +79,11 @@ def check_references(objects: list[dict[str, Any]]) -> dict[str, list[str]]:
                 missing.setdefault("PersistentVolumeClaim", set()).add(key)
                 continue
             pvc_spec = section(pvc, "spec")
-            if pvc_spec.get("volumeName") and pvc_spec["volumeName"] not in have.get("PersistentVolume", ()):
-                missing.setdefault("PersistentVolume", set()).add(pvc_spec["volumeName"])
-            sc = pvc_spec.get("storageClassName")
-            if sc and not pvc_spec.get("volumeName") and sc not in have.get("StorageClass", ()):
+            volume_name = _text(pvc_spec.get("volumeName"))
+            if volume_name and volume_name not in have.get("PersistentVolume", ()):
+                missing.setdefault("PersistentVolume", set()).add(volume_name)
+            sc = _text(pvc_spec.get("storageClassName"))
+            if sc and not volume_name and sc not in have.get("StorageClass", ()):
                 missing.setdefault("StorageClass", set()).add(sc)
     return {kind: sorted(names) for kind, names in sorted(missing.items())}
 

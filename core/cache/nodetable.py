@@ -315,8 +315,13 @@ def _parse_node(
         raise TypeError("labels are not a mapping")
     labels = dict(labels)
     taints = tuple(
-        Taint(t.get("key", ""), t.get("value") or "", t.get("effect", "")) for t in spec.get("taints") or ()
+        Taint(t.get("key") or "", t.get("value") or "", t.get("effect") or "") for t in spec.get("taints") or ()
     )
+    # Checked before the table changes: the table interns (hashes), sorts and compares them as strings.
+    if not all(type(v) is str for v in labels.values()):
+        raise TypeError("a label value is not a string")
+    if not all(type(t.key) is str and type(t.value) is str and type(t.effect) is str for t in taints):
+        raise TypeError("a taint field is not a string")
     images: dict[str, int] = {}
     for image in status.get("images") or ():
         for image_name in image.get("names") or ():

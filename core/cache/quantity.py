@@ -62,6 +62,20 @@ def int_value(value: str | int | float) -> int:
     return int(parse_quantity(value).to_integral_value(rounding=ROUND_CEILING))
 
 
+# The node table's columns are int64 (as resource.Quantity's MilliValue/Value): a quantity beyond
+# them cannot be accounted and is refused with the resource named, never an OverflowError later.
+_INT64 = 2**63
+
+
 def resource_value(resource: str, value: str | int | float) -> int:
-    """The integer the scheduler accounts a resource in: millicores for cpu, units otherwise."""
-    return milli_value(value) if resource == "cpu" else int_value(value)
+    """The integer the scheduler accounts a resource in: millicores for cpu, units otherwise.
+
+    Raises QuantityError naming the resource for text that is not a quantity and for a value
+    outside int64."""
+    try:
+        result = milli_value(value) if resource == "cpu" else int_value(value)
+    except QuantityError as exc:
+        raise QuantityError(f"{resource}: {exc}") from None
+    if -_INT64 <= result < _INT64:
+        return result
+    raise QuantityError(f"{resource}: quantity {value!r} is out of range")
