@@ -34,10 +34,10 @@ import uuid
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from decimal import Decimal
+from functools import partial
 from typing import Any
 
-from kubeberth.api.dra import CelError, DeviceContext, SelectorCache, device_context
-from kubeberth.api.helpers import parse_quantity
+from kubeberth.api.dra import CelError, SelectorCache
 
 from .capacity import (
     CapacityError,
@@ -47,6 +47,9 @@ from .capacity import (
     consumed_capacity_from_request,
     remove_capacity,
 )
+from .contexts import DeviceContexts, did, enhance
+from .counters import release_counters, reserve_counters
+from .features import AllocatorFeatures, FailedOnNode, FilterTimedOut
 from .pools import AllocationError, Pool, gather_pools, gather_pools_incubating, kobj, node_matches
 from .requests import (
     ALL,
@@ -59,11 +62,13 @@ from .requests import (
     RequestData,
     taint_prevents,
 )
+from .results import allocation_result
 
 __all__ = [
     "AllocationError",
     "Allocator",
     "AllocatorFeatures",
+    "DeviceContexts",
     "FailedOnNode",
     "FilterTimedOut",
     "Pool",
@@ -75,75 +80,7 @@ __all__ = [
 ALLOCATION_RESULTS_MAX_SIZE = 32  # resourceapi.AllocationResultsMaxSize
 
 
-class FailedOnNode(AllocationError):
-    """Allocation failed on this node only (upstream's ErrFailedAllocationOnNode)."""
-
-
-class FilterTimedOut(Exception):
-    """The filter timeout passed during the search (upstream's context.DeadlineExceeded)."""
-
-
-@dataclass(frozen=True, slots=True)
-class AllocatorFeatures:
-    """structured.Features: the gates the allocator honours."""
-
-    admin_access: bool = True
-    device_taints: bool = True
-    binding_conditions: bool = True  # DeviceBindingAndStatus
-    partitionable_devices: bool = False
-    consumable_capacity: bool = False
-    fractional_capacity_range: bool = False
-    prioritized_list: bool = True  # the plugin refuses subrequests itself when the gate is off
-    # The incubating variant's search (pools sorted by ID, slices by name, each request's devices
-    # taken in pool/slice/device order): kube-scheduler's choice once a gate the stable variant
-    # lacks is on. None: on when partitionable devices or consumable capacity are.
-    incubating: bool | None = None
-
-    @property
-    def use_incubating(self) -> bool:
-        if self.incubating is not None:
-            return self.incubating
-        return self.partitionable_devices or self.consumable_capacity
-
-
-def did(driver: str, pool: str, device: str) -> str:
-    return f"{driver}/{pool}/{device}"
-
-
-def enhance(message: str) -> str:
-    """cel.EnhanceRuntimeError: a hint for selectors reading a key the device lacks."""
-    if "no such key:" in message:
-        return message + ". consider using CEL optional chaining (.? followed by orValue()) or guarding the check with has() for optional fields"
-    return message
-
-
 # ---- the allocator ----------------------------------------------------------------------------
-class DeviceContexts:
-    """CEL contexts per ResourceSlice device, built once per slice object (shared by all cycles)."""
-
-    def __init__(self, selectors: SelectorCache) -> None:
-        self.selectors = selectors
-        self._by_slice: dict[str, tuple[dict[str, Any], list[DeviceContext | None]]] = {}
-
-    def get(self, slice_: dict[str, Any], index: int) -> DeviceContext:
-        key = kobj(slice_)
-        entry = self._by_slice.get(key)
-        if entry is None or entry[0] is not slice_:
-            devices = (slice_.get("spec") or {}).get("devices") or ()
-            entry = (slice_, [None] * len(devices))
-            self._by_slice[key] = entry
-            if len(self._by_slice) > 100_000:
-                self._by_slice.clear()
-                self._by_slice[key] = entry
-        ctx = entry[1][index]
-        domains = self.selectors.domains
-        if ctx is None or not domains <= ctx.domains:
-            spec = slice_.get("spec") or {}
-            ctx = device_context(str(spec.get("driver", "")), spec["devices"][index], domains)
-            entry[1][index] = ctx
-        return ctx
-
-
 @dataclass
 class Allocator:
     """Allocates a pod's pending claims on one node at a time (structured.Allocator)."""
@@ -212,46 +149,7 @@ class _Run:
     # ---- validation ----------------------------------------------------------------------
     def allocate(self) -> list[dict[str, Any]] | None:
         for ci, claim in enumerate(self.claims):
-            devices = ((claim.get("spec") or {}).get("devices")) or {}
-            min_per_claim = 0
-            for ri, request in enumerate(devices.get("requests") or ()):
-                subs = request.get("firstAvailable") or ()
-                if self.incubating and subs and not self.a.features.prioritized_list:
-                    raise AllocationError(f"claim {kobj(claim)}, request {request.get('name', '')}: has subrequests, but the DRAPrioritizedList feature is disabled")
-                if self.incubating and not self.consumable:
-                    if (request.get("exactly") or {}).get("capacity") is not None:
-                        raise AllocationError(f"claim {kobj(claim)}, request {request.get('name', '')}: has capacity requests, but the DRAConsumableCapacity feature is disabled")
-                    for sub in subs:
-                        if sub.get("capacity") is not None:
-                            raise AllocationError(f"claim {kobj(claim)}, subrequest {sub.get('name', '')}: has capacity requests, but the DRAConsumableCapacity feature is disabled")
-                if subs:
-                    min_per_request = 1 << 62
-                    for si, sub in enumerate(subs):
-                        data = self._validate(Request.of(sub, str(sub.get("name", "")), False),
-                                              str(request.get("name", "")), (ci, ri, si))
-                        self.request_data[(ci, ri, si)] = data
-                        min_per_request = min(min_per_request, data.num_devices)
-                else:
-                    exactly = request.get("exactly")
-                    if exactly is None:
-                        raise AllocationError(f"claim {kobj(claim)}, request {request.get('name', '')}: missing device class name (unsupported request type?)")
-                    data = self._validate(Request.of(exactly, str(request.get("name", "")), True), None, (ci, ri, 0))
-                    self.request_data[(ci, ri, 0)] = data
-                    min_per_request = data.num_devices
-                if min_per_request > ALLOCATION_RESULTS_MAX_SIZE - min_per_claim:
-                    raise AllocationError(
-                        f"claim {kobj(claim)}, request {request.get('name', '')}: adding {min_per_request} devices exceeds "
-                        f"the claim limit of {ALLOCATION_RESULTS_MAX_SIZE}, with {min_per_claim} already accounted for")
-                min_per_claim += min_per_request
-            constraints = []
-            for i, c in enumerate(devices.get("constraints") or ()):
-                if c.get("matchAttribute"):
-                    constraints.append(MatchAttribute(list(c.get("requests") or ()), str(c["matchAttribute"])))
-                elif self.incubating and c.get("distinctAttribute"):
-                    constraints.append(DistinctAttribute(list(c.get("requests") or ()), str(c["distinctAttribute"])))
-                else:
-                    raise AllocationError(f"claim {kobj(claim)}, constraint #{i}: empty constraint (unsupported constraint type?)")
-            self.constraints.append(constraints)
+            self._validate_claim(ci, claim)
         try:
             done = self._allocate_one(0, 0, 0, 0, False, _START)
         except _MaxSize:
@@ -260,7 +158,56 @@ class _Run:
             if any(p.invalid for p in self.pools):
                 raise FailedOnNode("invalid resource pools were encountered")
             return None
-        return [self._result(ci, claim) for ci, claim in enumerate(self.claims)]
+        binding_conditions = self.a.features.binding_conditions
+        return [
+            allocation_result(ci, claim, self.result[ci], self.request_data, binding_conditions, self.incubating,
+                              self.node_name)
+            for ci, claim in enumerate(self.claims)
+        ]
+
+    def _validate_claim(self, ci: int, claim: dict[str, Any]) -> None:
+        """The claim's requests (request data per request and subrequest, the result size limit) and
+        constraints, before the search."""
+        devices = ((claim.get("spec") or {}).get("devices")) or {}
+        min_per_claim = 0
+        for ri, request in enumerate(devices.get("requests") or ()):
+            subs = request.get("firstAvailable") or ()
+            if self.incubating and subs and not self.a.features.prioritized_list:
+                raise AllocationError(f"claim {kobj(claim)}, request {request.get('name', '')}: has subrequests, but the DRAPrioritizedList feature is disabled")
+            if self.incubating and not self.consumable:
+                if (request.get("exactly") or {}).get("capacity") is not None:
+                    raise AllocationError(f"claim {kobj(claim)}, request {request.get('name', '')}: has capacity requests, but the DRAConsumableCapacity feature is disabled")
+                for sub in subs:
+                    if sub.get("capacity") is not None:
+                        raise AllocationError(f"claim {kobj(claim)}, subrequest {sub.get('name', '')}: has capacity requests, but the DRAConsumableCapacity feature is disabled")
+            if subs:
+                min_per_request = 1 << 62
+                for si, sub in enumerate(subs):
+                    data = self._validate(Request.of(sub, str(sub.get("name", "")), False),
+                                          str(request.get("name", "")), (ci, ri, si))
+                    self.request_data[(ci, ri, si)] = data
+                    min_per_request = min(min_per_request, data.num_devices)
+            else:
+                exactly = request.get("exactly")
+                if exactly is None:
+                    raise AllocationError(f"claim {kobj(claim)}, request {request.get('name', '')}: missing device class name (unsupported request type?)")
+                data = self._validate(Request.of(exactly, str(request.get("name", "")), True), None, (ci, ri, 0))
+                self.request_data[(ci, ri, 0)] = data
+                min_per_request = data.num_devices
+            if min_per_request > ALLOCATION_RESULTS_MAX_SIZE - min_per_claim:
+                raise AllocationError(
+                    f"claim {kobj(claim)}, request {request.get('name', '')}: adding {min_per_request} devices exceeds "
+                    f"the claim limit of {ALLOCATION_RESULTS_MAX_SIZE}, with {min_per_claim} already accounted for")
+            min_per_claim += min_per_request
+        constraints = []
+        for i, c in enumerate(devices.get("constraints") or ()):
+            if c.get("matchAttribute"):
+                constraints.append(MatchAttribute(list(c.get("requests") or ()), str(c["matchAttribute"])))
+            elif self.incubating and c.get("distinctAttribute"):
+                constraints.append(DistinctAttribute(list(c.get("requests") or ()), str(c["distinctAttribute"])))
+            else:
+                raise AllocationError(f"claim {kobj(claim)}, constraint #{i}: empty constraint (unsupported constraint type?)")
+        self.constraints.append(constraints)
 
     def _validate(self, request: Request, parent: str | None, key: tuple[int, int, int]) -> RequestData:
         claim = self.claims[key[0]]
@@ -322,22 +269,7 @@ class _Run:
                 return False
         data = self.request_data[(ci, ri, si)]
         if not in_sub and data.parent is not None:
-            all_exceeded = True
-            sub = 0
-            while (ci, ri, sub) in self.request_data:
-                try:
-                    ok = self._allocate_one(ci, ri, sub, di, True, _START)
-                except _MaxSize:
-                    sub += 1
-                    continue
-                all_exceeded = False
-                if ok:
-                    self.request_data[(ci, ri, 0)].selected_sub = sub
-                    return True
-                sub += 1
-            if all_exceeded:
-                raise _MaxSize
-            return False
+            return self._allocate_subrequests(ci, ri, di)
         request = data.request
         do_all = request.mode == ALL
         if do_all and not data.all_devices:
@@ -347,18 +279,7 @@ class _Run:
         if data.num_devices - di > ALLOCATION_RESULTS_MAX_SIZE - len(self.result[ci]):
             raise _MaxSize
         if do_all:
-            device_id, device, slice_, in_pool = data.all_devices[di]
-            undo = self._allocate_device(ci, ri, si, device_id, device, slice_, must=True, pool=in_pool)
-            if undo is None:
-                return False
-            try:
-                done = self._allocate_one(ci, ri, si, di + 1, in_sub, _START)
-            except Exception:
-                undo()
-                raise
-            if not done:
-                undo()
-            return done
+            return self._allocate_all_next(ci, ri, si, di, in_sub, data)
         pools = self.pools
         for pi in range(start[0], len(pools)):
             pool = pools[pi]
@@ -393,6 +314,63 @@ class _Run:
                         return True
                     undo()
         return False
+
+    def _allocate_subrequests(self, ci: int, ri: int, di: int) -> bool:
+        """A request with firstAvailable subrequests: the first subrequest that allocates wins (its
+        index recorded); _MaxSize only when every subrequest exceeded the result size limit."""
+        all_exceeded = True
+        sub = 0
+        while (ci, ri, sub) in self.request_data:
+            try:
+                ok = self._allocate_one(ci, ri, sub, di, True, _START)
+            except _MaxSize:
+                sub += 1
+                continue
+            all_exceeded = False
+            if ok:
+                self.request_data[(ci, ri, 0)].selected_sub = sub
+                return True
+            sub += 1
+        if all_exceeded:
+            raise _MaxSize
+        return False
+
+    def _allocate_all_next(self, ci: int, ri: int, si: int, di: int, in_sub: bool, data: RequestData) -> bool:
+        """Allocation mode All: the di-th matching device must be allocated, then the search goes on."""
+        device_id, device, slice_, in_pool = data.all_devices[di]
+        undo = self._allocate_device(ci, ri, si, device_id, device, slice_, must=True, pool=in_pool)
+        if undo is None:
+            return False
+        try:
+            done = self._allocate_one(ci, ri, si, di + 1, in_sub, _START)
+        except Exception:
+            undo()
+            raise
+        if not done:
+            undo()
+        return done
+
+    def _take_share(
+        self, ci: int, request: Request, device_id: DeviceID, device: dict[str, Any]
+    ) -> tuple[str, dict[str, Quantity], Callable[[], None]]:
+        """A share of a device that allows multiple allocations: its ID, the capacity the request
+        consumes (held while this node's search goes on), and the function giving it back."""
+        try:
+            consumed = consumed_capacity_from_request(request.capacity, device.get("capacity"),
+                                                      self.a.features.fractional_capacity_range)
+        except CapacityError as exc:
+            raise AllocationError(f"claim {kobj(self.claims[ci])}, request {request.name}: computing consumed capacity for device {did(*device_id)}: {exc}") from None
+        share_id = str(uuid.uuid4())
+        existed = device_id in self.allocating_capacity
+        entry = self.allocating_capacity.setdefault(device_id, {})
+        add_capacity(entry, consumed)
+
+        def give_back() -> None:
+            left = self.allocating_capacity[device_id]
+            if remove_capacity(left, consumed) and not existed:
+                del self.allocating_capacity[device_id]
+
+        return share_id, consumed, give_back
 
     def _in_use(self, device_id: DeviceID) -> bool:
         return device_id in self.a.allocated or bool(self.allocating.get(device_id))
@@ -435,42 +413,6 @@ class _Run:
         """deviceCapacityInUse: some share of the device is allocated or being allocated."""
         return device_id in self.a.capacity or device_id in self.a.shared_devices() or device_id in self.allocating_capacity
 
-    def _reserve_counters(self, pool: Pool, device: dict[str, Any]) -> bool:
-        """checkAvailableCounters: take the device's counters unless some counter would go short."""
-        available = self.a.available_counters.get((pool.driver, pool.pool))
-        if available is None:
-            available = {name: dict(counters) for name, counters in pool.counter_sets.items()}
-            for slice_ in (*pool.slices, *pool.other_slices):
-                spec = slice_.get("spec") or {}
-                for other in spec.get("devices") or ():
-                    if not self.a.is_allocated((str(spec.get("driver", "")), str((spec.get("pool") or {}).get("name", "")), str(other.get("name", "")))):
-                        continue
-                    for consumption in other.get("consumesCounters") or ():
-                        counters = available.get(str(consumption.get("counterSet", "")), {})
-                        for cname, c in (consumption.get("counters") or {}).items():
-                            if cname in counters:
-                                counters[cname] -= parse_quantity(str((c or {}).get("value", "0")))
-            self.a.available_counters[(pool.driver, pool.pool)] = available
-        consumed = self.consumed_counters.setdefault((pool.driver, pool.pool), {})
-        for consumption in device.get("consumesCounters") or ():
-            counters = consumed.setdefault(str(consumption.get("counterSet", "")), {})
-            for cname, c in (consumption.get("counters") or {}).items():
-                counters[cname] = counters.get(cname, Decimal(0)) + parse_quantity(str((c or {}).get("value", "0")))
-        for set_name, counters in available.items():
-            taken = consumed.get(set_name, {})
-            for cname, value in counters.items():
-                if value < taken.get(cname, Decimal(0)):
-                    self._release_counters(pool, device)
-                    return False
-        return True
-
-    def _release_counters(self, pool: Pool, device: dict[str, Any]) -> None:
-        consumed = self.consumed_counters[(pool.driver, pool.pool)]
-        for consumption in device.get("consumesCounters") or ():
-            counters = consumed[str(consumption.get("counterSet", ""))]
-            for cname, c in (consumption.get("counters") or {}).items():
-                counters[cname] -= parse_quantity(str((c or {}).get("value", "0")))
-
     def _selectors_match(self, key: tuple[int, int, int], slice_: dict[str, Any], index: int, device_id: DeviceID,
                          cls: dict[str, Any] | None, selectors: Iterable[dict[str, Any]]) -> bool:
         owner = f"class {kobj(cls)}" if cls is not None else f"claim {kobj(self.claims[key[0]])}"
@@ -508,9 +450,9 @@ class _Run:
                 step()
 
         if consumes and pool is not None and not (multi and self._capacity_in_use(device_id)):
-            if not self._reserve_counters(pool, device):
+            if not reserve_counters(self.a, self.consumed_counters, pool, device):
                 return None
-            undo_steps.append(lambda: self._release_counters(pool, device))
+            undo_steps.append(lambda: release_counters(self.consumed_counters, pool, device))
         base, sub = (data.parent, request.name) if data.parent else (request.name, "")
         if self.a.features.device_taints and taint_prevents(device, request):
             undo()
@@ -521,7 +463,7 @@ class _Run:
                 if must:
                     raise AllocationError(f"claim {kobj(self.claims[ci])}, request {request.name}: cannot add device {did(*device_id)} because a claim constraint would not be satisfied")
                 return None
-            undo_steps.append(lambda c=c: c.remove(base, sub))
+            undo_steps.append(partial(c.remove, base, sub))
         if not multi:
             self.allocating.setdefault(device_id, set()).add(ci)
             undo_steps.append(lambda: self.allocating[device_id].discard(ci))
@@ -538,22 +480,10 @@ class _Run:
                 return None
             if multi:
                 try:
-                    consumed = consumed_capacity_from_request(request.capacity, device.get("capacity"),
-                                                              self.a.features.fractional_capacity_range)
-                except CapacityError as exc:
+                    share_id, consumed, give_back = self._take_share(ci, request, device_id, device)
+                except AllocationError:
                     undo()
-                    raise AllocationError(f"claim {kobj(self.claims[ci])}, request {request.name}: computing consumed capacity for device {did(*device_id)}: {exc}") from None
-                share_id = str(uuid.uuid4())
-                existed = device_id in self.allocating_capacity
-                entry = self.allocating_capacity.setdefault(device_id, {})
-                add_capacity(entry, consumed)
-                taken = consumed
-
-                def give_back() -> None:
-                    left = self.allocating_capacity[device_id]
-                    if remove_capacity(left, taken) and not existed:
-                        del self.allocating_capacity[device_id]
-
+                    raise
                 undo_steps.append(give_back)
         results = self.result[ci]
         before = len(results)
@@ -562,141 +492,9 @@ class _Run:
         undo_steps.append(lambda: results.__delitem__(slice(before, None)))
         return undo
 
-    # ---- results -----------------------------------------------------------------------
-    def _request_of(self, claim: dict[str, Any], res: DeviceResult) -> Request | None:
-        name = res.parent or res.request
-        for request in ((claim.get("spec") or {}).get("devices") or {}).get("requests") or ():
-            if request.get("name") != name:
-                continue
-            if not res.parent:
-                return Request.of(request.get("exactly") or {}, name, True)
-            for sub in request.get("firstAvailable") or ():
-                if sub.get("name") == res.request:
-                    return Request.of(sub, res.request, False)
-        return None
-
-    def _result(self, ci: int, claim: dict[str, Any]) -> dict[str, Any]:
-        results = []
-        for res in self.result[ci]:
-            entry: dict[str, Any] = {"request": res.request_name, "driver": res.id[0], "pool": res.id[1], "device": res.id[2]}
-            if res.admin_access is not None:
-                entry["adminAccess"] = res.admin_access
-            request = self._request_of(claim, res)
-            if request is not None and request.tolerations:
-                entry["tolerations"] = request.tolerations
-            if res.share_id is not None:
-                entry["shareID"] = res.share_id
-            if res.consumed:
-                entry["consumedCapacity"] = {name: str(q) for name, q in res.consumed.items()}
-            if self.a.features.binding_conditions:
-                for key in ("bindingConditions", "bindingFailureConditions"):
-                    if res.device.get(key):
-                        entry[key] = list(res.device[key])
-            results.append(entry)
-        devices = ((claim.get("spec") or {}).get("devices")) or {}
-        requests = list(devices.get("requests") or ())
-        config: list[dict[str, Any]] = []
-        ranges: dict[str, tuple[int, int]] = {}
-        for ri in range(len(requests)):
-            data = self.request_data[(ci, ri, 0)]
-            if data.parent is not None:
-                data = self.request_data[(ci, ri, data.selected_sub)]
-            cls = data.cls
-            if cls is None:
-                continue
-            cname = kobj(cls)
-            if cname in ranges:
-                start, end = ranges[cname]
-                for i in range(start, end):
-                    config[i]["requests"].append(data.request_name)
-                continue
-            start = len(config)
-            for c in (cls.get("spec") or {}).get("config") or ():
-                config.append({"source": "FromClass", "requests": [data.request_name], **{k: v for k, v in c.items()}})
-            ranges[cname] = (start, len(config))
-        for c in devices.get("config") or ():
-            wanted = list(c.get("requests") or ())
-            body = {k: v for k, v in c.items() if k != "requests"}
-            if not wanted:
-                config.append({"source": "FromClaim", **body})
-                continue
-            for ri, request in enumerate(requests):
-                if request.get("name") in wanted:
-                    config.append({"source": "FromClaim", "requests": wanted, **body})
-                    break
-                data = self.request_data[(ci, ri, 0)]
-                if data.parent is None:
-                    continue
-                sub = (request.get("firstAvailable") or ())[data.selected_sub]
-                if f"{request.get('name')}/{sub.get('name')}" in wanted:
-                    config.append({"source": "FromClaim", "requests": wanted, **body})
-                    break
-        for c in config:
-            wanted = c.get("requests")
-            if not wanted:
-                continue
-            applies = True
-            for ri, request in enumerate(requests):
-                if request.get("name") in wanted:
-                    continue
-                data = self.request_data[(ci, ri, 0)]
-                if data.parent is not None:
-                    sub = (request.get("firstAvailable") or ())[data.selected_sub]
-                    if f"{request.get('name')}/{sub.get('name')}" in wanted:
-                        continue
-                applies = False
-                break
-            if applies:
-                c.pop("requests", None)
-        allocation: dict[str, Any] = {"devices": {"results": results}}
-        if config:
-            allocation["devices"]["config"] = config
-        selector = self._node_selector(ci, claim)
-        if selector is not None:
-            allocation["nodeSelector"] = selector
-        return allocation
-
-    def _node_selector(self, ci: int, claim: dict[str, Any]) -> dict[str, Any] | None:
-        fields: list[dict[str, Any]] = []
-        exprs: list[dict[str, Any]] = []
-        for res in self.result[ci]:
-            spec = res.slice.get("spec") or {}
-            source = res.device if self.incubating and spec.get("perDeviceNodeSelection") else spec
-            name = source.get("nodeName")
-            selector = source.get("nodeSelector")
-            if name or (self.a.features.binding_conditions and res.device.get("bindsToNode")):
-                # Local to one node, or binds to the node it is allocated for.
-                return {"nodeSelectorTerms": [{"matchFields": [
-                    {"key": "metadata.name", "operator": "In", "values": [name or self.node_name]}]}]}
-            if selector is not None:
-                terms = selector.get("nodeSelectorTerms") or []
-                if len(terms) > 1:
-                    raise AllocationError(f"create NodeSelector for claim {(claim.get('metadata') or {}).get('name', '')}: unsupported ResourceSlice.NodeSelector with {len(terms)} terms")
-                if terms:
-                    _add_requirements(terms[0].get("matchFields") or (), fields)
-                    _add_requirements(terms[0].get("matchExpressions") or (), exprs)
-        if fields or exprs:
-            term: dict[str, Any] = {}
-            if exprs:
-                term["matchExpressions"] = exprs
-            if fields:
-                term["matchFields"] = fields
-            return {"nodeSelectorTerms": [term]}
-        return None
-
 
 _START = (0, 0, 0)
 
 
 class _MaxSize(Exception):
     """errAllocationResultMaxSizeExceeded: backtrack harder."""
-
-
-def _add_requirements(source: Iterable[dict[str, Any]], target: list[dict[str, Any]]) -> None:
-    for req in source:
-        values = set(req.get("values") or ())
-        if not any(
-            r.get("key") == req.get("key") and r.get("operator") == req.get("operator") and set(r.get("values") or ()) == values
-            for r in target
-        ):
-            target.append(req)
