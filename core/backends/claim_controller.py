@@ -9,10 +9,23 @@ from __future__ import annotations
 
 import copy
 import hashlib
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
-if TYPE_CHECKING:
-    from .embedded import EmbeddedCluster
+
+class ObjectStore(Protocol):
+    """The object store the controller reads and writes: the embedded cluster (a controller's
+    clientset and listers in kube-controller-manager)."""
+
+    def get(self, kind: str, key: str) -> dict[str, Any] | None: ...
+
+    def list(self, kind: str) -> list[dict[str, Any]]: ...
+
+    def apply(self, obj: dict[str, Any]) -> dict[str, Any]: ...
+
+    def delete(self, kind: str, key: str) -> dict[str, Any] | None: ...
+
+    def update_object(self, kind: str, obj: dict[str, Any], subresource: str = "") -> object: ...
+
 
 POD_CLAIM_NAME_ANNOTATION = "resource.kubernetes.io/pod-claim-name"
 _ALPHABET = "bcdfghjklmnpqrstvwxz2456789"  # utilrand's alphanums (no vowels, no ambiguous digits)
@@ -23,7 +36,7 @@ def _suffix(seed: str) -> str:
     return "".join(_ALPHABET[b % len(_ALPHABET)] for b in digest[:5])
 
 
-def generate_claims(cluster: EmbeddedCluster, pod: dict[str, Any]) -> None:
+def generate_claims(cluster: ObjectStore, pod: dict[str, Any]) -> None:
     """Create the claims of the pod's template references that have none yet (in place on `pod`)."""
     spec = pod.get("spec")
     if not isinstance(spec, dict) or not isinstance(spec.get("resourceClaims"), list) or spec.get("nodeName"):
@@ -66,7 +79,7 @@ def generate_claims(cluster: EmbeddedCluster, pod: dict[str, Any]) -> None:
         statuses.append({"name": pod_claim.get("name"), "resourceClaimName": name})
 
 
-def template_added(cluster: EmbeddedCluster, template: dict[str, Any]) -> None:
+def template_added(cluster: ObjectStore, template: dict[str, Any]) -> None:
     """Pods waiting for this template get their claims now."""
     meta = template.get("metadata") or {}
     namespace, name = meta.get("namespace") or "default", meta.get("name")
@@ -83,7 +96,7 @@ def template_added(cluster: EmbeddedCluster, template: dict[str, Any]) -> None:
             cluster.apply(updated)
 
 
-def pod_removed(cluster: EmbeddedCluster, pod: dict[str, Any]) -> None:
+def pod_removed(cluster: ObjectStore, pod: dict[str, Any]) -> None:
     """Drop the pod's reservations; delete its generated claims; deallocate unused claims."""
     meta = pod.get("metadata") or {}
     uid = meta.get("uid")

@@ -13,6 +13,7 @@ preemptor sees its victims' resources in use until they are gone, as kube-schedu
 
 from __future__ import annotations
 
+import builtins
 import contextlib
 import copy
 import datetime
@@ -462,11 +463,11 @@ class EmbeddedCluster(Backend):
                     removed += 1
         return removed
 
-    def terminating(self) -> list[dict[str, Any]]:
+    def terminating(self) -> builtins.list[dict[str, Any]]:
         """Pods with a deletionTimestamp that are still there."""
         return [p for p in self.pods() if (p.get("metadata") or {}).get("deletionTimestamp")]
 
-    def pods(self) -> list[dict[str, Any]]:
+    def pods(self) -> builtins.list[dict[str, Any]]:
         return self.list("Pod")
 
 

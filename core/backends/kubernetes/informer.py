@@ -14,15 +14,12 @@ import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 import orjson
 
 from ..base import ClusterEvent
-from .client import ApiError, Gone
-
-if TYPE_CHECKING:
-    from .backend import KubernetesBackend
+from .client import ApiError, Gone, RawClient
 
 log = logging.getLogger(__name__)
 
@@ -82,12 +79,26 @@ LIST_ORDER = ("Namespace", "Node", "PersistentVolume", "PersistentVolumeClaim", 
 PAGE_SIZE = 500
 
 
+class InformerHost(Protocol):
+    """What an informer reads from the backend that runs it (client-go's ListerWatcher plus the
+    reflector's backoff and resync settings, and the handler events go to)."""
+
+    raw: RawClient
+    stopping: threading.Event
+    resync_period: float
+    watch_timeout: float
+    backoff_initial: float
+    backoff_max: float
+
+    def emit(self, event: ClusterEvent) -> None: ...
+
+
 class Informer(threading.Thread):
     """List+watch one kind into the sink, with resourceVersion tracking, relist and reconnect."""
 
     def __init__(
         self,
-        backend: KubernetesBackend,
+        backend: InformerHost,
         resource: Resource,
         accept: Callable[[dict[str, Any]], bool] | None = None,
     ) -> None:
