@@ -137,6 +137,8 @@ class PodCondition(TypedDict, total=False):
     status: str  # "True", "False", "Unknown"
     reason: str
     message: str
+    lastProbeTime: str | None
+    lastTransitionTime: str
 
 
 class PodStatus(TypedDict, total=False):

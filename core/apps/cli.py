@@ -393,7 +393,7 @@ def cmd_simulate(args: argparse.Namespace, settings: Settings) -> int:
         print(json.dumps(out))
         return _exit(result, args)
     print(format_summary(result.summary))
-    if other is not None:
+    if diff is not None:
         print(format_comparison(diff))
     if args.placements:
         print(format_placements(result.placements))
@@ -418,10 +418,10 @@ def cmd_bench(args: argparse.Namespace, settings: Settings) -> int:
     from ..runtime.generation import build_generation
     from .bench import DEFAULT_SIZES, append_results, render_markdown, run_bench
 
-    sizes = DEFAULT_SIZES
+    sizes: tuple[tuple[int, int], ...] = DEFAULT_SIZES
     if args.size:
         try:
-            sizes = tuple(tuple(int(x) for x in s.lower().split("x", 1)) for s in args.size)  # type: ignore[misc]
+            sizes = tuple((int(n), int(p)) for n, p in (s.lower().split("x", 1) for s in args.size))
         except ValueError:
             raise KubeberthError(f"--size: expected NODESxPODS like 5000x10000, got {args.size}") from None
     generation = build_generation(settings.config, settings.plugins_dir, feature_gates=settings.gates())

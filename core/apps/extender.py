@@ -21,7 +21,7 @@ import logging
 import signal
 import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from concurrent.futures import Future
 from itertools import repeat
 from operator import itemgetter
@@ -79,7 +79,7 @@ class RequestError(Exception):
     """A request kubeberth cannot answer (bad pod, unknown profile): returned in the `error` field."""
 
 
-def _identity(raw: dict[str, Any]) -> tuple[str, str]:
+def _identity(raw: Mapping[str, Any]) -> tuple[str, str]:
     meta = raw.get("metadata") or {}
     return str(meta.get("uid") or f"{meta.get('namespace')}/{meta.get('name')}"), str(meta.get("resourceVersion") or "")
 

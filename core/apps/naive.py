@@ -23,8 +23,8 @@ _PER_NODE_ARGS = ("state", "pod", "node", "cluster", "handle")
 _BATCH_ARGS = ("state", "pod", "nodes", "cluster", "handle")
 
 
-def _one_node_filter(hook: BoundHook) -> Callable[..., Status | None]:
-    def filter_node(state: Any, pod: Any, node: NodeInfo, cluster: Any, handle: Any) -> Status | None:
+def _one_node_filter(hook: BoundHook) -> Callable[..., Status | bool | None]:
+    def filter_node(state: Any, pod: Any, node: NodeInfo, cluster: Any, handle: Any) -> Status | bool | None:
         view = cluster.table.view(np.array([node.row], dtype=np.int64))
         result = hook.call({"state": state, "pod": pod, "nodes": view, "cluster": cluster, "handle": handle})
         if result is None or result is True or isinstance(result, Status):

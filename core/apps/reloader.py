@@ -315,7 +315,7 @@ class Reloader:
         """GET /debug/generation."""
         with self._lock:
             gen, previous, last = self.current, self.previous_id, self.last_reload
-            latency = list(self.first_cycle_latency)[-1:] or [None]
+            latency = self.first_cycle_latency[-1] if self.first_cycle_latency else None
         return {
             "id": gen.id,
             "number": gen.number,
@@ -328,7 +328,7 @@ class Reloader:
             ],
             "previous": previous,
             "last_reload": last.as_dict() if last is not None else None,
-            "last_swap_latency_ms": round(latency[0] * 1000, 3) if latency[0] is not None else None,
+            "last_swap_latency_ms": round(latency * 1000, 3) if latency is not None else None,
             "rollback": {"enabled": self.guard.policy.enabled, "on_probation": self.guard.probation is not None},
         }
 

@@ -18,6 +18,7 @@ import os
 import signal
 import threading
 import time
+from pathlib import Path
 from typing import Any
 
 from ..backends.base import Backend
@@ -50,8 +51,8 @@ class Runner:
     def __init__(
         self,
         kubeconfig: str | None = None,
-        config: str | None = None,
-        plugins_dir: str | None = None,
+        config: str | Path | None = None,
+        plugins_dir: str | Path | None = None,
         healthz_bind_address: str | None = DEFAULT_BIND_ADDRESS,
         leader_elect: bool | None = None,
         settings: Settings | None = None,

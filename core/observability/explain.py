@@ -112,8 +112,8 @@ def render(d: dict[str, Any]) -> str:
             line += f": {earlier['message']}"
         pre = earlier.get("preemption")
         if pre:
-            victims = ", ".join(pre.get("victims") or ()) or "no pods"
-            line += f"; preempted {victims} to make room on {pre.get('nominated_node') or '?'}"
+            preempted = ", ".join(pre.get("victims") or ()) or "no pods"
+            line += f"; preempted {preempted} to make room on {pre.get('nominated_node') or '?'}"
         if earlier.get("trace_id"):
             line += f" (trace {earlier['trace_id']})"
         lines.append(line)

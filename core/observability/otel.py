@@ -16,7 +16,7 @@ unschedulable and errored attempts are sampled regardless (see DecisionSampler).
 from __future__ import annotations
 
 import os
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -79,7 +79,7 @@ class DecisionSampler(Sampler):
         name: str,
         kind: SpanKind | None = None,
         attributes: Attributes = None,
-        links: list[Link] | None = None,
+        links: Sequence[Link] | None = None,
         trace_state: TraceState | None = None,
     ) -> SamplingResult:
         if self.keep_failures and attributes and attributes.get(RESULT_ATTRIBUTE) in ALWAYS_SAMPLED_RESULTS:
@@ -102,7 +102,7 @@ class TracingConfig:
     sampler_arg: float = 1.0
     service_name: str = DEFAULT_SERVICE_NAME
     resource_attributes: dict[str, str] = field(default_factory=dict)
-    batch: dict[str, int] = field(default_factory=dict)  # OTEL_BSP_* for the batch span processor
+    batch: dict[str, Any] = field(default_factory=dict)  # OTEL_BSP_* (ints) for the batch span processor
 
     @classmethod
     def from_env(cls, env: Mapping[str, str] | None = None, otlp_endpoint: str | None = None) -> TracingConfig:

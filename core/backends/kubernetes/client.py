@@ -119,9 +119,10 @@ class RawClient:
         try:
             resp = self.api_client.call_api(method, url, header_params=headers, body=body, _request_timeout=timeout)
         except Exception as exc:  # connection refused/reset, TLS, timeouts: no answer
-            self.metrics.request_done(verb, self.host, int(getattr(exc, "status", 0) or 0), time.monotonic() - start)
-            if getattr(exc, "status", None):
-                raise ApiError(int(exc.status), str(getattr(exc, "reason", "")), getattr(exc, "body", b"") or b"") from exc
+            code = int(getattr(exc, "status", 0) or 0)
+            self.metrics.request_done(verb, self.host, code, time.monotonic() - start)
+            if code:
+                raise ApiError(code, str(getattr(exc, "reason", "")), getattr(exc, "body", b"") or b"") from exc
             raise ApiError(0, f"{type(exc).__name__}: {exc}") from exc
         raw = resp.response
         self.metrics.request_done(verb, self.host, raw.status, time.monotonic() - start)
