@@ -4,16 +4,10 @@ shared node metrics provider instead of one Prometheus query per node per pod.""
 
 from __future__ import annotations
 
-from typing import Any, Literal
-
 import numpy as np
-from kubeberth import MAX_NODE_SCORE, NodeView, PodInfo, Status, hookimpl
-from pydantic import BaseModel, ConfigDict, Field
+from kubeberth import MAX_NODE_SCORE, NodeView, hookimpl
 
-from .metrics_sources import MetricsSourceArgs
-from .node_metrics import NodeLoad
-
-NEUTRAL_SCORE = MAX_NODE_SCORE // 2
+from .load_aware import NEUTRAL_SCORE, DegradableScoreArgs, DegradableScorePlugin
 
 
 def cpu_usage_scores(cpu: np.ndarray, missing_score: int = NEUTRAL_SCORE) -> np.ndarray:
@@ -24,38 +18,22 @@ def cpu_usage_scores(cpu: np.ndarray, missing_score: int = NEUTRAL_SCORE) -> np.
     return out
 
 
-class CPUUsageScore:
+class CPUUsageScore(DegradableScorePlugin):
     name = "CPUUsageScore"
 
-    class Args(BaseModel):
-        model_config = ConfigDict(extra="forbid")
-        metrics: MetricsSourceArgs = Field(default_factory=MetricsSourceArgs)
-        # neutral: every node scores 50 when metrics are stale or missing; skip: this plugin sits
-        # the cycle out (its weight drops from the sum) while the whole source is stale.
-        degraded: Literal["neutral", "skip"] = "neutral"
+    class Args(DegradableScoreArgs):
+        """The metrics source and `degraded` (see kubeberth.contrib.load_aware)."""
+
+    args: Args
 
     def __init__(self, args: Args | None = None) -> None:
-        self.args = args or self.Args()
-        self.load = NodeLoad(self.args.metrics, {"cpu"}, owner=self)
-
-    def close(self) -> None:
-        self.load.close()
-
-    def handoff(self, previous: Any) -> None:
-        """Hot reload: keep the shared refresher (and its values) across generations."""
-        self.load.take_over(previous.load)
-
-    @hookimpl
-    def pre_score(self, pod: PodInfo) -> Status | None:
-        if self.args.degraded == "skip" and not self.load.usable():
-            return Status.skip()
-        return None
+        super().__init__(args or self.Args(), {"cpu"})
 
     @hookimpl
     def score(self, nodes: NodeView) -> np.ndarray:
         scores = self.load.derived(nodes.table, _all_scores)  # once per refresh, not per pod
         if scores is None:
-            return np.full(len(nodes), NEUTRAL_SCORE, dtype=np.int64)
+            return self.neutral_scores(nodes)
         return scores[nodes.rows]
 
 

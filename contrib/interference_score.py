@@ -14,62 +14,46 @@ of the time). A node without any fresh signal scores neutral (50).
 
 from __future__ import annotations
 
-from typing import Any
-
 import numpy as np
 from kubeberth import MAX_NODE_SCORE, NodeView, hookimpl
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import Field
 
-from .metrics_sources import MetricsSourceArgs
-from .node_metrics import NodeLoad
-
-NEUTRAL_SCORE = MAX_NODE_SCORE // 2
+from .load_aware import NEUTRAL_SCORE, LoadAwareArgs, LoadAwarePlugin, weighted_sums
 
 
 def interference_scores(signals: dict[str, np.ndarray], weights: dict[str, float], saturation: dict[str, float],
                         count: int) -> np.ndarray:
-    num = np.zeros(count)
-    den = np.zeros(count)
-    for name, values in signals.items():
-        w = weights.get(name, 0.0)
-        if not w:
-            continue
-        ok = ~np.isnan(values)
-        num[ok] += w * np.minimum(np.clip(values[ok], 0.0, None) / saturation[name], 1.0)
-        den[ok] += w
+    """round(100 × (1 − contention)) per node, contention the weighted mean of the signals it has,
+    each min(signal / saturation, 1); NEUTRAL_SCORE for a node without any."""
+    num, den = weighted_sums(
+        signals, weights, count, lambda name, values: np.minimum(np.clip(values, 0.0, None) / saturation[name], 1.0)
+    )
     out = np.full(count, NEUTRAL_SCORE, dtype=np.int64)
     has = den > 0
     out[has] = np.floor(MAX_NODE_SCORE * (1.0 - num[has] / den[has]) + 0.5).astype(np.int64)
     return out
 
 
-class InterferenceScore:
+class InterferenceScore(LoadAwarePlugin):
     name = "InterferenceScore"
 
-    class Args(BaseModel):
-        model_config = ConfigDict(extra="forbid")
-        metrics: MetricsSourceArgs = Field(default_factory=MetricsSourceArgs)
-        cpuWeight: float = Field(1.0, ge=0)
-        memoryWeight: float = Field(1.0, ge=0)
-        ioWeight: float = Field(1.0, ge=0)
-        saturation: float = Field(0.25, gt=0, le=1)
+    class Args(LoadAwareArgs):
+        cpuWeight: float = Field(default=1.0, ge=0)
+        memoryWeight: float = Field(default=1.0, ge=0)
+        ioWeight: float = Field(default=1.0, ge=0)
+        saturation: float = Field(default=0.25, gt=0, le=1)
         extraMetric: str | None = None  # a metrics.queries name, e.g. an eBPF exporter's
-        extraWeight: float = Field(1.0, ge=0)
-        extraSaturation: float = Field(1.0, gt=0)
+        extraWeight: float = Field(default=1.0, ge=0)
+        extraSaturation: float = Field(default=1.0, gt=0)
+
+    args: Args
 
     def __init__(self, args: Args | None = None) -> None:
-        self.args = args or self.Args()
+        args = args or self.Args()
         wanted = {"cpu_psi", "memory_psi", "io_psi"}
-        if self.args.extraMetric:
-            wanted.add(self.args.extraMetric)
-        self.load = NodeLoad(self.args.metrics, wanted, owner=self)
-
-    def close(self) -> None:
-        self.load.close()
-
-    def handoff(self, previous: Any) -> None:
-        """Hot reload: keep the shared refresher (and its values) across generations."""
-        self.load.take_over(previous.load)
+        if args.extraMetric:
+            wanted.add(args.extraMetric)
+        super().__init__(args, wanted)
 
     def _all_scores(self, cols: dict[str, np.ndarray]) -> np.ndarray:
         a = self.args
@@ -86,5 +70,5 @@ class InterferenceScore:
     def score(self, nodes: NodeView) -> np.ndarray:
         scores = self.load.derived(nodes.table, self._all_scores)  # once per refresh, not per pod
         if scores is None:
-            return np.full(len(nodes), NEUTRAL_SCORE, dtype=np.int64)
+            return self.neutral_scores(nodes)
         return scores[nodes.rows]

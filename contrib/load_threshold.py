@@ -16,11 +16,11 @@ import threading
 from typing import Any, Literal
 
 import numpy as np
-from kubeberth import Code, FilterResult, Handle, NodeView, PodInfo, hookimpl
-from pydantic import BaseModel, ConfigDict, Field
+from kubeberth import Code, FilterResult, Handle, NodeView, PodView, hookimpl
+from pydantic import Field
 
-from .metrics_sources import MetricsSourceArgs
-from .node_metrics import NodeLoad, Snapshot, align
+from .load_aware import LoadAwareArgs, LoadAwarePlugin
+from .node_metrics import Snapshot, align
 
 REASON = "node(s) overloaded"
 NO_METRICS_REASON = "node(s) had no fresh load metrics"
@@ -34,24 +34,23 @@ def load_ratio(cpu: float | None, memory: float | None, cpu_weight: float, memor
     return cpu_weight * (cpu or 0.0) + memory_weight * (memory or 0.0)
 
 
-class LoadThreshold:
+class LoadThreshold(LoadAwarePlugin):
     name = "LoadThreshold"
     # Retry pods this plugin rejected on node changes and when measured load drops.
     requeue_on = frozenset({"Node/Add", "Node/Update", REQUEUE_EVENT})
 
-    class Args(BaseModel):
-        model_config = ConfigDict(extra="forbid")
-        metrics: MetricsSourceArgs = Field(default_factory=MetricsSourceArgs)
-        maxAllowedLoadRatio: float = Field(0.8, gt=0)
-        cpuWeight: float = Field(0.5, ge=0)
-        memoryWeight: float = Field(0.5, ge=0)
-        decay: float = Field(0.8, ge=0, lt=1)
+    class Args(LoadAwareArgs):
+        maxAllowedLoadRatio: float = Field(default=0.8, gt=0)
+        cpuWeight: float = Field(default=0.5, ge=0)
+        memoryWeight: float = Field(default=0.5, ge=0)
+        decay: float = Field(default=0.8, ge=0, lt=1)
         # pass: without fresh metrics, nodes pass (fail open); reject: they are rejected.
         degraded: Literal["pass", "reject"] = "pass"
 
+    args: Args
+
     def __init__(self, args: Args | None = None) -> None:
-        self.args = args or self.Args()
-        self.load = NodeLoad(self.args.metrics, {"cpu", "memory"}, owner=self)
+        super().__init__(args or self.Args(), {"cpu", "memory"})
         self.ratios: dict[str, float] = {}
         self.seq = 0
         self._aligned: tuple[Any, tuple[np.ndarray, np.ndarray]] = ((), (np.zeros(0, bool), np.zeros(0, bool)))
@@ -60,14 +59,11 @@ class LoadThreshold:
         self._subscribed = False
         self._lock = threading.Lock()
 
-    def close(self) -> None:
-        self.load.close()
-
     def handoff(self, previous: Any) -> None:
-        """Hot reload: keep the shared refresher (and its values) across generations."""
+        """Hot reload: keep the smoothed ratios, and the shared refresher, across generations."""
         with previous._lock:
             self.ratios, self.seq = dict(previous.ratios), previous.seq
-        self.load.take_over(previous.load)
+        super().handoff(previous)
 
     def on_refresh(self, snap: Snapshot) -> None:
         """Refresher thread: fold the new readings into the smoothed ratios; requeue if a node cooled."""
@@ -105,7 +101,7 @@ class LoadThreshold:
         return self._aligned[1]
 
     @hookimpl
-    def filter(self, pod: PodInfo, nodes: NodeView, handle: Handle) -> FilterResult | None:
+    def filter(self, pod: PodView, nodes: NodeView, handle: Handle) -> FilterResult | None:
         self._handle = handle
         if not self._subscribed:
             self._subscribed = True

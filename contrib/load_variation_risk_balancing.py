@@ -14,16 +14,11 @@ Defaults follow Trimaran: safeVarianceMargin 1, safeVarianceSensitivity 1.
 
 from __future__ import annotations
 
-from typing import Any, Literal
-
 import numpy as np
-from kubeberth import MAX_NODE_SCORE, NodeTable, NodeView, PodInfo, Status, hookimpl
-from pydantic import BaseModel, ConfigDict, Field
+from kubeberth import MAX_NODE_SCORE, NodeTableView, NodeView, PodView, hookimpl
+from pydantic import Field
 
-from .metrics_sources import MetricsSourceArgs
-from .node_metrics import NodeLoad
-
-NEUTRAL_SCORE = MAX_NODE_SCORE // 2
+from .load_aware import NEUTRAL_SCORE, DegradableScoreArgs, DegradableScorePlugin
 
 
 def sigma_term(stddev: np.ndarray, margin: float, sensitivity: float) -> np.ndarray:
@@ -51,32 +46,17 @@ def risk_scores(avg: np.ndarray, stddev: np.ndarray, request: float, capacity: n
     return np.where(capacity > 0, score, 0.0)
 
 
-class LoadVariationRiskBalancing:
+class LoadVariationRiskBalancing(DegradableScorePlugin):
     name = "LoadVariationRiskBalancing"
 
-    class Args(BaseModel):
-        model_config = ConfigDict(extra="forbid")
-        metrics: MetricsSourceArgs = Field(default_factory=MetricsSourceArgs)
-        safeVarianceMargin: float = Field(1.0, ge=0)
-        safeVarianceSensitivity: float = Field(1.0, ge=0)
-        degraded: Literal["neutral", "skip"] = "neutral"
+    class Args(DegradableScoreArgs):
+        safeVarianceMargin: float = Field(default=1.0, ge=0)
+        safeVarianceSensitivity: float = Field(default=1.0, ge=0)
+
+    args: Args
 
     def __init__(self, args: Args | None = None) -> None:
-        self.args = args or self.Args()
-        self.load = NodeLoad(self.args.metrics, {"cpu", "cpu_stddev", "memory", "memory_stddev"}, owner=self)
-
-    def close(self) -> None:
-        self.load.close()
-
-    def handoff(self, previous: Any) -> None:
-        """Hot reload: keep the shared refresher (and its values) across generations."""
-        self.load.take_over(previous.load)
-
-    @hookimpl
-    def pre_score(self, pod: PodInfo) -> Status | None:
-        if self.args.degraded == "skip" and not self.load.usable():
-            return Status.skip()
-        return None
+        super().__init__(args or self.Args(), {"cpu", "cpu_stddev", "memory", "memory_stddev"})
 
     def _node_terms(self, cols: dict[str, np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
         """(avg, sigma), each shaped (2, table rows) for CPU and memory: the pod-independent part,
@@ -87,10 +67,10 @@ class LoadVariationRiskBalancing:
         return avg, sigma_term(std, a.safeVarianceMargin, a.safeVarianceSensitivity)
 
     @hookimpl
-    def score(self, pod: PodInfo, nodes: NodeView) -> np.ndarray:
+    def score(self, pod: PodView, nodes: NodeView) -> np.ndarray:
         terms = self.load.derived(nodes.table, self._node_terms)
         if terms is None:
-            return np.full(len(nodes), NEUTRAL_SCORE, dtype=np.int64)
+            return self.neutral_scores(nodes)
         avg, sigma = terms
         rows = nodes.rows
         table = nodes.table
@@ -106,5 +86,5 @@ class LoadVariationRiskBalancing:
         return out
 
     @staticmethod
-    def _columns(table: NodeTable) -> list[int]:
+    def _columns(table: NodeTableView) -> list[int]:
         return [table.resource_index["cpu"], table.resource_index["memory"]]

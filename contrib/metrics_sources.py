@@ -60,12 +60,12 @@ class MetricsSourceArgs(BaseModel):
     certFile: str | None = None
     keyFile: str | None = None
     insecureSkipVerify: bool = False
-    interval: float = Field(15.0, gt=0, le=3600, description="seconds between refreshes")
-    timeout: float = Field(5.0, gt=0, le=60, description="seconds per query")
+    interval: float = Field(default=15.0, gt=0, le=3600, description="seconds between refreshes")
+    timeout: float = Field(default=5.0, gt=0, le=60, description="seconds per query")
     window: str = "5m"
     rateWindow: str = "1m"
     step: str = "30s"
-    ttl: float = Field(120.0, gt=0, description="seconds a node's values stay usable without a refresh")
+    ttl: float = Field(default=120.0, gt=0, description="seconds a node's values stay usable without a refresh")
     nodeLabel: str = "instance"
     nodeRegex: str = r"^(.+?)(?::\d+)?$"
     queries: dict[str, str] = Field(default_factory=dict)

@@ -14,44 +14,31 @@ drops out of that node's sum instead of counting as zero.
 
 from __future__ import annotations
 
-from typing import Any
-
 import numpy as np
-from kubeberth import MAX_NODE_SCORE, ClusterState, NodeView, PodInfo, hookimpl
+from kubeberth import MAX_NODE_SCORE, ClusterView, NodeView, PodView, hookimpl
 from pydantic import BaseModel, ConfigDict, Field
 
-from .metrics_sources import MetricsSourceArgs
-from .node_metrics import NodeLoad
-
-NEUTRAL_SCORE = MAX_NODE_SCORE // 2
+from .load_aware import NEUTRAL_SCORE, LoadAwareArgs, LoadAwarePlugin, weighted_sums
 
 
 class Weights(BaseModel):
     model_config = ConfigDict(extra="forbid")
-    cpu: float = Field(0.4, ge=0)
-    memory: float = Field(0.3, ge=0)
-    latency: float = Field(0.2, ge=0)
-    topology: float = Field(0.3, ge=0)
+    cpu: float = Field(default=0.4, ge=0)
+    memory: float = Field(default=0.3, ge=0)
+    latency: float = Field(default=0.2, ge=0)
+    topology: float = Field(default=0.3, ge=0)
 
 
 def combine(signals: dict[str, np.ndarray], weights: dict[str, float], count: int) -> np.ndarray:
     """Weighted mean of the available signals per node, scaled to 0–100 (neutral if none)."""
-    num = np.zeros(count)
-    den = np.zeros(count)
-    for name, values in signals.items():
-        w = weights.get(name, 0.0)
-        if not w:
-            continue
-        ok = ~np.isnan(values)
-        num[ok] += w * np.clip(values[ok], 0.0, 1.0)
-        den[ok] += w
+    num, den = weighted_sums(signals, weights, count, lambda _name, values: np.clip(values, 0.0, 1.0))
     out = np.full(count, NEUTRAL_SCORE, dtype=np.int64)
     has = den > 0
     out[has] = np.floor(MAX_NODE_SCORE * num[has] / den[has] + 0.5).astype(np.int64)
     return out
 
 
-def topology_closeness(pod: PodInfo, nodes: NodeView, cluster: ClusterState, peer_label: str,
+def topology_closeness(pod: PodView, nodes: NodeView, cluster: ClusterView, peer_label: str,
                        rack_label: str, zone_label: str) -> np.ndarray:
     """1 / 0.5 / 0 per candidate by the closest peer; NaN everywhere if the pod has no peers."""
     out = np.full(len(nodes), np.nan)
@@ -78,32 +65,25 @@ def topology_closeness(pod: PodInfo, nodes: NodeView, cluster: ClusterState, pee
     return out
 
 
-class MultiDimensionScore:
+class MultiDimensionScore(LoadAwarePlugin):
     name = "MultiDimensionScore"
 
-    class Args(BaseModel):
-        model_config = ConfigDict(extra="forbid")
-        metrics: MetricsSourceArgs = Field(default_factory=MetricsSourceArgs)
+    class Args(LoadAwareArgs):
         weights: Weights = Field(default_factory=Weights)
         latencyMetric: str = "latency_ms"
-        maxLatencyMs: float = Field(500.0, gt=0)
+        maxLatencyMs: float = Field(default=500.0, gt=0)
         peerLabel: str = "app"
         rackLabel: str = "topology.kubernetes.io/rack"
         zoneLabel: str = "topology.kubernetes.io/zone"
 
+    args: Args
+
     def __init__(self, args: Args | None = None) -> None:
-        self.args = args or self.Args()
-        self.load = NodeLoad(self.args.metrics, {"cpu", "memory", self.args.latencyMetric}, owner=self)
-
-    def close(self) -> None:
-        self.load.close()
-
-    def handoff(self, previous: Any) -> None:
-        """Hot reload: keep the shared refresher (and its values) across generations."""
-        self.load.take_over(previous.load)
+        args = args or self.Args()
+        super().__init__(args, {"cpu", "memory", args.latencyMetric})
 
     @hookimpl
-    def score(self, pod: PodInfo, nodes: NodeView, cluster: ClusterState) -> np.ndarray:
+    def score(self, pod: PodView, nodes: NodeView, cluster: ClusterView) -> np.ndarray:
         a = self.args
         n = len(nodes)
         cols = self.load.columns(nodes) or {}

@@ -18,17 +18,14 @@ from __future__ import annotations
 
 import time
 from collections import deque
-from typing import Any, Literal
+from typing import Any
 
 import numpy as np
-from kubeberth import MAX_NODE_SCORE, ClusterState, NodeView, PodInfo, Status, hookimpl
-from pydantic import BaseModel, ConfigDict, Field
+from kubeberth import MAX_NODE_SCORE, ClusterView, NodeView, PodView, hookimpl
+from pydantic import Field
 
-from .metrics_sources import MetricsSourceArgs
-from .node_metrics import NodeLoad
+from .load_aware import NEUTRAL_SCORE, DegradableScoreArgs, DegradableScorePlugin
 from .pod_usage import predicted_cpu_millis
-
-NEUTRAL_SCORE = MAX_NODE_SCORE // 2
 
 
 def target_load_scores(predicted_percent: np.ndarray, target: float) -> np.ndarray:
@@ -42,48 +39,37 @@ def target_load_scores(predicted_percent: np.ndarray, target: float) -> np.ndarr
     return np.floor(np.clip(score, 0, MAX_NODE_SCORE) + 0.5).astype(np.int64)
 
 
-class TargetLoadPacking:
+class TargetLoadPacking(DegradableScorePlugin):
     name = "TargetLoadPacking"
 
-    class Args(BaseModel):
-        model_config = ConfigDict(extra="forbid")
-        metrics: MetricsSourceArgs = Field(default_factory=MetricsSourceArgs)
-        targetUtilization: int = Field(40, gt=0, lt=100)
-        defaultRequestsMilliCPU: int = Field(1000, ge=0)
-        defaultRequestsMultiplier: float = Field(1.5, ge=0)
-        reportingIntervalSeconds: float = Field(60.0, ge=0)
-        degraded: Literal["neutral", "skip"] = "neutral"
+    class Args(DegradableScoreArgs):
+        targetUtilization: int = Field(default=40, gt=0, lt=100)
+        defaultRequestsMilliCPU: int = Field(default=1000, ge=0)
+        defaultRequestsMultiplier: float = Field(default=1.5, ge=0)
+        reportingIntervalSeconds: float = Field(default=60.0, ge=0)
+
+    args: Args
 
     def __init__(self, args: Args | None = None) -> None:
-        self.args = args or self.Args()
-        self.load = NodeLoad(self.args.metrics, {"cpu"}, owner=self)
+        super().__init__(args or self.Args(), {"cpu"})
         # Pods placed recently: (time, row, pod uid, predicted millicores), and their sum per row.
         self.recent: deque[tuple[float, int, str, int]] = deque()
         self._missing = np.zeros(0)
 
-    def close(self) -> None:
-        self.load.close()
-
     def handoff(self, previous: Any) -> None:
-        """Hot reload: keep the shared refresher (and its values) across generations."""
+        """Hot reload: keep the recent placements, and the shared refresher, across generations."""
         self.recent, self._missing = previous.recent, previous._missing.copy()
-        self.load.take_over(previous.load)
+        super().handoff(previous)
 
-    def _predicted(self, pod: PodInfo) -> int:
+    def _predicted(self, pod: PodView) -> int:
         a = self.args
         return predicted_cpu_millis(pod, a.defaultRequestsMilliCPU, a.defaultRequestsMultiplier)
 
     @hookimpl
-    def pre_score(self, pod: PodInfo) -> Status | None:
-        if self.args.degraded == "skip" and not self.load.usable():
-            return Status.skip()
-        return None
-
-    @hookimpl
-    def score(self, pod: PodInfo, nodes: NodeView) -> np.ndarray:
+    def score(self, pod: PodView, nodes: NodeView) -> np.ndarray:
         cols = self.load.columns(nodes)
         if cols is None:
-            return np.full(len(nodes), NEUTRAL_SCORE, dtype=np.int64)
+            return self.neutral_scores(nodes)
         cpu = cols["cpu"]
         alloc = nodes.allocatable("cpu").astype(float)
         used = cpu * alloc + self._missing_millis(nodes) + self._predicted(pod)
@@ -104,7 +90,7 @@ class TargetLoadPacking:
         return self._missing[nodes.rows]
 
     @hookimpl
-    def reserve(self, pod: PodInfo, node_name: str, cluster: ClusterState) -> None:
+    def reserve(self, pod: PodView, node_name: str, cluster: ClusterView) -> None:
         row = cluster.table.row_of.get(node_name)
         if row is None:
             return
@@ -115,7 +101,7 @@ class TargetLoadPacking:
         self.recent.append((time.time(), row, pod.uid, millis))
 
     @hookimpl
-    def unreserve(self, pod: PodInfo) -> None:
+    def unreserve(self, pod: PodView) -> None:
         kept: deque[tuple[float, int, str, int]] = deque()
         for entry in self.recent:
             if entry[2] == pod.uid:
