@@ -22,6 +22,7 @@ from kubeberth import (
     Status,
     hookimpl,
 )
+from kubeberth.api.helpers import claim_class
 from kubeberth.api.signing import VOLUMES_SIGNER, SignFragment, volumes_signer
 
 _CLAIMS: MemoKey[list[str]] = MemoKey("volume_zone.claims")
@@ -76,14 +77,6 @@ def _binding_mode(storage_class: dict[str, Any]) -> str | None:
     return storage_class.get("volumeBindingMode") or "Immediate"  # the API server defaults it
 
 
-def _claim_class(pvc: dict[str, Any]) -> str:
-    annotations = (pvc.get("metadata") or {}).get("annotations") or {}
-    beta = annotations.get("volume.beta.kubernetes.io/storage-class")
-    if beta is not None:
-        return beta
-    return (pvc.get("spec") or {}).get("storageClassName") or ""
-
-
 class VolumeZone:
     """Checks that the zones of a pod's bound volumes match the node's zone labels."""
 
@@ -109,7 +102,7 @@ class VolumeZone:
                 return Status(unresolvable, (f'persistentvolumeclaim "{claim}" not found',))
             pv_name = (pvc.get("spec") or {}).get("volumeName") or ""
             if not pv_name:
-                class_name = _claim_class(pvc)
+                class_name = claim_class(pvc)
                 if not class_name:
                     return Status(unresolvable, ("PersistentVolumeClaim had no pv name and storageClass name",))
                 storage_class = cluster.get_object("StorageClass", class_name)
