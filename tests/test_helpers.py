@@ -140,3 +140,53 @@ def test_strict_args_rejects_unknown_keys() -> None:
     assert Args.model_validate({"label": "x"}).label == "x"
     with pytest.raises(ValidationError, match="podLabel"):
         Args.model_validate({"podLabel": "x"})
+
+
+# ---- one selector engine: what a nil selector means is the caller's to say --------------------
+def test_nil_selector_semantics_are_explicit() -> None:
+    from kubeberth.api.helpers import compile_label_selector
+
+    assert not label_selector_matches(None, {"a": "b"})  # LabelSelectorAsSelector(nil): Nothing
+    assert label_selector_matches(None, {"a": "b"}, none_is_everything=True)  # no selector: no restriction
+    assert label_selector_matches({}, {"a": "b"})
+    assert compile_label_selector(None).nothing
+    assert compile_label_selector(None, none_is_everything=True).everything
+    # an invalid selector matches nothing either way (callers skip what they cannot parse)
+    bad = {"matchExpressions": [{"key": "a", "operator": "In", "values": []}]}
+    assert not label_selector_matches(bad, {"a": "b"}, none_is_everything=True)
+    assert compile_label_selector(bad, none_is_everything=True).nothing
+
+
+def test_node_selector_terms_match_parses_once_and_matches_fields_by_name() -> None:
+    from kubeberth.api.helpers import node_selector_terms, node_selector_terms_match
+
+    terms = [{"matchExpressions": [{"key": "zone", "operator": "In", "values": ["a"]}]},
+             {"matchFields": [{"key": "metadata.name", "operator": "In", "values": ["n1"]}]}]
+    assert node_selector_terms(terms) is node_selector_terms([dict(t) for t in terms])  # memoised by content
+    assert node_selector_terms_match(terms, {"zone": "a"})
+    assert node_selector_terms_match(terms, {}, "n1")
+    assert not node_selector_terms_match(terms, {}, "n2")
+    assert not node_selector_terms_match([{}], {"zone": "a"})  # an empty term matches nothing
+    assert not node_selector_terms_match([{"matchExpressions": [{"key": "k", "operator": "Gt", "values": ["x"]}]}],
+                                         {"k": "6"})  # unparsable: nothing
+
+
+def test_shape_table_and_args_error() -> None:
+    from kubeberth.api.helpers import UtilizationShapePoint, args_error, shape_table, validate_shape
+
+    shape = [UtilizationShapePoint(utilization=0, score=10), UtilizationShapePoint(utilization=100, score=0)]
+    table = shape_table(shape)
+    assert table[0] == 100 and table[50] == 50 and table[100] == 0
+    assert str(args_error("a.b", "bad")) == "a.b: bad"
+    with pytest.raises(Exception, match=r"shape\[1\]\.utilization: values must be sorted"):
+        validate_shape([shape[1], shape[0]], "shape")
+
+
+def test_object_accessors() -> None:
+    from kubeberth.api.helpers import annotations_of, claim_class, meta_of, object_key, pv_class, spec_of
+
+    pvc = {"metadata": {"name": "c", "annotations": {"volume.beta.kubernetes.io/storage-class": "beta"}},
+           "spec": {"storageClassName": "ga"}}
+    assert claim_class(pvc) == "beta" and pv_class({"spec": {"storageClassName": "ga"}}) == "ga"
+    assert claim_class({}) == "" and meta_of({}) == {} and spec_of({}) == {} and annotations_of({}) == {}
+    assert object_key(pvc) == "default/c"
