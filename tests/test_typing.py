@@ -36,3 +36,16 @@ def test_public_api_is_mypy_clean(tmp_path: Path) -> None:
     proc = subprocess.run(cmd, capture_output=True, text=True, cwd=tmp_path / "src", env=env, timeout=600)
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert proc.stdout.startswith("Success: no issues found")
+
+
+def test_plugin_api_is_mypy_strict(tmp_path: Path) -> None:
+    """kubeberth.api, what every plugin is written against (the views, the Handle, the hookspecs), under --strict."""
+    (tmp_path / "src").mkdir()
+    (tmp_path / "src" / "kubeberth").symlink_to(ROOT / "core", target_is_directory=True)
+    config = tmp_path / "mypy.ini"
+    config.write_text("[mypy]\nignore_missing_imports = True\nfollow_imports = silent\nstrict = True\n")
+    cmd = [sys.executable, "-m", "mypy", "--config-file", str(config), "--cache-dir", str(tmp_path / "cache"),
+           "-p", "kubeberth.api"]
+    env = {**os.environ, "MYPYPATH": str(tmp_path / "src")}
+    proc = subprocess.run(cmd, capture_output=True, text=True, cwd=tmp_path / "src", env=env, timeout=600)
+    assert proc.returncode == 0, proc.stdout + proc.stderr

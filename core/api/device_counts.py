@@ -215,7 +215,8 @@ def _selector_rows(table: NodeTable, selector: dict[str, Any], everywhere: np.nd
     if any(not t.valid for t in parsed.terms):
         return None
     alive = everywhere[table.alive[: table.size]]
-    return alive[parsed.row_mask(table, alive)]
+    rows: np.ndarray = alive[parsed.row_mask(table, alive)]
+    return rows
 
 
 def _device_rows(table: NodeTable, device: dict[str, Any], everywhere: np.ndarray) -> np.ndarray | None:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import threading
 import time
-from typing import TYPE_CHECKING, cast
+from typing import TYPE_CHECKING, Any, cast
 
 from ..objects import Node
 
@@ -59,7 +59,7 @@ class PreBindCancellation:
         return self._event.wait(seconds)
 
 
-class CycleState(dict):
+class CycleState(dict[str, Any]):
     """Data shared by all plugins within one scheduling cycle (keyed by plugin-chosen strings)."""
 
     # Set by the binding cycle's pre-flights (kube-scheduler's SkipPreBindPlugins and

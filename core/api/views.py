@@ -245,7 +245,7 @@ class NodeTableView(Protocol):
         """The pod's requests aligned with `resources` (pods column = 1); memoised per pod."""
         ...
 
-    def cached(self, key: Any, build: Any) -> Any:
+    def cached(self, key: Hashable, build: Callable[[], T]) -> T:
         """Memoise a derived structure until `version` moves."""
         ...
 

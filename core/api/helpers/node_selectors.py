@@ -89,7 +89,7 @@ class NodeSelectorTerm:
         if self.empty or not self.valid:
             return np.zeros(rows.shape[0], dtype=bool)
         if self.labels is not None:
-            out = node_columns(table).mask(self.labels)[table.label_set[rows]]
+            out: np.ndarray = node_columns(table).mask(self.labels)[table.label_set[rows]]
         else:
             out = np.ones(rows.shape[0], dtype=bool)
         for key, op, value in self.fields:
