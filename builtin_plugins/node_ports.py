@@ -83,9 +83,9 @@ class UsedHostPorts:
                     out.update(rows)
             else:
                 for key in (DEFAULT_BIND_ALL_HOST_IP, ip):
-                    rows = ips.get(key)
-                    if rows:
-                        out.update(rows)
+                    used = ips.get(key)
+                    if used:
+                        out.update(used)
         return out
 
 

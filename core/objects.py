@@ -146,6 +146,7 @@ class PodStatus(TypedDict, total=False):
     nominatedNodeName: str
     startTime: str
     conditions: list[PodCondition]
+    resourceClaimStatuses: list[dict[str, Any]]  # name, resourceClaimName (generated claims)
 
 
 class Pod(TypedDict, total=False):
@@ -221,6 +222,10 @@ class PodGroupSpec(TypedDict, total=False):
     schedulingPolicy: PodGroupSchedulingPolicy
     workloadRef: dict[str, str]  # workloadName, templateName
     parentCompositePodGroupName: str
+    priority: int
+    preemptionPolicy: str  # PreemptLowerPriority (default) or Never
+    disruptionMode: dict[str, Any]  # `{"all": {}}`: the group's pods are evicted together
+    schedulingConstraints: dict[str, Any]  # topology: [{key: ...}]
 
 
 class PodGroup(TypedDict, total=False):

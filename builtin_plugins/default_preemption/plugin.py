@@ -5,7 +5,7 @@ preemptor while its victims are being preempted."""
 from __future__ import annotations
 
 import random
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -60,7 +60,7 @@ class Preempted:
 
 
 def preempt_pod(
-    victim: PodView, preemptor: PodView, node: str, handle: Handle, pod_group: dict[str, Any] | None = None
+    victim: PodView, preemptor: PodView, node: str, handle: Handle, pod_group: Mapping[str, Any] | None = None
 ) -> Preempted:
     """kube-scheduler's default PreemptPod: reject a victim waiting at Permit, cancel one whose
     PreBind is running (PodsInPreBind), else mark it a DisruptionTarget and delete it
@@ -460,7 +460,7 @@ class DefaultPreemption:
             self._preempted = {u for u in self._preempted if u in cluster.pods}
 
 
-def _group_key(group: dict[str, Any], namespace: str, name: str) -> str:
+def _group_key(group: Mapping[str, Any], namespace: str, name: str) -> str:
     """The key a pod group's running preemption is held under (upstream: the PodGroup's UID)."""
     return "podgroup:" + ((group.get("metadata") or {}).get("uid") or f"{namespace}/{name}")
 

@@ -13,7 +13,7 @@ for room for the whole group at once, over the whole cluster (one domain, not no
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -49,7 +49,7 @@ class PodGroupPreemptor:
     priority: int
     preemption_policy: str
     members: tuple[PodView, ...]
-    pod_group: dict[str, Any] | None = None  # the PodGroup object
+    pod_group: Mapping[str, Any] | None = None  # the PodGroup object
 
     @classmethod
     def of(cls, info: PodGroupInfo, by_group_policy: bool) -> PodGroupPreemptor:

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import enum
 import math
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -70,12 +71,12 @@ def pod_group_of(pod: PodView, cluster: ClusterView) -> dict[str, Any] | None:
     return cluster.get_object("PodGroup", f"{pod.namespace}/{pod.pod_group}")
 
 
-def pod_group_priority(group: dict[str, Any]) -> int:
+def pod_group_priority(group: Mapping[str, Any]) -> int:
     """util.PodGroupPriority: spec.priority, 0 when unset."""
     return int((group.get("spec") or {}).get("priority") or 0)
 
 
-def disrupted_together(group: dict[str, Any] | None) -> bool:
+def disrupted_together(group: Mapping[str, Any] | None) -> bool:
     """A PodGroup whose spec.disruptionMode is `all`: its pods are evicted together."""
     mode = ((group or {}).get("spec") or {}).get("disruptionMode") or {}
     return mode.get("all") is not None
