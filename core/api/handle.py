@@ -20,7 +20,6 @@ from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 if TYPE_CHECKING:
     import numpy as np
 
-    from ..cache.cluster import ClusterState
     from ..cache.nodetable import NodeView
     from ..cache.podinfo import PodInfo
     from ..runtime.records import Diagnosis
@@ -28,6 +27,7 @@ if TYPE_CHECKING:
     from .features import FeatureGates
     from .status import Status
     from .types import CycleState, PreBindCancellation
+    from .views import ClusterView, PodView
 
 __all__ = ["Handle", "WaitingPodHandle"]
 
@@ -37,7 +37,7 @@ class WaitingPodHandle(Protocol):
     """A pod held at Permit: release it with `allow` from every plugin that asked it to wait."""
 
     @property
-    def pod(self) -> PodInfo: ...
+    def pod(self) -> PodView: ...
 
     @property
     def pending_plugins(self) -> list[str]: ...
@@ -53,11 +53,10 @@ class Handle(Protocol):
 
     # ---- reads -----------------------------------------------------------------------------
     @property
-    def cluster(self) -> ClusterState:
-        """The scheduler's cache: nodes (`cluster.table`), placed pods, PVs/PVCs/... by kind.
-
-        Read-only for plugins, except through `cluster.hypothetical(...)` (what-if placements,
-        undone on exit). Scheduling thread only.
+    def cluster(self) -> ClusterView:
+        """The scheduler's cache as plugins read it (kubeberth.api.views.ClusterView): nodes
+        (`cluster.table`), placed pods, PVs/PVCs/... by kind. Read-only, except through
+        `cluster.hypothetical(...)` (what-if placements, undone on exit). Scheduling thread only.
         """
         ...
 

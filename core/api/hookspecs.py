@@ -2,10 +2,10 @@
 
 Every hook receives keyword arguments; an implementation may accept any subset of them (pluggy
 matches by name: the argument names below are the contract, checked when a plugin is loaded).
-Batch hooks receive `nodes`, a NodeView over the candidate rows of the columnar NodeTable, and
-return arrays aligned with `nodes.rows`. The per-node forms (`filter_node`, `score_node`) are
-adapted by the framework into batch calls: convenient, and the slow path — a Python call per
-node per pod.
+Batch hooks receive `nodes`, a NodeView over the candidate rows of the columnar node table
+(`nodes.table`, read as a NodeTableView), and return arrays aligned with `nodes.rows`. The
+per-node forms (`filter_node`, `score_node`) are adapted by the framework into batch calls:
+convenient, and the slow path — a Python call per node per pod.
 
 The annotations say what the runtime passes and what it accepts back (as pytest's hookspec.py
 does); a plugin's own annotations may be narrower. A return type that includes None means
@@ -13,9 +13,9 @@ does); a plugin's own annotations may be narrower. A return type that includes N
 
 Common arguments:
     state      CycleState shared by all plugins within one scheduling cycle
-    pod        PodInfo of the pod being scheduled
+    pod        PodView of the pod being scheduled
     nodes      NodeView of candidate nodes
-    cluster    ClusterState: NodeTable, placed pods, PVs/PVCs/... (read-only for plugins)
+    cluster    ClusterView (kubeberth.api.views): the node table, placed pods, PVs/PVCs/..., read-only
     handle     the Handle (kubeberth.api.handle): cluster reads, permitted writes, waiting pods,
                clock, generation, running the profile's other plugins
     node_name  the node chosen for the pod (reserve onwards)
@@ -33,9 +33,7 @@ if TYPE_CHECKING:
     import numpy as np
     from numpy.typing import NDArray
 
-    from ..cache.cluster import ClusterState
     from ..cache.nodetable import NodeView
-    from ..cache.podinfo import PodInfo
     from ..runtime.records import Diagnosis
     from .handle import Handle
     from .placement import (
@@ -57,6 +55,7 @@ if TYPE_CHECKING:
         Status,
     )
     from .types import CycleState, NodeInfo
+    from .views import ClusterView, PodView
 
 PROJECT = "kubeberth"
 hookspec = pluggy.HookspecMarker(PROJECT)
@@ -68,7 +67,7 @@ hookimpl = pluggy.HookimplMarker(PROJECT)
 
 # ---- queueing ----------------------------------------------------------------------------------
 @hookspec(firstresult=True)
-def queue_sort(pod: PodInfo) -> Any:
+def queue_sort(pod: PodView) -> Any:
     """QueueSort: called when a pod enters the active queue, to order it.
 
     :param pod: The pending pod.
@@ -79,7 +78,7 @@ def queue_sort(pod: PodInfo) -> Any:
 
 
 @hookspec
-def pre_enqueue(pod: PodInfo, handle: Handle) -> Status | None:
+def pre_enqueue(pod: PodView, handle: Handle) -> Status | None:
     """PreEnqueue: called before a pod may enter the active queue, and again when it is updated
     (e.g. its schedulingGates are removed).
 
@@ -92,7 +91,7 @@ def pre_enqueue(pod: PodInfo, handle: Handle) -> Status | None:
 # ---- scheduling cycle --------------------------------------------------------------------------
 @hookspec
 def pre_filter(
-    state: CycleState, pod: PodInfo, nodes: NodeView, cluster: ClusterState, handle: Handle
+    state: CycleState, pod: PodView, nodes: NodeView, cluster: ClusterView, handle: Handle
 ) -> PreFilterResult | Status | None:
     """PreFilter: called once per scheduling attempt, before any filter, to compute per-cycle state.
 
@@ -109,7 +108,7 @@ def pre_filter(
 
 @hookspec
 def filter(
-    state: CycleState, pod: PodInfo, nodes: NodeView, cluster: ClusterState, handle: Handle
+    state: CycleState, pod: PodView, nodes: NodeView, cluster: ClusterView, handle: Handle
 ) -> FilterResult | Status | None:
     """Filter (batch): called with the candidates the plugins before it did not reject.
 
@@ -123,7 +122,7 @@ def filter(
 
 
 @hookspec
-def filter_node(state: CycleState, pod: PodInfo, node: NodeInfo, cluster: ClusterState, handle: Handle) -> Status | bool | None:
+def filter_node(state: CycleState, pod: PodView, node: NodeInfo, cluster: ClusterView, handle: Handle) -> Status | bool | None:
     """Filter (per node, slow path): called once per candidate node when the plugin has no batch
     `filter`.
 
@@ -135,7 +134,7 @@ def filter_node(state: CycleState, pod: PodInfo, node: NodeInfo, cluster: Cluste
 
 @hookspec
 def post_filter(
-    state: CycleState, pod: PodInfo, cluster: ClusterState, handle: Handle, diagnosis: Diagnosis
+    state: CycleState, pod: PodView, cluster: ClusterView, handle: Handle, diagnosis: Diagnosis
 ) -> PostFilterResult | Status | None:
     """PostFilter: called only when no node fits (preemption lives here).
 
@@ -147,7 +146,7 @@ def post_filter(
 
 
 @hookspec
-def pre_score(state: CycleState, pod: PodInfo, nodes: NodeView, cluster: ClusterState, handle: Handle) -> Status | None:
+def pre_score(state: CycleState, pod: PodView, nodes: NodeView, cluster: ClusterView, handle: Handle) -> Status | None:
     """PreScore: called once with the feasible nodes, before Score, to prepare scoring.
 
     :param nodes: The feasible nodes that will be scored.
@@ -157,7 +156,7 @@ def pre_score(state: CycleState, pod: PodInfo, nodes: NodeView, cluster: Cluster
 
 @hookspec
 def score(  # type: ignore[empty-body]  # a hookspec: pluggy never runs its body
-    state: CycleState, pod: PodInfo, nodes: NodeView, cluster: ClusterState, handle: Handle
+    state: CycleState, pod: PodView, nodes: NodeView, cluster: ClusterView, handle: Handle
 ) -> NDArray[np.int64] | Sequence[int]:
     """Score (batch): called once with the feasible nodes.
 
@@ -167,7 +166,7 @@ def score(  # type: ignore[empty-body]  # a hookspec: pluggy never runs its body
 
 
 @hookspec
-def score_node(state: CycleState, pod: PodInfo, node: NodeInfo, cluster: ClusterState, handle: Handle) -> int:  # type: ignore[empty-body]  # a hookspec: pluggy never runs its body
+def score_node(state: CycleState, pod: PodView, node: NodeInfo, cluster: ClusterView, handle: Handle) -> int:  # type: ignore[empty-body]  # a hookspec: pluggy never runs its body
     """Score (per node, slow path): called once per feasible node when the plugin has no batch `score`.
 
     :param node: A NodeInfo built for one row of the node table.
@@ -177,7 +176,7 @@ def score_node(state: CycleState, pod: PodInfo, node: NodeInfo, cluster: Cluster
 
 @hookspec
 def normalize_score(
-    state: CycleState, pod: PodInfo, nodes: NodeView, scores: NDArray[np.int64]
+    state: CycleState, pod: PodView, nodes: NodeView, scores: NDArray[np.int64]
 ) -> NDArray[np.int64] | Status | None:
     """NormalizeScore: called after Score with this plugin's own scores only.
 
@@ -188,7 +187,7 @@ def normalize_score(
 
 
 @hookspec
-def sign_pod(pod: PodInfo, cluster: ClusterState | None) -> Iterable[SignFragment] | Status | None:
+def sign_pod(pod: PodView, cluster: ClusterView | None) -> Iterable[SignFragment] | Status | None:
     """SignPod (kube-scheduler's SignPlugin, KEP-5598): called when a pod is popped, to decide
     whether it may reuse the previous pod's results (opportunistic batching).
 
@@ -207,7 +206,7 @@ def sign_pod(pod: PodInfo, cluster: ClusterState | None) -> Iterable[SignFragmen
 
 
 @hookspec
-def reserve(state: CycleState, pod: PodInfo, node_name: str, cluster: ClusterState, handle: Handle) -> Status | None:
+def reserve(state: CycleState, pod: PodView, node_name: str, cluster: ClusterView, handle: Handle) -> Status | None:
     """Reserve: called once a node is chosen and the pod assumed on it, in plugin order.
 
     :param node_name: The chosen node.
@@ -216,12 +215,12 @@ def reserve(state: CycleState, pod: PodInfo, node_name: str, cluster: ClusterSta
 
 
 @hookspec
-def unreserve(state: CycleState, pod: PodInfo, node_name: str, cluster: ClusterState, handle: Handle) -> None:
+def unreserve(state: CycleState, pod: PodView, node_name: str, cluster: ClusterView, handle: Handle) -> None:
     """Unreserve: called in reverse plugin order on any failure after Reserve, to undo it. Must not fail."""
 
 
 @hookspec
-def permit(state: CycleState, pod: PodInfo, node_name: str, handle: Handle) -> PermitResult | Status | None:
+def permit(state: CycleState, pod: PodView, node_name: str, handle: Handle) -> PermitResult | Status | None:
     """Permit: called after Reserve, the last step of the scheduling cycle.
 
     :returns: PermitResult.approve(), .deny(reason) or .wait(timeout_seconds).
@@ -233,7 +232,7 @@ def permit(state: CycleState, pod: PodInfo, node_name: str, handle: Handle) -> P
 
 # ---- binding cycle (binding worker threads) ----------------------------------------------------
 @hookspec
-def pre_bind_pre_flight(state: CycleState, pod: PodInfo, node_name: str, handle: Handle) -> PreBindPreFlightResult | Status | None:
+def pre_bind_pre_flight(state: CycleState, pod: PodView, node_name: str, handle: Handle) -> PreBindPreFlightResult | Status | None:
     """PreBindPreFlight: called in the binding worker, before Permit's wait, for every plugin
     enabled at preBind: does this plugin's pre_bind have work for this pod on `node_name`?
 
@@ -252,7 +251,7 @@ def pre_bind_pre_flight(state: CycleState, pod: PodInfo, node_name: str, handle:
 
 
 @hookspec
-def pre_bind(state: CycleState, pod: PodInfo, node_name: str, handle: Handle) -> Status | None:
+def pre_bind(state: CycleState, pod: PodView, node_name: str, handle: Handle) -> Status | None:
     """PreBind: called in the binding worker before bind (e.g. to bind volumes).
 
     :returns: None/Success; a failure aborts binding. An Error is reported as
@@ -267,7 +266,7 @@ def pre_bind(state: CycleState, pod: PodInfo, node_name: str, handle: Handle) ->
 
 
 @hookspec
-def bind(state: CycleState, pod: PodInfo, node_name: str, handle: Handle) -> Status | None:
+def bind(state: CycleState, pod: PodView, node_name: str, handle: Handle) -> Status | None:
     """Bind: called in the binding worker after PreBind, in order until one plugin binds.
 
     :returns: Status.skip() to leave the pod to the next bind plugin; anything else ends Bind
@@ -276,7 +275,7 @@ def bind(state: CycleState, pod: PodInfo, node_name: str, handle: Handle) -> Sta
 
 
 @hookspec
-def post_bind(state: CycleState, pod: PodInfo, node_name: str, handle: Handle) -> None:
+def post_bind(state: CycleState, pod: PodView, node_name: str, handle: Handle) -> None:
     """PostBind: called in the binding worker after a successful bind; informational."""
 
 
@@ -314,7 +313,7 @@ def pod_group_post_filter(  # type: ignore[empty-body]  # a hookspec: pluggy nev
     state: CycleState,
     pod_group: PodGroupInfo,
     schedule: Callable[[], tuple[list[ProposedAssignment], Status]],
-    cluster: ClusterState,
+    cluster: ClusterView,
     handle: Handle,
 ) -> PodGroupPostFilterResult | Status:
     """PodGroupPostFilter: called when a pod group failed its cycle as Unschedulable, to make room
