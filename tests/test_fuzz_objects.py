@@ -195,6 +195,12 @@ def _fuzz_claim() -> Obj:
             "spec": {"devices": {"requests": [{"name": "gpu", "exactly": {"deviceClassName": "gpu"}}]}}}
 
 
+def _pod_with(path: tuple[Any, ...], value: Any) -> Obj:
+    pod = _fuzz_pod()
+    _mutate(pod, path, value)
+    return pod
+
+
 def _node_with(path: tuple[Any, ...], value: Any) -> Obj:
     node = _fuzz_node()
     _mutate(node, path, value)
@@ -225,6 +231,7 @@ def _identity_readable(obj: Any) -> bool:
 # ---- parsing ---------------------------------------------------------------------------------
 @settings(settings.get_profile(_PROFILE))
 @given(PODS | JSON)
+@example(_pod_with(("status", "nominatedNodeName"), [None]))  # once a TypeError in the nominator's index
 def test_pod_parse_names_the_pod_and_field(obj: Any) -> None:
     if not _identity_readable(obj):
         return  # refused before parsing, by the event handlers (tests/test_malformed_objects.py)
@@ -237,6 +244,7 @@ def test_pod_parse_names_the_pod_and_field(obj: Any) -> None:
     assert isinstance(pod.uid, str) and isinstance(pod.name, str) and isinstance(pod.namespace, str)
     assert isinstance(pod.priority, int) and all(isinstance(v, int) for v in pod.requests.values())
     assert isinstance(pod.labels, dict) and isinstance(pod.node_selector, dict) and isinstance(pod.affinity, dict)
+    assert all(isinstance(name, str) for name in (pod.scheduler_name, pod.node_name, pod.nominated_node_name))
 
 
 @settings(settings.get_profile(_PROFILE))
@@ -299,6 +307,9 @@ def _stored(obj: Any) -> bool:
 # Once a TypeError in simulate's reference check (an unhashable name), and a node the table could not hold.
 @example(pod=_fuzz_pod(), node=_node_with(("status", "allocatable", "cpu"), "1E400"), pvc=make_pvc("fuzz-data"),
          group=make_pod_group("fuzz-group", 1), claim={**_fuzz_claim(), "metadata": {"name": [None]}})
+# Once an event dropped by the loop's last resort: a TypeError indexing the pod's nomination.
+@example(pod=_pod_with(("status", "nominatedNodeName"), [None]), node=_fuzz_node(), pvc=make_pvc("fuzz-data"),
+         group=make_pod_group("fuzz-group", 1), claim=_fuzz_claim())
 def test_default_profile_survives_malformed_objects(pod: Any, node: Any, pvc: Any, group: Any, claim: Any) -> None:
     records: list[logging.LogRecord] = []
     handler = logging.Handler(logging.WARNING)
@@ -321,7 +332,7 @@ def test_default_profile_survives_malformed_objects(pod: Any, node: Any, pvc: An
     assert not dropped, dropped
     # Every failure is the fuzzed pod's own: skipped with one line naming it, or failed for itself.
     for reason in scheduler.skipped_pods.values():
-        assert "\n" not in reason and reason.startswith("pod "), reason
+        assert "\n" not in reason and reason.startswith(describe_object("Pod", pod) + ": "), reason
     for entry in scheduler.failed.values():
         assert not entry.pod.name.startswith("good-pod-"), entry.last_message
     for record in records:

@@ -186,11 +186,18 @@ class PodInfo:
         node_selector = spec.get("nodeSelector") or {}
         affinity = spec.get("affinity") or {}
         spread = spec.get("topologySpreadConstraints") or ()
+        # Names the cache indexes pods by (hashed, compared with node names).
+        scheduler_name = spec.get("schedulerName") or "default-scheduler"
+        node_name = spec.get("nodeName") or ""
+        nominated = status.get("nominatedNodeName") or ""
         if not (
             isinstance(labels, dict)
             and isinstance(node_selector, dict)
             and isinstance(affinity, dict)
             and isinstance(spread, list | tuple)
+            and type(scheduler_name) is str
+            and type(node_name) is str
+            and type(nominated) is str
         ):
             raise TypeError("a field kept as given has the wrong shape")
         ports = []
@@ -231,8 +238,8 @@ class PodInfo:
             namespace=namespace,
             name=name,
             labels=dict(labels),
-            scheduler_name=spec.get("schedulerName") or "default-scheduler",
-            node_name=spec.get("nodeName") or "",
+            scheduler_name=scheduler_name,
+            node_name=node_name,
             priority=int(spec.get("priority") or 0),
             preemption_policy=spec.get("preemptionPolicy") or "PreemptLowerPriority",
             requests=requests,
@@ -247,7 +254,7 @@ class PodInfo:
             pvc_names=tuple(pvcs),
             images=tuple(c.get("image", "") for c in spec.get("containers") or ()),
             creation_timestamp=_timestamp(meta.get("creationTimestamp")),
-            nominated_node_name=status.get("nominatedNodeName") or "",
+            nominated_node_name=nominated,
             phase=status.get("phase") or "Pending",
             deleting=bool(meta.get("deletionTimestamp")),
             raw=cast(Pod, obj),
