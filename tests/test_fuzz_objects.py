@@ -232,6 +232,7 @@ def _identity_readable(obj: Any) -> bool:
 @settings(settings.get_profile(_PROFILE))
 @given(PODS | JSON)
 @example(_pod_with(("status", "nominatedNodeName"), [None]))  # once a TypeError in the nominator's index
+@example({"kind": "Pod", "metadata": {"generateName": 1}, "spec": {}})  # once parsed with a name that is a number
 def test_pod_parse_names_the_pod_and_field(obj: Any) -> None:
     if not _identity_readable(obj):
         return  # refused before parsing, by the event handlers (tests/test_malformed_objects.py)

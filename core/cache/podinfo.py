@@ -186,7 +186,7 @@ class PodInfo:
         node_selector = spec.get("nodeSelector") or {}
         affinity = spec.get("affinity") or {}
         spread = spec.get("topologySpreadConstraints") or ()
-        # Names the cache indexes pods by (hashed, compared with node names).
+        # Names the cache indexes pods by (hashed, compared with node names); name may be generateName.
         scheduler_name = spec.get("schedulerName") or "default-scheduler"
         node_name = spec.get("nodeName") or ""
         nominated = status.get("nominatedNodeName") or ""
@@ -195,6 +195,7 @@ class PodInfo:
             and isinstance(node_selector, dict)
             and isinstance(affinity, dict)
             and isinstance(spread, list | tuple)
+            and type(name) is str
             and type(scheduler_name) is str
             and type(node_name) is str
             and type(nominated) is str
