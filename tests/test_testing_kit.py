@@ -4,8 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from kubeberth import Code, FilterResult, NodeView, PreFilterResult, Status, hookimpl
-from kubeberth.cache.podinfo import PodInfo
+from kubeberth import Code, FilterResult, NodeView, PodView, PreFilterResult, Status, hookimpl
 from kubeberth.errors import ConfigError
 from kubeberth.testing import (
     PluginError,
@@ -38,7 +37,7 @@ class TeamNodes:
         self.label = (args or self.Args()).label
 
     @hookimpl
-    def filter(self, pod: PodInfo, nodes: NodeView) -> FilterResult | None:
+    def filter(self, pod: PodView, nodes: NodeView) -> FilterResult | None:
         team = pod.labels.get(self.label)
         if team is None:
             return None
@@ -47,7 +46,7 @@ class TeamNodes:
         return FilterResult.reject_where(ids != wanted, f"node(s) are not for team {team}")
 
     @hookimpl
-    def score(self, pod: PodInfo, nodes: NodeView) -> np.ndarray:
+    def score(self, pod: PodView, nodes: NodeView) -> np.ndarray:
         return nodes.allocatable("pods") - nodes.requested("pods")
 
     @hookimpl
@@ -62,7 +61,7 @@ class OnlyNodes:
     name = "OnlyNodes"
 
     @hookimpl
-    def pre_filter(self, pod: PodInfo) -> PreFilterResult | Status | None:
+    def pre_filter(self, pod: PodView) -> PreFilterResult | Status | None:
         only = pod.labels.get("only")
         if only == "none":
             return Status.unschedulable("pod wants no node", unresolvable=True)
@@ -73,7 +72,7 @@ class Crashes:
     name = "Crashes"
 
     @hookimpl
-    def filter(self, pod: PodInfo) -> None:
+    def filter(self, pod: PodView) -> None:
         raise RuntimeError("boom")
 
 

@@ -13,7 +13,7 @@ from itertools import compress
 from typing import Any
 
 import numpy as np
-from kubeberth import ClusterState, Diagnosis, Handle, PodInfo
+from kubeberth import ClusterView, Diagnosis, Handle, PodView
 
 from .candidates import importance_key
 from .lower_pods import LowerPods
@@ -28,12 +28,12 @@ class BatchEvaluation:
     def __init__(
         self,
         plugin: str,
-        pod: PodInfo,
-        cluster: ClusterState,
+        pod: PodView,
+        cluster: ClusterView,
         handle: Handle,
         base: PreFilterSnapshot,
         pdbs: list[PDB],
-        nominated: dict[int, list[PodInfo]],
+        nominated: dict[int, list[PodView]],
         lower: dict[int, LowerPods],
         victim_key: Callable[[Any], Any],
     ) -> None:
@@ -48,7 +48,7 @@ class BatchEvaluation:
         self.lower = lower
         self.victim_key = victim_key
 
-    def evaluate(self, items: list[tuple[int, list[PodInfo]]]) -> list[Outcome]:
+    def evaluate(self, items: list[tuple[int, list[PodView]]]) -> list[Outcome]:
         """kube-scheduler's per-node victim selection for many nodes at once.
 
         Valid because every active filter is node-local (NODE_RESOURCES filters read only the
@@ -71,7 +71,7 @@ class BatchEvaluation:
             outcomes.update(self._victims(rest))
         return [outcomes[row] for row, _lower in items]
 
-    def _request_matrix(self, pods: list[PodInfo]) -> np.ndarray:
+    def _request_matrix(self, pods: list[PodView]) -> np.ndarray:
         """The pods' request vectors as one (len(pods), resources) matrix, one row per pod."""
         table = self.cluster.table
         vector = table.request_vector
@@ -84,7 +84,7 @@ class BatchEvaluation:
         return np.concatenate(vecs).reshape(len(vecs), width)
 
     def deltas(
-        self, items: list[tuple[int, list[PodInfo]]]
+        self, items: list[tuple[int, list[PodView]]]
     ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
         """Rows and requested-resource deltas (every lower-priority pod gone, nominated pods in),
         with the lower-priority pods' request matrix (items' pods in order) and where each item's
@@ -123,7 +123,7 @@ class BatchEvaluation:
             np.add.at(delta, np.fromiter((i for i, _p in ghosts), dtype=np.int64), extra)
         return rows, delta, gone, starts
 
-    def _victims(self, items: list[tuple[int, list[PodInfo]]]) -> dict[int, Outcome]:
+    def _victims(self, items: list[tuple[int, list[PodView]]]) -> dict[int, Outcome]:
         cluster, handle, pod, base = self.cluster, self.handle, self.pod, self.base
         table = cluster.table
         rows, delta, gone, starts = self.deltas(items)
@@ -169,8 +169,8 @@ class BatchEvaluation:
         return out
 
     def _reprieve_order(
-        self, items: list[tuple[int, list[PodInfo]]], fit: list[int], gone: np.ndarray, starts: np.ndarray
-    ) -> tuple[list[list[PodInfo]], list[int], np.ndarray, np.ndarray]:
+        self, items: list[tuple[int, list[PodView]]], fit: list[int], gone: np.ndarray, starts: np.ndarray
+    ) -> tuple[list[list[PodView]], list[int], np.ndarray, np.ndarray]:
         """Per fitting item, its pods in reprieve order (PDB-violating first, each group most important
         first) and how many violate; their request vectors in that order, one block per item, and where
         each block starts."""

@@ -22,15 +22,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 import numpy as np
-from kubeberth import (
-    ClusterState,
-    CycleState,
-    Diagnosis,
-    Handle,
-    NodeInfo,
-    PodInfo,
-    Status,
-)
+from kubeberth import ClusterView, CycleState, Diagnosis, Handle, NodeInfo, PodView, Status
 
 from .batch import BatchEvaluation
 from .candidates import Candidate, IsEligibleVictim, MoreImportantVictim, victim_sort_key
@@ -49,8 +41,8 @@ class Evaluator:
     def __init__(
         self,
         plugin: str,
-        pod: PodInfo,
-        cluster: ClusterState,
+        pod: PodView,
+        cluster: ClusterView,
         handle: Handle,
         all_rows: np.ndarray,
         pdbs: list[PDB],
@@ -99,7 +91,7 @@ class Evaluator:
         order = potential[offset:] + potential[:offset]
         non_violating: list[Candidate] = []
         violating: list[Candidate] = []
-        deferred: list[tuple[int, list[PodInfo]]] = []  # screened out: reasons only needed without candidates
+        deferred: list[tuple[int, list[PodView]]] = []  # screened out: reasons only needed without candidates
         cluster = self.cluster
         names = cluster.table.names
         pos = 0
@@ -109,7 +101,7 @@ class Evaluator:
             chunk = order[pos : pos + size]
             pos += len(chunk)
             units = self.workload and not (self.plain_rows_as_pods and self._without_pod_groups(chunk))
-            items: list[tuple[int, list[PodInfo]]] = []
+            items: list[tuple[int, list[PodView]]] = []
             for row, lower in zip(chunk, self._lower_pods(chunk, units), strict=True):
                 if lower:
                     items.append((row, lower))
@@ -143,7 +135,7 @@ class Evaluator:
         node_pods = self.cluster.node_pods
         return not any(p.pod_group for row in rows for p in node_pods(row).values())
 
-    def _lower_pods(self, rows: list[int], units: bool = False) -> list[list[PodInfo]]:
+    def _lower_pods(self, rows: list[int], units: bool = False) -> list[list[PodView]]:
         """Each row's pods of lower priority than the pod that may be preempted (isPreemptionAllowed);
         with `units` (GenericWorkload), the row's victim units that may be (Victim objects)."""
         cluster, pod = self.cluster, self.pod
@@ -190,7 +182,7 @@ class Evaluator:
 
     def select_victim_units_on_node(
         self, row: int, units: list[Victim]
-    ) -> tuple[list[PodInfo] | None, int, tuple[str, ...]]:
+    ) -> tuple[list[PodView] | None, int, tuple[str, ...]]:
         """kube-scheduler's SelectVictimsOnNode under GenericWorkload: every unit taken off (a PodGroup's
         pods on other nodes too, so plugins that count pods cluster-wide see them gone), the filters run
         on this node, then units reprieved whole, PDB-violating first, most important first."""
@@ -218,7 +210,7 @@ class Evaluator:
 
     # ---- node-by-node evaluation (some active filter reads other nodes' pods) ---------------
     def evaluate_each(
-        self, items: list[tuple[int, list[PodInfo]]], deferred: list[tuple[int, list[PodInfo]]]
+        self, items: list[tuple[int, list[PodView]]], deferred: list[tuple[int, list[PodView]]]
     ) -> Iterator[Outcome]:
         """Lazily, in order, after a batch screen of the resource filters (and those before them).
 
@@ -242,7 +234,7 @@ class Evaluator:
             else:
                 yield outcome(row, self.cluster.table.names[row] or "", victims, num_violations)
 
-    def _screen(self, items: list[tuple[int, list[PodInfo]]]) -> tuple[np.ndarray, dict[int, tuple[str, ...]] | None]:
+    def _screen(self, items: list[tuple[int, list[PodView]]]) -> tuple[np.ndarray, dict[int, tuple[str, ...]] | None]:
         """The screen over all the nodes with every lower-priority pod gone and nominated pods in.
 
         Returns the could-fit mask and, when the screen is exact, the reasons of the rows failing it.
@@ -260,8 +252,8 @@ class Evaluator:
         return mask, reasons_by_row(diagnosis)
 
     def select_victims_on_node(
-        self, row: int, lower: list[PodInfo], screened: bool = False
-    ) -> tuple[list[PodInfo] | None, int, tuple[str, ...]]:
+        self, row: int, lower: list[PodView], screened: bool = False
+    ) -> tuple[list[PodView] | None, int, tuple[str, ...]]:
         """Fewest victims on one node: (victims or None, PDB violations, reasons when None).
 
         `screened`: the node passed the exact screen (`_screen`), so the first check runs only the
@@ -273,7 +265,7 @@ class Evaluator:
                 return None, 0, reasons
             potential.sort(key=self.victim_key)
             violating, non_violating = filter_pods_with_pdb_violation(potential, self.pdbs)
-            victims: list[PodInfo] = []
+            victims: list[PodView] = []
             num_violations = 0
             for group, counts in ((violating, True), (non_violating, False)):
                 for victim in group:

@@ -2,16 +2,16 @@
 
 from __future__ import annotations
 
-from kubeberth import Diagnosis, PodInfo
+from kubeberth import Diagnosis, PodView
 
 NO_VICTIMS = "No preemption victims found for incoming pod"
 PRE_FILTER_RESULT_REASON = "node(s) didn't satisfy plugin(s) PreFilter result"
 
-Outcome = tuple[int, "list[PodInfo] | None", int, tuple[str, ...]]
+Outcome = tuple[int, "list[PodView] | None", int, tuple[str, ...]]
 """(row, victims or None, PDB violations, reasons when None)."""
 
 
-def outcome(row: int, name: str, victims: list[PodInfo], num_violations: int) -> Outcome:
+def outcome(row: int, name: str, victims: list[PodView], num_violations: int) -> Outcome:
     if not victims:  # kube-scheduler reports this as an error for the node, never a candidate
         return row, None, 0, (f'expected at least one victim pod on node "{name}"',)
     return row, victims, num_violations, ()

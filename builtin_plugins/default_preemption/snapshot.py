@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-from kubeberth import ClusterState, CycleState, FilterScope, Handle, PodInfo, PreFilterState
+from kubeberth import ClusterView, CycleState, FilterScope, Handle, PodView, PreFilterState
 
 
 @dataclass(slots=True)
@@ -24,7 +24,7 @@ class PreFilterSnapshot:
     fast: bool  # every active filter is node-local and nothing needs a re-run: batch evaluation
 
     @classmethod
-    def build(cls, pod: PodInfo, cluster: ClusterState, handle: Handle, all_rows: np.ndarray) -> PreFilterSnapshot:
+    def build(cls, pod: PodView, cluster: ClusterView, handle: Handle, all_rows: np.ndarray) -> PreFilterSnapshot:
         state = CycleState()
         status, narrowed = handle.run_pre_filter(state, pod, cluster.table.view(all_rows))
         if not status.ok:

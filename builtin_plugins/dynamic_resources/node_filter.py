@@ -8,7 +8,7 @@ from collections.abc import Callable
 from typing import Any
 
 import numpy as np
-from kubeberth import ClusterState, Code, FilterResult, NodeView, Rejection
+from kubeberth import ClusterView, Code, FilterResult, NodeView, Rejection
 
 from .extended import REASON_CANNOT_FIT, REASON_STALE_CLAIM, claim_requests, split_nodes
 from .state import StateData, requires_optional_node_operations
@@ -31,7 +31,7 @@ class ExtendedSplit:
         self.idle = np.zeros(n, dtype=bool)
 
 
-def split_extended(st: StateData, nodes: NodeView, cluster: ClusterState) -> ExtendedSplit | FilterResult:
+def split_extended(st: StateData, nodes: NodeView, cluster: ClusterView) -> ExtendedSplit | FilterResult:
     """DRA-backed extended resources: which nodes cannot get them at all, and which variant of the
     pod's extended-resource claim each node needs (a FilterResult when no node can pass)."""
     n = len(nodes)

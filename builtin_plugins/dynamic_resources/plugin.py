@@ -31,19 +31,20 @@ from typing import Any
 
 import numpy as np
 from kubeberth import (
-    ClusterState,
+    ClusterView,
     Code,
     FeatureGates,
     FilterResult,
     FilterScope,
     Handle,
     NodeView,
-    PodInfo,
+    PodView,
     PreBindPreFlightResult,
     PreFilterState,
     ScoreScope,
     Status,
     StrictArgs,
+    is_pod,
 )
 from kubeberth.api.dra import SelectorCache
 from kubeberth.api.hookspecs import hookimpl
@@ -150,7 +151,7 @@ class DynamicResources:
 
     # ---- queueing hints ----------------------------------------------------------------
     def is_schedulable_after_claim_change(
-        self, pod: PodInfo, old: dict[str, Any] | None, new: dict[str, Any] | None, cluster: ClusterState | None
+        self, pod: PodView, old: dict[str, Any] | None, new: dict[str, Any] | None, cluster: ClusterView | None
     ) -> bool:
         """isSchedulableAfterClaimChange: a claim the pod uses appeared or changed its status, or
         any claim gave its devices back (deallocated, or deleted while allocated)."""
@@ -179,11 +180,11 @@ class DynamicResources:
         return without_nulls(claim_status(old)) != without_nulls(claim_status(new))  # the driver adding a finalizer: no
 
     def is_schedulable_after_target_pod_update(
-        self, pod: PodInfo, old: Any, new: Any, cluster: ClusterState | None
+        self, pod: PodView, old: Any, new: Any, cluster: ClusterView | None
     ) -> bool:
         """isSchedulableAfterTargetPodUpdate: the pod's update (its generated claims' names) left it
         with every claim it needs."""
-        if not isinstance(new, PodInfo):
+        if not is_pod(new):
             raise TypeError(f"unexpected object in is_schedulable_after_target_pod_update: {type(new).__name__}")
         if cluster is None:
             return True
@@ -195,7 +196,7 @@ class DynamicResources:
 
     # ---- SignPod -----------------------------------------------------------------------
     @hookimpl
-    def sign_pod(self, pod: PodInfo) -> Status | None:
+    def sign_pod(self, pod: PodView) -> Status | None:
         """kube-scheduler's DynamicResources.SignPod: pods with claims are never batched."""
         if pod_has_claims(pod):
             return Status.unschedulable("pods with dra resource claims are not signable")
@@ -203,7 +204,7 @@ class DynamicResources:
 
     # ---- PreEnqueue --------------------------------------------------------------------
     @hookimpl
-    def pre_enqueue(self, pod: PodInfo, handle: Handle) -> Status | None:
+    def pre_enqueue(self, pod: PodView, handle: Handle) -> Status | None:
         """The pod's claims exist, are not being deleted and (generated ones) belong to it; else
         the pod waits, gated, for a ResourceClaim event (or its own update) to let it in."""
         if not self.enabled or not pod_has_claims(pod):
@@ -216,7 +217,7 @@ class DynamicResources:
 
     # ---- PreFilter ---------------------------------------------------------------------
     @hookimpl
-    def pre_filter(self, state: dict[str, Any], pod: PodInfo, cluster: ClusterState) -> Status | None:
+    def pre_filter(self, state: dict[str, Any], pod: PodView, cluster: ClusterView) -> Status | None:
         if not self.enabled:
             return Status.skip()
         has_claims = pod_has_claims(pod)
@@ -261,12 +262,12 @@ class DynamicResources:
         state[STATE_KEY] = st
         return None
 
-    def _allocator(self, st: StateData, claims: list[dict[str, Any]], cluster: ClusterState) -> Allocator:
+    def _allocator(self, st: StateData, claims: list[dict[str, Any]], cluster: ClusterView) -> Allocator:
         return new_allocator(st, claims, cluster, self.features, self.selectors, self.contexts)
 
     # ---- Filter ------------------------------------------------------------------------
     @hookimpl
-    def filter(self, state: dict[str, Any], pod: PodInfo, nodes: NodeView, cluster: ClusterState) -> FilterResult | Status | None:
+    def filter(self, state: dict[str, Any], pod: PodView, nodes: NodeView, cluster: ClusterView) -> FilterResult | Status | None:
         st: StateData | None = state.get(STATE_KEY)
         if st is None:
             return None
@@ -286,7 +287,7 @@ class DynamicResources:
         return filter_result(split, failed, unavailable)
 
     def _allocate(
-        self, st: StateData, pod: PodInfo, nodes: NodeView, cluster: ClusterState, split: ExtendedSplit,
+        self, st: StateData, pod: PodView, nodes: NodeView, cluster: ClusterView, split: ExtendedSplit,
         failed: dict[str, np.ndarray],
     ) -> None:
         """Allocate per group of nodes needing the same extended-resource claim variant; reasons to `failed`."""
@@ -305,7 +306,7 @@ class DynamicResources:
             allocate_nodes(allocator, members, nodes, cluster.devices, self.filter_timeout,
                            st.node_allocations, failed)
 
-    def _allocator_for(self, st: StateData, pod: PodInfo, served: frozenset[str], cluster: ClusterState) -> Allocator | None:
+    def _allocator_for(self, st: StateData, pod: PodView, served: frozenset[str], cluster: ClusterView) -> Allocator | None:
         """The allocator over the claims to allocate on nodes where DRA serves the extended
         resources `served`: the pod's claims with the node-specific extended-resource claim. Where
         the device plugin serves them all, that claim is left out (upstream hands the allocator its
@@ -335,7 +336,7 @@ class DynamicResources:
 
     # ---- PostFilter --------------------------------------------------------------------
     @hookimpl
-    def post_filter(self, state: dict[str, Any], pod: PodInfo, handle: Handle) -> Status:
+    def post_filter(self, state: dict[str, Any], pod: PodView, handle: Handle) -> Status:
         st: StateData | None = state.get(STATE_KEY)
         if st is None or not st.claims:
             return Status(Code.UNSCHEDULABLE)
@@ -375,14 +376,14 @@ class DynamicResources:
 
     # ---- Reserve / Unreserve -----------------------------------------------------------
     @hookimpl
-    def reserve(self, state: dict[str, Any], pod: PodInfo, node_name: str, cluster: ClusterState) -> Status | None:
+    def reserve(self, state: dict[str, Any], pod: PodView, node_name: str, cluster: ClusterView) -> Status | None:
         st: StateData | None = state.get(STATE_KEY)
         if st is None or not st.to_allocate:
             return None
         return reservation.reserve(st, pod, node_name, cluster, self.binding_conditions)
 
     @hookimpl
-    def unreserve(self, state: dict[str, Any], pod: PodInfo, cluster: ClusterState, handle: Handle) -> None:
+    def unreserve(self, state: dict[str, Any], pod: PodView, cluster: ClusterView, handle: Handle) -> None:
         st: StateData | None = state.get(STATE_KEY)
         if st is None:
             return
@@ -399,7 +400,7 @@ class DynamicResources:
         return PreBindPreFlightResult(allow_parallel=True)
 
     @hookimpl
-    def pre_bind(self, state: dict[str, Any], pod: PodInfo, handle: Handle) -> Status | None:
+    def pre_bind(self, state: dict[str, Any], pod: PodView, handle: Handle) -> Status | None:
         st: StateData | None = state.get(STATE_KEY)
         if st is None:
             return None

@@ -6,13 +6,13 @@ from __future__ import annotations
 
 from typing import Any
 
-from kubeberth import ClusterState, DeviceStateView, NodeSelector, Status
+from kubeberth import ClusterView, DeviceStateView, NodeSelector, Status
 
 from .allocator import kobj
 from .extended import ExtendedResources
 
 
-def check_class(cluster: ClusterState, class_name: str, request: str) -> Status | None:
+def check_class(cluster: ClusterView, class_name: str, request: str) -> Status | None:
     """validateDeviceClass."""
     if not class_name:
         return Status.error(f"request {request}: unsupported request type")
@@ -21,7 +21,7 @@ def check_class(cluster: ClusterState, class_name: str, request: str) -> Status 
     return None
 
 
-def check_requests(claim: dict[str, Any], cluster: ClusterState, prioritized_list: bool) -> Status | None:
+def check_requests(claim: dict[str, Any], cluster: ClusterView, prioritized_list: bool) -> Status | None:
     """Every request of an unallocated claim is of a known type and names existing device classes."""
     for request in ((claim.get("spec") or {}).get("devices") or {}).get("requests") or ():
         rname = str(request.get("name", ""))
@@ -51,7 +51,7 @@ def claims_to_allocate(
     claims: list[dict[str, Any]],
     extended: ExtendedResources | None,
     devices: DeviceStateView,
-    cluster: ClusterState,
+    cluster: ClusterView,
     prioritized_list: bool,
 ) -> tuple[list[NodeSelector | None], list[int]] | Status:
     """Per claim, its allocation's node selector (None: unallocated, or anywhere), and the indices of

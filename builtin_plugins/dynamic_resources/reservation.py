@@ -7,7 +7,7 @@ from __future__ import annotations
 import copy
 from typing import Any
 
-from kubeberth import ClusterState, Code, Handle, PodInfo, Status
+from kubeberth import ClusterView, Code, Handle, PodView, Status
 
 from .allocator import kobj
 from .binding import bind_claim, has_binding_conditions, wait_for_binding
@@ -22,7 +22,7 @@ from .extended import (
 from .state import StateData, binding_settled
 
 
-def post_filter(st: StateData, pod: PodInfo, handle: Handle) -> Status:
+def post_filter(st: StateData, pod: PodView, handle: Handle) -> Status:
     """PostFilter: deallocate an allocated claim no other pod uses that keeps the pod from fitting (or
     delete a stale extended-resource claim); the next attempt starts anew."""
     ext = st.extended
@@ -53,7 +53,7 @@ def post_filter(st: StateData, pod: PodInfo, handle: Handle) -> Status:
     return Status(Code.UNSCHEDULABLE)
 
 
-def reserve(st: StateData, pod: PodInfo, node_name: str, cluster: ClusterState, binding_conditions: bool) -> Status | None:
+def reserve(st: StateData, pod: PodView, node_name: str, cluster: ClusterView, binding_conditions: bool) -> Status | None:
     """Reserve: hold the node's allocations in the cache (cluster.devices) until PreBind writes them."""
     ext = st.extended
     node_claim = ext.for_node(node_name) if ext is not None else None
@@ -90,7 +90,7 @@ def reserve(st: StateData, pod: PodInfo, node_name: str, cluster: ClusterState, 
     return None
 
 
-def unreserve(st: StateData, pod: PodInfo, cluster: ClusterState, handle: Handle) -> None:
+def unreserve(st: StateData, pod: PodView, cluster: ClusterView, handle: Handle) -> None:
     """Unreserve: release the holds and the pod's reservations; delete a created extended-resource claim."""
     ext = st.extended
     for index, claim in enumerate(st.claims):
@@ -114,7 +114,7 @@ def unreserve(st: StateData, pod: PodInfo, cluster: ClusterState, handle: Handle
 
 
 def pre_bind(
-    st: StateData, state: Any, pod: PodInfo, handle: Handle, workload_claims: bool, binding_conditions: bool,
+    st: StateData, state: Any, pod: PodView, handle: Handle, workload_claims: bool, binding_conditions: bool,
     binding_timeout: float,
 ) -> Status | None:
     """PreBind: write each claim's allocation and reservation (creating the extended-resource claim), then

@@ -6,7 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from kubeberth import ClusterState, NodeSelector
+from kubeberth import ClusterView, NodeSelector
 from kubeberth.api.dra import SelectorCache
 
 from .allocator import Allocator, AllocatorFeatures, DeviceContexts
@@ -36,7 +36,7 @@ class StateData:
 def new_allocator(
     st: StateData,
     claims: list[dict[str, Any]],
-    cluster: ClusterState,
+    cluster: ClusterView,
     features: AllocatorFeatures,
     selectors: SelectorCache,
     contexts: DeviceContexts,

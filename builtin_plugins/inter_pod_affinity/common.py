@@ -11,13 +11,13 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
-from kubeberth import ClusterState, NodeTable, PodInfo
+from kubeberth import ClusterView, NodeTableView, PodView
 from kubeberth.api.helpers import domain_sums, group_columns
 
 from .terms import AffinityTerm, namespace_labels
 
 
-def group_mask(cluster: ClusterState, term: AffinityTerm) -> np.ndarray:
+def group_mask(cluster: ClusterView, term: AffinityTerm) -> np.ndarray:
     """Placed-pod groups the incoming pod's term selects (namespaceSelector merged into names)."""
     cols = group_columns(cluster)
     mask = cols.mask(term.selector)
@@ -33,7 +33,7 @@ def group_mask(cluster: ClusterState, term: AffinityTerm) -> np.ndarray:
     return mask & cols.namespace_mask(allowed)
 
 
-def self_matches(cluster: ClusterState, pod: PodInfo, term: AffinityTerm) -> bool:
+def self_matches(cluster: ClusterView, pod: PodView, term: AffinityTerm) -> bool:
     sel = term.namespace_selector
     ns_ok = pod.namespace in term.namespaces or sel.everything
     if not ns_ok and not sel.nothing and cluster.get_object("Namespace", pod.namespace) is not None:
@@ -41,7 +41,7 @@ def self_matches(cluster: ClusterState, pod: PodInfo, term: AffinityTerm) -> boo
     return ns_ok and term.selector.matches(pod.labels)
 
 
-def per_domain(table: NodeTable, rows: np.ndarray, per_row: np.ndarray, key: str) -> tuple[np.ndarray, np.ndarray]:
+def per_domain(table: NodeTableView, rows: np.ndarray, per_row: np.ndarray, key: str) -> tuple[np.ndarray, np.ndarray]:
     """(domain id per table row, per-domain sums of `per_row` over `rows`, plus a trailing 0)."""
     ids, values = table.label_values(key)
     out = np.zeros(len(values) + 1, dtype=np.int64)
@@ -49,7 +49,7 @@ def per_domain(table: NodeTable, rows: np.ndarray, per_row: np.ndarray, key: str
     return ids, out
 
 
-def counts_for_groups(cluster: ClusterState, groups: np.ndarray) -> np.ndarray:
+def counts_for_groups(cluster: ClusterView, groups: np.ndarray) -> np.ndarray:
     counts = cluster.label_counts
     if not groups.any():
         return np.zeros(cluster.table.capacity, dtype=np.int64)

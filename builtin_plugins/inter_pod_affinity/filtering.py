@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-from kubeberth import ClusterState, Code, FilterResult, PodInfo, Rejection
+from kubeberth import ClusterView, Code, FilterResult, PodView, Rejection
 from kubeberth.api.helpers import alive_rows, group_columns, pod_state_version
 
 from .common import add_padded, counts_for_groups, group_mask, lookup, per_domain, self_matches
@@ -37,7 +37,7 @@ class PreFilterState:
 
 
 def existing_anti_affinity_counts(
-    pod: PodInfo, cluster: ClusterState, rows: np.ndarray
+    pod: PodView, cluster: ClusterView, rows: np.ndarray
 ) -> list[tuple[np.ndarray, np.ndarray]]:
     """getExistingAntiAffinityCounts: per topology key, placed pods' required anti-affinity terms
     that select the pod, counted per domain."""
@@ -53,7 +53,7 @@ def existing_anti_affinity_counts(
     return [(table.label_values(k)[0], c) for k, c in count_by_key.items()]
 
 
-def pre_filter_state(pod: PodInfo, terms: PodTerms, cluster: ClusterState) -> PreFilterState:
+def pre_filter_state(pod: PodView, terms: PodTerms, cluster: ClusterView) -> PreFilterState:
     """PreFilter's computation: existing anti-affinity counts and getIncomingAffinityAntiAffinityCounts."""
     table = cluster.table
     rows = alive_rows(table)

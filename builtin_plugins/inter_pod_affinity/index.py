@@ -11,7 +11,7 @@ from collections import Counter
 from typing import Any
 
 import numpy as np
-from kubeberth import ClusterState, NodeTable, PodInfo
+from kubeberth import ClusterView, NodeTableView, PodView
 from kubeberth.api.helpers import SelectorError
 
 from .common import per_domain
@@ -36,7 +36,7 @@ class ExistingTermIndex:
     cached); `mods[key]` changes whenever that key's counts do (so per-domain sums can be cached).
     """
 
-    def __init__(self, cluster: ClusterState) -> None:
+    def __init__(self, cluster: ClusterView) -> None:
         self.table = cluster.table
         self.counts: dict[tuple[str, AffinityTerm, int], np.ndarray] = {}
         self.totals: dict[tuple[str, AffinityTerm, int], int] = {}
@@ -47,7 +47,7 @@ class ExistingTermIndex:
         self._entries: dict[str, tuple[int, list[tuple[AffinityTerm, int, tuple[str, AffinityTerm, int]]]]] = {}
 
     @staticmethod
-    def _keys(pod: PodInfo) -> list[tuple[str, AffinityTerm, int]]:
+    def _keys(pod: PodView) -> list[tuple[str, AffinityTerm, int]]:
         if not pod.affinity:
             return []
         found = EXISTING_KEYS.get(pod)
@@ -75,7 +75,7 @@ class ExistingTermIndex:
             self.counts[key] = arr = grown
         return arr
 
-    def pod_added(self, pod: PodInfo, row: int) -> None:
+    def pod_added(self, pod: PodView, row: int) -> None:
         keys = self._keys(pod)
         if not keys:
             return
@@ -84,7 +84,7 @@ class ExistingTermIndex:
             self.totals[key] = self.totals.get(key, 0) + n
             self.mods[key] = self.mods.get(key, 0) + 1
 
-    def pod_removed(self, pod: PodInfo, row: int) -> None:
+    def pod_removed(self, pod: PodView, row: int) -> None:
         keys = self._keys(pod)
         if not keys:
             return
@@ -114,7 +114,7 @@ _MATCH_CACHE_LIMIT = 4096
 
 
 def matching_entries(
-    index: ExistingTermIndex, kind: str, pod: PodInfo, ns_labels: dict[str, str]
+    index: ExistingTermIndex, kind: str, pod: PodView, ns_labels: dict[str, str]
 ) -> list[tuple[AffinityTerm, int, tuple[str, AffinityTerm, int]]]:
     """Entries of `kind` whose term matches the pod; cached per (namespace, labels) until the
     set of distinct placed terms changes, since pods of one workload share their labels."""
@@ -135,7 +135,7 @@ def matching_entries(
 
 
 def existing_per_domain(
-    index: ExistingTermIndex, key: tuple[str, AffinityTerm, int], table: NodeTable, rows: np.ndarray
+    index: ExistingTermIndex, key: tuple[str, AffinityTerm, int], table: NodeTableView, rows: np.ndarray
 ) -> np.ndarray:
     """Per-domain sums of a placed-term key's counts; cached until those counts or nodes change."""
     cache = index.domain_cache

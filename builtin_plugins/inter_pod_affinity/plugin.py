@@ -15,11 +15,11 @@ from typing import Any
 
 import numpy as np
 from kubeberth import (
-    ClusterState,
+    ClusterView,
     CycleState,
     FilterResult,
     NodeView,
-    PodInfo,
+    PodView,
     PreFilterState,
     Status,
     hookimpl,
@@ -62,7 +62,7 @@ class InterPodAffinity:
         self.args = args or InterPodAffinityArgs()
 
     # ---- queueing hints -----------------------------------------------------------------
-    def is_schedulable_after_node_change(self, pod: PodInfo, old: Any, new: Any) -> bool:
+    def is_schedulable_after_node_change(self, pod: PodView, old: Any, new: Any) -> bool:
         """isSchedulableAfterNodeChange: a node gained (or, for a new node, has) a required affinity term's
         topology key, lost a required anti-affinity term's key, or moved to another domain of either; any new
         node may help anti-affinity."""
@@ -86,7 +86,7 @@ class InterPodAffinity:
         return False
 
     def is_schedulable_after_assigned_pod_change(
-        self, pod: PodInfo, old: PodInfo | None, new: PodInfo | None
+        self, pod: PodView, old: PodView | None, new: PodView | None
     ) -> bool:
         """isSchedulableAfterAssignedPodChange: a placed pod now matches all required affinity terms, no longer
         matches an anti-affinity term, or was deleted while it matched one (or its own anti-affinity, the pod)."""
@@ -94,10 +94,10 @@ class InterPodAffinity:
             if other is not None and not (other.node_name or other.nominated_node_name):
                 return False
 
-        def all_match(terms: tuple[AffinityTerm, ...], other: PodInfo) -> bool:
+        def all_match(terms: tuple[AffinityTerm, ...], other: PodView) -> bool:
             return bool(terms) and all(t.matches(other.namespace, other.labels, {}) for t in terms)
 
-        def any_match(terms: tuple[AffinityTerm, ...], other: PodInfo) -> bool:
+        def any_match(terms: tuple[AffinityTerm, ...], other: PodView) -> bool:
             return any(t.matches(other.namespace, other.labels, {}) for t in terms)
 
         terms = pod_terms(pod)
@@ -112,7 +112,7 @@ class InterPodAffinity:
 
     # ---- filter -------------------------------------------------------------------------
     @hookimpl
-    def sign_pod(self, pod: PodInfo) -> list[SignFragment] | Status | None:
+    def sign_pod(self, pod: PodView) -> list[SignFragment] | Status | None:
         """kube-scheduler's InterPodAffinity.SignPod: a pod with pod (anti-)affinity is unsignable;
         otherwise its labels (existing pods' terms may match them), unless
         ignorePreferredTermsOfExistingPods makes only pods with terms matter."""
@@ -123,11 +123,11 @@ class InterPodAffinity:
             return None
         return [SignFragment(LABELS_SIGNER, pod.labels)]
 
-    def _pre_filter_state(self, pod: PodInfo, terms: PodTerms, cluster: ClusterState) -> filtering.PreFilterState:
+    def _pre_filter_state(self, pod: PodView, terms: PodTerms, cluster: ClusterView) -> filtering.PreFilterState:
         return filtering.pre_filter_state(pod, terms, cluster)
 
     @hookimpl
-    def pre_filter(self, state: CycleState, pod: PodInfo, cluster: ClusterState) -> Status | None:
+    def pre_filter(self, state: CycleState, pod: PodView, cluster: ClusterView) -> Status | None:
         try:
             terms = pod_terms(pod)
         except SelectorError as exc:
@@ -143,7 +143,7 @@ class InterPodAffinity:
         return None
 
     @hookimpl
-    def filter(self, state: CycleState, pod: PodInfo, nodes: NodeView, cluster: ClusterState) -> FilterResult | Status:
+    def filter(self, state: CycleState, pod: PodView, nodes: NodeView, cluster: ClusterView) -> FilterResult | Status:
         computed: filtering.PreFilterState | None = state.get(PRE_FILTER_KEY)
         if computed is None or computed.version != pod_state_version(cluster):
             try:
@@ -156,7 +156,7 @@ class InterPodAffinity:
 
     # ---- score --------------------------------------------------------------------------
     @hookimpl
-    def pre_score(self, state: CycleState, pod: PodInfo, nodes: NodeView, cluster: ClusterState) -> Status | None:
+    def pre_score(self, state: CycleState, pod: PodView, nodes: NodeView, cluster: ClusterView) -> Status | None:
         if len(nodes) == 0:
             return Status.skip()
         try:

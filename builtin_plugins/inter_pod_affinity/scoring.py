@@ -8,7 +8,7 @@ Score is one gather per topology key.
 from __future__ import annotations
 
 import numpy as np
-from kubeberth import MAX_NODE_SCORE, ClusterState, NodeTable, PodInfo
+from kubeberth import MAX_NODE_SCORE, ClusterView, NodeTableView, PodView
 
 from .common import add_padded, counts_for_groups, group_mask, per_domain
 from .index import INDEX_KEY, ExistingTermIndex, existing_per_domain, matching_entries
@@ -23,7 +23,7 @@ def _add(scores: dict[str, np.ndarray], key: str, dom: np.ndarray) -> None:
 
 
 def _incoming_scores(
-    terms: PodTerms, cluster: ClusterState, rows: np.ndarray, scores: dict[str, np.ndarray]
+    terms: PodTerms, cluster: ClusterView, rows: np.ndarray, scores: dict[str, np.ndarray]
 ) -> bool:
     """The incoming pod's preferred (anti-)affinity terms over the placed pods they select."""
     table = cluster.table
@@ -39,7 +39,7 @@ def _incoming_scores(
 
 
 def _existing_scores(
-    pod: PodInfo, cluster: ClusterState, rows: np.ndarray, hard_weight: int, scores: dict[str, np.ndarray]
+    pod: PodView, cluster: ClusterView, rows: np.ndarray, hard_weight: int, scores: dict[str, np.ndarray]
 ) -> bool:
     """processExistingPod: placed pods' terms selecting the incoming pod (required affinity at hard_weight)."""
     table = cluster.table
@@ -60,7 +60,7 @@ def _existing_scores(
     return touched
 
 
-def _padded(table: NodeTable, scores: dict[str, np.ndarray]) -> list[tuple[np.ndarray, np.ndarray]]:
+def _padded(table: NodeTableView, scores: dict[str, np.ndarray]) -> list[tuple[np.ndarray, np.ndarray]]:
     """Each per-domain array gets a trailing 0 at index len(values), read by rows without the
     label (id -1), so score() is a single gather per topology key."""
     padded = []
@@ -74,7 +74,7 @@ def _padded(table: NodeTable, scores: dict[str, np.ndarray]) -> list[tuple[np.nd
 
 
 def pre_score_state(
-    pod: PodInfo, terms: PodTerms, cluster: ClusterState, rows: np.ndarray, hard_weight: int
+    pod: PodView, terms: PodTerms, cluster: ClusterView, rows: np.ndarray, hard_weight: int
 ) -> list[tuple[np.ndarray, np.ndarray]] | None:
     """PreScore's per-topology-key (domain ids, padded per-domain score); None when no term counts."""
     scores: dict[str, np.ndarray] = {}

@@ -1,6 +1,6 @@
 """InterPodAffinity's parsed terms: framework.AffinityTerm and the pod's four term groups.
 
-Mirrors the affinity parts of kube-scheduler's framework.PodInfo (k8s.io/kubernetes/pkg/scheduler/
+Mirrors the affinity parts of kube-scheduler's framework.PodView (k8s.io/kubernetes/pkg/scheduler/
 framework/types.go: AffinityTerm, WeightedAffinityTerm, getAffinityTerms) and
 GetNamespaceLabelsSnapshot from interpodaffinity/plugin.go.
 """
@@ -11,7 +11,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from kubeberth import ClusterState, MemoKey, PodInfo
+from kubeberth import ClusterView, MemoKey, PodView
 from kubeberth.api.helpers import LabelSelector, SelectorError
 
 _TERMS: MemoKey[PodTerms] = MemoKey("InterPodAffinity.terms")
@@ -53,7 +53,7 @@ class PodTerms:
 _NO_TERMS = PodTerms((), (), (), ())
 
 
-def _term(pod: PodInfo, raw: Mapping[str, Any]) -> AffinityTerm:
+def _term(pod: PodView, raw: Mapping[str, Any]) -> AffinityTerm:
     namespaces = frozenset(raw.get("namespaces") or ())
     ns_raw = raw.get("namespaceSelector")
     if not namespaces and ns_raw is None:
@@ -63,8 +63,8 @@ def _term(pod: PodInfo, raw: Mapping[str, Any]) -> AffinityTerm:
     )
 
 
-def pod_terms(pod: PodInfo) -> PodTerms:
-    """Parse (once per PodInfo) the pod's inter-pod affinity terms; raises SelectorError."""
+def pod_terms(pod: PodView) -> PodTerms:
+    """Parse (once per PodView) the pod's inter-pod affinity terms; raises SelectorError."""
     found = _TERMS.get(pod)
     if found is None:
         affinity = pod.affinity or {}
@@ -99,7 +99,7 @@ def pod_terms(pod: PodInfo) -> PodTerms:
 
 
 
-def namespace_labels(cluster: ClusterState, namespace: str) -> dict[str, str]:
+def namespace_labels(cluster: ClusterView, namespace: str) -> dict[str, str]:
     """Labels of the Namespace object; an unknown namespace has none (GetNamespaceLabelsSnapshot)."""
     obj = cluster.get_object("Namespace", namespace)
     return dict((obj or {}).get("metadata", {}).get("labels") or {})

@@ -20,13 +20,13 @@ from kubeberth import (
     MemoKey,
     NodeTableView,
     NodeView,
-    PodInfo,
     PodView,
     PreFilterState,
     Rejection,
     ScoreScope,
     Status,
     hookimpl,
+    is_pod,
 )
 from kubeberth.api.device_counts import DEVICE_CLASS_RESOURCE_PREFIX
 from kubeberth.api.helpers import CPU, EPHEMERAL_STORAGE, MEMORY, PODS, shape_table
@@ -135,7 +135,7 @@ class NodeResourcesFit:
     def is_schedulable_after_assigned_pod_delete(self, pod: PodView, old: PodView, new: Any = None) -> bool:
         """isSchedulableAfterAssignedPodDelete: a placed (or nominated) pod gone frees resources; for a
         deferred resize only on its own node."""
-        if not isinstance(old, PodInfo):
+        if not is_pod(old):
             raise TypeError(f"expected a pod, got {type(old).__name__}")
         if not old.node_name and not old.nominated_node_name:
             return False
@@ -158,7 +158,7 @@ class NodeResourcesFit:
     def is_schedulable_after_assigned_pod_scale_down(self, pod: PodView, old: PodView, new: PodView) -> bool:
         """isSchedulableAfterAssignedPodScaleDown: a placed pod gave back some of a resource the pod
         requests (haveEnoughRelevantResourcesDecreased)."""
-        if not isinstance(old, PodInfo) or not isinstance(new, PodInfo):
+        if not is_pod(old) or not is_pod(new):
             raise TypeError(f"expected pods, got {type(old).__name__} and {type(new).__name__}")
         if not new.node_name:
             return False

@@ -22,12 +22,12 @@ from typing import Any
 
 import numpy as np
 from kubeberth import (
-    ClusterState,
+    ClusterView,
     Code,
     FeatureGates,
     FilterResult,
     NodeView,
-    PodInfo,
+    PodView,
     PreFilterState,
     Rejection,
     Status,
@@ -80,18 +80,18 @@ class NodeVolumeLimits:
 
     # ---- PreFilter / Filter ------------------------------------------------------------
     @hookimpl
-    def sign_pod(self, pod: PodInfo) -> list[SignFragment]:
+    def sign_pod(self, pod: PodView) -> list[SignFragment]:
         """kube-scheduler's CSILimits.SignPod: the pod's non-configMap/secret volumes."""
         return [SignFragment(VOLUMES_SIGNER, volumes_signer(pod))]
 
     @hookimpl
-    def pre_filter(self, pod: PodInfo) -> Status | None:
+    def pre_filter(self, pod: PodView) -> Status | None:
         if self.skip_deferred_resize and is_resize_deferred(pod):
             return Status.skip()
         return None if has_attachable_volumes(pod) else Status.skip()
 
     @hookimpl
-    def filter(self, pod: PodInfo, nodes: NodeView, cluster: ClusterState) -> FilterResult | Status | None:
+    def filter(self, pod: PodView, nodes: NodeView, cluster: ClusterView) -> FilterResult | Status | None:
         if not pod_volumes(pod) or (self.skip_deferred_resize and is_resize_deferred(pod)):
             return None
         try:
@@ -145,7 +145,7 @@ class NodeVolumeLimits:
 
     def _driver_checks(
         self,
-        cluster: ClusterState,
+        cluster: ClusterView,
         nodes: NodeView,
         csinodes: Mapping[int, Mapping[str, Any]],
         position: Mapping[int, int],
@@ -185,8 +185,8 @@ class NodeVolumeLimits:
 
     def _exceeds(
         self,
-        pod: PodInfo,
-        cluster: ClusterState,
+        pod: PodView,
+        cluster: ClusterView,
         row: int,
         limits: Mapping[str, int],
         new: Mapping[str, str],
@@ -212,7 +212,7 @@ class NodeVolumeLimits:
             driver in limits and counts.get(driver, 0) + count > limits[driver] for driver, count in wanted.items()
         )
 
-    def _attachments_by_node(self, cluster: ClusterState) -> dict[str, dict[str, str]]:
+    def _attachments_by_node(self, cluster: ClusterView) -> dict[str, dict[str, str]]:
         """getNodeVolumeAttachmentInfo for every node: node -> {driver/volumeHandle: driver}."""
         out: dict[str, dict[str, str]] = {}
         for va in cluster.list_objects("VolumeAttachment"):
@@ -229,7 +229,7 @@ class NodeVolumeLimits:
         return out
 
     # ---- counting a pod's volumes ------------------------------------------------------
-    def attachable(self, pod: PodInfo, cluster: ClusterState, has_csinode: bool, new_pod: bool) -> dict[str, str]:
+    def attachable(self, pod: PodView, cluster: ClusterView, has_csinode: bool, new_pod: bool) -> dict[str, str]:
         """filterAttachableVolumes: {driver/volumeHandle: driver} of the pod's CSI volumes on a node
         with (or without) a CSINode. A new pod's missing claim raises ClaimNotFound."""
         result: dict[str, str] = {}
@@ -261,7 +261,7 @@ class NodeVolumeLimits:
                 result[f"{driver}/{handle}"] = driver
         return result
 
-    def _inline(self, vol: Mapping[str, Any], pod: PodInfo, has_csinode: bool, result: dict[str, str]) -> None:
+    def _inline(self, vol: Mapping[str, Any], pod: PodView, has_csinode: bool, result: dict[str, str]) -> None:
         plugin = in_tree_plugin(vol)
         if plugin is None or not (has_csinode and plugin.migration_on):
             return
@@ -271,7 +271,7 @@ class NodeVolumeLimits:
             raise TranslationError(f"converting volume({vol.get('name', '')}) from inline to csi: {exc}") from None
         result[f"{plugin.driver}/{handle}"] = plugin.driver
 
-    def _claim_driver(self, cluster: ClusterState, pvc: Mapping[str, Any], has_csinode: bool) -> tuple[str, str]:
+    def _claim_driver(self, cluster: ClusterView, pvc: Mapping[str, Any], has_csinode: bool) -> tuple[str, str]:
         """getCSIDriverInfo: (driver, volumeHandle) of a claim's PV, else from its StorageClass."""
         pv_name = spec_of(pvc).get("volumeName") or ""
         pv = cluster.get_object("PersistentVolume", pv_name) if pv_name else None
@@ -289,7 +289,7 @@ class NodeVolumeLimits:
         except TranslationError:
             return "", ""
 
-    def _class_driver(self, cluster: ClusterState, pvc: Mapping[str, Any], has_csinode: bool) -> tuple[str, str]:
+    def _class_driver(self, cluster: ClusterView, pvc: Mapping[str, Any], has_csinode: bool) -> tuple[str, str]:
         spec, meta = spec_of(pvc), meta_of(pvc)
         class_name = spec.get("storageClassName")
         if class_name is None:  # storagehelpers.GetPersistentVolumeClaimClass: the beta annotation
@@ -309,7 +309,7 @@ class NodeVolumeLimits:
         return provisioner, handle
 
     # ---- queueing hints (kube-scheduler's QueueingHintFns) -------------------------------
-    def hint_pod_deleted(self, pod: PodInfo, old: Any, new: Any) -> bool:
+    def hint_pod_deleted(self, pod: PodView, old: Any, new: Any) -> bool:
         """isSchedulableAfterAssignedPodDeleted: the deleted pod was placed or nominated and had a
         claim, an ephemeral volume or a migratable inline volume."""
         deleted = raw_of(old if old is not None else new)
@@ -324,7 +324,7 @@ class NodeVolumeLimits:
             for v in volumes
         )
 
-    def hint_claim_added(self, pod: PodInfo, old: Any, new: Any) -> bool:
+    def hint_claim_added(self, pod: PodView, old: Any, new: Any) -> bool:
         """isSchedulableAfterPVCAdded: a claim the pod uses (directly or as its ephemeral volume)."""
         meta = meta_of(raw_of(new))
         if (meta.get("namespace") or "") != pod.namespace:
@@ -340,7 +340,7 @@ class NodeVolumeLimits:
                 return True
         return False
 
-    def hint_attachment_deleted(self, pod: PodInfo, old: Any, new: Any) -> bool:
+    def hint_attachment_deleted(self, pod: PodView, old: Any, new: Any) -> bool:
         """isSchedulableAfterVolumeAttachmentDeleted: the pod has a claim, or a migratable inline
         volume whose CSI driver is the attachment's attacher."""
         attacher = spec_of(raw_of(old if old is not None else new)).get("attacher") or ""
@@ -355,7 +355,7 @@ class NodeVolumeLimits:
                 return True
         return False
 
-    def hint_csinode_updated(self, pod: PodInfo, old: Any, new: Any) -> bool:
+    def hint_csinode_updated(self, pod: PodView, old: Any, new: Any) -> bool:
         """isSchedulableAfterCSINodeUpdated: some driver's allocatable count rose."""
         if old is None:
             return True

@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from kubeberth import ClusterState, MemoKey, PodInfo
+from kubeberth import ClusterView, MemoKey, PodView, is_pod
 
 from .translation import in_tree_plugin
 
@@ -22,11 +22,11 @@ def meta_of(obj: Mapping[str, Any]) -> Mapping[str, Any]:
     return obj.get("metadata") or {}
 
 
-def pod_volumes(pod: PodInfo) -> list[dict[str, Any]]:
+def pod_volumes(pod: PodView) -> list[dict[str, Any]]:
     return list(spec_of(pod.raw).get("volumes") or ())
 
 
-def has_attachable_volumes(pod: PodInfo) -> bool:
+def has_attachable_volumes(pod: PodView) -> bool:
     """A claim, a generic ephemeral volume or a migratable inline volume (CSILimits' PreFilter)."""
     found = _VOLUMES.get(pod)
     if found is None:
@@ -38,7 +38,7 @@ def has_attachable_volumes(pod: PodInfo) -> bool:
     return found
 
 
-def is_resize_deferred(pod: PodInfo) -> bool:
+def is_resize_deferred(pod: PodView) -> bool:
     """component-helpers' IsPodResizeDeferred: a PodResizePending condition with reason Deferred."""
     for cond in (pod.raw.get("status") or {}).get("conditions") or ():
         if cond.get("type") == "PodResizePending":
@@ -65,14 +65,14 @@ class ClaimNotFound(Exception):
 class PodsWithVolumes:
     """PodIndex: per node row, the placed pods that have claims or migratable inline volumes."""
 
-    def __init__(self, cluster: ClusterState | None = None) -> None:
-        self.rows: dict[int, dict[str, PodInfo]] = {}
+    def __init__(self, cluster: ClusterView | None = None) -> None:
+        self.rows: dict[int, dict[str, PodView]] = {}
 
-    def pod_added(self, pod: PodInfo, row: int) -> None:
+    def pod_added(self, pod: PodView, row: int) -> None:
         if has_attachable_volumes(pod):
             self.rows.setdefault(row, {})[pod.uid] = pod
 
-    def pod_removed(self, pod: PodInfo, row: int) -> None:
+    def pod_removed(self, pod: PodView, row: int) -> None:
         on_row = self.rows.get(row)
         if on_row is not None:
             on_row.pop(pod.uid, None)
@@ -81,13 +81,13 @@ class PodsWithVolumes:
 
 
 def raw_of(obj: Any) -> Mapping[str, Any]:
-    """A changed object's raw body (pods arrive as PodInfo)."""
-    if isinstance(obj, PodInfo):
+    """A changed object's raw body (pods arrive as PodView)."""
+    if is_pod(obj):
         return obj.raw
     return obj or {}
 
 
-def owned_by(pvc: Mapping[str, Any], pod: PodInfo) -> bool:
+def owned_by(pvc: Mapping[str, Any], pod: PodView) -> bool:
     """ephemeral.VolumeIsForPod: the claim's controller owner is the pod."""
     refs: Iterable[Mapping[str, Any]] = meta_of(pvc).get("ownerReferences") or ()
     return any(ref.get("controller") and ref.get("uid") == pod.uid for ref in refs)

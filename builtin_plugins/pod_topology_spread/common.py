@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
-from kubeberth import ClusterState, MemoKey, PodInfo
+from kubeberth import ClusterView, MemoKey, PodView
 from kubeberth.api.helpers import (
     HOSTNAME_LABEL,
     ZONE_LABEL,
@@ -68,7 +68,7 @@ def parse_constraints(
     return out
 
 
-def default_selector(pod: PodInfo, cluster: ClusterState) -> LabelSelector:
+def default_selector(pod: PodView, cluster: ClusterView) -> LabelSelector:
     """helper.DefaultSelector: selectors of the pod's Services and controlling RC/RS/StatefulSet."""
     merged: dict[str, str] = {}
     for svc in cluster.list_objects("Service"):
@@ -111,18 +111,18 @@ CONSTRAINTS: dict[str, MemoKey[list[SpreadConstraint]]] = {
 class _Terminating:
     """PodIndex of placed pods being deleted: spreading does not count them (#87621)."""
 
-    def __init__(self, _cluster: ClusterState) -> None:
-        self.pods: dict[str, tuple[PodInfo, int]] = {}
+    def __init__(self, _cluster: ClusterView) -> None:
+        self.pods: dict[str, tuple[PodView, int]] = {}
 
-    def pod_added(self, pod: PodInfo, row: int) -> None:
+    def pod_added(self, pod: PodView, row: int) -> None:
         if pod.deleting:
             self.pods[pod.uid] = (pod, row)
 
-    def pod_removed(self, pod: PodInfo, row: int) -> None:
+    def pod_removed(self, pod: PodView, row: int) -> None:
         self.pods.pop(pod.uid, None)
 
 
-def pod_counts(cluster: ClusterState, selector: LabelSelector, namespace: str) -> np.ndarray:
+def pod_counts(cluster: ClusterView, selector: LabelSelector, namespace: str) -> np.ndarray:
     """Matching non-terminating pods of `namespace` per table row."""
     ns_mask = group_columns(cluster).namespace_mask((namespace,))
     counts = matching_pod_counts(cluster, selector, ns_mask)
@@ -136,7 +136,7 @@ def pod_counts(cluster: ClusterState, selector: LabelSelector, namespace: str) -
 
 
 def inclusion(
-    pod: PodInfo, table: Any, rows: np.ndarray, constraints: list[SpreadConstraint]
+    pod: PodView, table: Any, rows: np.ndarray, constraints: list[SpreadConstraint]
 ) -> tuple[np.ndarray, np.ndarray]:
     """Masks over `rows` (nodeInclusionPolicies): matches the pod's required node affinity; has no
     untolerated taint."""

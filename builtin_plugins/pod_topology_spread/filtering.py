@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-from kubeberth import ClusterState, Code, FilterResult, PodInfo, Rejection
+from kubeberth import ClusterView, Code, FilterResult, PodView, Rejection
 from kubeberth.api.helpers import alive_rows, domain_sums, pod_state_version
 
 from .common import SpreadConstraint, inclusion, pod_counts
@@ -42,7 +42,7 @@ class PreFilterState:
 
 
 def _hard_constraint(
-    pod: PodInfo, cluster: ClusterState, c: SpreadConstraint, rows: np.ndarray, eligible: np.ndarray
+    pod: PodView, cluster: ClusterView, c: SpreadConstraint, rows: np.ndarray, eligible: np.ndarray
 ) -> HardConstraint:
     """calPreFilterState for one constraint: matching pods per domain over the eligible rows."""
     ids, values = cluster.table.label_values(c.topology_key)
@@ -60,7 +60,7 @@ def _hard_constraint(
     return HardConstraint(c, ids, per_domain, min_match, int(c.selector.matches(pod.labels)), present)
 
 
-def pre_filter_state(pod: PodInfo, cluster: ClusterState, constraints: list[SpreadConstraint]) -> PreFilterState:
+def pre_filter_state(pod: PodView, cluster: ClusterView, constraints: list[SpreadConstraint]) -> PreFilterState:
     """calPreFilterState: per hard constraint, the counts over nodes carrying every constraint's key
     that the constraint's inclusion policies admit."""
     table = cluster.table

@@ -11,15 +11,16 @@ from typing import Any, Literal
 
 import numpy as np
 from kubeberth import (
-    ClusterState,
+    ClusterView,
     CycleState,
     FilterResult,
     MemoKey,
     NodeView,
-    PodInfo,
+    PodView,
     PreFilterState,
     Status,
     hookimpl,
+    is_pod,
 )
 from kubeberth.api.helpers import LabelSelector, SelectorError, pod_state_version
 from pydantic import BaseModel, ConfigDict, Field, model_validator
@@ -104,11 +105,11 @@ class PodTopologySpread:
         # Default selectors by (namespace, labels, controller), valid while the cluster's objects
         # (Services, ReplicaSets, ...) are unchanged: a workload's replicas share theirs.
         self._selectors: dict[tuple[Any, ...], LabelSelector] = {}
-        self._selectors_of: weakref.ref[ClusterState] | None = None  # the cluster they were read from
+        self._selectors_of: weakref.ref[ClusterView] | None = None  # the cluster they were read from
         self._selectors_version = -1  # and its objects_version then
 
     # ---- queueing hints -----------------------------------------------------------------
-    def is_schedulable_after_node_change(self, pod: PodInfo, old: Any, new: Any) -> bool:
+    def is_schedulable_after_node_change(self, pod: PodView, old: Any, new: Any) -> bool:
         """isSchedulableAfterNodeChange: a node carrying every hard constraint's topology key was added or
         deleted, gained or lost one, or changed such a label's value or its taints."""
         raw = pod.topology_spread_constraints or self.default_constraints
@@ -127,11 +128,11 @@ class PodTopologySpread:
             return matching(new) and (any(labels(old).get(k) != labels(new).get(k) for k in keys) or taints_changed)
         return matching(new if new is not None else old)
 
-    def is_schedulable_after_assigned_pod_change(self, pod: PodInfo, old: PodInfo | None, new: PodInfo | None) -> bool:
+    def is_schedulable_after_assigned_pod_change(self, pod: PodView, old: PodView | None, new: PodView | None) -> bool:
         """isSchedulableAfterAssignedPodChange: a placed pod of the pod's namespace that one of its hard
         constraints' selectors counts was added or deleted, or its labels changed what a selector counts."""
 
-        def involved(other: PodInfo) -> bool:
+        def involved(other: PodView) -> bool:
             return bool(other.node_name or other.nominated_node_name) and other.namespace == pod.namespace
 
         if (new is not None and not involved(new)) or (old is not None and not involved(old)):
@@ -146,10 +147,10 @@ class PodTopologySpread:
         changed = new if new is not None else old
         return changed is not None and any(c.selector.matches(changed.labels) for c in constraints)
 
-    def is_schedulable_after_target_pod_change(self, pod: PodInfo, old: PodInfo, new: PodInfo) -> bool:
+    def is_schedulable_after_target_pod_change(self, pod: PodView, old: PodView, new: PodView) -> bool:
         """isSchedulableAfterTargetPodChange: the rejected pod got a toleration while one of its
         constraints honours taints, or its labels changed what one of its selectors counts."""
-        if not isinstance(old, PodInfo) or not isinstance(new, PodInfo):
+        if not is_pod(old) or not is_pod(new):
             raise TypeError(f"expected pods, got {type(old).__name__} and {type(new).__name__}")
         raw = pod.topology_spread_constraints or self.default_constraints
         constraints = [
@@ -162,7 +163,7 @@ class PodTopologySpread:
         return any(c.selector.matches(old.labels) != c.selector.matches(new.labels) for c in constraints)
 
     # ---- constraints --------------------------------------------------------------------
-    def constraints(self, pod: PodInfo, cluster: ClusterState, action: str) -> list[SpreadConstraint]:
+    def constraints(self, pod: PodView, cluster: ClusterView, action: str) -> list[SpreadConstraint]:
         if pod.topology_spread_constraints:
             key = CONSTRAINTS[action]
             found = key.get(pod)
@@ -185,7 +186,7 @@ class PodTopologySpread:
             for c in constraints
         ]
 
-    def _default_selector(self, pod: PodInfo, cluster: ClusterState) -> LabelSelector:
+    def _default_selector(self, pod: PodView, cluster: ClusterView) -> LabelSelector:
         of = self._selectors_of
         if (
             of is None
@@ -210,14 +211,14 @@ class PodTopologySpread:
         return found
     # ---- filter -------------------------------------------------------------------------
     def _pre_filter_state(
-        self, pod: PodInfo, cluster: ClusterState, constraints: list[SpreadConstraint] | None = None
+        self, pod: PodView, cluster: ClusterView, constraints: list[SpreadConstraint] | None = None
     ) -> filtering.PreFilterState:
         if constraints is None:
             constraints = self.constraints(pod, cluster, DO_NOT_SCHEDULE)
         return filtering.pre_filter_state(pod, cluster, constraints)
 
     @hookimpl
-    def sign_pod(self, pod: PodInfo) -> Status | None:
+    def sign_pod(self, pod: PodView) -> Status | None:
         """kube-scheduler's PodTopologySpread.SignPod: spreading depends on pods elsewhere, so a pod
         with constraints, or any pod when default constraints apply (the System default), is unsignable."""
         if pod.topology_spread_constraints:
@@ -227,7 +228,7 @@ class PodTopologySpread:
         return None
 
     @hookimpl
-    def pre_filter(self, state: CycleState, pod: PodInfo, cluster: ClusterState) -> Status | None:
+    def pre_filter(self, state: CycleState, pod: PodView, cluster: ClusterView) -> Status | None:
         try:
             constraints = self.constraints(pod, cluster, DO_NOT_SCHEDULE)
             if not constraints:
@@ -239,7 +240,7 @@ class PodTopologySpread:
         return None
 
     @hookimpl
-    def filter(self, state: CycleState, pod: PodInfo, nodes: NodeView, cluster: ClusterState) -> FilterResult | Status:
+    def filter(self, state: CycleState, pod: PodView, nodes: NodeView, cluster: ClusterView) -> FilterResult | Status:
         computed: filtering.PreFilterState | None = state.get(PRE_FILTER_KEY)
         if computed is None or computed.version != pod_state_version(cluster):
             try:
@@ -251,7 +252,7 @@ class PodTopologySpread:
 
     # ---- score --------------------------------------------------------------------------
     @hookimpl
-    def pre_score(self, state: CycleState, pod: PodInfo, nodes: NodeView, cluster: ClusterState) -> Status | None:
+    def pre_score(self, state: CycleState, pod: PodView, nodes: NodeView, cluster: ClusterView) -> Status | None:
         if len(cluster.table) == 0:
             return Status.skip()
         try:

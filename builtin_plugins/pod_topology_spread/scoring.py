@@ -6,7 +6,7 @@ import math
 from dataclasses import dataclass
 
 import numpy as np
-from kubeberth import MAX_NODE_SCORE, ClusterState, PodInfo
+from kubeberth import MAX_NODE_SCORE, ClusterView, PodView
 from kubeberth.api.helpers import HOSTNAME_LABEL, alive_rows, domain_sums
 
 from .common import SpreadConstraint, inclusion, pod_counts
@@ -35,13 +35,13 @@ class PreScoreState:
     ignored: np.ndarray  # bool per table row
 
 
-def _label_ids(cluster: ClusterState, key: str) -> tuple[np.ndarray, list[str], int]:
+def _label_ids(cluster: ClusterView, key: str) -> tuple[np.ndarray, list[str], int]:
     """Domain id per row, the domains' values, and the id a missing label reads as (value "")."""
     ids, values = cluster.table.label_values(key)
     return ids, values, values.index("") if "" in values else len(values)
 
 
-def _host_constraint(pod: PodInfo, cluster: ClusterState, c: SpreadConstraint, kept: np.ndarray) -> SoftConstraint:
+def _host_constraint(pod: PodView, cluster: ClusterView, c: SpreadConstraint, kept: np.ndarray) -> SoftConstraint:
     """A hostname constraint: matching pods counted per node row."""
     ids, _values, empty_id = _label_ids(cluster, c.topology_key)
     host = pod_counts(cluster, c.selector, pod.namespace)
@@ -49,7 +49,7 @@ def _host_constraint(pod: PodInfo, cluster: ClusterState, c: SpreadConstraint, k
 
 
 def _domain_constraint(
-    pod: PodInfo, cluster: ClusterState, c: SpreadConstraint, kept: np.ndarray, all_rows: np.ndarray, eligible: np.ndarray
+    pod: PodView, cluster: ClusterView, c: SpreadConstraint, kept: np.ndarray, all_rows: np.ndarray, eligible: np.ndarray
 ) -> SoftConstraint:
     """One constraint's topologyNormalizingWeight and its matching pods per domain of the scored nodes."""
     ids, values, empty_id = _label_ids(cluster, c.topology_key)
@@ -65,7 +65,7 @@ def _domain_constraint(
 
 
 def pre_score_state(
-    pod: PodInfo, cluster: ClusterState, filtered: np.ndarray, constraints: list[SpreadConstraint], require_all: bool
+    pod: PodView, cluster: ClusterView, filtered: np.ndarray, constraints: list[SpreadConstraint], require_all: bool
 ) -> PreScoreState:
     """initPreScoreState: with `require_all`, nodes lacking a constraint's key are ignored (scored 0)
     and do not count."""

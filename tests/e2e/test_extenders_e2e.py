@@ -133,7 +133,7 @@ def test_side_by_side_with_kube_scheduler_and_the_same_extender(
 
 
 STEER = '''
-from kubeberth import Code, FilterResult, NodeView, PodInfo, hookimpl
+from kubeberth import Code, FilterResult, NodeView, PodView, hookimpl
 
 LANE = "{lane}"
 
@@ -144,7 +144,7 @@ class Steer:
     name = "Steer"
 
     @hookimpl
-    def filter(self, pod: PodInfo, nodes: NodeView) -> FilterResult | None:
+    def filter(self, pod: PodView, nodes: NodeView) -> FilterResult | None:
         ids, values = nodes.label_values("lane")
         wanted = values.index(LANE) if LANE in values else -2
         return FilterResult.reject_where(ids != wanted, f"node(s) are not in lane {{LANE}}",
