@@ -55,7 +55,7 @@ def metrics_route(registries: Callable[[], Iterable[Collector]]) -> Callable[[Re
 
     def handler(request: Request) -> Response:
         encoder, content_type = choose_encoder(request.header("Accept"))
-        body = encoder(_Union(registries()))  # type: ignore[arg-type]
+        body = encoder(_Union(registries()))
         headers: tuple[tuple[str, str], ...] = (("Vary", "Accept, Accept-Encoding"),)
         if accepts_gzip(request.header("Accept-Encoding")):
             body = gzip.compress(body, compresslevel=GZIP_LEVEL)
