@@ -27,15 +27,16 @@ import operator
 import weakref
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from ..cache.cluster import ClusterState
-from ..cache.devices import DEVICE_CLASS_RESOURCE_PREFIX, DeviceState
-from ..cache.nodetable import NodeTable
+from ..cache.devices import DEVICE_CLASS_RESOURCE_PREFIX
 from .dra import CelError, CompiledSelector, SelectorCache, device_context
 from .helpers import NodeSelector
+
+if TYPE_CHECKING:
+    from .views import ClusterView, DeviceStateView, NodeTableView
 
 __all__ = ["DEVICE_CLASS_RESOURCE_PREFIX", "DeviceCounts", "device_totals"]
 
@@ -75,9 +76,9 @@ class DeviceCounts:
     def __init__(self, selectors: SelectorCache | None = None) -> None:
         self.selectors = selectors if selectors is not None else SelectorCache()
         self._answers: dict[tuple[str, tuple[str, ...]], _SliceAnswer] = {}
-        self._layouts: weakref.WeakKeyDictionary[NodeTable, dict[str, _Layout]] = weakref.WeakKeyDictionary()
+        self._layouts: weakref.WeakKeyDictionary[NodeTableView, dict[str, _Layout]] = weakref.WeakKeyDictionary()
 
-    def totals(self, cluster: ClusterState, device_class: dict[str, Any], rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    def totals(self, cluster: ClusterView, device_class: dict[str, Any], rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """(capacity, allocated) of `device_class`'s devices for each row of `rows` (int64)."""
         table, devices = cluster.table, cluster.devices
         per_table = self._layouts.get(table)
@@ -103,7 +104,7 @@ class DeviceCounts:
         return found.capacity.take(rows), found.allocated.take(rows)
 
     # ---- building ------------------------------------------------------------------------
-    def _layout(self, table: NodeTable, devices: DeviceState, device_class: dict[str, Any],
+    def _layout(self, table: NodeTableView, devices: DeviceStateView, device_class: dict[str, Any],
                 slices: list[dict[str, Any]]) -> _Layout:
         n = table.size
         layout = _Layout(device_class, slices, table.version, n, np.zeros(n, dtype=np.int64),
@@ -143,7 +144,7 @@ class DeviceCounts:
         return layout
 
     @staticmethod
-    def _allocated(layout: _Layout, devices: DeviceState) -> np.ndarray:
+    def _allocated(layout: _Layout, devices: DeviceStateView) -> np.ndarray:
         """IsDeviceAllocated over the class's matched devices: held whole or shared, by claims in
         the cache or allocations in flight (admin access does not count)."""
         taken = devices.allocated_devices()
@@ -209,7 +210,7 @@ def _add(layout: _Layout, where: np.ndarray | None, answer: _SliceAnswer, indice
             layout.on_rows[answer.ids[i]] = where if found is None else np.concatenate([found, where])
 
 
-def _selector_rows(table: NodeTable, selector: dict[str, Any], everywhere: np.ndarray) -> np.ndarray | None:
+def _selector_rows(table: NodeTableView, selector: dict[str, Any], everywhere: np.ndarray) -> np.ndarray | None:
     """Rows a node selector matches (structured.NodeMatches); None when it does not parse."""
     parsed = NodeSelector.parse(selector)
     if any(not t.valid for t in parsed.terms):
@@ -219,7 +220,7 @@ def _selector_rows(table: NodeTable, selector: dict[str, Any], everywhere: np.nd
     return rows
 
 
-def _device_rows(table: NodeTable, device: dict[str, Any], everywhere: np.ndarray) -> np.ndarray | None:
+def _device_rows(table: NodeTableView, device: dict[str, Any], everywhere: np.ndarray) -> np.ndarray | None:
     """Rows a device of a perDeviceNodeSelection slice serves: allNodes, its nodeName, or its
     nodeSelector (nothing when it names none)."""
     if device.get("allNodes"):
@@ -234,10 +235,10 @@ def _device_rows(table: NodeTable, device: dict[str, Any], everywhere: np.ndarra
     return np.zeros(0, dtype=np.int64)
 
 
-_SHARED: weakref.WeakKeyDictionary[DeviceState, DeviceCounts] = weakref.WeakKeyDictionary()
+_SHARED: weakref.WeakKeyDictionary[DeviceStateView, DeviceCounts] = weakref.WeakKeyDictionary()
 
 
-def device_totals(cluster: ClusterState, device_class: dict[str, Any], rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+def device_totals(cluster: ClusterView, device_class: dict[str, Any], rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """(capacity, allocated) per row of `rows` for `device_class`, from one DeviceCounts per
     cluster (shared by every plugin, so a cycle computes each class's answer once)."""
     counts = _SHARED.get(cluster.devices)

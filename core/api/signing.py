@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from ..cache.podinfo import PodInfo
+    from .views import PodView
 
 __all__ = [
     "HOST_PORTS_SIGNER",
@@ -79,16 +79,16 @@ def join_fragments(scheduler_name: str, fragments: Sequence[SignFragment]) -> Po
     return json.dumps(sig, sort_keys=True, separators=(",", ":")).encode()
 
 
-def _spec(pod: PodInfo) -> Mapping[str, Any]:
+def _spec(pod: PodView) -> Mapping[str, Any]:
     return pod.raw.get("spec") or {}
 
 
-def _containers(pod: PodInfo) -> list[Mapping[str, Any]]:
+def _containers(pod: PodView) -> list[Mapping[str, Any]]:
     spec = _spec(pod)
     return [*(spec.get("containers") or ()), *(spec.get("initContainers") or ())]
 
 
-def host_ports_signer(pod: PodInfo) -> list[int]:
+def host_ports_signer(pod: PodView) -> list[int]:
     """HostPortsSigner: the sorted set of host ports of every container and init container."""
     ports = {int(p.get("hostPort") or 0) for c in _containers(pod) for p in c.get("ports") or ()}
     ports.discard(0)
@@ -102,7 +102,7 @@ def normalized_image_name(name: str) -> str:
     return name
 
 
-def image_names_signer(pod: PodInfo) -> list[str]:
+def image_names_signer(pod: PodView) -> list[str]:
     """ImageLocality's fragment: sorted set of normalized image names (containers and init containers)."""
     return sorted({normalized_image_name(c.get("image") or "") for c in _containers(pod)})
 
@@ -125,7 +125,7 @@ def _term(term: Mapping[str, Any] | None) -> dict[str, list[str]]:
     }
 
 
-def node_affinity_signer(pod: PodInfo) -> dict[str, list[str]] | None:
+def node_affinity_signer(pod: PodView) -> dict[str, list[str]] | None:
     """NodeAffinitySigner: required terms and weighted preferred terms, each canonical and sorted."""
     node_affinity = (_spec(pod).get("affinity") or {}).get("nodeAffinity")
     if node_affinity is None:
@@ -140,7 +140,7 @@ def node_affinity_signer(pod: PodInfo) -> dict[str, list[str]] | None:
     return {"Required": required, "Preferred": preferred}
 
 
-def tolerations_signer(pod: PodInfo) -> list[dict[str, Any]]:
+def tolerations_signer(pod: PodView) -> list[dict[str, Any]]:
     """TolerationsSigner: the pod's tolerations in a canonical order."""
     return [
         {"key": t.key, "operator": t.operator, "value": t.value, "effect": t.effect, "tolerationSeconds": t.toleration_seconds}
@@ -150,7 +150,7 @@ def tolerations_signer(pod: PodInfo) -> list[dict[str, Any]]:
     ]
 
 
-def volumes_signer(pod: PodInfo) -> list[str]:
+def volumes_signer(pod: PodView) -> list[str]:
     """VolumesSigner: every volume source except configMap and secret (they never affect placement)."""
     out = []
     for vol in _spec(pod).get("volumes") or ():
@@ -161,7 +161,7 @@ def volumes_signer(pod: PodInfo) -> list[str]:
     return sorted(out)
 
 
-def resources_signer(pod: PodInfo) -> dict[str, Any]:
+def resources_signer(pod: PodView) -> dict[str, Any]:
     """computePodResourceRequest's fragment: the pod's effective requests (containers, init, overhead),
     with the non-zero cpu/memory that scoring reads (two pods may sum alike but default differently)."""
     return {"requests": sorted(pod.requests.items()), "nonzero": [pod.nonzero_cpu, pod.nonzero_memory]}

@@ -9,8 +9,8 @@ from typing import TYPE_CHECKING, Any, cast
 from ..objects import Node
 
 if TYPE_CHECKING:
-    from ..cache.cluster import ClusterState
     from ..cache.nodetable import Taint
+    from .views import ClusterView
 
 MAX_NODE_SCORE = 100
 """The highest score a score plugin may give a node after normalization (kube-scheduler's MaxNodeScore)."""
@@ -117,7 +117,7 @@ class NodeInfo:
 
     __slots__ = ("row", "name", "labels", "taints", "unschedulable", "allocatable", "requested", "pods", "raw")
 
-    def __init__(self, cluster: ClusterState, row: int) -> None:
+    def __init__(self, cluster: ClusterView, row: int) -> None:
         table = cluster.table
         self.row = row
         self.name: str = table.names[row] or ""

@@ -11,15 +11,16 @@ from __future__ import annotations
 
 import math
 import weakref
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from operator import itemgetter
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from ...cache.cluster import ClusterState
-from ...cache.nodetable import NodeTable
 from .selectors import _INT_RE, LabelSelector, Requirement
+
+if TYPE_CHECKING:
+    from ..views import ClusterView, NodeTableView
 
 __all__ = ["LabelColumns", "ValueColumn", "group_columns", "matching_pod_counts", "node_columns"]
 
@@ -53,7 +54,7 @@ class LabelColumns:
 
     def __init__(
         self,
-        items: list[Any],
+        items: Sequence[Any],
         labels_of: Callable[[Any], Mapping[str, str]],
         namespace_of: Callable[[Any], str] | None = None,
     ) -> None:
@@ -146,11 +147,11 @@ class LabelColumns:
         return np.isin(col.ids, wanted)
 
 
-_node_columns: weakref.WeakKeyDictionary[NodeTable, LabelColumns] = weakref.WeakKeyDictionary()
+_node_columns: weakref.WeakKeyDictionary[NodeTableView, LabelColumns] = weakref.WeakKeyDictionary()
 _group_columns: weakref.WeakKeyDictionary[Any, LabelColumns] = weakref.WeakKeyDictionary()
 
 
-def node_columns(table: NodeTable) -> LabelColumns:
+def node_columns(table: NodeTableView) -> LabelColumns:
     """Columns over a NodeTable's interned label sets (index = label set id)."""
     found = _node_columns.get(table)
     if found is None:
@@ -158,7 +159,7 @@ def node_columns(table: NodeTable) -> LabelColumns:
     return found
 
 
-def group_columns(cluster: ClusterState) -> LabelColumns:
+def group_columns(cluster: ClusterView) -> LabelColumns:
     """Columns over the placed-pod (namespace, labels) groups of cluster.label_counts."""
     counts = cluster.label_counts
     found = _group_columns.get(counts)
@@ -168,7 +169,7 @@ def group_columns(cluster: ClusterState) -> LabelColumns:
 
 
 def matching_pod_counts(
-    cluster: ClusterState, selector: LabelSelector, namespaces: np.ndarray | None = None
+    cluster: ClusterView, selector: LabelSelector, namespaces: np.ndarray | None = None
 ) -> np.ndarray:
     """Placed pods matching `selector` per table row (length = table capacity).
 

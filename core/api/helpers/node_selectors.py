@@ -6,14 +6,16 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from ...cache.nodetable import NodeTable
-from ...cache.podinfo import MemoKey, PodInfo
+from ...cache.podinfo import MemoKey
 from .columns import node_columns
 from .selectors import NODE_OPS, LabelSelector, SelectorError, _child, _req_key, make_requirement
+
+if TYPE_CHECKING:
+    from ..views import NodeTableView, PodView
 
 __all__ = [
     "OBJECT_NAME_FIELD",
@@ -85,7 +87,7 @@ class NodeSelectorTerm:
                 return False
         return True
 
-    def row_mask(self, table: NodeTable, rows: np.ndarray) -> np.ndarray:
+    def row_mask(self, table: NodeTableView, rows: np.ndarray) -> np.ndarray:
         if self.empty or not self.valid:
             return np.zeros(rows.shape[0], dtype=bool)
         if self.labels is not None:
@@ -115,7 +117,7 @@ class NodeSelector:
     def matches(self, labels: Mapping[str, str], name: str) -> bool:
         return any(t.matches(labels, name) for t in self.terms)
 
-    def row_mask(self, table: NodeTable, rows: np.ndarray) -> np.ndarray:
+    def row_mask(self, table: NodeTableView, rows: np.ndarray) -> np.ndarray:
         out = np.zeros(rows.shape[0], dtype=bool)
         for term in self.terms:
             out |= term.row_mask(table, rows)
@@ -150,7 +152,7 @@ def preferred_terms_error(terms: Sequence[PreferredTerm]) -> str | None:
     return errors[0] if len(errors) == 1 else "[" + ", ".join(errors) + "]"
 
 
-def preferred_score(table: NodeTable, rows: np.ndarray, terms: Sequence[PreferredTerm]) -> np.ndarray:
+def preferred_score(table: NodeTableView, rows: np.ndarray, terms: Sequence[PreferredTerm]) -> np.ndarray:
     score = np.zeros(rows.shape[0], dtype=np.int64)
     for t in terms:
         score += np.where(t.term.row_mask(table, rows), t.weight, 0)
@@ -174,7 +176,7 @@ class RequiredNodeAffinity:
             return False
         return self.affinity is None or self.affinity.matches(labels, name)
 
-    def row_mask(self, table: NodeTable, rows: np.ndarray) -> np.ndarray:
+    def row_mask(self, table: NodeTableView, rows: np.ndarray) -> np.ndarray:
         out = np.ones(rows.shape[0], dtype=bool)
         if self.selector is not None:
             out &= node_columns(table).mask(self.selector)[table.label_set[rows]]
@@ -186,7 +188,7 @@ class RequiredNodeAffinity:
 _REQUIRED_NODE_AFFINITY: MemoKey[RequiredNodeAffinity] = MemoKey("helpers.required_node_affinity")
 
 
-def required_node_affinity(pod: PodInfo) -> RequiredNodeAffinity:
+def required_node_affinity(pod: PodView) -> RequiredNodeAffinity:
     """The pod's required node affinity (spec.nodeSelector AND required terms), parsed once per pod."""
     found = _REQUIRED_NODE_AFFINITY.get(pod)
     if found is None:

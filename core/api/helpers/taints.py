@@ -3,11 +3,15 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 import numpy as np
 
-from ...cache.nodetable import NodeTable, Taint
+from ...cache.nodetable import Taint
 from ...cache.podinfo import Toleration
+
+if TYPE_CHECKING:
+    from ..views import NodeTableView
 
 __all__ = ["DO_NOT_SCHEDULE_EFFECTS", "first_untolerated", "untolerated_taint_sets"]
 
@@ -26,7 +30,7 @@ def first_untolerated(
     return None
 
 
-def untolerated_taint_sets(table: NodeTable, tolerations: Sequence[Toleration]) -> np.ndarray:
+def untolerated_taint_sets(table: NodeTableView, tolerations: Sequence[Toleration]) -> np.ndarray:
     """Per taint set id: does it carry a NoSchedule/NoExecute taint the tolerations miss?"""
     sets = table.taint_sets.values
     return np.fromiter(
