@@ -8,7 +8,7 @@ k-th by k-th across the nodes.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping, Sequence
 from itertools import compress
 from typing import Any
 
@@ -33,7 +33,7 @@ class BatchEvaluation:
         handle: Handle,
         base: PreFilterSnapshot,
         pdbs: list[PDB],
-        nominated: dict[int, list[PodView]],
+        nominated: Mapping[int, Sequence[PodView]],
         lower: dict[int, LowerPods],
         victim_key: Callable[[Any], Any],
     ) -> None:
