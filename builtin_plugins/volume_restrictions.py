@@ -107,7 +107,7 @@ class VolumeUsage:
 
 
 def usage_index(cluster: ClusterView) -> VolumeUsage:
-    return cluster.index(_INDEX_KEY, VolumeUsage)  # type: ignore[return-value]
+    return cluster.index(_INDEX_KEY, VolumeUsage)
 
 
 def _pvc_volume_claims(pod: PodView) -> list[str]:

@@ -42,7 +42,7 @@ def existing_anti_affinity_counts(
     """getExistingAntiAffinityCounts: per topology key, placed pods' required anti-affinity terms
     that select the pod, counted per domain."""
     table = cluster.table
-    index: ExistingTermIndex = cluster.index(INDEX_KEY, ExistingTermIndex)  # type: ignore[assignment]
+    index: ExistingTermIndex = cluster.index(INDEX_KEY, ExistingTermIndex)
     ns_labels = namespace_labels(cluster, pod.namespace)
     count_by_key: dict[str, np.ndarray] = {}
     for term, _w, key in matching_entries(index, REQ_ANTI, pod, ns_labels):

@@ -133,7 +133,7 @@ class InterPodAffinity:
         except SelectorError as exc:
             return Status.unschedulable(f"parsing pod: {exc}", unresolvable=True)
         if not terms.required_affinity and not terms.required_anti:
-            index: ExistingTermIndex = cluster.index(INDEX_KEY, ExistingTermIndex)  # type: ignore[assignment]
+            index: ExistingTermIndex = cluster.index(INDEX_KEY, ExistingTermIndex)
             if not matching_entries(index, REQ_ANTI, pod, namespace_labels(cluster, pod.namespace)):
                 return Status.skip()  # no placed pod's required anti-affinity term selects this pod
         computed = filtering.pre_filter_state(pod, terms, cluster)

@@ -43,7 +43,7 @@ def _existing_scores(
 ) -> bool:
     """processExistingPod: placed pods' terms selecting the incoming pod (required affinity at hard_weight)."""
     table = cluster.table
-    index: ExistingTermIndex = cluster.index(INDEX_KEY, ExistingTermIndex)  # type: ignore[assignment]
+    index: ExistingTermIndex = cluster.index(INDEX_KEY, ExistingTermIndex)
     ns_labels = namespace_labels(cluster, pod.namespace)
     existing_kinds = [(PREF_AFFINITY, 1), (PREF_ANTI, -1)]
     if hard_weight > 0:

@@ -193,7 +193,7 @@ class NodeVolumeLimits:
         attachments: Mapping[str, dict[str, str]],
     ) -> bool:
         attached: dict[str, str] = {}
-        index: PodsWithVolumes = cluster.index(INDEX_KEY, PodsWithVolumes)  # type: ignore[assignment]
+        index: PodsWithVolumes = cluster.index(INDEX_KEY, PodsWithVolumes)
         for existing in (index.rows.get(row) or {}).values():
             if existing.uid == pod.uid:
                 continue

@@ -127,7 +127,7 @@ def pod_counts(cluster: ClusterView, selector: LabelSelector, namespace: str) ->
     ns_mask = group_columns(cluster).namespace_mask((namespace,))
     counts = matching_pod_counts(cluster, selector, ns_mask)
     terminating = cluster.index("PodTopologySpread.terminating", _Terminating)
-    for pod, row in terminating.pods.values():  # type: ignore[attr-defined]
+    for pod, row in terminating.pods.values():
         if pod.namespace == namespace and selector.matches(pod.labels):
             counts[row] -= 1
     return counts
