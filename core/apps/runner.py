@@ -392,4 +392,8 @@ def run_main(args: argparse.Namespace | Any) -> int:
         if load is not None:
             load.stop()
         runner.shutdown()
+        # Stopped: a repeated Ctrl-C arriving while the interpreter exits (its handlers are reset
+        # to the default then) must not turn the clean exit into death by SIGINT.
+        signal.signal(signal.SIGINT, signal.SIG_IGN)
+        signal.signal(signal.SIGTERM, signal.SIG_IGN)
     return 0
