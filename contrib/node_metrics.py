@@ -31,7 +31,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
-from kubeberth import NodeTable, NodeView
+from kubeberth import NodeTableView, NodeView
 from kubeberth.api.extras import require_extra
 from kubeberth.api.metrics import REGISTRY
 from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily
@@ -366,7 +366,7 @@ class NodeLoad:
         rows = nodes.rows
         return {m: col[rows] for m, col in table_cols.items()}
 
-    def table_columns(self, table: NodeTable) -> dict[str, np.ndarray] | None:
+    def table_columns(self, table: NodeTableView) -> dict[str, np.ndarray] | None:
         snap = self.snapshot()
         if not snap.fresh(self.provider.args.ttl):
             return None
@@ -378,7 +378,7 @@ class NodeLoad:
         return aligned.columns
 
 
-    def derived(self, table: NodeTable, build: Callable[[dict[str, np.ndarray]], Any]) -> Any | None:
+    def derived(self, table: NodeTableView, build: Callable[[dict[str, np.ndarray]], Any]) -> Any | None:
         """`build(columns)` over the whole table, memoised until the next snapshot or node change:
         for the pod-independent part of a score, so a cycle only gathers its candidate rows.
         None when the source is stale."""
@@ -392,7 +392,7 @@ class NodeLoad:
         return found
 
 
-def row_keys(table: NodeTable) -> dict[str, int]:
+def row_keys(table: NodeTableView) -> dict[str, int]:
     """Every way a series may name a node → its row: node name, hostname label, InternalIP."""
     keys: dict[str, int] = {}
     for row in table.row_of.values():
@@ -408,7 +408,7 @@ def row_keys(table: NodeTable) -> dict[str, int]:
     return keys
 
 
-def align(table: NodeTable, values: dict[str, dict[str, float]], metrics: set[str]) -> dict[str, np.ndarray]:
+def align(table: NodeTableView, values: dict[str, dict[str, float]], metrics: set[str]) -> dict[str, np.ndarray]:
     """{metric: array over table rows} from {metric: {key: value}}; absolute metrics.k8s.io usage
     becomes a fraction of the node's allocatable."""
     keys = row_keys(table)
@@ -429,7 +429,8 @@ def align(table: NodeTable, values: dict[str, dict[str, float]], metrics: set[st
         absolute = ABSOLUTE_METRICS.get(metric)
         if absolute in values:
             resource = "cpu" if metric.startswith("cpu") else "memory"
-            alloc = table.allocatable[: table.capacity, table.resource_column(resource)].astype(float)
+            col = table.resource_index[resource]  # cpu and memory are columns of every table
+            alloc = table.allocatable[: table.capacity, col].astype(float)
             scale = 1000.0 if resource == "cpu" else 1.0  # cores → millicores
             with np.errstate(divide="ignore", invalid="ignore"):
                 frac = column(values[absolute]) * scale / alloc
