@@ -34,16 +34,14 @@ if TYPE_CHECKING:
         DeviceStateView,
         LabelCountsView,
         NodeTableView,
+        PodIndex,
         PodView,
         WhatIf,
-        PodIndex,
         is_pod,
         parse_pod,
     )
-    from .cache.cluster import ClusterState
-    from .cache.devices import DeviceState
-    from .cache.nodetable import NodeTable, NodeView, Taint
-    from .cache.podinfo import MemoKey, PodInfo, Toleration
+    from .cache.nodetable import NodeView, Taint
+    from .cache.podinfo import MemoKey, Toleration
     from .runtime.framework import MAX_NODE_SCORE, CycleState, Diagnosis, NodeInfo
 
 __version__ = "0.1.0"
@@ -133,11 +131,6 @@ _LAZY: dict[str, str] = {
     "PodIndex": ".api.views",
     "NodeView": ".cache.nodetable",
     "Taint": ".cache.nodetable",
-    # Being withdrawn from the public face (plugins use the views above); kept until every plugin has moved.
-    "ClusterState": ".cache.cluster",
-    "DeviceState": ".cache.devices",
-    "NodeTable": ".cache.nodetable",
-    "PodInfo": ".cache.podinfo",
     "MemoKey": ".cache.podinfo",
     "Toleration": ".cache.podinfo",
     "MAX_NODE_SCORE": ".runtime.framework",

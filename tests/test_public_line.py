@@ -3,8 +3,11 @@
 A plugin may import `kubeberth` and `kubeberth.api` (hook specs, types, helpers, the Handle), its
 own package's modules, and public names of other plugins. It may not import an underscore name
 from anywhere in kubeberth, nor reach into the layers behind the API (cache, runtime, scheduling,
-backends, apps, observability): those change without notice. Checked on the source's AST, so a
-new violation fails here with the file and line.
+backends, apps, observability): those change without notice. Nor may it import the scheduler's
+cache classes by name (ClusterState, NodeTable, PodInfo, DeviceState, with their assume/forget/
+upsert mutators): it reads the cache through the read-only views of kubeberth.api.views
+(ClusterView, NodeTableView, PodView, ...). Checked on the source's AST, so a new violation fails
+here with the file and line; tests/test_layers.py holds the layers behind the API to their order.
 """
 
 from __future__ import annotations
@@ -18,6 +21,7 @@ ROOT = Path(__file__).resolve().parents[1]
 PLUGIN_DIRS = {"builtin_plugins": "kubeberth.builtin_plugins", "contrib": "kubeberth.contrib"}
 PUBLIC_MODULES = ("kubeberth", "kubeberth.api")
 PLUGIN_PACKAGES = tuple(PLUGIN_DIRS.values())
+WRITABLE = frozenset({"ClusterState", "NodeTable", "PodInfo", "DeviceState", "Hypothetical", "PodLabelCounts"})
 
 
 def _allowed_module(module: str) -> bool:
@@ -56,7 +60,7 @@ def violations(source: str, module: str, where: str) -> list[str]:
             if inside:
                 continue
             for alias in node.names:
-                if _private(alias.name):
+                if _private(alias.name) or alias.name in WRITABLE:
                     out.append(f"{where}:{node.lineno}: from {target} import {alias.name}")
     return out
 
@@ -92,6 +96,8 @@ def test_plugins_import_only_the_public_api() -> None:
         ("from .node_resources_fit import ResourceSpec\n", []),
         ("from .node_resources_fit import _private\n", ["from kubeberth.builtin_plugins.node_resources_fit import _private"]),
         ("from kubeberth import _version\n", ["from kubeberth import _version"]),
+        ("from kubeberth import ClusterState, Status\n", ["from kubeberth import ClusterState"]),
+        ("from kubeberth.api.helpers import PodInfo\n", ["from kubeberth.api.helpers import PodInfo"]),
     ],
 )
 def test_the_check_catches_each_kind_of_crossing(source: str, expected: list[str]) -> None:
