@@ -227,6 +227,13 @@ def test_architecture_doc_names_only_what_exists() -> None:
     assert not found, "docs/architecture.md names things that do not exist:\n" + "\n".join(found)
 
 
+def test_architecture_doc_links_to_docs_that_exist() -> None:
+    links = re.findall(r"\]\(([^)#:]+\.md)\)", DOC.read_text())
+    assert links
+    missing = [link for link in links if not (DOC.parent / link).exists()]
+    assert not missing, f"docs/architecture.md links to missing docs: {missing}"
+
+
 def test_architecture_doc_records_the_real_number_of_top_scores() -> None:
     from kubeberth.runtime.framework import TOP_SCORES_RECORDED
 
