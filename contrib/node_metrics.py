@@ -145,9 +145,9 @@ class NodeMetricsProvider:
         self.stats.last_duration = now - t0
         if fetched is not None:
             self.stats.last_success = now
-            for metric, values in fetched.items():
+            for metric, measured in fetched.items():
                 seen = self._seen.setdefault(metric, {})
-                for key, value in values.items():
+                for key, value in measured.items():
                     seen[key] = (value, now)
         else:
             self.stats.failures += 1
