@@ -19,7 +19,7 @@ from .quantity import QuantityError, resource_value
 from .shapes import NODE, describe_object, malformed
 
 if TYPE_CHECKING:
-    from ..api.views import PodView
+    from ..api.views import NodeTableView, PodView
 
 BASE_RESOURCES = (CPU, MEMORY, EPHEMERAL_STORAGE, PODS)
 ZONE_LABEL = "topology.kubernetes.io/zone"
@@ -357,8 +357,9 @@ class NodeView:
     """
 
     __slots__ = ("table", "rows", "_names")
+    table: NodeTableView  # read-only for plugins: what `nodes.table` offers them is the view
 
-    def __init__(self, table: NodeTable, rows: np.ndarray) -> None:
+    def __init__(self, table: NodeTableView, rows: np.ndarray) -> None:
         self.table = table
         self.rows = rows
         self._names: list[str] | None = None

@@ -113,7 +113,7 @@ class ScoredCandidates:
 
 def names_array(table: NodeTable) -> np.ndarray:
     """The table's node names as an object array, rebuilt only when its structure version moves."""
-    return table.cached(_NAMES_KEY, lambda: np.asarray(table.names, dtype=object))  # type: ignore[no-any-return]
+    return table.cached(_NAMES_KEY, lambda: np.asarray(table.names, dtype=object))
 
 
 _NAMES_KEY = "kubeberth.batch.names"
