@@ -7,6 +7,7 @@ pod's tolerations and the answer broadcast to the rows carrying that set.
 from __future__ import annotations
 
 import weakref
+from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
@@ -47,7 +48,7 @@ class _TaintSetVerdicts:
         self.tolerations = tolerations
         self.codes = np.zeros(0, dtype=np.bool_)
 
-    def update(self, sets: list) -> np.ndarray:
+    def update(self, sets: Sequence[Any]) -> np.ndarray:
         done = self.codes.shape[0]
         if done < len(sets):
             extra = np.asarray(
