@@ -190,16 +190,20 @@ def simulate(
     summary["pending_other_pods"] = other
     if backend.unknown_priority_classes:
         summary["unknown_priority_classes"] = dict(backend.unknown_priority_classes)
-    placements = {
-        f"{p['metadata']['namespace']}/{p['metadata']['name']}": p["spec"]["nodeName"]
-        for p in backend.pods()
-        if section(p, "spec").get("nodeName")
-    }
     inputs = {
         f"{section(p, 'metadata').get('namespace') or 'default'}/{section(p, 'metadata').get('name')}": p
         for p in admitted
     }
-    return SimulationResult(summary, scheduler, backend, placements, watch.history, inputs, names)
+    return SimulationResult(summary, scheduler, backend, _placements(backend), watch.history, inputs, names)
+
+
+def _placements(backend: EmbeddedCluster) -> dict[str, str]:
+    """Every bound pod's node, by namespace/name."""
+    return {
+        f"{p['metadata']['namespace']}/{p['metadata']['name']}": p["spec"]["nodeName"]
+        for p in backend.pods()
+        if section(p, "spec").get("nodeName")
+    }
 
 
 class _RunWatch:
