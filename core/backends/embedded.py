@@ -261,8 +261,11 @@ class EmbeddedCluster(Backend):
             if new is None:
                 return
             status = dict(new.get("status") or {})
-            conditions = [c for c in status.get("conditions") or () if c.get("type") != condition["type"]]
-            if any(c == condition for c in (status.get("conditions") or ())):
+            # Stored conditions that are not a list of mappings (a malformed object) are replaced.
+            old = status.get("conditions")
+            old = [c for c in old if isinstance(c, dict)] if isinstance(old, list) else []
+            conditions = [c for c in old if c.get("type") != condition["type"]]
+            if any(c == condition for c in old):
                 return  # unchanged: no write, no event (as a real apiserver no-op patch)
             conditions.append(dict(condition))
             status["conditions"] = conditions

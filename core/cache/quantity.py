@@ -64,6 +64,7 @@ def int_value(value: str | int | float) -> int:
 
 # The node table's columns are int64 (as resource.Quantity's MilliValue/Value): a quantity beyond
 # them cannot be accounted and is refused with the resource named, never an OverflowError later.
+# Requests, overhead and allocatable are never negative (the API server validates them so).
 _INT64 = 2**63
 
 
@@ -71,11 +72,13 @@ def resource_value(resource: str, value: str | int | float) -> int:
     """The integer the scheduler accounts a resource in: millicores for cpu, units otherwise.
 
     Raises QuantityError naming the resource for text that is not a quantity and for a value
-    outside int64."""
+    that is negative or beyond int64."""
     try:
         result = milli_value(value) if resource == "cpu" else int_value(value)
     except QuantityError as exc:
         raise QuantityError(f"{resource}: {exc}") from None
-    if -_INT64 <= result < _INT64:
+    if 0 <= result < _INT64:
         return result
+    if result < 0:  # the API server refuses negative requests and allocatable (scores would leave [0, 100])
+        raise QuantityError(f"{resource}: quantity {value!r} is negative")
     raise QuantityError(f"{resource}: quantity {value!r} is out of range")
