@@ -117,9 +117,14 @@ class NodeMetricsProvider:
             self._thread = threading.Thread(target=self._run, name=f"kubeberth-metrics {self.source.name}", daemon=True)
             self._thread.start()
 
-    def stop(self) -> None:
+    def stop(self, join: float = 0.0) -> None:
+        """Stop the refresher; with `join` > 0, wait that long for a round in flight to end, so
+        nothing of it (a log line, a listener call) comes after this returns."""
         self._stop.set()
         self._wake.set()
+        thread = self._thread
+        if join > 0 and not self.static and thread is not None and thread is not threading.current_thread():
+            thread.join(join)
 
     @property
     def stopped(self) -> bool:
@@ -229,6 +234,8 @@ def shutdown_all() -> None:
         _providers.clear()
     for provider in providers:
         provider.stop()
+    for provider in providers:  # all signalled first: the waits overlap
+        provider.stop(join=provider.args.timeout + 1.0)
 
 
 def live_providers() -> list[NodeMetricsProvider]:

@@ -252,6 +252,7 @@ def test_decision_annotation_is_written_off_the_loop_and_never_requeues() -> Non
     scheduler.run_until_settled(timeout=60)  # the annotation writes come back as pod updates
     attempts = scheduler.stats.attempts
     obs.shutdown()
+    scheduler.shutdown(wait=True)
     pods = {p["metadata"]["name"]: p for p in backend.pods()}
     fits = json.loads(pods["fits"]["metadata"]["annotations"][ANNOTATION])
     assert fits == {"result": "Scheduled", "attempt": 1, "generation": fits["generation"], "node": "n1"}

@@ -182,12 +182,12 @@ class GateReader:
 
 @pytest.mark.parametrize("value", [False, True])
 def test_plugins_read_gates_from_constructor_and_handle(value: bool) -> None:
-    t = SchedulerTester([GateReader], feature_gates={"GenericWorkload": value})
-    t.add(make_node("n1"))
-    assert t.schedule(make_pod("p")) == {"p": "n1"}
-    plugin = t.generation.default_profile.plugins["GateReader"]
-    assert plugin.at_init is value and plugin.seen == [value]
-    assert t.generation.feature_gates["GenericWorkload"] is value
+    with SchedulerTester([GateReader], feature_gates={"GenericWorkload": value}) as t:
+        t.add(make_node("n1"))
+        assert t.schedule(make_pod("p")) == {"p": "n1"}
+        plugin = t.generation.default_profile.plugins["GateReader"]
+        assert plugin.at_init is value and plugin.seen == [value]
+        assert t.generation.feature_gates["GenericWorkload"] is value
 
 
 def test_cli_rejects_bad_gates_with_exit_2(tmp_path: Path) -> None:

@@ -185,6 +185,8 @@ class KubernetesBackend(Backend):
         self._sink = None
         for inf in self.informers.values():
             inf.interrupt()
+        if self.liveness is not None:  # waiting between probes it ends at once; a probe in flight is bounded
+            self.liveness.join(flush_timeout)
 
     # ---- writes --------------------------------------------------------------------------
     def bind(self, pod: PodInfo, node_name: str) -> Status:
