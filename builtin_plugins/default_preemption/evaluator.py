@@ -164,7 +164,7 @@ class Evaluator:
             if victim.priority >= pod.priority:
                 continue
             if eligible is not None and not all(
-                eligible(NodeInfo(cluster, r), victim, pod) for r in victim.affected_rows  # type: ignore[arg-type]
+                eligible(NodeInfo(cluster, r), victim, pod) for r in victim.affected_rows
             ):
                 continue
             out.append(victim)

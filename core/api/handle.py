@@ -21,7 +21,6 @@ if TYPE_CHECKING:
     import numpy as np
 
     from ..cache.nodetable import NodeView
-    from ..cache.podinfo import PodInfo
     from ..runtime.records import Diagnosis
     from .capabilities import Capabilities
     from .features import FeatureGates
@@ -86,18 +85,18 @@ class Handle(Protocol):
         ...
 
     # ---- writes ----------------------------------------------------------------------------
-    def nominate(self, pod: PodInfo, node_name: str | None) -> None:
+    def nominate(self, pod: PodView, node_name: str | None) -> None:
         """Set (or clear, with None) the pod's nominated node, in the cache and in its status."""
         ...
 
     def delete_victim(
-        self, victim: PodInfo, preemptor: PodInfo, node_name: str = "", *, pod_group: dict[str, Any] | None = None
+        self, victim: PodView, preemptor: PodView, node_name: str = "", *, pod_group: Mapping[str, Any] | None = None
     ) -> Status:
         """Delete a preemption victim and record a Preempted event on it; NotFound counts as success.
         `pod_group`: the PodGroup preempting as a whole (its members' stand-in is `preemptor`)."""
         ...
 
-    def bind(self, pod: PodInfo, node_name: str) -> Status:
+    def bind(self, pod: PodView, node_name: str) -> Status:
         """Bind the pod through the Binding subresource (for bind plugins)."""
         ...
 
@@ -132,7 +131,7 @@ class Handle(Protocol):
         plugin's own background thread; the move happens on the scheduling thread between cycles."""
         ...
 
-    def activate(self, pods: Sequence[PodInfo]) -> None:
+    def activate(self, pods: Sequence[PodView]) -> None:
         """Move these pending pods from backoff or the unschedulable pool straight to the active
         queue (kube-scheduler's Handle.Activate), e.g. the rest of a gang when one member waits at
         Permit. Gated and in-flight pods are left alone. Scheduling-cycle hooks only."""
@@ -147,8 +146,8 @@ class Handle(Protocol):
         ...
 
     def preemption_extenders(
-        self, pod: PodInfo, victims: dict[str, tuple[list[PodInfo], int]]
-    ) -> tuple[dict[str, tuple[list[PodInfo], int]], Status | None]:
+        self, pod: PodView, victims: dict[str, tuple[list[PodView], int]]
+    ) -> tuple[dict[str, tuple[list[PodView], int]], Status | None]:
         """Offer preemption candidates (node -> (victims, PDB violations)) to the configuration's
         extenders with a preemptVerb, as kube-scheduler's callExtenders does; returns the nodes and
         victims they keep, or an Error status. Unchanged when no extender is configured."""
@@ -179,7 +178,7 @@ class Handle(Protocol):
         ...
 
     def run_pre_filter(
-        self, state: CycleState, pod: PodInfo, nodes: NodeView, plugins: Sequence[str] | None = None
+        self, state: CycleState, pod: PodView, nodes: NodeView, plugins: Sequence[str] | None = None
     ) -> tuple[Status, frozenset[str] | None]:
         """Run PreFilter (all plugins, or just `plugins`) into `state`; returns the status and the
         narrowed node names (None: not narrowed)."""
@@ -188,7 +187,7 @@ class Handle(Protocol):
     def run_filters(
         self,
         state: CycleState,
-        pod: PodInfo,
+        pod: PodView,
         nodes: NodeView,
         diagnosis: Diagnosis | None = None,
         plugins: Sequence[str] | None = None,

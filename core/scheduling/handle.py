@@ -7,7 +7,7 @@ nothing else, so a plugin cannot reach the loop, the queue or the scheduler obje
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any, cast
 
 import numpy as np
 
@@ -25,8 +25,20 @@ from ..runtime.records import Diagnosis
 from .extenders import preempt_with_extenders
 from .waiting_pods import WaitingPod
 
+if TYPE_CHECKING:
+    from ..api.views import PodView
 
-def pod_group_name(group: dict[str, Any]) -> str:
+
+def _info(pod: PodView) -> PodInfo:
+    """The cache's pod behind a plugin's read-only view (views are typing only: the same object)."""
+    return cast(PodInfo, pod)
+
+
+def _infos(victims: dict[str, tuple[list[PodView], int]]) -> dict[str, tuple[list[PodInfo], int]]:
+    return cast("dict[str, tuple[list[PodInfo], int]]", victims)
+
+
+def pod_group_name(group: Mapping[str, Any]) -> str:
     return str((group.get("metadata") or {}).get("name", ""))
 
 
@@ -86,12 +98,12 @@ class FrameworkHandle:
         return self._backend.get_object(kind, key)
 
     # ---- writes --------------------------------------------------------------------------
-    def nominate(self, pod: PodInfo, node_name: str | None) -> None:
-        self._cluster.nominate(pod, node_name)
+    def nominate(self, pod: PodView, node_name: str | None) -> None:
+        self._cluster.nominate(_info(pod), node_name)
         if pod.uid == self._held_uid:
             self._held = node_name or ""  # written with the PodScheduled condition (take_nomination)
             return
-        self._backend.set_nominated_node(pod, node_name)
+        self._backend.set_nominated_node(_info(pod), node_name)
 
     def hold_nomination(self, pod: PodInfo) -> None:
         """Until take_nomination, hold back the status write of `pod`'s nomination: kube-scheduler
@@ -105,7 +117,7 @@ class FrameworkHandle:
         return held
 
     def delete_victim(
-        self, victim: PodInfo, preemptor: PodInfo, node_name: str = "", *, pod_group: dict[str, Any] | None = None
+        self, victim: PodView, preemptor: PodView, node_name: str = "", *, pod_group: Mapping[str, Any] | None = None
     ) -> Status:
         """kube-scheduler's PreemptPod: mark the victim DisruptionTarget, then delete it (gracefully).
         `pod_group`: the PodGroup preempting (its ExecutorPreemptor of type "podgroup"); `preemptor` is
@@ -121,22 +133,22 @@ class FrameworkHandle:
         generation = (victim.raw.get("metadata") or {}).get("generation")
         if isinstance(generation, int) and generation:
             condition["observedGeneration"] = generation  # PodObservedGenerationTracking (GA in v1.35)
-        marked = self._backend.mark_disruption_target(victim, condition)
+        marked = self._backend.mark_disruption_target(_info(victim), condition)
         if not marked.ok:
             return marked
         if marked.err is not None:
             return Status.success()  # already gone: nothing to delete, no event (as upstream)
         by = preemptor.key if pod_group is None else f"podgroup {preemptor.namespace}/{pod_group_name(pod_group)}"
-        status = self._backend.delete_pod(victim, f"preempted by {by}")
+        status = self._backend.delete_pod(_info(victim), f"preempted by {by}")
         if status.ok:
             uid = preemptor.uid if pod_group is None else (pod_group.get("metadata") or {}).get("uid", "")
             self._backend.record_event(
-                victim, "Normal", "Preempted", f"Preempted by {kind} {uid} on node {node_name or victim.node_name}"
+                _info(victim), "Normal", "Preempted", f"Preempted by {kind} {uid} on node {node_name or victim.node_name}"
             )
         return status
 
-    def bind(self, pod: PodInfo, node_name: str) -> Status:
-        return self._backend.bind(pod, node_name)
+    def bind(self, pod: PodView, node_name: str) -> Status:
+        return self._backend.bind(_info(pod), node_name)
 
     def update_object(self, kind: str, obj: dict[str, Any], subresource: str = "") -> Status:
         return self._backend.update_object(kind, obj, subresource)
@@ -154,7 +166,7 @@ class FrameworkHandle:
         if self._request_move is not None:
             self._request_move(event)
 
-    def activate(self, pods: Sequence[PodInfo]) -> None:
+    def activate(self, pods: Sequence[PodView]) -> None:
         if self._activate is not None and pods:
             self._activate([p.uid for p in pods])
 
@@ -167,8 +179,8 @@ class FrameworkHandle:
             then()
 
     def preemption_extenders(
-        self, pod: PodInfo, victims: dict[str, tuple[list[PodInfo], int]]
-    ) -> tuple[dict[str, tuple[list[PodInfo], int]], Status | None]:
+        self, pod: PodView, victims: dict[str, tuple[list[PodView], int]]
+    ) -> tuple[dict[str, tuple[list[PodView], int]], Status | None]:
         if not self.framework.extenders:
             return victims, None
         cluster = self._cluster
@@ -177,7 +189,8 @@ class FrameworkHandle:
             row = cluster.table.row_of.get(node)
             return None if row is None else cluster.node_pods(row)
 
-        return preempt_with_extenders(self.framework.extenders, pod, victims, pods_on)
+        chosen, status = preempt_with_extenders(self.framework.extenders, _info(pod), _infos(victims), pods_on)
+        return cast("dict[str, tuple[list[PodView], int]]", chosen), status
 
     # ---- Permit --------------------------------------------------------------------------
     def get_waiting_pod(self, uid: str) -> WaitingPod | None:
@@ -197,18 +210,18 @@ class FrameworkHandle:
         return self.framework.capabilities_of(plugin)
 
     def run_pre_filter(
-        self, state: CycleState, pod: PodInfo, nodes: NodeView, plugins: Sequence[str] | None = None
+        self, state: CycleState, pod: PodView, nodes: NodeView, plugins: Sequence[str] | None = None
     ) -> tuple[Status, frozenset[str] | None]:
         fw = self.framework if plugins is None else self.framework.only("pre_filter", plugins)
-        return fw.run_pre_filter(state, pod, nodes, self._cluster, self, None)
+        return fw.run_pre_filter(state, _info(pod), nodes, self._cluster, self, None)
 
     def run_filters(
         self,
         state: CycleState,
-        pod: PodInfo,
+        pod: PodView,
         nodes: NodeView,
         diagnosis: Diagnosis | None = None,
         plugins: Sequence[str] | None = None,
     ) -> np.ndarray:
         fw = self.framework if plugins is None else self.framework.only("filter", plugins)
-        return fw.run_filters(state, pod, nodes, self._cluster, self, diagnosis)
+        return fw.run_filters(state, _info(pod), nodes, self._cluster, self, diagnosis)

@@ -21,6 +21,7 @@ import numpy as np
 from ..api.features import FeatureGates
 from ..api.status import Code, Status
 from ..api.types import CycleState
+from ..api.views import PodView
 from ..backends.embedded import EmbeddedCluster
 from ..cache.cluster import ClusterState
 from ..cache.podinfo import PodInfo
@@ -388,11 +389,11 @@ class _DryRunHandle(FrameworkHandle):
         self.victims: list[str] = []
         self.nominations: list[tuple[str, str | None]] = []
 
-    def nominate(self, pod: PodInfo, node_name: str | None) -> None:
+    def nominate(self, pod: PodView, node_name: str | None) -> None:
         self.nominations.append((pod.key, node_name))
 
     def delete_victim(
-        self, victim: PodInfo, preemptor: PodInfo, node_name: str = "", *, pod_group: dict[str, Any] | None = None
+        self, victim: PodView, preemptor: PodView, node_name: str = "", *, pod_group: Mapping[str, Any] | None = None
     ) -> Status:
         self.victims.append(victim.key)
         return Status.success()
