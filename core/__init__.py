@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from .api import helpers, objects, signing
     from .api.capabilities import CLUSTER_EVENTS, Capabilities, FilterScope, PreFilterState, ScoreScope
+    from .api.diagnosis import Diagnosis
     from .api.features import FeatureGates
     from .api.handle import Handle, WaitingPodHandle
     from .api.helpers import LabelSelector, NodeSelector, StrictArgs, label_selector_matches
@@ -42,7 +43,7 @@ if TYPE_CHECKING:
     )
     from .cache.nodetable import NodeView, Taint
     from .cache.podinfo import MemoKey, Toleration
-    from .runtime.framework import MAX_NODE_SCORE, CycleState, Diagnosis, NodeInfo
+    from .runtime.framework import MAX_NODE_SCORE, CycleState, NodeInfo
 
 __version__ = "0.1.0"
 
@@ -135,7 +136,7 @@ _LAZY: dict[str, str] = {
     "Toleration": ".cache.podinfo",
     "MAX_NODE_SCORE": ".runtime.framework",
     "CycleState": ".runtime.framework",
-    "Diagnosis": ".runtime.framework",
+    "Diagnosis": ".api.diagnosis",
     "NodeInfo": ".runtime.framework",
 }
 

@@ -49,8 +49,6 @@ TYPE_ONLY_ALLOWED = frozenset({"api"})
 # Crossings that exist today and are being removed; each must still occur (so one removed is
 # taken off this list). (importing module, imported module) -> why it is here.
 KNOWN_EXCEPTIONS: dict[tuple[str, str], str] = {
-    ("kubeberth.api.handle", "kubeberth.runtime.records"): "Handle.run_filters names Diagnosis, a runtime type",
-    ("kubeberth.api.hookspecs", "kubeberth.runtime.records"): "post_filter's `diagnosis` is typed as it",
     ("kubeberth.observability", "kubeberth.apps.httpserver"): "the /metrics routes are typed with the HTTP server",
     ("kubeberth.observability.exposition", "kubeberth.apps.httpserver"): "Request/Response of the HTTP server",
     ("kubeberth.observability.explain", "kubeberth.apps.serving.client"): "`kubeberth explain` asks a running server",

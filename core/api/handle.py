@@ -21,8 +21,8 @@ if TYPE_CHECKING:
     import numpy as np
 
     from ..cache.nodetable import NodeView
-    from ..runtime.records import Diagnosis
     from .capabilities import Capabilities
+    from .diagnosis import Diagnosis
     from .features import FeatureGates
     from .status import Status
     from .types import CycleState, PreBindCancellation

@@ -34,7 +34,7 @@ if TYPE_CHECKING:
     from numpy.typing import NDArray
 
     from ..cache.nodetable import NodeView
-    from ..runtime.records import Diagnosis
+    from .diagnosis import Diagnosis
     from .handle import Handle
     from .placement import (
         Placement,

@@ -1,5 +1,5 @@
-"""What a scheduling cycle found: kube-scheduler's FitError diagnosis, the decision record that feeds
-traces, `explain`, events and metrics, and the cycle's result.
+"""What a scheduling cycle found: the decision record that feeds traces, `explain`, events and
+metrics, and the cycle's result (`Diagnosis`, the FitError diagnosis, is kubeberth.api's).
 
 The runtime writes decisions through the `Recorder` Protocol (one call per plugin it ran, as
 kube-scheduler's framework reports each plugin to its metrics recorder); `CycleRecord` is the
@@ -12,15 +12,13 @@ import time
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol
 
-import numpy as np
-
+from ..api.diagnosis import Diagnosis
 from ..api.status import Code, Status
 
 if TYPE_CHECKING:
     from ..api.placement import PodGroupPostFilterResult
     from ..api.status import PostFilterResult
 
-_ONE_ROW = np.zeros(1, dtype=np.int64)  # the chosen node, in a one-node diagnosis (rows are counted, not read)
 _NO_ATTRS: dict[str, Any] = {}  # shared by steps without attributes; step attributes are read-only
 # Step attributes shared by every record (read-only by convention): ~20 steps per cycle and
 # thousands of kept records would otherwise hold a small dict each.
@@ -34,66 +32,6 @@ def _weight_attrs(weight: int) -> dict[str, Any]:
     if found is None:
         found = _WEIGHT_ATTRS[weight] = {"weight": weight}
     return found
-
-
-@dataclass
-class Diagnosis:
-    """Why no node fit: per-plugin rejections over absolute table rows, as kube-scheduler's FitError."""
-
-    num_all_nodes: int
-    rejections: list[tuple[str, str, np.ndarray, Code]] = field(default_factory=list)
-    pre_filter_msg: str = ""
-    pre_filter_code: Code = Code.SUCCESS
-    post_filter_msg: str = ""
-    unschedulable_plugins: set[str] = field(default_factory=set)
-
-    def add(self, plugin: str, reason: str, rows: np.ndarray, code: Code) -> None:
-        self.rejections.append((plugin, reason, rows, code))
-        self.unschedulable_plugins.add(plugin)
-
-    def pre_filter_failed(self, plugin: str, message: str, code: Code, rows: np.ndarray) -> None:
-        """A PreFilter rejection: it is the message, and every row of `rows` failed on it."""
-        self.pre_filter_msg = message
-        self.pre_filter_code = code
-        self.add(plugin, message, rows, code)
-
-    @classmethod
-    def one_node(cls, status: Status) -> Diagnosis:
-        """The FitError kube-scheduler builds for a rejection at Reserve, Permit or WaitOnPermit:
-        one node (the chosen one), rejected with the status's reasons by its plugin."""
-        diagnosis = cls(1)
-        for reason in status.reasons:
-            diagnosis.add(status.plugin, reason, _ONE_ROW, status.code)
-        if status.plugin:
-            diagnosis.unschedulable_plugins.add(status.plugin)
-        return diagnosis
-
-    def reason_counts(self) -> dict[str, int]:
-        counts: dict[str, int] = {}
-        for _plugin, reason, rows, _code in self.rejections:
-            counts[reason] = counts.get(reason, 0) + int(rows.shape[0])
-        return counts
-
-    def unresolvable_rows(self) -> set[int]:
-        """Rows no preemption can help (UnschedulableAndUnresolvable), or all if pre_filter said so."""
-        out: set[int] = set()
-        for _plugin, _reason, rows, code in self.rejections:
-            if code == Code.UNSCHEDULABLE_AND_UNRESOLVABLE:
-                out.update(rows.tolist())
-        return out
-
-    def message(self) -> str:
-        """kube-scheduler's FitError text: `0/N nodes are available: <sorted histogram>.`"""
-        msg = f"0/{self.num_all_nodes} nodes are available:"
-        if self.pre_filter_msg:
-            msg += f" {self.pre_filter_msg}."
-        else:
-            histogram = sorted(f"{count} {reason}" for reason, count in self.reason_counts().items())
-            if histogram:
-                msg += f" {', '.join(histogram)}."
-        if self.post_filter_msg:
-            msg += f" {self.post_filter_msg}"  # kube-scheduler appends it verbatim (it ends with its own '.')
-        return msg
 
 
 class Recorder(Protocol):
