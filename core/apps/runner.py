@@ -23,6 +23,7 @@ from typing import Any
 
 from ..backends.base import Backend
 from ..backends.kubernetes import KubernetesBackend, RawClient, load_api_client
+from ..backends.kubernetes.backend import connection_pool_size
 from ..backends.kubernetes.leader import LeaderElector, parse_duration
 from ..errors import ConfigError
 from ..observability import Observability
@@ -91,7 +92,7 @@ class Runner:
             leader_elect = False
         else:
             kubeconfig = kubeconfig or cfg.clientConnection.kubeconfig or os.environ.get("KUBECONFIG") or None
-            self.api_client = load_api_client(kubeconfig, pool_size=self.settings.binding_workers + 16)
+            self.api_client = load_api_client(kubeconfig, pool_size=connection_pool_size(self.settings.binding_workers))
             self.backend = KubernetesBackend(
                 self.api_client,
                 scheduler_names=list(generation.profiles) if scheduler_names is None else scheduler_names,

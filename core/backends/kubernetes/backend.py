@@ -28,7 +28,7 @@ from typing import Any
 
 from ...api.status import Code, Status
 from ...cache.podinfo import PodInfo
-from ..base import WATCHED_KINDS, Backend, ClusterEvent, EventSink, PodGone
+from ..base import OPTIONAL_KINDS, WATCHED_KINDS, Backend, ClusterEvent, EventSink, PodGone
 from .client import ApiError, RawClient, TokenBucket, WriteStats, rfc3339, separate_pool
 from .events import EventRecorder
 from .informer import LIST_ORDER, RESOURCES, Informer, object_path
@@ -36,6 +36,19 @@ from .liveness import LivenessProbe, sentinel_client
 from .status import StatusWriter
 
 log = logging.getLogger(__name__)
+
+
+# Requests on the scheduler's connection pool besides the watches and the binding workers: the status
+# writer, asynchronous preemption, plugins' reads and writes through the Handle.
+POOL_HEADROOM = 8
+
+
+def connection_pool_size(binding_workers: int) -> int:
+    """Connections the scheduler's client may hold at once: one per watch (each informer keeps its
+    stream open), one per binding worker, and headroom. A smaller urllib3 pool opens a connection
+    (and TLS handshake) for every request past it and discards it after ("Connection pool is full")."""
+    watches = len(WATCHED_KINDS) + sum(len(kinds) for kinds in OPTIONAL_KINDS.values())
+    return watches + binding_workers + POOL_HEADROOM
 
 
 class KubernetesBackend(Backend):
