@@ -11,6 +11,7 @@ import urllib.request
 import pytest
 from kubeberth.apps.cli import main
 from kubeberth.apps.httpserver import HTTPServer
+from kubeberth.apps.observability_routes import add_observability_routes
 from kubeberth.apps.simulate import simulate
 from kubeberth.observability import Observability
 from kubeberth.observability.decisions import DecisionLog, DecisionStore
@@ -54,7 +55,7 @@ def served() -> tuple[str, object]:
     ]
     obs = Observability.from_env(env={}, metrics=False, decision_records=10)
     http = HTTPServer("127.0.0.1:0")
-    obs.add_routes(http)
+    add_observability_routes(http, obs)
     http.start()
     result = simulate(build_generation(), objects, seed=1, attach=obs.attach)
     yield f"http://127.0.0.1:{http.port}", result

@@ -8,6 +8,7 @@ from typing import Any
 import pytest
 from kubeberth import PermitResult, hookimpl
 from kubeberth.apps.httpserver import HTTPServer
+from kubeberth.apps.observability_routes import add_observability_routes
 from kubeberth.apps.simulate import simulate
 from kubeberth.cache.podinfo import PodInfo
 from kubeberth.observability import Observability
@@ -45,7 +46,7 @@ def scraped() -> dict[str, Any]:
     pods.append(make_pod("vip", "2", priority=1000))
     obs = Observability.from_env(env={}, decision_records=100)
     http = HTTPServer("127.0.0.1:0")
-    obs.add_routes(http)
+    add_observability_routes(http, obs)
     http.start()
     try:
         result = simulate(build_generation(), [*nodes, *bound, *pods], seed=3, attach=obs.attach)
@@ -176,7 +177,7 @@ def test_opportunistic_batching_counters() -> None:
     pods = [make_pod(f"same-{i}", "100m") for i in range(8)] + [make_pod("other", "200m")]
     obs = Observability.from_env(env={}, decision_records=100)
     http = HTTPServer("127.0.0.1:0")
-    obs.add_routes(http)
+    add_observability_routes(http, obs)
     http.start()
     try:
         result = simulate(build_generation(config=config), [*nodes, *pods], seed=3, attach=obs.attach)

@@ -16,6 +16,7 @@ from typing import Any
 
 import pytest
 from kubeberth.apps.httpserver import HTTPServer, Request
+from kubeberth.apps.observability_routes import metrics_route
 from kubeberth.apps.serving.authn import TokenReviewAuthenticator, UserInfo, bearer_token
 from kubeberth.apps.serving.authz import PathMatcher, SubjectAccessReviewAuthorizer
 from kubeberth.apps.serving.certs import server_context, write_self_signed
@@ -26,7 +27,7 @@ from kubeberth.apps.serving.reviews import BACKOFF_STEPS, ReviewError, retrying
 from kubeberth.apps.serving.ttlcache import TTLCache
 from kubeberth.backends.kubernetes.client import ApiError
 from kubeberth.errors import KubeberthError
-from kubeberth.observability.exposition import accepts_gzip, metrics_route
+from kubeberth.observability.exposition import accepts_gzip
 from kubeberth.observability.metrics import SchedulerMetrics
 
 

@@ -21,7 +21,6 @@ from .serving.options import is_loopback
 
 JSON = "application/json"
 TEXT = "text/plain; charset=utf-8"
-DEFAULT_SERVER = "http://127.0.0.1:10260"
 _STATUS = {"success": 200, "unchanged": 200, "failed": 422, "skipped": 409}
 
 

@@ -107,7 +107,8 @@ def cmd_new_plugin(args: argparse.Namespace) -> int:
 def cmd_explain(args: argparse.Namespace) -> int:
     import os
 
-    from ..observability.explain import DEFAULT_SERVER, NoDecision, fetch_decision, render
+    from ..observability.explain import render
+    from .decisions_client import DEFAULT_SERVER, NoDecision, fetch_decision
     from .serving.client import ServerAuth
 
     server = args.server or os.environ.get("KUBEBERTH_SERVER") or DEFAULT_SERVER

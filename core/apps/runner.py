@@ -35,6 +35,7 @@ from ..scheduling.scheduler import Scheduler
 from ..scheduling.swap import watched_kinds
 from .admin import add_admin_routes
 from .httpserver import DEFAULT_BIND_ADDRESS, HTTPServer, check_route
+from .observability_routes import add_observability_routes
 from .reloader import Reloader, Watcher
 from .serving.options import SecureServingOptions
 
@@ -160,7 +161,7 @@ class Runner:
             self.http.add_route("/healthz", check_route(self.healthz))
             self.http.add_route("/livez", check_route(self.healthz))
             self.http.add_route("/readyz", check_route(self.readyz))
-            self.observability.add_routes(self.http)
+            add_observability_routes(self.http, self.observability)
             add_admin_routes(self.http, self.reloader)
 
     def _watch_client_metrics(self, lease_name: str) -> None:

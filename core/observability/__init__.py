@@ -6,7 +6,7 @@ scheduler and one HTTP server; `run`, `run --embedded` and `simulate` all use it
 
     obs = Observability.from_env(settings)        # OTEL_* environment + kubeberth settings
     obs.attach(scheduler)                          # observers, queue metrics
-    obs.add_routes(http)                           # /metrics, /debug/decisions/<ns>/<pod>
+    add_observability_routes(http, obs)            # kubeberth.apps: /metrics, /debug/decisions/<ns>/<pod>
     ...
     obs.shutdown()                                 # flush spans
 """
@@ -27,7 +27,6 @@ from .tracing import DecisionTracer
 if TYPE_CHECKING:
     from opentelemetry.sdk.trace.export import SpanExporter
 
-    from ..apps.httpserver import HTTPServer
     from ..scheduling.scheduler import Scheduler
 
 __all__ = [
@@ -112,15 +111,8 @@ class Observability:
             cluster = scheduler.cluster
             self.metrics.watch_cache(lambda: (len(cluster.table), len(cluster.placement), len(cluster.assumed)))
             scheduler.on_event_handled = self.metrics.event_handled
+            scheduler.timeout_observers.append(self.metrics.plugin_timed_out)
             self.metrics.set_generation(scheduler.generation.id)
-
-    def add_routes(self, http: HTTPServer) -> None:
-        if self.metrics is not None:
-            from .exposition import metrics_route
-
-            http.add_request_route("/metrics", metrics_route(self.metrics.registries))
-        if self.store is not None:
-            http.add_prefix_route("/debug/decisions/", self.store.route)
 
     def cycle_done(self, record: CycleRecord) -> None:
         if self.tracer is not None:

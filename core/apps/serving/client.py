@@ -19,6 +19,9 @@ from typing import Any
 from ...errors import KubeberthError
 from .defaults import TOKEN_ENV
 
+# Where `explain` and `plugins list` look without --server: `run --embedded`'s loopback HTTP listener.
+DEFAULT_SERVER = "http://127.0.0.1:10260"
+
 
 @dataclasses.dataclass(frozen=True)
 class ServerAuth:
