@@ -106,6 +106,7 @@ class Reloader:
         self.guard = RollbackGuard(policy or RollbackPolicy(), self._roll_back)
         scheduler.observers.append(self._cycle_done)
         scheduler.binding_observers.append(self.guard.binding_done)
+        scheduler.timeout_observers.append(self.guard.plugin_timed_out)
 
     def _fingerprint_or_empty(self) -> str:
         try:

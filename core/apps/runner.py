@@ -105,7 +105,8 @@ class Runner:
                 kinds=watched_kinds(generation),
             )
         self.scheduler = Scheduler(
-            generation, self.backend, seed=self.settings.seed, binding_workers=self.settings.binding_workers
+            generation, self.backend, seed=self.settings.seed, binding_workers=self.settings.binding_workers,
+            plugin_timeout_seconds=self.settings.plugin_timeout_seconds,
         )
         le = cfg.leaderElection.model_copy(update=self.lease_overrides)
         self.leader_elect = le.leaderElect if leader_elect is None else leader_elect

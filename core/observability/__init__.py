@@ -111,6 +111,7 @@ class Observability:
             cluster = scheduler.cluster
             self.metrics.watch_cache(lambda: (len(cluster.table), len(cluster.placement), len(cluster.assumed)))
             scheduler.on_event_handled = self.metrics.event_handled
+            scheduler.timeout_observers.append(self.metrics.plugin_timed_out)
             self.metrics.set_generation(scheduler.generation.id)
 
     def cycle_done(self, record: CycleRecord) -> None:

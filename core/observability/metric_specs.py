@@ -100,6 +100,12 @@ PLUGIN_ERRORS: CounterSpec = (
     "kubeberth_plugin_errors", "Scheduling attempts that ended in a plugin error, by plugin.", ("plugin",),
 )
 
+PLUGIN_TIMEOUTS: CounterSpec = (
+    "kubeberth_plugin_timeouts",
+    "Scheduling cycles the plugin watchdog found running past its bound, by plugin and extension point.",
+    ("plugin", "extension_point"),
+)
+
 PERMIT_WAIT: HistogramSpec = (
     "scheduler_permit_wait_duration_seconds",
     "Duration of waiting on permit.",

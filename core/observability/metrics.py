@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import random
 from collections.abc import Callable, Iterable, Iterator, Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from prometheus_client import (
     CollectorRegistry,
@@ -47,6 +47,9 @@ from .scrape import (
     pending_pods,
     unschedulable_pods,
 )
+
+if TYPE_CHECKING:
+    from ..scheduling.watchdog import Hang
 
 __all__ = [
     "CACHE_TYPES",
@@ -104,6 +107,7 @@ class SchedulerMetrics(Collector):
         self.workload_preemption_victims = HistogramFamily(*specs.WORKLOAD_PREEMPTION_VICTIMS)
         self.reloads = CounterFamily(*specs.RELOADS)
         self.plugin_errors = CounterFamily(*specs.PLUGIN_ERRORS)
+        self.plugin_timeouts = CounterFamily(*specs.PLUGIN_TIMEOUTS)
         self.permit_wait = HistogramFamily(*specs.PERMIT_WAIT)
         self.event_handling = HistogramFamily(*specs.EVENT_HANDLING)
         self.plugin_evaluations = CounterFamily(*specs.PLUGIN_EVALUATIONS)
@@ -157,6 +161,10 @@ class SchedulerMetrics(Collector):
 
     def set_generation(self, generation_id: str) -> None:
         self.generation = generation_id
+
+    def plugin_timed_out(self, hang: Hang) -> None:
+        """The plugin watchdog found a cycle past its bound (a Scheduler timeout observer)."""
+        self.plugin_timeouts.inc((hang.plugin, hang.extension_point))
 
     def reloaded(self, result: str) -> None:
         self.reloads.inc((result,))
@@ -295,6 +303,7 @@ class SchedulerMetrics(Collector):
             self.workload_preemption_victims,
             self.reloads,
             self.plugin_errors,
+            self.plugin_timeouts,
             self.permit_wait,
             self.event_handling,
             self.plugin_evaluations,

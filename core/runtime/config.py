@@ -372,6 +372,9 @@ class Settings(BaseSettings):
     rollback_min_attempts: int = 20
     rollback_max_error_rate: float = 0.1
     rollback_unschedulable_margin: float = 0.5
+    # The plugin watchdog (docs/reliability.md): a scheduling cycle running longer is reported,
+    # and the plugin call interrupted when it is in Python code (0: off).
+    plugin_timeout_seconds: float = Field(5.0, ge=0)
     # Server-side watch timeout in seconds (client-go: 5-10 min); a watch silent for longer than
     # this plus a grace period is dropped and resumed (the last resort when the liveness probe is off).
     watch_timeout: float = 300.0

@@ -35,6 +35,7 @@ log = logging.getLogger(__name__)
 __all__ = [
     "BoundHook",
     "PluginFailure",
+    "PluginTimeout",
     "argnames",
     "call_parallel",
     "call_status",
@@ -51,6 +52,17 @@ class PluginFailure(Exception):
     def __init__(self, status: Status) -> None:
         super().__init__(status.message)
         self.status = status
+
+
+class PluginTimeout(Exception):  # noqa: N818 - reads as what happened: "plugin X raised PluginTimeout"
+    """Raised in the scheduling thread, inside a plugin call past the plugin timeout, by the
+    scheduling loop's watchdog (kubeberth.scheduling.watchdog); `guarded` makes it the plugin's Error."""
+
+    bound_seconds = 0.0
+
+    def __init__(self, *args: object) -> None:
+        default = f"ran past the plugin timeout of {self.bound_seconds:g}s (KUBEBERTH_PLUGIN_TIMEOUT_SECONDS)"
+        super().__init__(*(args or (default,)))
 
 
 @dataclass(slots=True)

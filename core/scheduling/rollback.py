@@ -7,7 +7,10 @@ on probation for `window_seconds`; once it has made `min_attempts` attempts, it 
 - its plugin Error rate (attempts ending in Error, in scheduling or binding) exceeds
   `max_error_rate`, or
 - its unschedulable rate exceeds the baseline (the rate of the last generation that ran long
-  enough to measure) by more than `unschedulable_margin`.
+  enough to measure) by more than `unschedulable_margin`;
+
+and at once, whatever the attempts, if the plugin watchdog (watchdog.py) found one of its cycles
+running past the plugin timeout.
 
 The previous generation is kept alive during probation only; rolling back swaps that same
 object in again (no rebuild, no dry run: it was serving a moment ago).
@@ -19,9 +22,13 @@ import time
 from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from ..runtime.generation import Generation
 from ..runtime.records import CycleRecord
+
+if TYPE_CHECKING:
+    from .watchdog import Hang
 
 
 @dataclass(frozen=True)
@@ -112,6 +119,18 @@ class RollbackGuard:
                 health.errors += 1
                 health.error_plugins[binding.get("plugin") or "unknown"] += 1
                 self._check(record.generation)
+
+    def plugin_timed_out(self, hang: Hang) -> None:
+        """A hung cycle of the generation on probation rolls it back at once (a Scheduler timeout observer)."""
+        probation = self.probation
+        if probation is None or probation.generation.id != hang.generation:
+            return
+        self.probation = None
+        reason = (
+            f"plugin {hang.plugin!r} ran {hang.seconds:.1f}s at {hang.extension_point} for pod {hang.pod}, "
+            "past the plugin timeout"
+        )
+        self.rollback(probation.generation, probation.previous, reason)
 
     def _check(self, gen: str) -> None:
         probation = self.probation

@@ -19,6 +19,7 @@ from ..runtime.framework import (
     PluginFailure,
     num_feasible_nodes_to_find,
 )
+from ..runtime.hooks import PluginTimeout
 from ..runtime.records import CycleRecord, Diagnosis, ScheduleResult
 from .batch import BatchAttempt, BatchCounters, OpportunisticBatch, scored_others
 from .decision import record_rejected_nodes, record_top_scores
@@ -367,6 +368,11 @@ class ScheduleOne(SchedulerState):
             record.result, record.message = "Error", failure.status.message
             record.error_plugin = failure.status.plugin
             self._requeue_error(entry, failure.status.message)
+        except PluginTimeout as timeout:  # the watchdog's, delivered just past the plugin call (C-blocked)
+            self.stats.errors += 1
+            record.result = "Error"
+            record.message = f"scheduling cycle interrupted past the plugin call: PluginTimeout: {timeout}"
+            self._requeue_error(entry, record.message)
         finally:
             record.end_ns = time.time_ns()
             self.stats.cycle_seconds += time.perf_counter() - t0

@@ -33,6 +33,7 @@ from .podgroup_cycle import PodGroupCycle
 from .queue import SchedulingQueue
 from .schedule_one import ScheduleOne
 from .state import SchedulerStats
+from .watchdog import Hang, Watchdog
 
 log = logging.getLogger(__name__)
 
@@ -60,13 +61,15 @@ class Scheduler(EventHandlers, ScheduleOne, PodGroupCycle, BindingCycle):
         tie_breaker: Callable[[PodInfo, list[str]], str] | None = None,
         opportunistic_batching: bool | None = None,
         incremental_cycles: bool | None = None,
+        plugin_timeout_seconds: float = 0.0,
     ) -> None:
         """`adopted_scheduler_names`: schedulerNames that are not a profile but are scheduled with
         the default profile anyway (simulate's "kubeberth replaces default-scheduler");
         `adopt_unknown_profiles` adopts every name. `tie_breaker(pod, tied node names)` picks among
         best-scoring nodes instead of the seeded RNG (to replay another scheduler's choices).
         `opportunistic_batching` overrides the OpportunisticBatching feature gate;
-        `incremental_cycles` kubeberth's exact incremental full cycles (KUBEBERTH_INCREMENTAL_CYCLES)."""
+        `incremental_cycles` kubeberth's exact incremental full cycles (KUBEBERTH_INCREMENTAL_CYCLES);
+        `plugin_timeout_seconds` the plugin watchdog's bound while `run` serves (0: off)."""
         self.generation = generation
         self.backend = backend
         self.clock = clock or Clock()
@@ -81,6 +84,8 @@ class Scheduler(EventHandlers, ScheduleOne, PodGroupCycle, BindingCycle):
             else opportunistic_batching
         )
         self.incremental = incremental_cycles_enabled() if incremental_cycles is None else incremental_cycles
+        self.plugin_timeout_seconds = plugin_timeout_seconds
+        self.timeout_observers = []
         self._init_state(binding_workers)
 
     def _init_state(self, binding_workers: int) -> None:
@@ -275,7 +280,27 @@ class Scheduler(EventHandlers, ScheduleOne, PodGroupCycle, BindingCycle):
         return True
 
     def run(self, stop: threading.Event) -> None:
-        """Serve until `stop` is set (the real-cluster loop)."""
+        """Serve until `stop` is set (the real-cluster loop), watched by the plugin watchdog."""
+        watchdog = None
+        if self.plugin_timeout_seconds > 0:
+            watchdog = Watchdog(self.plugin_timeout_seconds, lambda: self.scheduling_cycle, self._hung)
+            watchdog.start()
+        try:
+            self._serve(stop)
+        finally:
+            if watchdog is not None:
+                watchdog.stop()
+
+    def _hung(self, hang: Hang) -> None:
+        """From the watchdog thread: the observers hear of `hang` on the loop thread."""
+
+        def notify() -> None:
+            for observer in self.timeout_observers:
+                observer(hang)
+
+        self.submit(notify)
+
+    def _serve(self, stop: threading.Event) -> None:
         while not stop.is_set():
             if self.step():
                 continue

@@ -34,6 +34,7 @@ from .waiting_pods import WaitingPod
 
 if TYPE_CHECKING:
     from .binding import BindingDone, BindingPool
+    from .watchdog import Hang
 
 UNSCHEDULABLE = "Unschedulable"
 
@@ -93,6 +94,9 @@ class SchedulerState:
     observers: list[Callable[[CycleRecord], None]]
     binding_observers: list[Callable[[CycleRecord], None]]
     on_event_handled: Callable[[str, float], None] | None
+    # The plugin watchdog (watchdog.py): its bound in seconds (0: off) and who hears of a hang.
+    plugin_timeout_seconds: float
+    timeout_observers: list[Callable[[Hang], None]]
 
     # ---- services one part calls on another (implemented by the part named) ----
     def submit(self, event: Any) -> None:  # Scheduler

@@ -1,0 +1,216 @@
+"""The plugin watchdog: a scheduling cycle running past a bound is reported, and interrupted
+when it can be (kube-scheduler has no equivalent: Go cannot stop a goroutine; its plugins are
+trusted, kubeberth's may be hot-reloaded drop-ins).
+
+Nothing is added per plugin call: the loop already bumps `scheduling_cycle` once per pop. A
+thread of its own samples every `interval` seconds the loop thread's stack
+(`sys._current_frames()`): a `schedule_one` frame on it means a cycle is running; the same cycle
+number seen for longer than `bound` seconds is a hung cycle. A new generation's dry run (swap.py,
+on the loop thread too) is watched the same way: interrupted, it refuses the generation. The plugin is the innermost guarded
+call's (`hooks.guarded` / `hooks.call_status` hold the BoundHook), the extension point the
+framework function that called it. A hang is reported once per cycle: a log line naming
+plugin, extension point, pod and seconds, then `Scheduler.timeout_observers` on the loop thread
+(the kubeberth_plugin_timeouts_total counter; the RollbackGuard, which rolls a generation on
+probation back at once).
+
+Interruption: the watchdog raises `PluginTimeout` in the loop thread
+(PyThreadState_SetAsyncExc), once per cycle, and only while that thread is still in the same
+cycle with the guarded plugin call on its stack; the guarded call turns it into that plugin's
+Error status for this pod (retried with backoff) and the loop goes on. The look and the raise
+run without a thread switch in between (the loop thread cannot leave the plugin meanwhile), and
+the raise needs the loop thread in a frame below the guarded call, where the exception unwinds
+into its handler; if the call is still running at the next look, the exception was not
+delivered and is taken back.
+
+Limits: Python delivers an asynchronous exception between bytecodes only, so a plugin blocked in
+C code (time.sleep, a socket read, a long numpy call) is reported but not interrupted, and the
+rollback applies once it returns; a plugin that catches Exception around its own loop swallows
+the interruption; a loop thread starved of the CPU for a whole `interval` after the raise is
+taken for a blocked one. A binding cycle's plugins run on binding workers and are not watched.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import logging
+import sys
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from types import CodeType, FrameType
+from typing import Any
+
+from ..runtime.hooks import PluginTimeout, call_status, guarded
+
+__all__ = ["Hang", "PluginTimeout", "Watchdog"]
+
+log = logging.getLogger(__name__)
+
+INTERVAL_SECONDS = 0.5
+SWITCH_HOLD_SECONDS = 10.0  # sys.setswitchinterval while looking and raising (a few microseconds)
+GUARDED_CODES: frozenset[CodeType] = frozenset({guarded.__code__, call_status.__code__})
+# Framework functions -> the extension point they run (the rest: their name without "run_").
+POINTS = {"run_filters": "filter", "run_raw_scores": "score", "_normalized": "normalize_score"}
+
+
+@dataclass(frozen=True)
+class Hang:
+    """One cycle that ran past the bound; `interrupted`: PluginTimeout was raised in the plugin
+    call (taken back at the next look if the plugin is blocked outside Python code)."""
+
+    plugin: str
+    extension_point: str
+    pod: str
+    generation: str
+    seconds: float
+    interrupted: bool
+
+
+@dataclass
+class _Seen:
+    """The cycle in progress at the last look."""
+
+    cycle: int
+    frame: FrameType  # the cycle's (or dry run's) frame: the same number may be a cycle then a dry run
+    since: float
+    reported: bool = False
+    plugin: str = ""
+    raised: FrameType | None = None  # the plugin call PluginTimeout was raised in, until it is settled
+
+
+class Watchdog:
+    """Samples the loop thread; see the module docstring. `cycle()` reads the cycle number."""
+
+    def __init__(
+        self, bound: float, cycle: Callable[[], int], report: Callable[[Hang], None], interval: float | None = None
+    ) -> None:
+        self.bound, self.cycle, self.report = bound, cycle, report
+        self.interval = INTERVAL_SECONDS if interval is None else interval
+        self._stop = threading.Event()
+        self._thread: threading.Thread | None = None
+        self._loop_ident = 0
+        self._seen: _Seen | None = None
+
+    def start(self) -> None:
+        """Watch the calling thread (the scheduling loop's)."""
+        self._loop_ident = threading.get_ident()
+        self._stop.clear()
+        self._thread = threading.Thread(target=self._serve, name="kubeberth-watchdog", daemon=True)
+        self._thread.start()
+
+    def stop(self) -> None:
+        self._stop.set()
+        if self._thread is not None:
+            self._thread.join(timeout=5)
+            self._thread = None
+
+    def _serve(self) -> None:
+        while not self._stop.wait(self.interval):
+            try:
+                self.check()
+            except Exception:  # noqa: BLE001 - the watchdog must outlive anything it looks at
+                log.exception("plugin watchdog check failed")
+
+    def check(self, now: float | None = None) -> Hang | None:
+        """One look at the loop thread; the hang found (once per cycle), else None."""
+        now = time.monotonic() if now is None else now
+        frame = sys._current_frames().get(self._loop_ident)
+        cycle_frame = _find(frame, _SCHEDULE_ONE)
+        seen = self._seen
+        if cycle_frame is None or seen is None or seen.frame is not cycle_frame or seen.cycle != self.cycle():
+            self._settle(seen)
+            self._seen = None if cycle_frame is None else _Seen(self.cycle(), cycle_frame, now)
+            return None
+        if seen.raised is not None:
+            self._settle(seen)
+            return None
+        if seen.reported or now - seen.since < self.bound:
+            return None
+        seen.reported = True
+        hang = self._hang(frame, cycle_frame, now - seen.since, seen)
+        log.warning(
+            "plugin %s ran %.1fs at %s for pod %s, past the plugin timeout of %gs%s", hang.plugin, hang.seconds,
+            hang.extension_point, hang.pod, self.bound, ": interrupting it" if hang.interrupted else "",
+        )
+        self.report(hang)
+        return hang
+
+    def _settle(self, seen: _Seen | None) -> None:
+        """An interruption not delivered by the next look: the plugin is blocked outside Python
+        code. The pending exception is taken back (it would land wherever the thread is next)."""
+        if seen is None or seen.raised is None:
+            return
+        call, seen.raised = seen.raised, None
+        if self._inside(call, seen.cycle):
+            _set_async_exc(self._loop_ident, None)
+            log.warning(
+                "plugin %s is blocked outside Python code (a sleep, a socket read, a C call): it cannot be "
+                "interrupted; the cycle goes on when the call returns", seen.plugin,
+            )
+
+    def _hang(self, frame: FrameType | None, cycle_frame: FrameType, seconds: float, seen: _Seen) -> Hang:
+        call = _find(frame, GUARDED_CODES)
+        plugin, point = "unknown", "unknown"
+        if call is not None:
+            plugin = str(getattr(call.f_locals.get("hook"), "plugin", "unknown"))
+            caller = call.f_back.f_code.co_name if call.f_back is not None else ""
+            point = POINTS.get(caller, caller.removeprefix("run_"))
+        local = cycle_frame.f_locals
+        pod = str(getattr(local.get("pod"), "key", "?"))
+        fw, gen = local.get("fw"), local.get("generation")  # a cycle's framework, a dry run's generation
+        generation = str(getattr(fw, "generation_id", None) or getattr(gen, "id", ""))
+        seen.plugin = plugin
+        interrupted = call is not None and self._interrupt(call, seen)
+        return Hang(plugin, point, pod, generation, seconds, interrupted)
+
+    def _interrupt(self, call: FrameType, seen: _Seen) -> bool:
+        """Raise PluginTimeout in the loop thread if it is still below `call` (in the plugin) in
+        its cycle. The look and the raise hold the interpreter: a long switch interval keeps the
+        loop thread from running in between (it cannot return from the plugin meanwhile)."""
+        PluginTimeout.bound_seconds = self.bound
+        switch = sys.getswitchinterval()
+        sys.setswitchinterval(SWITCH_HOLD_SECONDS)
+        try:
+            if not self._inside(call, seen.cycle):
+                return False
+            _set_async_exc(self._loop_ident, PluginTimeout)
+        finally:
+            sys.setswitchinterval(switch)
+        seen.raised = call
+        return True
+
+    def _inside(self, call: FrameType, number: int) -> bool:
+        """The loop thread is in cycle `number`, in a frame below `call` (in the plugin's code,
+        where an exception unwinds into the guarded call's handler)."""
+        innermost = frame = sys._current_frames().get(self._loop_ident)
+        while frame is not None:
+            if frame is call:
+                return innermost is not call and self.cycle() == number
+            frame = frame.f_back
+        return False
+
+
+def _set_async_exc(ident: int, exc: type[BaseException] | None) -> None:
+    """CPython's PyThreadState_SetAsyncExc (None: clear a pending one)."""
+    ctypes.pythonapi.PyThreadState_SetAsyncExc(ctypes.c_ulong(ident), None if exc is None else ctypes.py_object(exc))
+
+
+def _watched_codes() -> frozenset[CodeType]:
+    """What the loop runs plugins in: a scheduling cycle, and a new generation's dry run."""
+    from .schedule_one import ScheduleOne
+    from .swap import dry_run
+
+    return frozenset({ScheduleOne.schedule_one.__code__, dry_run.__code__})
+
+
+_SCHEDULE_ONE = _watched_codes()
+
+
+def _find(frame: FrameType | None, codes: frozenset[CodeType] | Any) -> FrameType | None:
+    """The innermost frame running one of `codes`."""
+    while frame is not None:
+        if frame.f_code in codes:
+            return frame
+        frame = frame.f_back
+    return None
