@@ -272,8 +272,11 @@ def test_a_high_priority_gang_preempts_a_low_priority_gang_whole_as_kube_schedul
                 conditions += [c for c in pod["status"].get("conditions") or () if c["type"] == "DisruptionTarget"]
             notes = sorted({e.get("note", "").rsplit(" ", 1)[0] for e in api.events(ns)
                             if e.get("reason") == "Preempted" and e["regarding"]["name"].startswith(f"low-{owner}-")})
-            for name in victims:
-                api.delete_pod(ns, name)  # the kubelet's final delete
+            # The kubelet's final delete, the nominated node's victims first: were another node freed
+            # first, a retry in between could (for either scheduler) bind the preemptor there.
+            on_nominated = {name for name in victims if (api.pod(ns, name) or {}).get("spec", {}).get("nodeName") == nominated}
+            for name in sorted(victims, key=lambda v: v not in on_nominated):
+                api.delete_pod(ns, name)
             bound = wait_for(lambda p=preemptor: api.bound(ns).get(p), what=f"{scheduler} to bind {preemptor}")
             outcome[owner] = {"nominated": nominated in nodes[owner], "bound": bound == nominated,
                               "victims": [v.rsplit("-", 1)[1] for v in victims],
