@@ -193,6 +193,9 @@ class NodeMetricsProvider:
 
 # ---- sharing ------------------------------------------------------------------------------
 _providers: dict[str, NodeMetricsProvider] = {}
+# Released providers whose refresher may still be finishing a round: shutdown_all waits for them
+# too, so no log line or listener call of theirs comes after it returns.
+_released: weakref.WeakSet[NodeMetricsProvider] = weakref.WeakSet()
 # Reentrant: a provider user's weakref finalizer may run `release` from garbage collection that
 # triggers inside `acquire` on the same thread (a plain Lock deadlocks there).
 _registry_lock = threading.RLock()
@@ -222,6 +225,7 @@ def release(provider: NodeMetricsProvider) -> None:
         provider.refs -= 1
         if provider.refs <= 0:
             provider.stop()
+            _released.add(provider)
             if _providers.get(provider.args.key()) is provider:
                 del _providers[provider.args.key()]
 
@@ -230,8 +234,9 @@ def shutdown_all() -> None:
     """Stop every refresher and forget every provider (process shutdown, test isolation);
     plugins still holding one re-acquire a fresh provider on next use."""
     with _registry_lock:
-        providers = list(_providers.values())
+        providers = list(_providers.values()) + list(_released)
         _providers.clear()
+        _released.clear()
     for provider in providers:
         provider.stop()
     for provider in providers:  # all signalled first: the waits overlap
