@@ -26,6 +26,7 @@ from watchdog.observers import Observer
 from ..errors import KubeberthError
 from ..runtime.generation import Generation
 from ..runtime.reload import GenerationBuilder
+from ..scheduling.memory_guard import MemoryGuard
 from ..scheduling.rollback import RollbackGuard, RollbackPolicy
 from ..scheduling.swap import SwapRequest
 
@@ -86,6 +87,7 @@ class Reloader:
         policy: RollbackPolicy | None = None,
         observability: Observability | None = None,
         announce: Callable[[str, str], None] | None = None,
+        max_memory_growth_mb: float = 0.0,
     ) -> None:
         self.scheduler = scheduler
         self.builder = builder
@@ -107,6 +109,8 @@ class Reloader:
         scheduler.observers.append(self._cycle_done)
         scheduler.binding_observers.append(self.guard.binding_done)
         scheduler.timeout_observers.append(self.guard.plugin_timed_out)
+        self.memory = MemoryGuard(max_memory_growth_mb, self.guard, scheduler.submit, self._memory_exceeded)
+        self.memory.watch(self.current.id, reloaded=False)
 
     def _fingerprint_or_empty(self) -> str:
         try:
@@ -119,8 +123,10 @@ class Reloader:
         if self._thread is None:
             self._thread = threading.Thread(target=self._serve, name="kubeberth-reload", daemon=True)
             self._thread.start()
+        self.memory.start()
 
     def stop(self) -> None:
+        self.memory.stop()
         if self._thread is not None:
             self._requests.put(None)
             self._thread.join(timeout=5)
@@ -271,6 +277,7 @@ class Reloader:
                 self.last_reload = outcome
                 self.history.append(outcome)
         self.guard.swapped(old, new, rolling_back)
+        self.memory.watch(new.id, reloaded=True)
         if self.observability is not None:
             self.observability.generation_swapped(new.id)
 
@@ -278,9 +285,14 @@ class Reloader:
         first = record.generation not in self.guard.first_cycle
         self.guard.cycle_done(record)
         if first:
+            self.memory.first_cycle(record.generation)
             event_at = self._pending_latency.pop(record.generation, None)
             if event_at is not None:
                 self.first_cycle_latency.append(self.guard.first_cycle[record.generation] - event_at)
+
+    def _memory_exceeded(self, action: str) -> None:
+        if self.observability is not None:
+            self.observability.memory_exceeded(action)
 
     def _roll_back(self, bad: Generation, previous: Generation, reason: str) -> None:
         """Called by the guard on the scheduling thread: swap `previous` back in at the next drain."""

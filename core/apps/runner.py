@@ -148,7 +148,9 @@ class Runner:
             st.rollback, st.rollback_window_seconds, st.rollback_min_attempts, st.rollback_max_error_rate,
             st.rollback_unschedulable_margin,
         )
-        self.reloader = Reloader(self.scheduler, self.builder, policy, self.observability, self._announce)
+        self.reloader = Reloader(
+            self.scheduler, self.builder, policy, self.observability, self._announce, st.rollback_max_memory_growth_mb
+        )
         self.watcher: Watcher | None = None
         self.http: HTTPServer | None = None
         if healthz_bind_address or secure_serving is not None:

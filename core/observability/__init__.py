@@ -146,6 +146,11 @@ class Observability:
         if self.metrics is not None:
             self.metrics.reloaded(result)
 
+    def memory_exceeded(self, action: str) -> None:
+        """Memory growth past the bound: action is rolled_back or reported (kubeberth_memory_growth_exceeded_total)."""
+        if self.metrics is not None:
+            self.metrics.memory_exceeded(action)
+
     def shutdown(self) -> None:
         if self.tracer is not None:
             self.tracer.shutdown()

@@ -106,6 +106,13 @@ PLUGIN_TIMEOUTS: CounterSpec = (
     ("plugin", "extension_point"),
 )
 
+MEMORY_GROWTH_EXCEEDED: CounterSpec = (
+    "kubeberth_memory_growth_exceeded",
+    "Generations under which the process's RSS grew past KUBEBERTH_ROLLBACK_MAX_MEMORY_GROWTH_MB, by what was "
+    "done: rolled_back (a reloaded generation on probation) or reported (the startup generation, probation over).",
+    ("action",),
+)
+
 PERMIT_WAIT: HistogramSpec = (
     "scheduler_permit_wait_duration_seconds",
     "Duration of waiting on permit.",

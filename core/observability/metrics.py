@@ -108,6 +108,7 @@ class SchedulerMetrics(Collector):
         self.reloads = CounterFamily(*specs.RELOADS)
         self.plugin_errors = CounterFamily(*specs.PLUGIN_ERRORS)
         self.plugin_timeouts = CounterFamily(*specs.PLUGIN_TIMEOUTS)
+        self.memory_growth_exceeded = CounterFamily(*specs.MEMORY_GROWTH_EXCEEDED)
         self.permit_wait = HistogramFamily(*specs.PERMIT_WAIT)
         self.event_handling = HistogramFamily(*specs.EVENT_HANDLING)
         self.plugin_evaluations = CounterFamily(*specs.PLUGIN_EVALUATIONS)
@@ -168,6 +169,10 @@ class SchedulerMetrics(Collector):
 
     def reloaded(self, result: str) -> None:
         self.reloads.inc((result,))
+
+    def memory_exceeded(self, action: str) -> None:
+        """The memory guard found a generation past its growth bound (memory_guard.py)."""
+        self.memory_growth_exceeded.inc((action,))
 
     def registries(self) -> list[CollectorRegistry]:
         """Everything /metrics serves (observability/exposition.py negotiates its format)."""
@@ -304,6 +309,7 @@ class SchedulerMetrics(Collector):
             self.reloads,
             self.plugin_errors,
             self.plugin_timeouts,
+            self.memory_growth_exceeded,
             self.permit_wait,
             self.event_handling,
             self.plugin_evaluations,

@@ -375,6 +375,9 @@ class Settings(BaseSettings):
     # The plugin watchdog (docs/reliability.md): a scheduling cycle running longer is reported,
     # and the plugin call interrupted when it is in Python code (0: off).
     plugin_timeout_seconds: float = Field(5.0, ge=0)
+    # The memory guard (docs/reliability.md): RSS growth past this many MB since a generation's
+    # swap rolls it back on probation, else is reported (0: off).
+    rollback_max_memory_growth_mb: float = Field(256.0, ge=0)
     # Server-side watch timeout in seconds (client-go: 5-10 min); a watch silent for longer than
     # this plus a grace period is dropped and resumed (the last resort when the liveness probe is off).
     watch_timeout: float = 300.0

@@ -132,6 +132,18 @@ class RollbackGuard:
         )
         self.rollback(probation.generation, probation.previous, reason)
 
+    def memory_exceeded(self, generation_id: str, reason: str) -> bool:
+        """Memory growth past the bound (memory_guard.py) rolls the generation on probation back at
+        once, as a hang does; False if it is not on probation (the caller reports it instead)."""
+        probation = self.probation
+        if probation is None or probation.generation.id != generation_id:
+            return False
+        self.probation = None
+        if self.clock() - probation.started > self.policy.window_seconds:
+            return False  # passed: the previous generation is released
+        self.rollback(probation.generation, probation.previous, reason)
+        return True
+
     def _check(self, gen: str) -> None:
         probation = self.probation
         if probation is None or probation.generation.id != gen:
