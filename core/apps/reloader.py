@@ -27,7 +27,7 @@ from ..errors import KubeberthError
 from ..runtime.generation import Generation
 from ..runtime.reload import GenerationBuilder
 from ..scheduling.memory_guard import MemoryGuard
-from ..scheduling.rollback import RollbackGuard, RollbackPolicy
+from ..scheduling.rollback import HungPodRetry, RollbackGuard, RollbackPolicy
 from ..scheduling.swap import SwapRequest
 
 if TYPE_CHECKING:
@@ -106,6 +106,8 @@ class Reloader:
         self._requests: queue_mod.SimpleQueue[_Request | None] = queue_mod.SimpleQueue()
         self._thread: threading.Thread | None = None
         self.guard = RollbackGuard(policy or RollbackPolicy(), self._roll_back)
+        self.guard.quarantine.announce = announce
+        self.guard.on_restored = HungPodRetry(scheduler).retry
         scheduler.observers.append(self._cycle_done)
         scheduler.binding_observers.append(self.guard.binding_done)
         scheduler.timeout_observers.append(self.guard.plugin_timed_out)
@@ -201,6 +203,9 @@ class Reloader:
                                   self.current.id),
                     record=False,
                 )
+        refused = self.guard.quarantine.refusal(self.builder.plugins_dir)
+        if refused is not None:
+            return self._failed(req, fingerprint, refused)
         try:
             generation = self.builder.build()
         except KubeberthError as exc:

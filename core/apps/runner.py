@@ -27,6 +27,7 @@ from ..backends.kubernetes.backend import connection_pool_size
 from ..backends.kubernetes.leader import LeaderElector, parse_duration
 from ..errors import ConfigError
 from ..observability import Observability
+from ..observability.lease_events import LeaseEvents
 from ..runtime.config import Settings
 from ..runtime.generation import Generation
 from ..runtime.reload import GenerationBuilder
@@ -142,6 +143,8 @@ class Runner:
             annotate=self.backend if self.settings.decision_annotation else None,
         )
         self.observability.attach(self.scheduler)
+        self.lease_events = LeaseEvents(self.backend, le.resourceNamespace, le.resourceName)
+        self.scheduler.timeout_observers.append(self.lease_events.plugin_timed_out)
         self._watch_client_metrics(le.resourceName)
         st = self.settings
         policy = RollbackPolicy(
@@ -182,41 +185,9 @@ class Runner:
             metrics.watch_leader(lease_name, lambda: elector.is_leader)
 
     def _announce(self, reason: str, message: str) -> None:
-        """A rollback, where operators look: a Kubernetes Event on the scheduler's Lease (or the
-        embedded cluster's event list)."""
-        events = getattr(self.backend, "events", None)
-        if isinstance(events, list):
-            events.append({"type": "Warning", "reason": reason, "regarding": "scheduler", "note": message})
-            return
-        raw = getattr(self.backend, "events_raw", None)  # the event client, as the recorder's
-        if raw is None:
-            return
-        from ..backends.kubernetes.client import micro_time
-
-        le = self.generation.config.leaderElection.model_copy(update=self.lease_overrides)
-        host = os.uname().nodename
-        body = {
-            "apiVersion": "events.k8s.io/v1",
-            "kind": "Event",
-            "metadata": {"generateName": f"{le.resourceName}-", "namespace": le.resourceNamespace},
-            "eventTime": micro_time(),
-            "reportingController": "kubeberth",
-            "reportingInstance": f"kubeberth-{host}"[:128],
-            "action": "Reload",
-            "reason": reason,
-            "regarding": {"apiVersion": "coordination.k8s.io/v1", "kind": "Lease",
-                          "namespace": le.resourceNamespace, "name": le.resourceName},
-            "note": message[:1024],
-            "type": "Warning",
-        }
-
-        def write() -> None:
-            try:
-                raw.request("POST", f"/apis/events.k8s.io/v1/namespaces/{le.resourceNamespace}/events", body=body)
-            except Exception as exc:  # noqa: BLE001 - best effort; the rollback is logged and counted already
-                log.warning("recording the rollback as an Event failed: %s", exc)
-
-        threading.Thread(target=write, name="kubeberth-announce", daemon=True).start()
+        """A rollback, a quarantine, a refused reload: an Event on the scheduler's Lease
+        (observability/lease_events.py; the embedded cluster's event list)."""
+        self.lease_events.announce(reason, message)
 
     @property
     def generation(self) -> Generation:

@@ -72,6 +72,30 @@ class PodGone(LookupError):
     """
 
 
+@dataclass(frozen=True)
+class ObjectRef:
+    """An object other than a pod that the scheduler records events about (the Lease it leads
+    with): `action` is the events.k8s.io `action` field (what kubeberth was doing)."""
+
+    api_version: str
+    kind: str
+    namespace: str
+    name: str
+    action: str = "Reconcile"
+
+    @property
+    def uid(self) -> str:
+        """A stable key for the event recorder's series (the object's uid is not needed)."""
+        return f"{self.kind}/{self.namespace}/{self.name}"
+
+    @property
+    def key(self) -> str:
+        return f"{self.namespace}/{self.name}"
+
+    def regarding(self) -> dict[str, str]:
+        return {"apiVersion": self.api_version, "kind": self.kind, "namespace": self.namespace, "name": self.name}
+
+
 class Backend(abc.ABC):
     """A cluster the scheduler reads from and writes bindings to."""
 
@@ -91,6 +115,10 @@ class Backend(abc.ABC):
     @abc.abstractmethod
     def record_event(self, pod: PodInfo, event_type: str, reason: str, message: str) -> None:
         """Record an events.k8s.io/v1 Event about the pod (Normal/Warning)."""
+
+    def record_object_event(self, ref: ObjectRef, event_type: str, reason: str, message: str) -> None:
+        """Record an Event about another object (the scheduler's Lease); ignored by default."""
+        return None
 
     @abc.abstractmethod
     def patch_pod_condition(self, pod: PodInfo, condition: dict[str, Any]) -> None:

@@ -31,7 +31,7 @@ from ..api.status import Code, Status
 from ..cache.podinfo import PodInfo
 from ..cache.shapes import section
 from . import claim_controller
-from .base import WATCHED_KINDS, Backend, ClusterEvent, EventSink, PodGone
+from .base import WATCHED_KINDS, Backend, ClusterEvent, EventSink, ObjectRef, PodGone
 
 log = logging.getLogger(__name__)
 
@@ -254,6 +254,12 @@ class EmbeddedCluster(Backend):
                     {"type": event_type, "reason": reason, "regarding": pod.key, "note": message}
                 )
             self.event_counts[k] += 1
+
+    def record_object_event(self, ref: ObjectRef, event_type: str, reason: str, message: str) -> None:
+        """Kept in the same list, `regarding` naming the kind (a Lease has no pod key)."""
+        with self._lock:
+            self.events.append({"type": event_type, "reason": reason, "regarding": f"{ref.kind} {ref.key}",
+                                "action": ref.action, "note": message})
 
     def patch_pod_condition(self, pod: PodInfo, condition: dict[str, Any]) -> None:
         with self._lock:

@@ -9,8 +9,12 @@ on probation for `window_seconds`; once it has made `min_attempts` attempts, it 
 - its unschedulable rate exceeds the baseline (the rate of the last generation that ran long
   enough to measure) by more than `unschedulable_margin`;
 
-and at once, whatever the attempts, if the plugin watchdog (watchdog.py) found one of its cycles
-running past the plugin timeout.
+and at once, whatever the attempts, if the plugin watchdog (watchdog.py) found one of its plugin
+calls (scheduling or binding cycle) running past the plugin timeout and that plugin came with the
+reload (its code or version changed, or the configuration did). The pod that hung is then tried
+again at once on the restored generation (`HungPodRetry`). A hang the guard cannot roll back (the
+generation is past probation or is the startup one, or the plugin did not change) is reported only;
+every hang counts toward the quarantine of its drop-in file (quarantine.py).
 
 The previous generation is kept alive during probation only; rolling back swaps that same
 object in again (no rebuild, no dry run: it was serving a moment ago).
@@ -18,6 +22,7 @@ object in again (no rebuild, no dry run: it was serving a moment ago).
 
 from __future__ import annotations
 
+import logging
 import time
 from collections import Counter
 from collections.abc import Callable
@@ -25,10 +30,15 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from ..runtime.generation import Generation
+from ..runtime.plugins import PluginSpec
 from ..runtime.records import CycleRecord
+from .quarantine import PluginOrigin, Quarantine
 
 if TYPE_CHECKING:
+    from .state import SchedulerState
     from .watchdog import Hang
+
+log = logging.getLogger(__name__)
 
 
 @dataclass(frozen=True)
@@ -82,6 +92,10 @@ class RollbackGuard:
         self.probation: Probation | None = None
         self.baseline: float | None = None
         self.first_cycle: dict[str, float] = {}  # generation id -> time.monotonic() of its first cycle
+        self.quarantine = Quarantine()
+        self.on_restored: Callable[[list[str]], None] | None = None  # the hung pods, after a rollback's swap
+        self._hung_pods: list[str] = []
+        self.rolled_back = ""  # the last generation rolled back: its later hangs are answered already
 
     # ---- called on the scheduling thread ---------------------------------------------
     def swapped(self, old: Generation, new: Generation, rolling_back: bool = False) -> None:
@@ -91,6 +105,9 @@ class RollbackGuard:
         # Only the generation now running and the one it replaced are tracked.
         self.health = {new.id: Health(), old.id: before or Health()}
         self.first_cycle = {k: v for k, v in self.first_cycle.items() if k in (old.id, new.id)}
+        if rolling_back and self.on_restored is not None and self._hung_pods:
+            self.on_restored(self._hung_pods)
+        self._hung_pods = []
         if rolling_back or not self.policy.enabled:
             self.probation = None
         else:
@@ -121,16 +138,42 @@ class RollbackGuard:
                 self._check(record.generation)
 
     def plugin_timed_out(self, hang: Hang) -> None:
-        """A hung cycle of the generation on probation rolls it back at once (a Scheduler timeout observer)."""
+        """A hang (a Scheduler timeout observer): rolls the generation on probation back at once
+        when the hung plugin came with its reload, else reports that it cannot; counts toward the
+        quarantine either way (a refused dry run costs a generation too)."""
+        if hang.generation == self.rolled_back:
+            return  # a cycle that hung before the swap back took place
+        rolled = self._roll_back_hung(hang)
+        if not rolled and hang.stage != "dry_run":
+            log.warning(
+                "plugin %s hung in generation %s, which cannot be rolled back (%s): the hang is reported only; "
+                "fix or remove the plugin", hang.plugin, hang.generation, self._why_not(hang),
+            )
+        self.quarantine.hang(hang.plugin, hang.origin, rolled or hang.stage == "dry_run")
+
+    def _roll_back_hung(self, hang: Hang) -> bool:
         probation = self.probation
         if probation is None or probation.generation.id != hang.generation:
-            return
+            return False
+        if not changed_in_reload(probation.previous, probation.generation, hang.plugin):
+            return False
         self.probation = None
+        self.rolled_back = hang.generation
+        if hang.pod_uid:
+            self._hung_pods.append(hang.pod_uid)
+        where = "in the binding cycle of" if hang.stage == "binding" else "for"
         reason = (
-            f"plugin {hang.plugin!r} ran {hang.seconds:.1f}s at {hang.extension_point} for pod {hang.pod}, "
+            f"plugin {hang.plugin!r} ran {hang.seconds:.1f}s at {hang.extension_point} {where} pod {hang.pod}, "
             "past the plugin timeout"
         )
         self.rollback(probation.generation, probation.previous, reason)
+        return True
+
+    def _why_not(self, hang: Hang) -> str:
+        probation = self.probation
+        if probation is None or probation.generation.id != hang.generation:
+            return "it is not on probation: the startup generation, or one past its probation window"
+        return "the plugin did not change in the reload that made it"
 
     def memory_exceeded(self, generation_id: str, reason: str) -> bool:
         """Memory growth past the bound (memory_guard.py) rolls the generation on probation back at
@@ -169,6 +212,7 @@ class RollbackGuard:
             )
         if reason is not None:
             self.probation = None
+            self.rolled_back = gen
             self.rollback(probation.generation, probation.previous, reason)
 
     def _baseline(self, probation: Probation) -> float:
@@ -176,3 +220,46 @@ class RollbackGuard:
         if probation.baseline is not None:
             return probation.baseline
         return self.health.get(probation.previous.id, Health()).unschedulable_rate
+
+
+def changed_in_reload(previous: Generation, new: Generation, plugin: str) -> bool:
+    """Whether `plugin` came with the reload from `previous` to `new`: the configuration changed,
+    or the plugin is new, or its source, version or drop-in content did."""
+    if previous.config != new.config:
+        return True
+    before, after = previous.registry.get(plugin), new.registry.get(plugin)
+    return before is None or after is None or _identity(before) != _identity(after)
+
+
+def _identity(spec: PluginSpec) -> tuple[str, str, str]:
+    module = str(getattr(spec.obj, "__module__", None) or getattr(spec.obj, "__name__", ""))
+    return spec.source, spec.version, PluginOrigin(module, spec.source).digest
+
+
+class HungPodRetry:
+    """After a rollback for a hang, the pods that hung are tried again at once on the restored
+    generation: moved to the active queue (kube-scheduler's Activate) from backoff, where their
+    interrupted attempt put them; a pod still in its binding cycle is moved once the cycle's
+    failure has requeued it."""
+
+    def __init__(self, scheduler: SchedulerState) -> None:
+        self.scheduler = scheduler
+        self.pending: set[str] = set()  # in a binding cycle at the swap
+        scheduler.binding_observers.append(self._binding_done)
+
+    def retry(self, uids: list[str]) -> None:
+        """On the scheduling thread, just after the swap back."""
+        queue = self.scheduler.queue
+        for uid in uids:
+            entry = queue.entries.get(uid)
+            if entry is not None and entry.where == "inflight":
+                self.pending.add(uid)
+            elif entry is not None:
+                queue.activate([uid])
+
+    def _binding_done(self, record: CycleRecord) -> None:
+        uid = record.uid
+        if uid in self.pending:
+            self.pending.discard(uid)
+            # Binding observers run before the failed pod is requeued: activate after that.
+            self.scheduler.submit(lambda: self.scheduler.queue.activate([uid]))

@@ -26,7 +26,18 @@ Limits: Python delivers an asynchronous exception between bytecodes only, so a p
 C code (time.sleep, a socket read, a long numpy call) is reported but not interrupted, and the
 rollback applies once it returns; a plugin that catches Exception around its own loop swallows
 the interruption; a loop thread starved of the CPU for a whole `interval` after the raise is
-taken for a blocked one. A binding cycle's plugins run on binding workers and are not watched.
+taken for a blocked one.
+
+Binding cycles: the same look also walks the binding workers' stacks (`_binding_cycle` frames). A
+plugin call (`BoundHook.call`) of PreBindPreFlight, PreBind, Bind or PostBind running past the bound
+is reported the same way (`Hang.stage` "binding") and interrupted the same way: PluginTimeout
+unwinds into the binding step's handler, the step ends as that plugin's Error, and the pod is
+unreserved, forgotten and retried with backoff (kube-scheduler's handleBindingCycleError); in
+PostBind it is only logged (the pod is bound). Waiting at Permit is no plugin call and is never
+reported; nor is a PreBind's time in `state.sleep_in_pre_bind` (the wait the API asks a polling
+PreBind to use): the bound applies to each stretch of its work in between. kubeberth's own plugins (`kubeberth.*`: VolumeBinding's PreBind waits for the PV
+controller for up to its bindTimeoutSeconds, DefaultBinder for the API server) are not watched in
+binding cycles, nor are the extra threads of a parallel PreBind group.
 """
 
 from __future__ import annotations
@@ -36,12 +47,14 @@ import logging
 import sys
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from types import CodeType, FrameType
 from typing import Any
 
-from ..runtime.hooks import PluginTimeout, call_status, guarded
+from ..api.types import CycleState
+from ..runtime.hooks import BoundHook, PluginTimeout, call_status, guarded
+from .quarantine import PluginOrigin, origin_of
 
 __all__ = ["Hang", "PluginTimeout", "Watchdog"]
 
@@ -52,12 +65,23 @@ SWITCH_HOLD_SECONDS = 10.0  # sys.setswitchinterval while looking and raising (a
 GUARDED_CODES: frozenset[CodeType] = frozenset({guarded.__code__, call_status.__code__})
 # Framework functions -> the extension point they run (the rest: their name without "run_").
 POINTS = {"run_filters": "filter", "run_raw_scores": "score", "_normalized": "normalize_score"}
+HOOK_CALL = frozenset({BoundHook.call.__code__})
+# A PreBind that polls waits in CycleState.sleep_in_pre_bind (hookspecs.pre_bind): time spent there is
+# no hang; the bound applies to each stretch of work in between.
+DECLARED_WAITS = frozenset({CycleState.sleep_in_pre_bind.__code__})
+# Binding-cycle runners (runtime/bind_points.py) -> their extension point.
+BIND_POINTS = {
+    "run_pre_bind_pre_flights": "pre_bind_pre_flight", "run_pre_bind": "pre_bind", "run_bind": "bind",
+    "run_post_bind": "post_bind",
+}
+TRUSTED_PREFIX = "kubeberth."  # built-in and contrib plugins: not watched in binding cycles
 
 
 @dataclass(frozen=True)
 class Hang:
     """One cycle that ran past the bound; `interrupted`: PluginTimeout was raised in the plugin
-    call (taken back at the next look if the plugin is blocked outside Python code)."""
+    call (taken back at the next look if the plugin is blocked outside Python code); `stage`:
+    scheduling, binding or dry_run; `origin`: where the plugin's hook came from (quarantine.py)."""
 
     plugin: str
     extension_point: str
@@ -65,6 +89,9 @@ class Hang:
     generation: str
     seconds: float
     interrupted: bool
+    stage: str = "scheduling"
+    pod_uid: str = ""
+    origin: PluginOrigin | None = None
 
 
 @dataclass
@@ -79,6 +106,17 @@ class _Seen:
     raised: FrameType | None = None  # the plugin call PluginTimeout was raised in, until it is settled
 
 
+@dataclass
+class _Step:
+    """The plugin call a binding worker was in at the last look (None: a trusted plugin's)."""
+
+    call: FrameType  # the BoundHook.call frame
+    hook: BoundHook | None
+    since: float
+    reported: bool = False
+    raised: bool = False
+
+
 class Watchdog:
     """Samples the loop thread; see the module docstring. `cycle()` reads the cycle number."""
 
@@ -91,6 +129,7 @@ class Watchdog:
         self._thread: threading.Thread | None = None
         self._loop_ident = 0
         self._seen: _Seen | None = None
+        self._steps: dict[int, _Step] = {}  # binding worker thread ident -> its plugin call
 
     def start(self) -> None:
         """Watch the calling thread (the scheduling loop's)."""
@@ -109,6 +148,7 @@ class Watchdog:
         while not self._stop.wait(self.interval):
             try:
                 self.check()
+                self.check_bindings()
             except Exception:  # noqa: BLE001 - the watchdog must outlive anything it looks at
                 log.exception("plugin watchdog check failed")
 
@@ -151,44 +191,121 @@ class Watchdog:
 
     def _hang(self, frame: FrameType | None, cycle_frame: FrameType, seconds: float, seen: _Seen) -> Hang:
         call = _find(frame, GUARDED_CODES)
-        plugin, point = "unknown", "unknown"
+        plugin, point, origin = "unknown", "unknown", None
         if call is not None:
-            plugin = str(getattr(call.f_locals.get("hook"), "plugin", "unknown"))
+            hook = call.f_locals.get("hook")
+            plugin = str(getattr(hook, "plugin", "unknown"))
+            origin = origin_of(hook.fn) if isinstance(hook, BoundHook) else None
             caller = call.f_back.f_code.co_name if call.f_back is not None else ""
             point = POINTS.get(caller, caller.removeprefix("run_"))
         local = cycle_frame.f_locals
-        pod = str(getattr(local.get("pod"), "key", "?"))
+        pod = local.get("pod")
         fw, gen = local.get("fw"), local.get("generation")  # a cycle's framework, a dry run's generation
         generation = str(getattr(fw, "generation_id", None) or getattr(gen, "id", ""))
         seen.plugin = plugin
         interrupted = call is not None and self._interrupt(call, seen)
-        return Hang(plugin, point, pod, generation, seconds, interrupted)
+        stage = "scheduling" if fw is not None else "dry_run"
+        return Hang(plugin, point, str(getattr(pod, "key", "?")), generation, seconds, interrupted, stage,
+                    str(getattr(pod, "uid", "")), origin)
 
     def _interrupt(self, call: FrameType, seen: _Seen) -> bool:
         """Raise PluginTimeout in the loop thread if it is still below `call` (in the plugin) in
-        its cycle. The look and the raise hold the interpreter: a long switch interval keeps the
-        loop thread from running in between (it cannot return from the plugin meanwhile)."""
-        PluginTimeout.bound_seconds = self.bound
-        switch = sys.getswitchinterval()
-        sys.setswitchinterval(SWITCH_HOLD_SECONDS)
-        try:
-            if not self._inside(call, seen.cycle):
-                return False
-            _set_async_exc(self._loop_ident, PluginTimeout)
-        finally:
-            sys.setswitchinterval(switch)
+        its cycle."""
+        if not _raise_below(self._loop_ident, call, lambda: self.cycle() == seen.cycle, self.bound):
+            return False
         seen.raised = call
         return True
 
     def _inside(self, call: FrameType, number: int) -> bool:
         """The loop thread is in cycle `number`, in a frame below `call` (in the plugin's code,
         where an exception unwinds into the guarded call's handler)."""
-        innermost = frame = sys._current_frames().get(self._loop_ident)
-        while frame is not None:
-            if frame is call:
-                return innermost is not call and self.cycle() == number
-            frame = frame.f_back
-        return False
+        return _below(self._loop_ident, call) and self.cycle() == number
+
+    # ---- binding workers -------------------------------------------------------------------
+    def check_bindings(self, now: float | None = None) -> list[Hang]:
+        """One look at the binding workers; the hangs found (each plugin call reported once)."""
+        now = time.monotonic() if now is None else now
+        steps: dict[int, _Step] = {}
+        for ident, top in sys._current_frames().items():
+            if ident != self._loop_ident:
+                call = _find(top, HOOK_CALL) if _find(top, _BINDING_CYCLE) is not None else None
+                if call is not None:
+                    steps[ident] = step = self._step(ident, call, now)
+                    if _find(top, DECLARED_WAITS) is not None:
+                        step.since = now  # waiting as the API says to wait: not running
+        self._steps = steps
+        hangs = []
+        for ident, step in steps.items():
+            if step.raised:
+                self._settle_step(ident, step)
+            elif step.hook is not None and not step.reported and now - step.since >= self.bound:
+                hangs.append(self._binding_hang(ident, step, now))
+        return hangs
+
+    def _step(self, ident: int, call: FrameType, now: float) -> _Step:
+        """The step seen at the last look if the worker is still in that call, else a new one."""
+        step = self._steps.get(ident)
+        if step is not None and step.call is call:
+            return step
+        hook = call.f_locals.get("self")
+        trusted = not isinstance(hook, BoundHook) or origin_of(hook.fn).module.startswith(TRUSTED_PREFIX)
+        return _Step(call, None if trusted else hook, now)
+
+    def _settle_step(self, ident: int, step: _Step) -> None:
+        """As `_settle`, for a binding worker: still in the call at the next look, it is blocked."""
+        step.raised = False
+        if _below(ident, step.call):
+            _set_async_exc(ident, None)
+            log.warning("plugin %s is blocked outside Python code in a binding cycle: it cannot be interrupted",
+                        step.hook.plugin if step.hook is not None else "unknown")
+
+    def _binding_hang(self, ident: int, step: _Step, now: float) -> Hang:
+        step.reported = True
+        hook = step.hook
+        assert hook is not None
+        cycle = _find(step.call, _BINDING_CYCLE)
+        local = cycle.f_locals if cycle is not None else {}
+        pod, fw = local.get("pod"), local.get("fw")
+        point = next((BIND_POINTS[f.f_code.co_name] for f in _outward(step.call) if f.f_code.co_name in BIND_POINTS),
+                     "binding")
+        step.raised = _raise_below(ident, step.call, lambda: True, self.bound)
+        hang = Hang(hook.plugin, point, str(getattr(pod, "key", "?")), str(getattr(fw, "generation_id", "")),
+                    now - step.since, step.raised, "binding", str(getattr(pod, "uid", "")), origin_of(hook.fn))
+        log.warning(
+            "plugin %s ran %.1fs at %s in the binding cycle of pod %s, past the plugin timeout of %gs%s", hang.plugin,
+            hang.seconds, point, hang.pod, self.bound, ": interrupting it" if hang.interrupted else "",
+        )
+        self.report(hang)
+        return hang
+
+
+def _raise_below(ident: int, call: FrameType, still: Callable[[], bool], bound: float) -> bool:
+    """Raise PluginTimeout in thread `ident` if it is below `call` (in the plugin) and `still()`.
+    The look and the raise hold the interpreter: a long switch interval keeps the thread from
+    running in between (it cannot return from the plugin meanwhile)."""
+    PluginTimeout.bound_seconds = bound
+    switch = sys.getswitchinterval()
+    sys.setswitchinterval(SWITCH_HOLD_SECONDS)
+    try:
+        if not (_below(ident, call) and still()):
+            return False
+        _set_async_exc(ident, PluginTimeout)
+    finally:
+        sys.setswitchinterval(switch)
+    return True
+
+
+def _below(ident: int, call: FrameType) -> bool:
+    """Thread `ident` runs a frame below `call` (in the plugin's code, where an exception
+    unwinds into the handler around the call)."""
+    innermost = sys._current_frames().get(ident)
+    return any(f is call for f in _outward(innermost)) and innermost is not call
+
+
+def _outward(frame: FrameType | None) -> Iterator[FrameType]:
+    while frame is not None:
+        yield frame
+        frame = frame.f_back
 
 
 def _set_async_exc(ident: int, exc: type[BaseException] | None) -> None:
@@ -196,15 +313,19 @@ def _set_async_exc(ident: int, exc: type[BaseException] | None) -> None:
     ctypes.pythonapi.PyThreadState_SetAsyncExc(ctypes.c_ulong(ident), None if exc is None else ctypes.py_object(exc))
 
 
-def _watched_codes() -> frozenset[CodeType]:
-    """What the loop runs plugins in: a scheduling cycle, and a new generation's dry run."""
+def _watched_codes() -> tuple[frozenset[CodeType], frozenset[CodeType]]:
+    """What the loop runs plugins in (a scheduling cycle, a new generation's dry run), and what a
+    binding worker runs them in."""
+    from .binding import BindingCycle
     from .schedule_one import ScheduleOne
     from .swap import dry_run
 
-    return frozenset({ScheduleOne.schedule_one.__code__, dry_run.__code__})
+    return frozenset({ScheduleOne.schedule_one.__code__, dry_run.__code__}), frozenset(
+        {BindingCycle._binding_cycle.__code__}
+    )
 
 
-_SCHEDULE_ONE = _watched_codes()
+_SCHEDULE_ONE, _BINDING_CYCLE = _watched_codes()
 
 
 def _find(frame: FrameType | None, codes: frozenset[CodeType] | Any) -> FrameType | None:

@@ -28,7 +28,7 @@ from typing import Any
 
 from ...api.status import Code, Status
 from ...cache.podinfo import PodInfo
-from ..base import OPTIONAL_KINDS, WATCHED_KINDS, Backend, ClusterEvent, EventSink, PodGone
+from ..base import OPTIONAL_KINDS, WATCHED_KINDS, Backend, ClusterEvent, EventSink, ObjectRef, PodGone
 from .client import ApiError, RawClient, TokenBucket, WriteStats, rfc3339, separate_pool
 from .events import EventRecorder
 from .informer import LIST_ORDER, RESOURCES, Informer, object_path
@@ -295,6 +295,9 @@ class KubernetesBackend(Backend):
 
     def record_event(self, pod: PodInfo, event_type: str, reason: str, message: str) -> None:
         self.events.record(pod, event_type, reason, message)
+
+    def record_object_event(self, ref: ObjectRef, event_type: str, reason: str, message: str) -> None:
+        self.events.record(ref, event_type, reason, message)
 
     def patch_pod_condition(self, pod: PodInfo, condition: dict[str, Any]) -> None:
         self.status.enqueue("condition", pod, condition)

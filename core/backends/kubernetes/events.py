@@ -28,11 +28,12 @@ import uuid
 from dataclasses import dataclass, field
 
 from ...cache.podinfo import PodInfo
+from ..base import ObjectRef
 from .client import RawClient, WriteStats, best_effort_write, micro_time
 
 log = logging.getLogger(__name__)
 
-Item = tuple[PodInfo, str, str, str, float]
+Item = tuple[PodInfo | ObjectRef, str, str, str, float]  # about a pod, or another object (the Lease)
 
 
 @dataclass
@@ -80,7 +81,7 @@ class EventRecorder:
         self._lock = threading.Lock()
 
     # ---- the producers' side ------------------------------------------------------------
-    def record(self, pod: PodInfo, event_type: str, reason: str, message: str) -> None:
+    def record(self, pod: PodInfo | ObjectRef, event_type: str, reason: str, message: str) -> None:
         self.stats.add("events_emitted")
         if self._deadline is not None:
             self.stats.add("events_dropped")
@@ -184,7 +185,7 @@ class EventRecorder:
         return best_effort_write(self.raw, self.stats, self._give_up, method, path, body, content_type, attempts,
                                  timeout=timeout)
 
-    def _write_event(self, shard: _Shard, pod: PodInfo, event_type: str, reason: str, message: str,
+    def _write_event(self, shard: _Shard, pod: PodInfo | ObjectRef, event_type: str, reason: str, message: str,
                      when: float) -> None:
         key = (pod.uid, event_type, reason, message)
         series = shard.series.get(key)
@@ -209,8 +210,10 @@ class EventRecorder:
         else:
             self.stats.add("events_dropped")
 
-    def _event_body(self, pod: PodInfo, name: str, event_type: str, reason: str, message: str,
+    def _event_body(self, pod: PodInfo | ObjectRef, name: str, event_type: str, reason: str, message: str,
                     when: float) -> dict[str, object]:
+        if isinstance(pod, ObjectRef):
+            return self._object_event_body(pod, name, event_type, reason, message, when)
         controller = pod.scheduler_name or "kubeberth"
         return {
             "apiVersion": "events.k8s.io/v1",
@@ -223,6 +226,23 @@ class EventRecorder:
             "reason": reason,
             "regarding": {"apiVersion": "v1", "kind": "Pod", "namespace": pod.namespace, "name": pod.name,
                           "uid": pod.uid},
+            "note": message[:1024],
+            "type": event_type,
+        }
+
+    def _object_event_body(self, ref: ObjectRef, name: str, event_type: str, reason: str, message: str,
+                           when: float) -> dict[str, object]:
+        """An event about the scheduler itself, regarding its Lease (plugin timeouts, rollbacks)."""
+        return {
+            "apiVersion": "events.k8s.io/v1",
+            "kind": "Event",
+            "metadata": {"name": name, "namespace": ref.namespace},
+            "eventTime": micro_time(when),
+            "reportingController": "kubeberth",
+            "reportingInstance": f"kubeberth-{self.host}"[:128],
+            "action": ref.action,
+            "reason": reason,
+            "regarding": ref.regarding(),
             "note": message[:1024],
             "type": event_type,
         }

@@ -1,0 +1,261 @@
+"""The plugin watchdog's recovery (kubeberth.scheduling.watchdog, rollback, quarantine): binding-cycle
+steps past the plugin timeout are reported and interrupted like scheduling ones, waiting at Permit is
+not a hang, a hang is an Event on the scheduler's Lease, a hung reload is rolled back and its pod
+retried at once on the restored generation, and a drop-in that keeps hanging is quarantined."""
+
+from __future__ import annotations
+
+import logging
+import threading
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from kubeberth import PermitResult, PodView, hookimpl
+from kubeberth.backends.embedded import EmbeddedCluster
+from kubeberth.observability import Observability
+from kubeberth.observability.metrics import SchedulerMetrics
+from kubeberth.runtime.config import SchedulerConfiguration
+from kubeberth.runtime.generation import build_generation
+from kubeberth.runtime.records import CycleRecord
+from kubeberth.scheduling import watchdog
+from kubeberth.scheduling.scheduler import Scheduler
+from kubeberth.testing import make_node, make_pod
+from reload_harness import ZONED_CONFIG, EmbeddedRun, wait_for, write_atomic, zoned
+
+PROFILE = "watchdog-binding"
+BOUND = 0.3
+LEASE = "Lease kube-system/kubeberth"
+
+
+class BindHangs:
+    """PreBind loops in Python (first attempt only) for hang=loop, sleeps 1 s for hang=sleep;
+    Permit waits 0.8 s (and times out) for hang=permit."""
+
+    name = "BindHangs"
+    looped: set[str] = set()
+    unreserved: list[str] = []
+
+    @hookimpl
+    def permit(self, pod: PodView) -> PermitResult | None:
+        return PermitResult.wait(0.8) if pod.labels.get("hang") == "permit" else None
+
+    @hookimpl
+    def pre_bind(self, pod: PodView) -> None:
+        how = pod.labels.get("hang")
+        if how == "loop" and pod.uid not in self.looped:
+            self.looped.add(pod.uid)
+            while True:
+                pass
+        if how == "sleep":
+            time.sleep(1.0)
+
+    @hookimpl
+    def reserve(self, pod: PodView) -> None:
+        return None
+
+    @hookimpl
+    def unreserve(self, pod: PodView) -> None:
+        self.unreserved.append(pod.uid)
+
+
+@pytest.fixture(autouse=True)
+def fast_watchdog(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(watchdog, "INTERVAL_SECONDS", 0.1)
+
+
+@pytest.fixture
+def binding() -> Iterator[tuple[EmbeddedCluster, SchedulerMetrics, list[CycleRecord]]]:
+    config = SchedulerConfiguration.model_validate({
+        "podInitialBackoffSeconds": 1, "podMaxBackoffSeconds": 2,
+        "profiles": [{"schedulerName": PROFILE, "plugins": {"multiPoint": {"enabled": [{"name": "BindHangs"}]}}}],
+    })
+    gen = build_generation(config=config, extra_plugins=[BindHangs])
+    backend = EmbeddedCluster([make_node(f"n{i}", "8", "16Gi", pods=50) for i in range(3)])
+    s = Scheduler(gen, backend, seed=1, plugin_timeout_seconds=BOUND)
+    metrics = SchedulerMetrics()
+    Observability(metrics=metrics).attach(s)
+    bindings: list[CycleRecord] = []
+    s.binding_observers.append(bindings.append)
+    backend.start(s.submit)
+    stop = threading.Event()
+    loop = threading.Thread(target=s.run, args=(stop,), name="test-loop", daemon=True)
+    loop.start()
+    yield backend, metrics, bindings
+    stop.set()
+    loop.join(timeout=10)
+    assert not loop.is_alive()
+    backend.stop()
+    s.shutdown(wait=True)
+
+
+def pod(name: str, **labels: str) -> dict[str, Any]:
+    return make_pod(name, "100m", "64Mi", uid=name, labels=labels, schedulerName=PROFILE)
+
+
+def bound(backend: EmbeddedCluster, name: str) -> bool:
+    obj = backend.get("Pod", f"default/{name}")
+    return bool(obj and obj["spec"].get("nodeName"))
+
+
+@pytest.mark.timeout(40)
+def test_binding_step_past_the_timeout_is_interrupted_unreserved_and_retried(binding, caplog) -> None:
+    backend, metrics, bindings = binding
+    caplog.set_level(logging.WARNING, logger="kubeberth.scheduling.watchdog")
+    t0 = time.monotonic()
+    backend.apply(pod("looper", hang="loop"))
+    failed = wait_for(lambda: next((r for r in bindings if r.uid == "looper"), None), 10, "the binding's end")
+    interrupted = time.monotonic() - t0
+    assert failed.binding is not None and failed.binding["result"] == "Error"
+    assert failed.binding["plugin"] == "BindHangs" and "PluginTimeout" in failed.binding["message"]
+    assert BOUND <= interrupted < BOUND + 1.0
+    wait_for(lambda: "looper" in BindHangs.unreserved, 5, "the pod unreserved")
+    wait_for(lambda: bound(backend, "looper"), 10, "the looping pod bound on its retry")
+    assert metrics.plugin_timeouts.values[("BindHangs", "pre_bind")] == 1
+    assert any("in the binding cycle of pod default/looper" in m and "interrupting it" in m for m in caplog.messages)
+    print(f"[watchdog] binding step interrupted {interrupted:.2f}s after the pod was created")
+
+
+@pytest.mark.timeout(40)
+def test_binding_step_blocked_in_c_is_reported_and_a_permit_wait_is_not(binding, caplog) -> None:
+    backend, metrics, bindings = binding
+    caplog.set_level(logging.WARNING, logger="kubeberth.scheduling.watchdog")
+    backend.apply(pod("sleeper", hang="sleep"))
+    backend.apply(pod("waiter", hang="permit"))
+    wait_for(lambda: bound(backend, "sleeper"), 10, "the sleeping PreBind's pod bound once it returns")
+    waited = wait_for(lambda: next((r for r in bindings if r.uid == "waiter"), None), 10, "the Permit wait's end")
+    assert waited.binding is not None and waited.binding["result"] == "Rejected"  # timed out at Permit, 0.8 s
+    assert dict(metrics.plugin_timeouts.values) == {("BindHangs", "pre_bind"): 1}
+    assert any("plugin BindHangs is blocked outside Python code in a binding cycle" in m for m in caplog.messages)
+    assert not any("default/waiter" in m for m in caplog.messages)
+
+
+BACKOFF_CONFIG = ZONED_CONFIG.replace("profiles:", "podInitialBackoffSeconds: 10\npodMaxBackoffSeconds: 20\nprofiles:")
+PRE_BIND_LOOP = zoned("zone-a") + '''
+    @hookimpl
+    def pre_bind(self, pod) -> None:
+        while True:
+            pass
+'''
+FILTER_LOOP = '''"""Zoned, but its filter never returns for real pods."""
+from kubeberth import PodView, hookimpl
+
+
+class Zoned:
+    name = "Zoned"
+
+    @hookimpl
+    def filter(self, pod: PodView) -> None:
+        while pod.name != "kubeberth-dry-run":
+            pass
+'''
+
+
+def lease_events(run: EmbeddedRun, reason: str) -> list[dict[str, Any]]:
+    return [e for e in list(run.cluster.events) if e["reason"] == reason and e["regarding"] == LEASE]
+
+
+@pytest.mark.timeout(60)
+def test_hung_binding_step_of_a_reload_rolls_back_and_its_pod_is_retried_at_once(tmp_path: Path) -> None:
+    settings = {"plugin_timeout_seconds": BOUND}
+    with EmbeddedRun(tmp_path, config=BACKOFF_CONFIG, plugins={"zoned.py": zoned("zone-a")}, rate=100,
+                     settings=settings) as run:
+        good = run.generation
+        bindings: list[tuple[float, CycleRecord]] = []
+        run.runner.scheduler.binding_observers.append(lambda r: bindings.append((time.monotonic(), r)))
+        wait_for(lambda: run.load.stats.bound > 20, 20, "a baseline")
+        n = len(run.runner.reloader.history)
+        write_atomic(run.plugins_dir / "zoned.py", PRE_BIND_LOOP)
+        swapped = run.wait_reload("success", n, 10)
+        rolled = run.wait_reload("rolled_back", n, 10)
+        restored_at = time.monotonic()
+        assert f"rolled back to {good.id}: plugin 'Zoned' ran " in rolled.error
+        assert "at pre_bind in the binding cycle of pod load/" in rolled.error
+        hung = next(r for _, r in bindings if r.generation == swapped.generation and r.binding["result"] == "Error")
+        retried = wait_for(lambda: next(((t, r) for t, r in bindings if r.uid == hung.uid
+                                         and r.binding["result"] == "Bound"), None), 10, "the hung pod bound")
+        assert retried[1].generation == good.id
+        retry_seconds = retried[0] - restored_at
+        assert retry_seconds < 3.0  # its backoff is 10 s
+        timeouts = lease_events(run, "PluginTimeout")
+        assert timeouts and "plugin Zoned ran" in timeouts[0]["note"] and "pre_bind (binding cycle)" in timeouts[0]["note"]
+        assert [e["note"] for e in lease_events(run, "GenerationRolledBack")] == [rolled.error]
+        assert timeouts[0]["action"] == "PluginWatchdog"
+        print(f"[watchdog] hung pod bound on the restored generation {retry_seconds:.2f}s after the rollback")
+        run.drain(60)
+
+
+@pytest.mark.timeout(90)
+def test_a_drop_in_that_keeps_hanging_is_quarantined_until_its_content_changes(tmp_path: Path, caplog) -> None:
+    caplog.set_level(logging.ERROR, logger="kubeberth")
+    settings = {"plugin_timeout_seconds": BOUND}
+    with EmbeddedRun(tmp_path, config=ZONED_CONFIG, plugins={"zoned.py": zoned("zone-a")}, rate=100,
+                     settings=settings) as run:
+        good, plugin = run.generation, run.plugins_dir / "zoned.py"
+        wait_for(lambda: run.load.stats.bound > 20, 20, "a baseline")
+        for strike in range(2):  # the same plugin source twice (another file changed in between)
+            n = len(run.runner.reloader.history)
+            if strike:
+                write_atomic(run.plugins_dir / "_note.py", "# the same plugin, another file changed\n")
+            else:
+                write_atomic(plugin, FILTER_LOOP)
+            run.wait_reload("rolled_back", n, 10)
+            run.wait_generation(lambda g: g is good, 5, "the previous generation back")
+        quarantined = wait_for(lambda: lease_events(run, "PluginQuarantined"), 5, "the quarantine event")
+        assert quarantined[0]["note"].startswith(f"{plugin} (content ")
+        assert "Fix the plugin; the quarantine is lifted when the file's content changes" in quarantined[0]["note"]
+        n = len(run.runner.reloader.history)
+        t0 = time.monotonic()
+        write_atomic(run.plugins_dir / "_note.py", "# changed again; zoned.py is still the quarantined source\n")
+        refused = run.wait_reload("failed", n, 10)
+        refused_after = time.monotonic() - t0
+        assert refused.error.startswith(f"{plugin}: quarantined (content ")
+        assert "fix the plugin; the quarantine is lifted when the file's content changes" in refused.error
+        assert run.generation is good
+        assert [e["note"] for e in lease_events(run, "ReloadRefused")] == [refused.error]
+        assert sum(f"{plugin}: quarantined" in m for m in caplog.messages) == 1  # one line per refusal
+        n = len(run.runner.reloader.history)
+        write_atomic(plugin, zoned("zone-b"))  # fixed: new content, no quarantine
+        run.wait_reload("success", n, 10)
+        assert run.plugin_version("Zoned") == "zone-b"
+        print(f"[watchdog] quarantined reload refused {refused_after:.2f}s after the write")
+        run.drain(60)
+
+
+SLEEPING = '''"""Zoned, but its filter sleeps 1 s on the first real pod."""
+import time
+
+from kubeberth import PodView, hookimpl
+
+slept = []
+
+
+class Zoned:
+    name = "Zoned"
+
+    @hookimpl
+    def filter(self, pod: PodView) -> None:
+        if pod.name != "kubeberth-dry-run" and not slept:
+            slept.append(pod.name)
+            time.sleep(1.0)
+'''
+
+
+@pytest.mark.timeout(60)
+def test_a_reloaded_drop_in_that_sleeps_is_rolled_back_when_it_returns(tmp_path: Path) -> None:
+    settings = {"plugin_timeout_seconds": BOUND}
+    with EmbeddedRun(tmp_path, config=ZONED_CONFIG, plugins={"zoned.py": zoned("zone-a")}, rate=100,
+                     settings=settings) as run:
+        good = run.generation
+        wait_for(lambda: run.load.stats.bound > 20, 20, "a baseline")
+        n = len(run.runner.reloader.history)
+        write_atomic(run.plugins_dir / "zoned.py", SLEEPING)
+        swapped = run.wait_reload("success", n, 10)
+        rolled = run.wait_reload("rolled_back", n, 10)
+        assert f"generation {swapped.generation} rolled back to {good.id}: plugin 'Zoned' ran " in rolled.error
+        run.wait_generation(lambda g: g is good, 5, "the previous generation back")
+        assert [e["note"] for e in lease_events(run, "GenerationRolledBack")] == [rolled.error]
+        assert "plugin Zoned ran" in lease_events(run, "PluginTimeout")[0]["note"]
+        run.drain(60)
