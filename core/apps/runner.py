@@ -180,6 +180,9 @@ class Runner:
             from ..backends.kubernetes.client_metrics import REST_CLIENT_METRICS
 
             metrics.registry.register(REST_CLIENT_METRICS)
+        stats, events = getattr(self.backend, "write_stats", None), getattr(self.backend, "events", None)
+        if stats is not None and events is not None:
+            metrics.watch_writes(lambda: dict(stats.counts), events.backlog)
         elector = self.elector
         if elector is not None:
             metrics.watch_leader(lease_name, lambda: elector.is_leader)

@@ -46,6 +46,7 @@ from .scrape import (
     leader_status,
     pending_pods,
     unschedulable_pods,
+    write_families,
 )
 
 if TYPE_CHECKING:
@@ -119,6 +120,8 @@ class SchedulerMetrics(Collector):
         self._profile_of: Callable[[Any], str] = lambda pod: str(pod.scheduler_name)
         self._cache: Callable[[], tuple[int, int, int]] | None = None
         self._leases: dict[str, Callable[[], bool]] = {}
+        self._writes: Callable[[], Mapping[str, int]] | None = None
+        self._event_backlog: Callable[[], int] | None = None
         self._random = random.Random()
         self.registry = registry or CollectorRegistry(auto_describe=True)
         self.registry.register(self)
@@ -149,6 +152,12 @@ class SchedulerMetrics(Collector):
     def watch_leader(self, name: str, is_leader: Callable[[], bool]) -> None:
         """leader_election_master_status{name}: 1 while is_leader() (client-go's leaderelection)."""
         self._leases[name] = is_leader
+
+    def watch_writes(self, counts: Callable[[], Mapping[str, int]], event_backlog: Callable[[], int]) -> None:
+        """kubeberth_api_writes_total{kind} from counts() and kubeberth_event_queue_depth from
+        event_backlog(), read at scrape time (an API backend's write counters and event recorder)."""
+        self._writes = counts
+        self._event_backlog = event_backlog
 
     def event_handled(self, event: str, seconds: float) -> None:
         """The loop applied one cluster event (kube-scheduler's EventHandlingLatency)."""
@@ -319,6 +328,7 @@ class SchedulerMetrics(Collector):
         yield unschedulable_pods(self._unschedulable, self._profile_of)
         yield cache_size(self._cache)
         yield leader_status(self._leases)
+        yield from write_families(self._writes, self._event_backlog)
         yield from batch_families(self._batches)
         info = GaugeMetricFamily(
             "kubeberth_generation_info", "The framework generation in use (value 1), by generation id.", labels=["id"]

