@@ -8,9 +8,10 @@ digest), i.e. by that exact content, and lifted by any change to the file.
 The rule (docs/reliability.md): a drop-in source is quarantined at its second strike, a strike
 being a hang that cost a generation (a rollback, or a dry run that hung and refused the
 generation); a source that cannot be rolled back (its generation is past probation, or is the
-startup one) strikes once per `TIMEOUTS_PER_STRIKE` timeouts. One rollback already keeps that exact
-folder content out (the reloader's fingerprint); a second means the same code came back with other
-files changed, and the loop should not freeze for it again. A quarantined source makes every
+startup one) is quarantined at its `TIMEOUTS` timeout. One rollback already keeps that exact folder
+content out (the reloader's fingerprint); a second means the same code came back with other files
+changed, and the loop should not freeze for it again. Three interrupted attempts of a running
+plugin are no transient stall (one could be: a paused process, a swapped-out page). A quarantined source makes every
 later reload that contains it fail with one line naming the file and what to do.
 
 Plugins that are not drop-ins (built-ins, pip-installed entry points, test classes) are never
@@ -31,7 +32,7 @@ log = logging.getLogger(__name__)
 
 DROPIN_PREFIX = "kubeberth_dropin_"
 STRIKES = 2
-TIMEOUTS_PER_STRIKE = 3
+TIMEOUTS = 3
 DIGEST_CHARS = 12  # runtime/plugins.py load_dropin_file
 
 
@@ -91,20 +92,21 @@ class Quarantine:
         key = (origin.file, origin.digest)
         if key in self.quarantined:
             return False
-        if cost_a_generation:
-            self.strikes[key] += 1
-        else:
-            self.timeouts[key] += 1
-            if self.timeouts[key] % TIMEOUTS_PER_STRIKE == 0:
-                self.strikes[key] += 1
-        if self.strikes[key] < STRIKES:
+        counts = self.strikes if cost_a_generation else self.timeouts
+        counts[key] += 1
+        if counts[key] < (STRIKES if cost_a_generation else TIMEOUTS):
             return False
-        self._quarantine(plugin, key)
+        self._quarantine(plugin, key, cost_a_generation)
         return True
 
-    def _quarantine(self, plugin: str, key: tuple[str, str]) -> None:
+    def _quarantine(self, plugin: str, key: tuple[str, str], rolled_back: bool) -> None:
         file, digest = key
-        why = f"plugin {plugin!r} hung past the plugin timeout {self.strikes[key]} times"
+        why = (
+            f"plugin {plugin!r} hung past the plugin timeout {self.strikes[key]} times, each costing a generation"
+            if rolled_back
+            else f"plugin {plugin!r} hung past the plugin timeout {self.timeouts[key]} times where it could not be "
+            "rolled back"
+        )
         self.quarantined[key] = why
         message = (
             f"{file} (content {digest}) is quarantined: {why}; reloads containing this file are refused. "

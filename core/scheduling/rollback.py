@@ -94,7 +94,7 @@ class RollbackGuard:
         self.first_cycle: dict[str, float] = {}  # generation id -> time.monotonic() of its first cycle
         self.quarantine = Quarantine()
         self.on_restored: Callable[[list[str]], None] | None = None  # the hung pods, after a rollback's swap
-        self._hung_pods: list[str] = []
+        self._hung_pods: list[str] | None = None  # pods that hung, while a rollback for a hang awaits its swap
         self.rolled_back = ""  # the last generation rolled back: its later hangs are answered already
 
     # ---- called on the scheduling thread ---------------------------------------------
@@ -105,9 +105,9 @@ class RollbackGuard:
         # Only the generation now running and the one it replaced are tracked.
         self.health = {new.id: Health(), old.id: before or Health()}
         self.first_cycle = {k: v for k, v in self.first_cycle.items() if k in (old.id, new.id)}
-        if rolling_back and self.on_restored is not None and self._hung_pods:
-            self.on_restored(self._hung_pods)
-        self._hung_pods = []
+        hung, self._hung_pods = self._hung_pods, None
+        if rolling_back and self.on_restored is not None and hung:
+            self.on_restored(hung)
         if rolling_back or not self.policy.enabled:
             self.probation = None
         else:
@@ -142,7 +142,8 @@ class RollbackGuard:
         when the hung plugin came with its reload, else reports that it cannot; counts toward the
         quarantine either way (a refused dry run costs a generation too)."""
         if hang.generation == self.rolled_back:
-            return  # a cycle that hung before the swap back took place
+            self._retry(hang.pod_uid)  # another of its cycles that hung before the swap back
+            return
         rolled = self._roll_back_hung(hang)
         if not rolled and hang.stage != "dry_run":
             log.warning(
@@ -155,12 +156,12 @@ class RollbackGuard:
         probation = self.probation
         if probation is None or probation.generation.id != hang.generation:
             return False
-        if not changed_in_reload(probation.previous, probation.generation, hang.plugin):
-            return False
+        if hang.plugin == "unknown" or not changed_in_reload(probation.previous, probation.generation, hang.plugin):
+            return False  # "unknown": the cycle was slow outside any plugin call (a starved or paused process)
         self.probation = None
         self.rolled_back = hang.generation
-        if hang.pod_uid:
-            self._hung_pods.append(hang.pod_uid)
+        self._hung_pods = []
+        self._retry(hang.pod_uid)
         where = "in the binding cycle of" if hang.stage == "binding" else "for"
         reason = (
             f"plugin {hang.plugin!r} ran {hang.seconds:.1f}s at {hang.extension_point} {where} pod {hang.pod}, "
@@ -169,10 +170,21 @@ class RollbackGuard:
         self.rollback(probation.generation, probation.previous, reason)
         return True
 
+    def _retry(self, uid: str) -> None:
+        """Try the pod again at once on the restored generation (after the swap back)."""
+        if not uid:
+            return
+        if self._hung_pods is not None:
+            self._hung_pods.append(uid)
+        elif self.on_restored is not None:
+            self.on_restored([uid])
+
     def _why_not(self, hang: Hang) -> str:
         probation = self.probation
         if probation is None or probation.generation.id != hang.generation:
             return "it is not on probation: the startup generation, or one past its probation window"
+        if hang.plugin == "unknown":
+            return "no plugin call was running: the cycle itself was slow"
         return "the plugin did not change in the reload that made it"
 
     def memory_exceeded(self, generation_id: str, reason: str) -> bool:
@@ -213,6 +225,7 @@ class RollbackGuard:
         if reason is not None:
             self.probation = None
             self.rolled_back = gen
+            self._hung_pods = []
             self.rollback(probation.generation, probation.previous, reason)
 
     def _baseline(self, probation: Probation) -> float:
