@@ -108,7 +108,7 @@ def settings_from_args(args: argparse.Namespace | Any) -> Settings:
     flags = {
         "config": "--config", "plugins_dir": "--plugins-dir", "log_level": "--log-level", "log_format": "--log-format",
         "seed": "--seed", "otlp_endpoint": "--otlp-endpoint", "allow_insecure_plugins_dir": "--allow-insecure-plugins-dir",
-        "feature_gates": "--feature-gates",
+        "feature_gates": "--feature-gates", "replicas_mode": "--replicas-mode",
     }
     given = {name: (flag, getattr(args, name, None)) for name, flag in flags.items()}
     if v is not None:

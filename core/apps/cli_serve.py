@@ -26,6 +26,12 @@ def add_run_parser(sub: Any) -> argparse.ArgumentParser:
     run.add_argument("--leader-elect-resource-namespace", metavar="NAMESPACE",
                      help="the leader election Lease's namespace (overrides leaderElection.resourceNamespace), "
                      "e.g. the pod's own namespace from the downward API")
+    run.add_argument(
+        "--replicas-mode", choices=["leader", "active-active"], default=None,
+        help="leader (default): one leader-elected replica schedules; active-active: every replica schedules the "
+        "pods it owns, committing placements against the others' claims (docs/scale-out.md; env "
+        "KUBEBERTH_REPLICAS_MODE)",
+    )
     run.add_argument("--embedded", action="store_true", help="schedule an embedded in-memory cluster instead")
     run.add_argument("--nodes", type=int, help="--embedded: generated cluster of N nodes (default 100)")
     run.add_argument("--cluster", type=Path, help="--embedded: manifests (YAML stream or List) to start from")

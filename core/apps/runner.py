@@ -111,6 +111,17 @@ class Runner:
         )
         le = cfg.leaderElection.model_copy(update=self.lease_overrides)
         self.leader_elect = le.leaderElect if leader_elect is None else leader_elect
+        self.scale_out: Any = None
+        if self.settings.replicas_mode == "active-active":
+            if backend is not None:
+                raise ConfigError("--replicas-mode=active-active needs an API server; it cannot run with --embedded")
+            from .scale_out_run import ScaleOutRun
+
+            self.leader_elect = False  # every replica schedules what it owns (docs/scale-out.md)
+            self.scale_out = ScaleOutRun(
+                self.scheduler, kubeconfig, le.resourceNamespace, le.resourceName, parse_duration(le.leaseDuration),
+                parse_duration(le.retryPeriod), identity, self.settings.binding_workers,
+            )
         self.elector: LeaderElector | None = None
         if self.leader_elect:
             if le.resourceLock != "leases":
@@ -241,6 +252,10 @@ class Runner:
         if self.http is not None:
             self.http.start()
         self.scheduler.start_backend()
+        if self.scale_out is not None:
+            if self.observability.metrics is not None:
+                self.scale_out.register_metrics(self.observability.metrics.registry)
+            self.scale_out.start()
         threading.Thread(target=self._heartbeats, name="kubeberth-heartbeat", daemon=True).start()
         if self.elector is not None:
             self.elector.start()
@@ -292,6 +307,8 @@ class Runner:
         self.scheduler.paused = True
         self.scheduler.pool.shutdown(wait=True)
         self.scheduler.drain_events()
+        if self.scale_out is not None:
+            self.scale_out.stop()
         if self.elector is not None:
             self.backend.flush(STATUS_FLUSH_SECONDS, events=False)
             self.elector.stop(release=True)

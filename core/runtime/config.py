@@ -390,6 +390,10 @@ class Settings(BaseSettings):
     liveness_failures: int = Field(2, ge=1)
     # kube-scheduler's --feature-gates, e.g. "GenericWorkload=true,OpportunisticBatching=false".
     feature_gates: str = ""
+    # `run` against an API server (docs/scale-out.md): "leader" (default) is one leader-elected
+    # replica scheduling at a time; "active-active" makes every replica schedule the pods it owns,
+    # committing each placement against the other replicas' claims.
+    replicas_mode: Literal["leader", "active-active"] = "leader"
 
     @field_validator("log_level")
     @classmethod

@@ -21,6 +21,8 @@ from ..runtime.records import CycleRecord, Diagnosis
 from .extenders import bind_with_extenders
 from .handle import FrameworkHandle
 from .queue import QueuedPod
+from .scale_out import SEEN_KEY as SCALE_OUT_SEEN
+from .scale_out import CommitConflict
 from .state import SchedulerState
 from .waiting_pods import WaitingPod
 
@@ -127,10 +129,20 @@ class BindingCycle(SchedulerState):
         pod = entry.pod
         start = time.time_ns()
         run = BindingRun(start)
+        scale_out = self.scale_out
+        committed = False
         try:
             status = self._wait_and_pre_bind(fw, handle, state, pod, node, waiting, run)
+            if status.ok and scale_out is not None:
+                # Active-active: the placement is committed against the other replicas' claims
+                # just before Bind (docs/scale-out.md); a conflict ends the cycle like a failed bind.
+                status = scale_out.commit(pod, node, entry.extra.get(SCALE_OUT_SEEN, frozenset()))
+                committed = status.ok
+                run.step("Commit", status.code.name)
             if status.ok:
                 status = self._bind(fw, handle, state, pod, node, run)
+            if committed and scale_out is not None:
+                scale_out.finished(pod, node, status.ok)
             if status.ok:
                 self.backend.record_event(pod, "Normal", "Scheduled", f"Successfully assigned {pod.key} to {node}")
                 run.t0 = time.time_ns()
@@ -286,6 +298,9 @@ class BindingCycle(SchedulerState):
         if self.queue.entries.get(pod.uid) is not done.entry:
             return  # deleted or bound elsewhere while binding (see EventHandlers._no_longer_pending)
         message = done.status.message
+        if self.scale_out is not None and isinstance(done.status.err, CommitConflict):
+            self.scale_out.requeue_conflict(done.entry, message)
+            return
         if done.status.is_rejected:
             self._requeue_unschedulable(done.entry, message, frozenset({done.status.plugin}))
         else:

@@ -183,6 +183,8 @@ class EventHandlers(SchedulerState):
         if pod.uid in self.failed:
             return
         if pod.uid not in self.queue.entries:
+            if self.scale_out is not None and not self.scale_out.owns(pod):
+                return  # another replica's to schedule (docs/scale-out.md)
             self.queue.add(pod)
             if pod.pod_group:
                 # A new member may complete its gang (kube-scheduler's UnscheduledPodAdd move).

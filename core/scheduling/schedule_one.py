@@ -28,6 +28,7 @@ from .handle import FrameworkHandle
 from .incremental import IncrementalCycles, ShapeVerdicts
 from .nominated import filter_with_nominated
 from .queue import QueuedPod
+from .scale_out import SEEN_KEY as SCALE_OUT_SEEN
 from .state import SchedulerState
 from .waiting_pods import WaitingPod
 
@@ -454,6 +455,8 @@ class ScheduleOne(SchedulerState):
             waiting = WaitingPod(pod, waits, self.clock.now, self.clock.virtual)
             self.waiting_pods[pod.uid] = waiting
         record.result, record.node = "Scheduled", node
+        if self.scale_out is not None:  # the other replicas' claims this cycle counted on the node
+            entry.extra[SCALE_OUT_SEEN] = self.scale_out.seen_on(node)
         self.in_flight += 1
         self.pool.submit(self._binding_cycle, fw, handle, state, entry, node, waiting, record)
 

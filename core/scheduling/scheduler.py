@@ -86,6 +86,7 @@ class Scheduler(EventHandlers, ScheduleOne, PodGroupCycle, BindingCycle):
         self.incremental = incremental_cycles_enabled() if incremental_cycles is None else incremental_cycles
         self.plugin_timeout_seconds = plugin_timeout_seconds
         self.timeout_observers = []
+        self.scale_out = None
         self._init_state(binding_workers)
 
     def _init_state(self, binding_workers: int) -> None:

@@ -34,6 +34,7 @@ from .waiting_pods import WaitingPod
 
 if TYPE_CHECKING:
     from .binding import BindingDone, BindingPool
+    from .scale_out import ScaleOut
     from .watchdog import Hang
 
 UNSCHEDULABLE = "Unschedulable"
@@ -97,6 +98,8 @@ class SchedulerState:
     # The plugin watchdog (watchdog.py): its bound in seconds (0: off) and who hears of a hang.
     plugin_timeout_seconds: float
     timeout_observers: list[Callable[[Hang], None]]
+    # Active-active scale out (scale_out.py, docs/scale-out.md); None in the default leader mode.
+    scale_out: ScaleOut | None
 
     # ---- services one part calls on another (implemented by the part named) ----
     def submit(self, event: Any) -> None:  # Scheduler

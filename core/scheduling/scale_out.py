@@ -1,0 +1,173 @@
+"""Active-active scale out on the scheduling loop's side (docs/scale-out.md).
+
+`Scheduler.scale_out` is None in the default (leader) mode: the loop's hooks are one attribute
+test each. When set, it is this object, which ties the parts to the loop:
+- ownership (`Ownership`): a pending pod enters this replica's queue only if it owns it
+  (EventHandlers._apply_pod_event); a new live set rebalances the queue;
+- other replicas' claims (`ClaimsView`) in the node table, applied on the loop thread;
+- the commit: the scheduling cycle records the claims it counted on its node
+  (ScheduleOne._assume_reserve_permit), the binding cycle commits just before Bind
+  (BindingCycle._binding_cycle) through a `ClaimCommitter` (the Kubernetes ClaimStore), and a
+  conflict re-runs the pod's cycle at once, up to MAX_IMMEDIATE_RETRIES, then after its backoff.
+"""
+
+from __future__ import annotations
+
+import copy
+import logging
+import time
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Protocol
+
+from ..api.status import Status
+from ..cache.podinfo import PodInfo
+from .claims_view import ClaimsView, NodeClaims
+from .ownership import Ownership
+from .queue import QueuedPod
+
+if TYPE_CHECKING:
+    from .state import SchedulerState
+
+log = logging.getLogger(__name__)
+
+MAX_IMMEDIATE_RETRIES = 3
+SEEN_KEY = "scale_out_seen"  # QueuedPod.extra: the claims the cycle counted on its node
+CONFLICTS_KEY = "scale_out_conflicts"
+PLUGIN = "ScaleOutCommit"  # names the commit in a binding's status (explain, traces)
+
+
+class CommitConflict(Exception):
+    """The node's claims changed under the cycle: its placement was not committed."""
+
+
+class ClaimCommitter(Protocol):
+    """The shared store of in-flight claims (backends/kubernetes/claims.py's ClaimStore)."""
+
+    def commit(self, pod: PodInfo, node: str, seen: frozenset[str], departed: frozenset[str]) -> tuple[str, str]: ...
+
+    def finished(self, pod: PodInfo, node: str, bound: bool) -> None: ...
+
+
+class ScaleOut:
+    """This replica's part in a group of active replicas."""
+
+    def __init__(self, me: str, committer: ClaimCommitter, clock: Callable[[], float] = time.time) -> None:
+        self.me = me
+        self.committer = committer
+        self.clock = clock
+        self.ownership = Ownership(me)
+        self._sched: SchedulerState | None = None
+        self._view: ClaimsView | None = None
+
+    def attach(self, sched: SchedulerState) -> None:
+        """Bind to the loop (after Scheduler.__init__: the view works on its cluster)."""
+        self._sched = sched
+        self._view = ClaimsView(self.me, sched.cluster)
+
+    @property
+    def view(self) -> ClaimsView:
+        assert self._view is not None, "ScaleOut.attach first"
+        return self._view
+
+    @property
+    def sched(self) -> SchedulerState:
+        assert self._sched is not None, "ScaleOut.attach first"
+        return self._sched
+
+    # ---- the loop thread ----------------------------------------------------------------
+    def owns(self, pod: PodInfo) -> bool:
+        """Schedule `pod` here: this replica owns it and no other replica has it in flight."""
+        return self.ownership.owns(pod) and not self.view.claimed_elsewhere(pod.uid)
+
+    def set_members(self, members: tuple[str, ...]) -> None:
+        """A new live set: claims of replicas that left end (their pods are pending again), then
+        the queue is rebalanced."""
+        if not self.ownership.set_members(members):
+            return
+        for node, pod in self.view.set_departed(self.ownership.departed, self.clock()):
+            self._freed([pod], node)
+        self.rebalance()
+
+    def rebalance(self) -> None:
+        """Queued pods this replica no longer owns leave its queue; pending pods it now owns join."""
+        sched = self.sched
+        queue, cluster = sched.queue, sched.cluster
+        dropped = added = 0
+        for uid, entry in list(queue.entries.items()):
+            if entry.where != "inflight" and not self.owns(entry.pod):
+                queue.delete(uid)
+                dropped += 1
+        for pod in list(cluster.pods.values()):
+            if self._adopt(pod):
+                added += 1
+        log.info("scale-out: members %s; %d pods left this replica's queue, %d joined",
+                 ", ".join(self.ownership.members) or "(none)", dropped, added)
+
+    def _adopt(self, pod: PodInfo) -> bool:
+        """Queue a pending pod this replica owns and does not hold yet."""
+        sched = self.sched
+        uid = pod.uid
+        if (pod.node_name or pod.is_terminal or pod.deleting or uid in sched.cluster.placement
+                or uid in sched.queue.entries or uid in sched.failed or sched.framework_for(pod) is None):
+            return False
+        if not self.owns(pod):
+            return False
+        sched.queue.add(pod)
+        return True
+
+    def apply_claims(self, node: str, claims: NodeClaims) -> None:
+        """A claims Lease changed (from the LeaseWatch, through Scheduler.submit)."""
+        counted, freed = self.view.apply(node, claims, self.clock())
+        queue = self.sched.queue
+        for pod in counted:
+            entry = queue.entries.get(pod.uid)
+            if entry is not None and entry.where != "inflight":
+                queue.delete(pod.uid)  # in flight at another replica (ownership moved)
+        self._freed(freed, node)
+
+    def expire(self) -> None:
+        """Claims past their expiry end (called every membership round)."""
+        for pod in self.view.expire(self.clock()):
+            self._freed([pod], "")
+
+    def _freed(self, pods: list[PodInfo], node: str) -> None:
+        sched = self.sched
+        for pod in pods:
+            if node:
+                gone = copy.copy(pod)
+                gone.node_name = node
+                sched.queue.move_for_event("Pod/Delete", sched._interested, old=gone)
+            self._adopt(pod)
+
+    def seen_on(self, node: str) -> frozenset[str]:
+        return self.view.seen_on(node)
+
+    def requeue_conflict(self, entry: QueuedPod, message: str) -> None:
+        """A conflict: at once on the fresh view (the loop has drained the claims since), up to
+        MAX_IMMEDIATE_RETRIES in a row, then after the pod's backoff. No API write."""
+        queue = self.sched.queue
+        if queue.entries.get(entry.pod.uid) is not entry:
+            return
+        if not self.owns(entry.pod):
+            queue.delete(entry.pod.uid)
+            return
+        n = entry.extra[CONFLICTS_KEY] = entry.extra.get(CONFLICTS_KEY, 0) + 1
+        queue.requeue_error(entry, message)
+        if n <= MAX_IMMEDIATE_RETRIES:
+            queue.activate([entry.pod.uid])
+
+    # ---- binding workers ----------------------------------------------------------------
+    def commit(self, pod: PodInfo, node: str, seen: frozenset[str]) -> Status:
+        ownership = self.ownership  # its sets are replaced whole on the loop thread
+        if self.me not in ownership.members:
+            message = "this replica is not a live member (its member Lease is not renewed); not committing"
+            return Status.error(message, PLUGIN, CommitConflict(message))
+        outcome, message = self.committer.commit(pod, node, seen, ownership.departed)
+        if outcome == "ok":
+            return Status.success()
+        if outcome == "conflict":
+            return Status.error(message, PLUGIN, CommitConflict(message))
+        return Status.error(message, PLUGIN)
+
+    def finished(self, pod: PodInfo, node: str, bound: bool) -> None:
+        self.committer.finished(pod, node, bound)

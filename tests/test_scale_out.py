@@ -1,0 +1,198 @@
+"""Active-active scale out, the loop's side (docs/scale-out.md): ownership by rendezvous hashing,
+other replicas' claims in the node table, the commit hook in the binding cycle and its conflict
+path. The store is a real ClaimCommitter kept in memory with the same compare-and-swap rule as the
+Kubernetes ClaimStore (which tests/e2e/test_scale_out_e2e.py runs against a real API server)."""
+
+from __future__ import annotations
+
+import threading
+from collections import Counter
+from typing import Any
+
+import pytest
+
+from kubeberth.backends.embedded import EmbeddedCluster
+from kubeberth.cache.podinfo import PodInfo
+from kubeberth.runtime.generation import build_generation
+from kubeberth.scheduling.ownership import Ownership, ownership_key
+from kubeberth.scheduling.scale_out import ScaleOut
+from kubeberth.scheduling.scheduler import Scheduler
+
+
+def pod(name: str, cpu: str = "1", group: str = "") -> dict[str, Any]:
+    spec: dict[str, Any] = {"schedulerName": "kubeberth",
+                            "containers": [{"name": "c", "resources": {"requests": {"cpu": cpu, "memory": "1Mi"}}}]}
+    if group:
+        spec["schedulingGroup"] = {"podGroupName": group}
+    return {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": name, "namespace": "default", "uid": f"uid-{name}"},
+            "spec": spec}
+
+
+def node(name: str, cpu: str = "4") -> dict[str, Any]:
+    res = {"cpu": cpu, "memory": "64Gi", "pods": "110"}
+    return {"apiVersion": "v1", "kind": "Node", "metadata": {"name": name, "labels": {"kubernetes.io/hostname": name}},
+            "status": {"capacity": res, "allocatable": res}}
+
+
+class MemoryClaims:
+    """An in-memory claims store: per node a version and {uid: (replica, expiry)}; commit is the
+    same rule as ClaimStore's (a live claim of another replica outside `seen` is a conflict)."""
+
+    def __init__(self, me: str, shared: dict[str, dict[str, tuple[str, float]]]) -> None:
+        self.me = me
+        self.shared = shared
+        self.log: list[tuple[str, str, str]] = []
+
+    def commit(self, p: PodInfo, node: str, seen: frozenset[str], departed: frozenset[str]) -> tuple[str, str]:
+        claims = self.shared.setdefault(node, {})
+        for uid, (replica, _exp) in claims.items():
+            if replica != self.me and uid not in seen and uid != p.uid and replica not in departed:
+                self.log.append(("conflict", p.uid, node))
+                return "conflict", f"node {node} claimed by {replica}"
+        claims[p.uid] = (self.me, 1e18)
+        self.log.append(("ok", p.uid, node))
+        return "ok", ""
+
+    def finished(self, p: PodInfo, node: str, bound: bool) -> None:
+        if not bound:
+            self.shared.get(node, {}).pop(p.uid, None)
+
+
+def test_rendezvous_ownership_is_shared_and_moves_little() -> None:
+    members = ["a", "b", "c"]
+    views = {m: Ownership(m) for m in members}
+    for o in views.values():
+        o.set_members(members)
+    pods = [PodInfo.from_dict(pod(f"p{i}")) for i in range(600)]
+    owners = [[m for m, o in views.items() if o.owns(p)] for p in pods]
+    assert all(len(o) == 1 for o in owners)  # exactly one owner each
+    counts = Counter(o[0] for o in owners)
+    assert min(counts.values()) > 120  # roughly a third each
+    before = {p.uid: views["a"].owner_of(p.uid) for p in pods}
+    views["a"].set_members(["a", "b"])  # c leaves: only c's pods move
+    moved = [p for p in pods if views["a"].owner_of(p.uid) != before[p.uid]]
+    assert {before[p.uid] for p in moved} == {"c"}
+    assert views["a"].departed == frozenset({"c"})
+
+
+def test_a_gang_has_one_owner() -> None:
+    o = Ownership("a")
+    o.set_members(["a", "b", "c", "d"])
+    members = [PodInfo.from_dict(pod(f"g{i}", group="train")) for i in range(20)]
+    assert {ownership_key(p) for p in members} == {"default/train"}
+    assert len({o.owner_of(ownership_key(p)) for p in members}) == 1
+
+
+def test_not_live_owns_nothing() -> None:
+    o = Ownership("a")
+    p = PodInfo.from_dict(pod("x"))
+    assert not o.owns(p)  # before membership is observed
+    o.set_members(["b"])
+    assert not o.owns(p)
+    o.set_members(["a"])
+    assert o.owns(p)
+
+
+def replica(me: str, shared: dict[str, Any], cluster: EmbeddedCluster, members: list[str]) -> tuple[Scheduler, ScaleOut]:
+    sched = Scheduler(build_generation(), cluster, seed=1, binding_workers=1)
+    so = ScaleOut(me, MemoryClaims(me, shared))
+    so.attach(sched)
+    sched.scale_out = so
+    so.set_members(tuple(members))
+    return sched, so
+
+
+def test_two_replicas_share_pods_and_never_fill_the_same_room() -> None:
+    """Two loops over one embedded cluster (the binds are the API's, refusing a bound pod), each
+    owning half the pods: every claim either replica sees is counted, nothing is overcommitted."""
+    cluster = EmbeddedCluster()
+    for i in range(3):
+        cluster.apply(node(f"n{i}"))
+    for i in range(12):
+        cluster.apply(pod(f"p{i}"))
+    shared: dict[str, dict[str, tuple[str, float]]] = {}
+    a, so_a = replica("a", shared, cluster, ["a", "b"])
+    b, so_b = replica("b", shared, cluster, ["a", "b"])
+    cluster.start(lambda ev: (a.submit(ev), b.submit(ev)))  # one API server, two watchers
+    try:
+        a.drain_events()
+        b.drain_events()
+        assert len(a.queue.entries) + len(b.queue.entries) == 12
+        assert not set(a.queue.entries) & set(b.queue.entries)
+        for _ in range(20):
+            a.run_until_settled(timeout=10)
+            for n, claims in shared.items():  # what the claims watch would deliver
+                b.submit(lambda n=n, c=dict(claims): so_b.apply_claims(n, c))
+            b.run_until_settled(timeout=10)
+            for n, claims in shared.items():
+                a.submit(lambda n=n, c=dict(claims): so_a.apply_claims(n, c))
+            if a.stats.scheduled + b.stats.scheduled == 12:
+                break
+        bound = [p for p in cluster.pods() if p["spec"].get("nodeName")]
+        per_node = Counter(p["spec"]["nodeName"] for p in bound)
+        assert len(bound) == 12 and max(per_node.values()) <= 4
+    finally:
+        a.shutdown()
+        b.shutdown()
+
+
+def test_a_conflict_reruns_the_cycle_without_writing() -> None:
+    """A claim another replica made after the cycle looked is a conflict: the pod is forgotten and
+    scheduled again at once on the fresh view, with no event or status write."""
+    cluster = EmbeddedCluster()
+    cluster.apply(node("n0", cpu="1"))
+    cluster.apply(node("n1", cpu="1"))
+    cluster.apply(pod("mine"))
+    cluster.apply(pod("theirs"))
+    shared: dict[str, dict[str, tuple[str, float]]] = {}
+    sched, so = replica("a", shared, cluster, ["a"])
+    sched.start_backend()
+    try:
+        sched.drain_events()
+        race = threading.Event()
+        inner = so.committer
+
+        class Racing:
+            def commit(self, p: PodInfo, node: str, seen: frozenset[str], departed: frozenset[str]) -> tuple[str, str]:
+                if not race.is_set():  # the other replica claims this very node first
+                    race.set()
+                    shared.setdefault(node, {})["uid-theirs"] = ("b", 1e18)
+                    sched.submit(lambda: so.apply_claims(node, dict(shared[node])))
+                return inner.commit(p, node, seen, departed)
+
+            def finished(self, p: PodInfo, node: str, bound: bool) -> None:
+                inner.finished(p, node, bound)
+
+        so.committer = Racing()
+        events_before = len(cluster.events)
+        sched.run_until_settled(timeout=10)
+        outcomes = [x[0] for x in inner.log]  # type: ignore[attr-defined]
+        assert outcomes == ["conflict", "ok"]
+        first, second = inner.log[0][2], inner.log[1][2]  # type: ignore[attr-defined]
+        assert first != second  # re-run on the fresh view: the other node
+        assert cluster.store["Pod"]["default/mine"]["spec"]["nodeName"] == second
+        assert not [e for e in cluster.events[events_before:] if e.get("reason") == "FailedScheduling"]
+    finally:
+        sched.shutdown()
+
+
+@pytest.mark.parametrize("departed", [False, True])
+def test_claims_of_a_departed_replica_end(departed: bool) -> None:
+    cluster = EmbeddedCluster()
+    cluster.apply(node("n0", cpu="1"))
+    cluster.apply(pod("p"))
+    sched, so = replica("a", {}, cluster, ["a", "b"])
+    sched.start_backend()
+    try:
+        sched.drain_events()
+        so.apply_claims("n0", {"uid-p": ("b", 1e18)})
+        assert "uid-p" in sched.cluster.assumed and so.view.claimed_elsewhere("uid-p")
+        assert "uid-p" not in sched.queue.entries
+        if departed:
+            so.set_members(("a",))
+            assert "uid-p" not in sched.cluster.assumed  # room free again, pod ours to schedule
+            assert "uid-p" in sched.queue.entries
+        else:
+            assert so.seen_on("n0") == frozenset({"uid-p"})
+    finally:
+        sched.shutdown()
