@@ -93,9 +93,8 @@ class NodeAffinity:
     filter_scope = FilterScope.NODE
     pre_filter_state = PreFilterState.NO_POD_DATA
     Args = NodeAffinityArgs
-    # EventsToRegister: Node Add | UpdateNodeLabel, both through isSchedulableAfterNodeChange. A Node/Update
-    # that leaves the labels alone gets QueueSkip from the hint (the node matched before iff it matches now).
-    queueing_hints = {"Node/Add": "is_schedulable_after_node_change", "Node/Update": "is_schedulable_after_node_change"}
+    # EventsToRegister: Node Add | UpdateNodeLabel, both through isSchedulableAfterNodeChange.
+    queueing_hints = {"Node/Add": "is_schedulable_after_node_change", "Node/UpdateNodeLabel": "is_schedulable_after_node_change"}
     requeue_on = frozenset(queueing_hints)
 
     def __init__(self, args: NodeAffinityArgs | None = None) -> None:

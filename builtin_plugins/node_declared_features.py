@@ -162,9 +162,11 @@ class NodeDeclaredFeatures:
         self.version = version
         # EventsToRegister: Node Add|UpdateNodeDeclaredFeature, and any update of the pending pod
         # itself (TargetPod Update), narrowed by `hint_pod_updated`, upstream's hint for it.
-        self.requeue_on = frozenset({"Node/Add", "Node/Update", "TargetPod"}) if self.enabled else frozenset()
+        self.requeue_on = (
+            frozenset({"Node/Add", "Node/UpdateNodeDeclaredFeature", "TargetPod"}) if self.enabled else frozenset()
+        )
         self.queueing_hints = (
-            {"Node/Add": "hint_node_changed", "Node/Update": "hint_node_changed"}
+            {"Node/Add": "hint_node_changed", "Node/UpdateNodeDeclaredFeature": "hint_node_changed"}
             | dict.fromkeys(TARGET_POD_EVENTS, "hint_pod_updated")
             if self.enabled
             else {}

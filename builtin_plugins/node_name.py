@@ -29,6 +29,8 @@ def requested_node_name(pod: PodView) -> str:
 class NodeName:
     name = "NodeName"
     filter_scope = FilterScope.NODE
+    # EventsToRegister: a node added, no hint (the pod is retried with backoff, "the same as Queue").
+    requeue_on = frozenset({"Node/Add"})
     pre_filter_state = PreFilterState.NO_POD_DATA  # the PreFilter result depends on the pod alone
 
     @hookimpl

@@ -14,7 +14,17 @@ from collections import Counter
 from typing import Any
 
 import numpy as np
-from kubeberth import ClusterView, FilterResult, MemoKey, NodeView, PodView, PreFilterState, Status, hookimpl
+from kubeberth import (
+    ClusterView,
+    FilterResult,
+    MemoKey,
+    NodeView,
+    PodView,
+    PreFilterState,
+    Status,
+    hookimpl,
+    is_pod,
+)
 from kubeberth.api.signing import HOST_PORTS_SIGNER, SignFragment, host_ports_signer
 
 ERR_REASON = "node(s) didn't have free ports for the requested pod ports"
@@ -89,9 +99,37 @@ class UsedHostPorts:
         return out
 
 
+def _conflict(wanted: tuple[HostPortKey, ...], used: tuple[HostPortKey, ...]) -> bool:
+    """Does any wanted port conflict with a used one (HostPortInfo.CheckConflict: 0.0.0.0 takes every IP)?"""
+    for ip, protocol, port in wanted:
+        for used_ip, used_protocol, used_port in used:
+            if (protocol, port) == (used_protocol, used_port) and DEFAULT_BIND_ALL_HOST_IP in (ip, used_ip):
+                return True
+            if (ip, protocol, port) == (used_ip, used_protocol, used_port):
+                return True
+    return False
+
+
 class NodePorts:
     name = "NodePorts"
     pre_filter_state = PreFilterState.NO_POD_DATA
+    # EventsToRegister: a placed pod deleted (Pod/Delete, with its hint), a node added (no hint: the
+    # pod is retried with backoff, "the same as Queue"). Pod updates are ignored: ports are immutable.
+    queueing_hints = {"Pod/Delete": "is_schedulable_after_assigned_pod_deleted"}
+    requeue_on = frozenset({"Pod/Delete", "Node/Add"})
+
+    def is_schedulable_after_assigned_pod_deleted(self, pod: PodView, old: Any, new: Any) -> bool:
+        """isSchedulableAfterAssignedPodDeleted: the deleted pod was placed (or nominated) and freed
+        a host port the pod wants."""
+        if not is_pod(old):
+            raise TypeError(f"unexpected object in is_schedulable_after_assigned_pod_deleted: {type(old).__name__}")
+        nominated = ((old.raw.get("status") or {}).get("nominatedNodeName")) or ""
+        if not old.node_name and not nominated:
+            return False  # an unscheduled pod frees nothing
+        used = pod_host_ports(old)
+        if not used:
+            return False
+        return _conflict(pod_host_ports(pod), used)
 
     @hookimpl
     def sign_pod(self, pod: PodView) -> list[SignFragment]:

@@ -29,7 +29,7 @@ class NodeUnschedulable:
     filter_scope = FilterScope.NODE
     queueing_hints = {
         "Node/Add": "is_schedulable_after_node_change",
-        "Node/Update": "is_schedulable_after_node_change",
+        "Node/UpdateNodeTaint": "is_schedulable_after_node_change",  # a taint changed, or uncordoned
         "TargetPod/UpdatePodToleration": "is_schedulable_after_target_pod_toleration_change",
     }
     requeue_on = frozenset(queueing_hints)  # EventsToRegister: exactly the hinted events

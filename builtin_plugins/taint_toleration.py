@@ -67,9 +67,18 @@ class TaintToleration:
     name = "TaintToleration"
     score_scope = ScoreScope.NODE  # raw score: the pod and this node's row only
     filter_scope = FilterScope.NODE
-    queueing_hints = {"Node/Add": "is_schedulable_after_node_change", "Node/Update": "is_schedulable_after_node_change"}
-    # EventsToRegister: nodes added or re-tainted, and the pending pod getting a toleration (Queue).
-    requeue_on = frozenset({*queueing_hints, "TargetPod/UpdatePodToleration"})
+    # EventsToRegister: nodes added or re-tainted, and the pending pod getting a toleration.
+    queueing_hints = {
+        "Node/Add": "is_schedulable_after_node_change",
+        "Node/UpdateNodeTaint": "is_schedulable_after_node_change",
+        "TargetPod/UpdatePodToleration": "is_schedulable_after_target_pod_toleration_change",
+    }
+    requeue_on = frozenset(queueing_hints)
+
+    def is_schedulable_after_target_pod_toleration_change(self, pod: PodView, old: Any, new: Any) -> bool:
+        """isSchedulableAfterTargetPodTolerationChange: a toleration added to the rejected pod may make it
+        schedulable (always Queue)."""
+        return True
 
     def is_schedulable_after_node_change(self, pod: PodView, old: Any, new: Any) -> bool:
         """isSchedulableAfterNodeChange: the node now tolerated had an untolerated NoSchedule/NoExecute taint."""

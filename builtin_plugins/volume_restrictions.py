@@ -16,7 +16,7 @@ from collections import Counter
 from typing import Any
 
 import numpy as np
-from kubeberth import ClusterView, Code, FilterResult, MemoKey, NodeView, PodView, Status, hookimpl
+from kubeberth import ClusterView, Code, FilterResult, MemoKey, NodeView, PodView, Status, hookimpl, is_pod
 from kubeberth.api.signing import VOLUMES_SIGNER, SignFragment, volumes_signer
 
 ERR_REASON_DISK_CONFLICT = "node(s) had no available disk"
@@ -123,6 +123,32 @@ class VolumeRestrictions:
     """Rejects nodes where the pod's disks are already in use, and pods whose RWOP claim is in use."""
 
     name = "VolumeRestrictions"
+    # EventsToRegister: a placed pod deleted (its volumes released), a node added (no hint), a claim
+    # the pod uses created (it must exist for its access modes). Pod volumes are immutable.
+    queueing_hints = {
+        "Pod/Delete": "is_schedulable_after_assigned_pod_deleted",
+        "PersistentVolumeClaim/Add": "is_schedulable_after_persistent_volume_claim_added",
+    }
+    requeue_on = frozenset({*queueing_hints, "Node/Add"})
+
+    def is_schedulable_after_persistent_volume_claim_added(self, pod: PodView, old: Any, new: Any) -> bool:
+        """isSchedulableAfterPersistentVolumeClaimAdded: the new claim is one the pod uses."""
+        if not isinstance(new, dict):
+            raise TypeError(f"unexpected objects in isSchedulableAfterPersistentVolumeClaimChange: {type(new).__name__}")
+        meta = new.get("metadata") or {}
+        return meta.get("namespace") == pod.namespace and meta.get("name") in _pvc_volume_claims(pod)
+
+    def is_schedulable_after_assigned_pod_deleted(self, pod: PodView, old: Any, new: Any) -> bool:
+        """isSchedulableAfterAssignedPodDeleted: a pod of the same namespace whose disk conflicted with
+        the pod's, or that used one of its claims (it may be ReadWriteOncePod), was deleted."""
+        if not is_pod(old):
+            raise TypeError(f"unexpected objects in isSchedulableAfterAssignedPodDeleted: {type(old).__name__}")
+        if old.namespace != pod.namespace:
+            return False
+        deleted_disks = disk_volumes(old)
+        if any(is_volume_conflict(v, deleted_disks) for v in disk_volumes(pod)):
+            return True
+        return bool(set(_pvc_volume_claims(pod)) & set(_pvc_volume_claims(old)))
 
     @hookimpl
     def sign_pod(self, pod: PodView) -> list[SignFragment]:

@@ -83,6 +83,39 @@ class VolumeZone:
     name = "VolumeZone"
     filter_scope = FilterScope.NODE
     pre_filter_state = PreFilterState.NO_POD_DATA
+    # EventsToRegister: a new WaitForFirstConsumer StorageClass (its volumeBindingMode is immutable,
+    # so updates are ignored), a new node or a node's labels changed (no hint), a claim of the pod
+    # added or updated, a PV added or its topology labels changed.
+    queueing_hints = {
+        "StorageClass/Add": "is_schedulable_after_storage_class_added",
+        "PersistentVolumeClaim/Add": "is_schedulable_after_persistent_volume_claim_change",
+        "PersistentVolumeClaim/Update": "is_schedulable_after_persistent_volume_claim_change",
+        "PersistentVolume/Add": "is_schedulable_after_persistent_volume_change",
+        "PersistentVolume/Update": "is_schedulable_after_persistent_volume_change",
+    }
+    requeue_on = frozenset({*queueing_hints, "Node/Add", "Node/UpdateNodeLabel"})
+
+    def is_schedulable_after_persistent_volume_claim_change(self, pod: PodView, old: Any, new: Any) -> bool:
+        """isSchedulableAfterPersistentVolumeClaimChange: the claim is one of the pod's (same namespace)."""
+        if not isinstance(new, dict):
+            raise TypeError(f"unexpected objects in is_schedulable_after_persistent_volume_claim_change: {type(new).__name__}")
+        meta = new.get("metadata") or {}
+        return meta.get("namespace") == pod.namespace and meta.get("name") in claim_names(pod)
+
+    def is_schedulable_after_storage_class_added(self, pod: PodView, old: Any, new: Any) -> bool:
+        """isSchedulableAfterStorageClassAdded: the new class binds WaitForFirstConsumer."""
+        if not isinstance(new, dict):
+            raise TypeError(f"unexpected objects in is_schedulable_after_storage_class_added: {type(new).__name__}")
+        return new.get("volumeBindingMode") == "WaitForFirstConsumer"
+
+    def is_schedulable_after_persistent_volume_change(self, pod: PodView, old: Any, new: Any) -> bool:
+        """isSchedulableAfterPersistentVolumeChange: a new PV, or one whose zone/region labels changed."""
+        if not isinstance(new, dict) or (old is not None and not isinstance(old, dict)):
+            raise TypeError(
+                f"unexpected objects in is_schedulable_after_persistent_volume_change: "
+                f"{type(old).__name__} and {type(new).__name__}"
+            )
+        return old is None or pv_topologies(old) != pv_topologies(new)
 
     @hookimpl
     def sign_pod(self, pod: PodView) -> list[SignFragment]:

@@ -73,7 +73,10 @@ _FUNC = re.compile(r"^func (Test\w+)\(", re.M)
 _NAME = re.compile(r'\b(?:name|test):\s*((?:"(?:[^"\\\n]|\\.)*"\s*(?:\+\s*)?)+)', re.S)  # `test:` in older tables
 # Folders whose tables are maps keyed by case name (`"case": {` two tabs in), some filled in
 # lower-case helpers that the Test function of the same name runs (testPlugin for TestPlugin).
-MAP_KEYED = {"dynamicresources", "nodeaffinity", "noderesources", "topologyaware", "volumebinding"}
+MAP_KEYED = {
+    "dynamicresources", "nodeaffinity", "nodeports", "noderesources", "tainttoleration", "topologyaware",
+    "volumebinding", "volumerestrictions", "volumezone",
+}
 _ANY_FUNC = re.compile(r"^func (\w+)\(", re.M)
 _MAP_KEY = re.compile(r'^\t\t"((?:[^"\\\n]|\\.)*)": \{', re.M)
 _LITERAL = re.compile(r'"((?:[^"\\\n]|\\.)*)"')

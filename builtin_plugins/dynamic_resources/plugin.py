@@ -89,7 +89,7 @@ class DynamicResources:
     # EventsToRegister: node labels (topology), any claim change, classes and slices appearing or
     # changing, and the pod's own update naming its generated claims in its status.
     requeue_on = frozenset({
-        "Node/Add", "Node/Update", "ResourceClaim/Add", "ResourceClaim/Update", "ResourceClaim/Delete",
+        "Node/Add", "Node/UpdateNodeLabel", "Node/UpdateNodeAllocatable", "ResourceClaim/Add", "ResourceClaim/Update", "ResourceClaim/Delete",
         "DeviceClass/Add", "DeviceClass/Update", "ResourceSlice/Add", "ResourceSlice/Update",
         "TargetPod/UpdatePodGeneratedResourceClaim",
     })

@@ -49,13 +49,13 @@ class InterPodAffinity:
 
     queueing_hints = {
         "Node/Add": "is_schedulable_after_node_change",
-        "Node/Update": "is_schedulable_after_node_change",
+        "Node/UpdateNodeLabel": "is_schedulable_after_node_change",
         "Pod/Add": "is_schedulable_after_assigned_pod_change",
-        "Pod/Update": "is_schedulable_after_assigned_pod_change",
+        "Pod/UpdatePodLabel": "is_schedulable_after_assigned_pod_change",
         "Pod/Delete": "is_schedulable_after_assigned_pod_change",
     }
     # EventsToRegister: the hinted events, and the pending pod's own labels changing (always Queue:
-    # another pod's anti-affinity may have selected its old labels).
+    # another pod's anti-affinity may have selected its old labels: isSchedulableAfterTargetPodUpdateLabel).
     requeue_on = frozenset({*queueing_hints, "TargetPod/UpdatePodLabel"})
 
     def __init__(self, args: InterPodAffinityArgs | None = None) -> None:

@@ -86,14 +86,14 @@ class NodeResourcesFit:
     @property
     def requeue_on(self) -> frozenset[str]:
         """EventsToRegister: a placed pod deleted, a node added or updated (allocatable); with
-        InPlacePodVerticalScaling a placed pod scaled down (`Pod/Update`); with DRAExtendedResource
+        InPlacePodVerticalScaling a placed pod scaled down (`Pod/UpdatePodScaleDown`); with DRAExtendedResource
         a DeviceClass added or updated; the pending pod's own scale-down (and, under
         InPlacePodVerticalScalingSchedulerPreemption, scale-up)."""
-        events = {"Pod/Delete", "Node/Add", "Node/Update"}
+        events = {"Pod/Delete", "Node/Add", "Node/UpdateNodeAllocatable"}
         if self.enable_dra_extended_resource:
             events |= {"DeviceClass/Add", "DeviceClass/Update"}
         if self.enable_in_place_pod_vertical_scaling:
-            events |= {"Pod/Update", "TargetPod/UpdatePodScaleDown"}
+            events |= {"Pod/UpdatePodScaleDown", "TargetPod/UpdatePodScaleDown"}
         if self.enable_deferred_resize:
             events.add("TargetPod/UpdatePodScaleUp")
         return frozenset(events)
@@ -102,9 +102,9 @@ class NodeResourcesFit:
     def queueing_hints(self) -> dict[str, str]:
         hints = {
             "Pod/Delete": "is_schedulable_after_assigned_pod_delete",
-            "Pod/Update": "is_schedulable_after_assigned_pod_scale_down",
+            "Pod/UpdatePodScaleDown": "is_schedulable_after_assigned_pod_scale_down",
             "Node/Add": "is_schedulable_after_node_change",
-            "Node/Update": "is_schedulable_after_node_change",
+            "Node/UpdateNodeAllocatable": "is_schedulable_after_node_change",
         }
         if self.enable_dra_extended_resource:
             hints["DeviceClass/Add"] = "is_schedulable_after_device_class_event"

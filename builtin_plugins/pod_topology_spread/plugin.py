@@ -78,10 +78,11 @@ class PodTopologySpread:
     Args = PodTopologySpreadArgs
     queueing_hints = {
         "Node/Add": "is_schedulable_after_node_change",
-        "Node/Update": "is_schedulable_after_node_change",
+        "Node/UpdateNodeLabel": "is_schedulable_after_node_change",
+        "Node/UpdateNodeTaint": "is_schedulable_after_node_change",
         "Node/Delete": "is_schedulable_after_node_change",
         "Pod/Add": "is_schedulable_after_assigned_pod_change",
-        "Pod/Update": "is_schedulable_after_assigned_pod_change",
+        "Pod/UpdatePodLabel": "is_schedulable_after_assigned_pod_change",
         "Pod/Delete": "is_schedulable_after_assigned_pod_change",
         "TargetPod/UpdatePodToleration": "is_schedulable_after_target_pod_change",
         "TargetPod/UpdatePodLabel": "is_schedulable_after_target_pod_change",

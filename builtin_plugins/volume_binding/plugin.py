@@ -89,7 +89,7 @@ class VolumeBinding:
                 validate_shape(self.shape, "shape")
             return self
 
-    # EventsToRegister's hinted events; every other event still retries the pod (requeue_on unset).
+    # EventsToRegister: the hinted events, PVs added or updated and nodes added or relabelled (no hint).
     queueing_hints = {
         "StorageClass/Add": "is_schedulable_after_storage_class_change",
         "StorageClass/Update": "is_schedulable_after_storage_class_change",
@@ -101,6 +101,8 @@ class VolumeBinding:
         "CSIStorageCapacity/Add": "is_schedulable_after_capacity_change",
         "CSIStorageCapacity/Update": "is_schedulable_after_capacity_change",
     }
+    requeue_on = frozenset({*queueing_hints, "PersistentVolume/Add", "PersistentVolume/Update", "Node/Add",
+                            "Node/UpdateNodeLabel"})
 
     def __init__(self, args: Args | None = None, feature_gates: FeatureGates | None = None) -> None:
         self.args = args or self.Args()

@@ -38,9 +38,28 @@ from typing import Any
 log = logging.getLogger(__name__)
 QueueingHint = Callable[[Any, Any, Any], bool]
 
-_EVENT = re.compile(r"^[A-Z][A-Za-z0-9]*(/(Add|Update|Delete))?$|^TargetPod/Update[A-Za-z]*$")
+_EVENT = re.compile(
+    r"^[A-Z][A-Za-z0-9]*(/(Add|Update|Delete))?$|^TargetPod/Update[A-Za-z]*$"
+    r"|^Node/UpdateNode(Allocatable|Label|Taint|Condition|Annotation|PreemptionPolicy|DeclaredFeature)$"
+    r"|^Pod/UpdatePod(Label|ScaleDown)$"
+)
 
-__all__ = ["CLUSTER_EVENTS", "TARGET_POD_EVENTS", "Capabilities", "FilterScope", "PreFilterState", "ScoreScope", "capabilities_of"]
+__all__ = [
+    "ASSIGNED_POD_UPDATE_EVENTS", "CLUSTER_EVENTS", "NODE_UPDATE_EVENTS", "TARGET_POD_EVENTS", "Capabilities",
+    "FilterScope", "PreFilterState", "ScoreScope", "capabilities_of",
+]
+
+NODE_UPDATE_EVENTS = (
+    "Node/UpdateNodeAllocatable",
+    "Node/UpdateNodeLabel",
+    "Node/UpdateNodeTaint",
+    "Node/UpdateNodeCondition",
+    "Node/UpdateNodeAnnotation",
+    "Node/UpdateNodePreemptionPolicy",
+    "Node/UpdateNodeDeclaredFeature",
+)
+
+ASSIGNED_POD_UPDATE_EVENTS = ("Pod/UpdatePodLabel", "Pod/UpdatePodScaleDown")
 
 TARGET_POD_EVENTS = (
     "TargetPod/UpdatePodLabel",
@@ -55,9 +74,11 @@ TARGET_POD_EVENTS = (
 CLUSTER_EVENTS = (
     "Node/Add",
     "Node/Update",
+    *NODE_UPDATE_EVENTS,
     "Node/Delete",
     "Pod/Add",
     "Pod/Update",
+    *ASSIGNED_POD_UPDATE_EVENTS,
     "Pod/Delete",
     "PersistentVolume/Add",
     "PersistentVolume/Update",
@@ -103,6 +124,15 @@ CLUSTER_EVENTS = (
 )
 """The events `requeue_on` may name: `Kind/Action`, or just `Kind` for every action on it.
 
+A node update is fired as what it changed (kube-scheduler's NodeSchedulingPropertiesChange):
+`Node/UpdateNodeLabel`, `Node/UpdateNodeTaint` (a taint changed, or the node was uncordoned),
+`Node/UpdateNodeAllocatable`, `Node/UpdateNodeCondition` (a condition's status),
+`Node/UpdateNodeAnnotation`, `Node/UpdateNodePreemptionPolicy`, `Node/UpdateNodeDeclaredFeature`,
+one event each, and not at all when none of these changed. `Node/Update` in `requeue_on` (or a
+`queueing_hints` key) stands for all of them, as upstream's Update ActionType does; a hint under an
+exact sub-event wins over the one under `Node/Update`. A placed pod's update is fired the same way,
+as `Pod/UpdatePodLabel` and `Pod/UpdatePodScaleDown` (its requests lowered by an in-place resize),
+both covered by `Pod/Update`; an update that changes neither fires nothing.
 `Pod/Add` is a pod newly placed on a node (bound or assumed), `Pod/Delete` a placed pod gone
 (or an assumed one forgotten after its binding cycle failed). `UnscheduledPod/Add` is a new pending
 pod that belongs to a PodGroup (kube-scheduler fires it under GenericWorkload, where a new member
@@ -177,22 +207,42 @@ class Capabilities:
         wanted = self.requeue_on
         if wanted is None:
             return True
-        return event in wanted or event.split("/", 1)[0] in wanted
+        return _covers(wanted, event)
 
     def requeues(self, event: str, pod: Any, old: Any = None, new: Any = None, cluster: Any = None) -> bool:
-        """Does `event` retry `pod` (rejected by this plugin)? `requeue_on`, then the event's hint."""
+        """Does `event` retry `pod` (rejected by this plugin)? `requeue_on`, then the event's hint
+        (for a node's or placed pod's update sub-event, the hint under it, else the one under
+        `Node/Update` / `Pod/Update`)."""
         if not self.interested_in(event):
             return False
+        key = event
         hint = self.queueing_hints.get(event)
+        if hint is None and (parent := _parent(event)) is not None:
+            key = parent
+            hint = self.queueing_hints.get(key)
         if hint is None:
             return True
         try:
-            if event in self.hints_with_cluster:
+            if key in self.hints_with_cluster:
                 return bool(hint(pod, old, new, cluster))  # type: ignore[call-arg]
             return bool(hint(pod, old, new))
         except Exception:  # noqa: BLE001 - upstream queues the pod when a hint fails
             log.exception("queueing hint for %s failed; the pod is retried", event)
             return True
+
+
+def _parent(event: str) -> str | None:
+    """`Node/Update` for a node update's sub-event, `Pod/Update` for a placed pod's, else None."""
+    if event.startswith("Node/UpdateNode"):
+        return "Node/Update"
+    if event.startswith("Pod/UpdatePod"):
+        return "Pod/Update"
+    return None
+
+
+def _covers(wanted: frozenset[str], event: str) -> bool:
+    """Is `event` one of `wanted`: by name, by its kind, or a sub-event by its `Kind/Update`."""
+    return event in wanted or event.split("/", 1)[0] in wanted or _parent(event) in wanted
 
 
 def capabilities_of(plugin: Any) -> Capabilities:
@@ -203,7 +253,10 @@ def capabilities_of(plugin: Any) -> Capabilities:
             raise TypeError(f"requeue_on must be a collection of event names like 'Node/Add', got {requeue_on!r}")
         bad = sorted(str(e) for e in requeue_on if not isinstance(e, str) or not _EVENT.match(e))
         if bad:
-            raise TypeError(f"requeue_on: {bad} are not events; write Kind or Kind/Add|Update|Delete, e.g. 'Node/Add'")
+            raise TypeError(
+                f"requeue_on: {bad} are not events; write Kind or Kind/Add|Update|Delete (or a sub-event such as "
+                "'Node/UpdateNodeLabel', 'TargetPod/UpdatePodLabel'), e.g. 'Node/Add'"
+            )
         requeue_on = frozenset(requeue_on)
     scope = getattr(plugin, "filter_scope", FilterScope.CLUSTER)
     if not isinstance(scope, FilterScope):
@@ -219,7 +272,7 @@ def capabilities_of(plugin: Any) -> Capabilities:
     for event, method in declared.items():
         if not isinstance(event, str) or "/" not in event or not _EVENT.match(event):
             raise TypeError(f"queueing_hints: {event!r} is not an event; write Kind/Add|Update|Delete, e.g. 'Node/Add'")
-        if requeue_on is not None and event not in requeue_on and event.split("/", 1)[0] not in requeue_on:
+        if requeue_on is not None and not _covers(requeue_on, event):
             raise TypeError(f"queueing_hints: {event!r} is not in requeue_on")
         hint = getattr(plugin, method, None) if isinstance(method, str) else None
         if not callable(hint):

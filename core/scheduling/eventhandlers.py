@@ -17,7 +17,7 @@ from ..cache.shapes import describe_object
 from ..objects import Pod
 from ..runtime.generation import Generation
 from .binding import BindingDone
-from .pod_events import target_pod_events
+from .pod_events import node_update_events, target_pod_events
 from .state import SchedulerState
 
 log = logging.getLogger(__name__)
@@ -85,8 +85,9 @@ class EventHandlers(SchedulerState):
     def _event_label(self, ev: ClusterEvent) -> str:
         """kube-scheduler's ClusterEvent.Label() for the handler that applies `ev`: Resource+Action,
         with pods split into AssignedPod and UnscheduledPod as its two pod informers split them.
-        (kube-scheduler labels a node update by its sub-events, e.g. NodeUpdateNodeLabel; kubeberth
-        applies a node update as one NodeUpdate.)"""
+        (kube-scheduler observes a node update's handling once per sub-event, e.g.
+        NodeUpdateNodeLabel; kubeberth observes it once, as NodeUpdate; the queue's incoming-pods
+        metric carries the sub-event.)"""
         action = _ACTIONS.get(ev.type, ev.type)
         if ev.kind != "Pod":
             return ev.kind + action
@@ -122,7 +123,13 @@ class EventHandlers(SchedulerState):
             except NodeSpecError as exc:  # the table keeps the node's last good state
                 log.warning("%s; node skipped until it is fixed", exc)
                 return
-            self.queue.move_for_event(f"Node/{verb}", self._interested, old=before, new=obj)
+            if before is None:  # new to the scheduler (a relisted node it had is an update)
+                self.queue.move_for_event("Node/Add", self._interested, new=obj)
+                return
+            # kube-scheduler's updateNodeInCache: one move per NodeSchedulingPropertiesChange event,
+            # none when nothing a plugin registers for changed.
+            for node_event in node_update_events(before, obj):
+                self.queue.move_for_event(node_event, self._interested, old=before, new=obj)
             return
         if kind == "Pod":
             self._apply_pod_event(typ, obj)
@@ -168,8 +175,9 @@ class EventHandlers(SchedulerState):
             elif previous is not None and pod.is_terminal:
                 # kube-scheduler's assigned-pod informer drops finished pods: an AssignedPod delete.
                 self.queue.move_for_event("Pod/Delete", self._interested, old=previous)
-            elif previous is not None and pod.node_name and _placed_pod_changed(previous, pod):
-                self.queue.move_for_event("Pod/Update", self._interested, old=previous, new=pod)
+            elif previous is not None and pod.node_name:
+                for pod_event in _placed_pod_events(previous, pod):
+                    self.queue.move_for_event(pod_event, self._interested, old=previous, new=pod)
             return
         if pod.deleting:
             self._no_longer_pending(pod.uid, "pod being deleted")
@@ -251,11 +259,16 @@ class EventHandlers(SchedulerState):
 _ACTIONS = {"ADDED": "Add", "MODIFIED": "Update", "DELETED": "Delete"}
 
 
-def _placed_pod_changed(old: PodInfo, new: PodInfo) -> bool:
-    """The updates of a placed pod that can make a pending pod schedulable (kube-scheduler's
-    AssignedPod UpdatePodLabel and UpdatePodScaleDown): new labels, or a request scaled down
-    (an in-place resize; requests count the resources the kubelet allocated)."""
-    return old.labels != new.labels or any(value > new.requests.get(name, 0) for name, value in old.requests.items())
+def _placed_pod_events(old: PodInfo, new: PodInfo) -> list[str]:
+    """The updates of a placed pod that a default plugin registers for (kube-scheduler's AssignedPod
+    UpdatePodLabel and UpdatePodScaleDown, in PodSchedulingPropertiesChange's order): new labels, a
+    request scaled down (an in-place resize; requests count the resources the kubelet allocated)."""
+    events = []
+    if old.labels != new.labels:
+        events.append("Pod/UpdatePodLabel")
+    if any(value > new.requests.get(name, 0) for name, value in old.requests.items()):
+        events.append("Pod/UpdatePodScaleDown")
+    return events
 
 
 def _scheduling_relevant_change(old: PodInfo, new: PodInfo) -> bool:

@@ -27,6 +27,14 @@ UNSCHEDULABLE_TIMEOUT = "UnschedulableTimeout"
 _WAITING = frozenset({"active", "backoff", "unschedulable", "gated"})
 
 
+def event_label(event: str) -> str:
+    """kube-scheduler's ClusterEvent.Label(): Node/Add -> NodeAdd, Node/UpdateNodeLabel ->
+    NodeUpdateNodeLabel; a placed pod's Pod/Delete -> AssignedPodDelete (its AssignedPod resource)."""
+    if event.startswith("Pod/"):
+        return "AssignedPod" + event[4:]
+    return event.replace("/", "", 1)
+
+
 @dataclass(eq=False)
 class QueuedPod:
     pod: PodInfo
@@ -298,7 +306,7 @@ class SchedulingQueue:
         registered = registered or self.registered
         self.move_seq += 1
         moved = 0
-        self._event = event.replace("/", "", 1)  # Node/Add -> NodeAdd (kube-scheduler's ClusterEvent label)
+        self._event = event_label(event)
         for entry in list(self.entries.values()):
             if entry.pod.uid == skip:
                 continue

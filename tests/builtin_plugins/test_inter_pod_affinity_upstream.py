@@ -24,7 +24,7 @@ from kubeberth.builtin_plugins.inter_pod_affinity import (
 )
 from kubeberth.builtin_plugins.inter_pod_affinity import InterPodAffinity, InterPodAffinityArgs
 from st import GoStatus, fwk, metav1, new, v1
-from upstream import cases, run_filter, run_score, snapshot
+from upstream import cases, run_filter, run_score, snapshot, update_event
 
 defaultNamespace = ""
 nsLabelT1 = {"team": "team1"}
@@ -2701,7 +2701,7 @@ def test_preferred_affinity_with_hard_pod_affinity_symmetric_weight(test: dict[s
 def test_is_schedulable_after_node_change(tc: dict[str, Any]) -> None:
     old, new = tc.get("oldNode"), tc["newNode"]
     caps = capabilities_of(InterPodAffinity(InterPodAffinityArgs()))
-    event = "Node/Update" if old is not None else "Node/Add"
+    event = update_event(caps, "Node") if old is not None else "Node/Add"
     assert caps.requeues(event, st.pod_info(tc["pod"]), old, new) == tc["expectedHint"]
 
 
@@ -2709,8 +2709,8 @@ def test_is_schedulable_after_node_change(tc: dict[str, Any]) -> None:
 def test_is_schedulable_after_assigned_pod_change(tc: dict[str, Any]) -> None:
     old = st.pod_info(tc["oldPod"]) if tc.get("oldPod") else None
     new = st.pod_info(tc["newPod"]) if tc.get("newPod") else None
-    event = "Pod/Update" if old is not None and new is not None else "Pod/Add" if new is not None else "Pod/Delete"
     caps = capabilities_of(InterPodAffinity(InterPodAffinityArgs()))
+    event = update_event(caps, "Pod") if old is not None and new is not None else "Pod/Add" if new is not None else "Pod/Delete"
     assert caps.requeues(event, st.pod_info(tc["pod"]), old, new) == tc["expectedHint"]
 
 

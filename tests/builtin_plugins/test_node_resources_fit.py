@@ -548,7 +548,7 @@ def test_is_schedulable_after_assigned_pod_scale_down(pod: PodInfo, old: PodInfo
     gates = FeatureGates({"InPlacePodVerticalScalingSchedulerPreemption": True})
     plugin = NodeResourcesFit(feature_gates=gates)
     assert plugin.is_schedulable_after_assigned_pod_scale_down(pod, old, new) is queue
-    assert capabilities_of(plugin).requeues("Pod/Update", pod, old, new) is queue
+    assert capabilities_of(plugin).requeues("Pod/UpdatePodScaleDown", pod, old, new) is queue
 
 
 def test_pending_pod_retried_when_a_placed_pod_finishes(scheduler_tester) -> None:

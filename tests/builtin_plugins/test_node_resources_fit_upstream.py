@@ -1339,9 +1339,9 @@ class _Events:  # fwk.ClusterEvent resources and action types, in kubeberth's ev
     Add = _action("Add")
     Delete = _action("Delete")
     Update = _action("Update")
-    UpdateNodeAllocatable = _action("Update")  # kubeberth's Node/Update is any node update
-    # a placed pod's Pod/Update (the hint checks what went down), or the pending pod's own scale-down
-    UpdatePodScaleDown = _action("Update", target="UpdatePodScaleDown")
+    UpdateNodeAllocatable = _action("UpdateNodeAllocatable")  # Node/UpdateNodeAllocatable, as upstream
+    # a placed pod's Pod/UpdatePodScaleDown, or the pending pod's own scale-down
+    UpdatePodScaleDown = _action("UpdatePodScaleDown", target="UpdatePodScaleDown")
 
 
 def ClusterEvent(Resource: str, ActionType: tuple[str, ...]) -> set[str]:  # noqa: N802, N803
@@ -1578,7 +1578,7 @@ for _k, _v in Test_isSchedulableAfterAssignedPodScaleDown.items():
 
 @pytest.mark.parametrize("tc", cases(Test_isSchedulableAfterAssignedPodScaleDown))
 def test_is_schedulable_after_assigned_pod_scale_down(tc: dict[str, Any]) -> None:
-    _check_hint("is_schedulable_after_assigned_pod_scale_down", "Pod/Update", tc,
+    _check_hint("is_schedulable_after_assigned_pod_scale_down", "Pod/UpdatePodScaleDown", tc,
                 {"InPlacePodVerticalScalingSchedulerPreemption": True})
 
 
@@ -1646,7 +1646,7 @@ for _k, _v in Test_isSchedulableAfterNodeChange.items():
 
 @pytest.mark.parametrize("tc", cases(Test_isSchedulableAfterNodeChange))
 def test_is_schedulable_after_node_change(tc: dict[str, Any]) -> None:
-    _check_hint("is_schedulable_after_node_change", "Node/Update" if tc.get("oldObj") is not None else "Node/Add",
+    _check_hint("is_schedulable_after_node_change", "Node/UpdateNodeAllocatable" if tc.get("oldObj") is not None else "Node/Add",
                 tc, {})
 
 

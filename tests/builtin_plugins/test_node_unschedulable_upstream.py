@@ -10,7 +10,7 @@ from kubeberth.api.capabilities import capabilities_of
 from kubeberth.builtin_plugins.node_unschedulable import NodeUnschedulable
 from kubeberth.cache.podinfo import PodInfo
 from st import fwk, v1
-from upstream import cases
+from upstream import cases, update_event
 
 TestIsSchedulableAfterNodeChange = [
     {
@@ -80,7 +80,7 @@ def requeues(plugin: Any, test: dict[str, Any]) -> bool:
     """The plugin's queueing hint for a node event, as the queue calls it (a hint that fails queues the pod)."""
     old, new = test.get("oldObj"), test.get("newObj")
     pod = PodInfo.from_dict(test["pod"]) if test.get("pod") else None
-    return capabilities_of(plugin).requeues("Node/Update" if old is not None else "Node/Add", pod, old, new)
+    return capabilities_of(plugin).requeues(update_event(plugin, "Node") if old is not None else "Node/Add", pod, old, new)
 
 
 @pytest.mark.parametrize("test", cases(TestIsSchedulableAfterNodeChange))

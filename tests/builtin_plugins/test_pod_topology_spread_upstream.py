@@ -16,7 +16,7 @@ from kubeberth.api.capabilities import capabilities_of
 from kubeberth.builtin_plugins.pod_topology_spread import PodTopologySpread, PodTopologySpreadArgs
 from kubeberth.scheduling.pod_events import target_pod_events
 from st import appsv1, fwk, ptr, sets, v1
-from upstream import cases, run_filter, run_score, snapshot, view
+from upstream import cases, run_filter, run_score, snapshot, update_event, view
 
 
 class config:  # noqa: N801 - k8s.io/kubernetes/pkg/scheduler/apis/config
@@ -5145,8 +5145,8 @@ def test_pre_filter_state_remove_pod(tt: dict[str, Any]) -> None:
 @pytest.mark.parametrize("tc", cases(Test_isSchedulableAfterNodeChange))
 def test_is_schedulable_after_node_change(tc: dict[str, Any]) -> None:
     old, new = tc.get("oldNode"), tc.get("newNode")
-    event = "Node/Update" if old is not None and new is not None else "Node/Add" if new is not None else "Node/Delete"
     caps = capabilities_of(list_defaulting())
+    event = update_event(caps, "Node") if old is not None and new is not None else "Node/Add" if new is not None else "Node/Delete"
     assert caps.requeues(event, st.pod_info(tc["pod"]), old, new) == tc["expectedHint"]
 
 
@@ -5154,8 +5154,8 @@ def test_is_schedulable_after_node_change(tc: dict[str, Any]) -> None:
 def test_is_schedulable_after_assigned_pod_change(tc: dict[str, Any]) -> None:
     old = st.pod_info(tc["oldPod"]) if tc.get("oldPod") else None
     new = st.pod_info(tc["newPod"]) if tc.get("newPod") else None
-    event = "Pod/Update" if old is not None and new is not None else "Pod/Add" if new is not None else "Pod/Delete"
     caps = capabilities_of(list_defaulting())
+    event = update_event(caps, "Pod") if old is not None and new is not None else "Pod/Add" if new is not None else "Pod/Delete"
     assert caps.requeues(event, st.pod_info(tc["pod"]), old, new) == tc["expectedHint"]
 
 

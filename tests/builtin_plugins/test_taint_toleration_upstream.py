@@ -5,8 +5,10 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
+from kubeberth.api.capabilities import capabilities_of
 from kubeberth.builtin_plugins.taint_toleration import TaintToleration
-from st import fwk
+from kubeberth.cache.podinfo import PodInfo
+from st import fwk, v1
 from test_node_unschedulable_upstream import requeues
 from upstream import cases
 
@@ -79,3 +81,25 @@ TestIsSchedulableAfterNodeChange = [
 @pytest.mark.parametrize("test", cases(TestIsSchedulableAfterNodeChange))
 def test_is_schedulable_after_node_change(test: dict[str, Any]) -> None:
     assert requeues(TaintToleration(), test) == test["expectedHint"]
+
+
+# ---- Test_isSchedulableAfterTargetPodTolerationChange (a map keyed by case name upstream) ------------------------
+Test_isSchedulableAfterTargetPodTolerationChange = [
+    {
+        "name": "Test_isSchedulableAfterTargetPodTolerationChange/queue-on-toleration-added",
+        "pod": {"metadata": {"name": "pod-1", "namespace": "ns-1"}},
+        "oldObj": {"metadata": {"name": "pod-1", "namespace": "ns-1"}},
+        "newObj": {"metadata": {"name": "pod-1", "namespace": "ns-1"},
+                   "spec": {"tolerations": [{"key": "foo", "effect": v1.TaintEffectNoSchedule}]}},
+        "expectedHint": fwk.Queue,
+    },
+]
+
+
+@pytest.mark.parametrize("test", cases(Test_isSchedulableAfterTargetPodTolerationChange))
+def test_is_schedulable_after_target_pod_toleration_change(test: dict[str, Any]) -> None:
+    """As the queue calls it for the pending pod's own TargetPod/UpdatePodToleration."""
+    plugin = TaintToleration()
+    pod, old, new = (PodInfo.from_dict(test[k]) for k in ("pod", "oldObj", "newObj"))
+    assert plugin.is_schedulable_after_target_pod_toleration_change(pod, old, new) == test["expectedHint"]
+    assert capabilities_of(plugin).requeues("TargetPod/UpdatePodToleration", pod, old, new) == test["expectedHint"]

@@ -7,6 +7,7 @@ from typing import Any
 import pytest
 import st
 from kubeberth import CycleState
+from kubeberth.api.capabilities import capabilities_of
 from kubeberth.builtin_plugins.volume_zone import VolumeZone
 from st import GoStatus, fwk, metav1, v1
 from upstream import call, cases, filter_statuses, pod_info, snapshot, view
@@ -428,3 +429,157 @@ def test_volume_zone(test: dict[str, Any]) -> None:
     # the Go test calls Filter whatever PreFilter said: the plugin recomputes what PreFilter would have stored
     got = filter_statuses(call(p, "filter", state=state, pod=pod, nodes=nodes, cluster=cluster), nodes)
     assert go_status(got[node["metadata"]["name"]]) == test.get("wantFilterStatus")
+
+
+def MakePersistentVolume() -> _PersistentVolumeWrapper:  # noqa: N802 - st.MakePersistentVolume
+    return _PersistentVolumeWrapper()
+
+
+class _PersistentVolumeWrapper:
+    def __init__(self) -> None:
+        self.pv: dict[str, Any] = {"metadata": {}}
+
+    def Name(self, name: str) -> _PersistentVolumeWrapper:  # noqa: N802
+        self.pv["metadata"]["name"] = name
+        return self
+
+    def Obj(self) -> dict[str, Any]:  # noqa: N802
+        return self.pv
+
+
+# ---- TestIsSchedulableAfterPersistentVolumeClaimAdded, TestIsSchedulableAfterStorageClassAdded,
+# ---- TestIsSchedulableAfterPersistentVolumeChange (maps keyed by case name upstream; keyed here by test id)
+def _keyed(testcases: dict[str, dict[str, Any]]) -> dict[str, dict[str, Any]]:
+    return {k: {"name": k, **v} for k, v in testcases.items()}
+
+
+TestIsSchedulableAfterPersistentVolumeClaimAdded = _keyed({
+    "TestIsSchedulableAfterPersistentVolumeClaimAdded/error-wrong-new-object": {
+        "pod": createPodWithVolume("pod_1", "PVC_1"), "newObj": "not-a-pvc", "expectedHint": fwk.Queue,
+        "expectedErr": True,
+    },
+    "TestIsSchedulableAfterPersistentVolumeClaimAdded/pvc-was-added-but-pod-refers-no-pvc": {
+        "pod": st.MakePod().Name("pod_1").Namespace("default").Obj(),
+        "newObj": {"metadata": {"name": "PVC_1", "namespace": "default"}, "spec": {"volumeName": "Vol_1"}},
+        "expectedHint": fwk.QueueSkip,
+    },
+    "TestIsSchedulableAfterPersistentVolumeClaimAdded/pvc-was-added-and-pod-was-bound-to-different-pvc": {
+        "pod": createPodWithVolume("pod_1", "PVC_2"),
+        "newObj": {"metadata": {"name": "PVC_1", "namespace": "default"}, "spec": {"volumeName": "Vol_1"}},
+        "expectedHint": fwk.QueueSkip,
+    },
+    "TestIsSchedulableAfterPersistentVolumeClaimAdded/pvc-was-added-and-pod-was-bound-to-pvc-but-different-ns": {
+        "pod": createPodWithVolume("pod_1", "PVC_1"),
+        "newObj": {"metadata": {"name": "PVC_1", "namespace": "ns1"}, "spec": {"volumeName": "Vol_1"}},
+        "expectedHint": fwk.QueueSkip,
+    },
+    "TestIsSchedulableAfterPersistentVolumeClaimAdded/pvc-was-added-and-pod-was-bound-to-the-pvc": {
+        "pod": createPodWithVolume("pod_1", "PVC_1"),
+        "newObj": {"metadata": {"name": "PVC_1", "namespace": "default"}, "spec": {"volumeName": "Vol_1"}},
+        "expectedHint": fwk.Queue,
+    },
+    "TestIsSchedulableAfterPersistentVolumeClaimAdded/pvc-was-updated-and-pod-was-bound-to-the-pvc": {
+        "pod": createPodWithVolume("pod_1", "PVC_1"),
+        "oldObj": {"metadata": {"name": "PVC_1", "namespace": "default"}, "spec": {"volumeName": ""}},
+        "newObj": {"metadata": {"name": "PVC_1", "namespace": "default"}, "spec": {"volumeName": "Vol_1"}},
+        "expectedHint": fwk.Queue,
+    },
+    "TestIsSchedulableAfterPersistentVolumeClaimAdded/pvc-was-updated-but-pod-refers-no-pvc": {
+        "pod": st.MakePod().Name("pod_1").Namespace(metav1.NamespaceDefault).Obj(),
+        "oldObj": {"metadata": {"name": "PVC_1", "namespace": "default"}, "spec": {"volumeName": ""}},
+        "newObj": {"metadata": {"name": "PVC_1", "namespace": "default"}, "spec": {"volumeName": "Vol_1"}},
+        "expectedHint": fwk.QueueSkip,
+    },
+})
+
+modeWait = "WaitForFirstConsumer"  # storagev1.VolumeBindingWaitForFirstConsumer
+TestIsSchedulableAfterStorageClassAdded = _keyed({
+    "TestIsSchedulableAfterStorageClassAdded/error-wrong-new-object": {
+        "pod": createPodWithVolume("pod_1", "PVC_1"), "newObj": "not-a-storageclass", "expectedHint": fwk.Queue,
+        "expectedErr": True,
+    },
+    "TestIsSchedulableAfterStorageClassAdded/sc-doesn't-have-volume-binding-mode": {
+        "pod": createPodWithVolume("pod_1", "PVC_1"), "newObj": {"metadata": {"name": "SC_1"}},
+        "expectedHint": fwk.QueueSkip,
+    },
+    "TestIsSchedulableAfterStorageClassAdded/new-sc-is-wait-for-first-consumer-mode": {
+        "pod": createPodWithVolume("pod_1", "PVC_1"),
+        "newObj": {"metadata": {"name": "SC_1"}, "volumeBindingMode": modeWait},
+        "expectedHint": fwk.Queue,
+    },
+})
+
+TestIsSchedulableAfterPersistentVolumeChange = _keyed({
+    "TestIsSchedulableAfterPersistentVolumeChange/error-wrong-new-object": {
+        "pod": createPodWithVolume("pod_1", "PVC_1"), "newObj": "not-a-pv", "expectedHint": fwk.Queue,
+        "expectedErr": True,
+    },
+    "TestIsSchedulableAfterPersistentVolumeChange/error-wrong-old-object": {
+        "pod": createPodWithVolume("pod_1", "PVC_1"), "oldObj": "not-a-pv",
+        "newObj": MakePersistentVolume().Name("Vol_1").Obj(), "expectedHint": fwk.Queue, "expectedErr": True,
+    },
+    "TestIsSchedulableAfterPersistentVolumeChange/new-pv-was-added": {
+        "pod": createPodWithVolume("pod_1", "PVC_1"),
+        "newObj": {"metadata": {"name": "Vol_1", "labels": {v1.LabelFailureDomainBetaZone: "us-west1-b"}}},
+        "expectedHint": fwk.Queue,
+    },
+    "TestIsSchedulableAfterPersistentVolumeChange/pv-was-updated-and-changed-topology": {
+        "pod": createPodWithVolume("pod_1", "PVC_1"),
+        "oldObj": {"metadata": {"name": "Vol_1", "labels": {v1.LabelFailureDomainBetaZone: "us-west1-a"}}},
+        "newObj": {"metadata": {"name": "Vol_1", "labels": {v1.LabelFailureDomainBetaZone: "us-west1-b"}}},
+        "expectedHint": fwk.Queue,
+    },
+    "TestIsSchedulableAfterPersistentVolumeChange/pv-was-updated-and-added-topology-label": {
+        "pod": createPodWithVolume("pod_1", "PVC_1"),
+        "oldObj": {"metadata": {"name": "Vol_1", "labels": {v1.LabelFailureDomainBetaZone: "us-west1-a"}}},
+        "newObj": {"metadata": {"name": "Vol_1", "labels": {v1.LabelFailureDomainBetaZone: "us-west1-a",
+                                                            v1.LabelTopologyZone: "zone"}}},
+        "expectedHint": fwk.Queue,
+    },
+    "TestIsSchedulableAfterPersistentVolumeChange/pv-was-updated-but-no-topology-is-changed": {
+        "pod": createPodWithVolume("pod_1", "PVC_1"),
+        "oldObj": {"metadata": {"name": "Vol_1", "labels": {v1.LabelFailureDomainBetaZone: "us-west1-a",
+                                                            v1.LabelTopologyZone: "zone"}}},
+        "newObj": {"metadata": {"name": "Vol_1", "labels": {v1.LabelFailureDomainBetaZone: "us-west1-a",
+                                                            v1.LabelTopologyZone: "zone"}}},
+        "expectedHint": fwk.QueueSkip,
+    },
+})
+
+
+def _check_hint(method: str, tc: dict[str, Any], add: str, update: str) -> None:
+    """The hint called as upstream calls it, then as the queue does for the case's event (Add without an
+    old object, else Update): a wrong object is upstream's error, a TypeError here, and Queue."""
+    plugin, pod = VolumeZone(), pod_info(tc["pod"])
+    old, new = tc.get("oldObj"), tc["newObj"]
+    if tc.get("expectedErr"):
+        with pytest.raises(TypeError):
+            getattr(plugin, method)(pod, old, new)
+    else:
+        assert getattr(plugin, method)(pod, old, new) == tc["expectedHint"]
+    assert capabilities_of(plugin).requeues(add if old is None else update, pod, old, new) == tc["expectedHint"]
+
+
+@pytest.mark.parametrize("tc", cases(TestIsSchedulableAfterPersistentVolumeClaimAdded))
+def test_is_schedulable_after_persistent_volume_claim_added(tc: dict[str, Any]) -> None:
+    _check_hint("is_schedulable_after_persistent_volume_claim_change", tc,
+                "PersistentVolumeClaim/Add", "PersistentVolumeClaim/Update")
+
+
+@pytest.mark.parametrize("tc", cases(TestIsSchedulableAfterStorageClassAdded))
+def test_is_schedulable_after_storage_class_added(tc: dict[str, Any]) -> None:
+    _check_hint("is_schedulable_after_storage_class_added", tc, "StorageClass/Add", "StorageClass/Add")
+
+
+@pytest.mark.parametrize("tc", cases(TestIsSchedulableAfterPersistentVolumeChange))
+def test_is_schedulable_after_persistent_volume_change(tc: dict[str, Any]) -> None:
+    _check_hint("is_schedulable_after_persistent_volume_change", tc, "PersistentVolume/Add", "PersistentVolume/Update")
+
+
+def test_events_to_register() -> None:
+    """EventsToRegister: StorageClass Add, PVC and PV Add|Update with their hints; Node Add|UpdateNodeLabel
+    without one (a node's taint or allocatable change does not retry the pod)."""
+    caps = capabilities_of(VolumeZone())
+    assert caps.requeue_on == {"StorageClass/Add", "Node/Add", "Node/UpdateNodeLabel", "PersistentVolumeClaim/Add",
+                               "PersistentVolumeClaim/Update", "PersistentVolume/Add", "PersistentVolume/Update"}
+    assert not caps.interested_in("Node/UpdateNodeTaint") and not caps.interested_in("StorageClass/Update")

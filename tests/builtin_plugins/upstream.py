@@ -143,3 +143,12 @@ def run_score(plugin: Any, raw_pod: dict[str, Any], cluster: ClusterState, names
         if normalized is not None:
             scores = np.asarray(normalized, dtype=np.int64)
     return pre if isinstance(pre, Status) else None, dict(zip(nodes.names, scores.tolist(), strict=True))
+
+
+def update_event(plugin: Any, kind: str) -> str:
+    """The sub-event (`Node/UpdateNodeLabel`, `Pod/UpdatePodLabel`, ...) under which `plugin` registered
+    its hint for a `kind` update: upstream's hint tests call the function directly, whatever changed."""
+    from kubeberth.api.capabilities import Capabilities, capabilities_of
+
+    caps = plugin if isinstance(plugin, Capabilities) else capabilities_of(plugin)
+    return next(e for e in caps.queueing_hints if e.startswith(f"{kind}/Update{kind}"))
