@@ -164,6 +164,7 @@ def find_matching_volume(
     selector = compile_label_selector(spec.get("selector"), none_is_everything=True)
     mode = spec.get("volumeMode") or "Filesystem"
     modes = set(spec.get("accessModes") or ())
+    vac = spec.get("volumeAttributesClassName") or ""
     key = object_key(pvc)
     uid = meta_of(pvc).get("uid")
     best: dict[str, Any] | None = None
@@ -181,6 +182,9 @@ def find_matching_volume(
         if size < requested:
             continue
         if (spec_of(pv).get("volumeMode") or "Filesystem") != mode:
+            continue
+        # VolumeAttributesClass (GA, locked on): the claim's and the PV's class names must be equal.
+        if (spec_of(pv).get("volumeAttributesClassName") or "") != vac:
             continue
         if meta_of(pv).get("deletionTimestamp"):
             continue

@@ -193,6 +193,27 @@ def test_find_matching_volume(pvs: list[dict[str, Any]], chosen: str) -> None:
     assert state["VolumeBinding"].assignments == [{"claim": "default/c", "pv": chosen, "node": "node-a-0"}]
 
 
+@pytest.mark.parametrize(("claim_vac", "pvs", "chosen"), [
+    ("gold", [make_pv("plain", "6Gi"), make_pv("gold", "9Gi") | {"spec": make_pv("gold", "9Gi")["spec"]
+                                                                  | {"volumeAttributesClassName": "gold"}}], "gold"),
+    ("", [make_pv("gold", "6Gi") | {"spec": make_pv("gold", "6Gi")["spec"] | {"volumeAttributesClassName": "gold"}},
+          make_pv("plain", "9Gi")], "plain"),
+], ids=["claim-with-vac-takes-the-pv-with-that-vac", "claim-without-vac-skips-pvs-with-one"])
+def test_find_matching_volume_volume_attributes_class(claim_vac: str, pvs: list[dict[str, Any]], chosen: str) -> None:
+    """FindMatchingVolume under VolumeAttributesClass (GA, locked on): a PV matches only a claim with the same
+    volumeAttributesClassName (none on both counts as the same), before the smallest size is picked."""
+    pvc = make_pvc("c")
+    if claim_vac:
+        pvc["spec"]["volumeAttributesClassName"] = claim_vac
+    cluster = make_cluster(storage_class("local"), pvc, *pvs, zones=("a",))
+    plugin = VolumeBinding()
+    pod = claim_pod("c")
+    _, state, out = run_filter(plugin, cluster, pod)
+    assert out == {"node-a-0": ()}
+    plugin.reserve(state, pod, "node-a-0", cluster)
+    assert state["VolumeBinding"].assignments[0]["pv"] == chosen
+
+
 def test_claim_selector_filters_pvs() -> None:
     pvc = make_pvc("c")
     pvc["spec"]["selector"] = {"matchLabels": {"tier": "gold"}}
