@@ -10,7 +10,6 @@ from collections import Counter
 from typing import Any
 
 import pytest
-
 from kubeberth.backends.embedded import EmbeddedCluster
 from kubeberth.cache.podinfo import PodInfo
 from kubeberth.runtime.generation import build_generation
@@ -43,10 +42,11 @@ class MemoryClaims:
         self.shared = shared
         self.log: list[tuple[str, str, str]] = []
 
-    def commit(self, p: PodInfo, node: str, seen: frozenset[str], departed: frozenset[str]) -> tuple[str, str]:
+    def commit(self, p: PodInfo, node: str, known: frozenset[str], room: dict[str, int], strict: bool,
+               departed: frozenset[str]) -> tuple[str, str]:
         claims = self.shared.setdefault(node, {})
-        for uid, (replica, _exp) in claims.items():
-            if replica != self.me and uid not in seen and uid != p.uid and replica not in departed:
+        for uid, (replica, _exp) in claims.items():  # the coarse rule: any news is a conflict
+            if replica != self.me and uid not in known and uid != p.uid and replica not in departed:
                 self.log.append(("conflict", p.uid, node))
                 return "conflict", f"node {node} claimed by {replica}"
         claims[p.uid] = (self.me, 1e18)
@@ -56,6 +56,9 @@ class MemoryClaims:
     def finished(self, p: PodInfo, node: str, bound: bool) -> None:
         if not bound:
             self.shared.get(node, {}).pop(p.uid, None)
+
+    def current(self, node: str) -> dict[str, tuple[str, float]]:
+        return dict(self.shared.get(node, {}))
 
 
 def test_rendezvous_ownership_is_shared_and_moves_little() -> None:
@@ -153,15 +156,19 @@ def test_a_conflict_reruns_the_cycle_without_writing() -> None:
         inner = so.committer
 
         class Racing:
-            def commit(self, p: PodInfo, node: str, seen: frozenset[str], departed: frozenset[str]) -> tuple[str, str]:
+            def commit(self, p: PodInfo, node: str, known: frozenset[str], room: dict[str, int], strict: bool,
+                       departed: frozenset[str]) -> tuple[str, str]:
                 if not race.is_set():  # the other replica claims this very node first
                     race.set()
                     shared.setdefault(node, {})["uid-theirs"] = ("b", 1e18)
                     sched.submit(lambda: so.apply_claims(node, dict(shared[node])))
-                return inner.commit(p, node, seen, departed)
+                return inner.commit(p, node, known, room, strict, departed)
 
             def finished(self, p: PodInfo, node: str, bound: bool) -> None:
                 inner.finished(p, node, bound)
+
+            def current(self, node: str) -> dict[str, tuple[str, float]]:
+                return inner.current(node)
 
         so.committer = Racing()
         events_before = len(cluster.events)
@@ -196,3 +203,18 @@ def test_claims_of_a_departed_replica_end(departed: bool) -> None:
             assert so.seen_on("n0") == frozenset({"uid-p"})
     finally:
         sched.shutdown()
+
+
+def test_commit_rule_absorbs_claims_that_fit_and_refuses_the_rest() -> None:
+    """Claims made since the cycle looked: fine if they all fit in the room left beside the pod,
+    refused when they do not, or when a pod has constraints beyond resources."""
+    from kubeberth.backends.kubernetes.claims import _refused
+
+    news = [("u1", ["b", {"cpu": 1000}, 1e18, 0]), ("u2", ["b", {"cpu": 1000}, 1e18]), ("u3", ["a", {"cpu": 500}, 1e18])]
+    room = {"cpu": 2500, "pods": 10}
+    assert _refused(news, room, False, "a") == ""
+    assert "cpu" in _refused(news, {"cpu": 2400, "pods": 10}, False, "a")
+    assert "pods" in _refused(news, {"cpu": 9000, "pods": 2}, False, "a")
+    assert "constraints" in _refused(news, room, True, "a")  # our pod is strict
+    assert "constraints" in _refused([("u4", ["b", {}, 1e18, 1])], room, False, "a")  # theirs is
+    assert _refused([("u5", ["a", {"cpu": 100}, 1e18])], room, True, "a") == ""  # only our own news

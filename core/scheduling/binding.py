@@ -136,7 +136,7 @@ class BindingCycle(SchedulerState):
             if status.ok and scale_out is not None:
                 # Active-active: the placement is committed against the other replicas' claims
                 # just before Bind (docs/scale-out.md); a conflict ends the cycle like a failed bind.
-                status = scale_out.commit(pod, node, entry.extra.get(SCALE_OUT_SEEN, frozenset()))
+                status = scale_out.commit(pod, node, entry.extra[SCALE_OUT_SEEN])
                 committed = status.ok
                 run.step("Commit", status.code.name)
             if status.ok:

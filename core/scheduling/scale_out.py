@@ -17,6 +17,8 @@ import copy
 import logging
 import time
 from collections.abc import Callable
+from dataclasses import dataclass
+from functools import partial
 from typing import TYPE_CHECKING, Protocol
 
 from ..api.status import Status
@@ -36,6 +38,26 @@ CONFLICTS_KEY = "scale_out_conflicts"
 PLUGIN = "ScaleOutCommit"  # names the commit in a binding's status (explain, traces)
 
 
+def strict(pod: PodInfo) -> bool:
+    """The pod has placement constraints that involve other pods or objects beyond resources
+    (inter-pod affinity, topology spread, host ports, volumes, a gang, device claims): a claim made
+    meanwhile on its node by another replica is then a conflict even when the room suffices."""
+    spec = pod.raw.get("spec") or {}
+    return bool(
+        pod.affinity.get("podAffinity") or pod.affinity.get("podAntiAffinity") or pod.topology_spread_constraints
+        or pod.host_ports or pod.pvc_names or pod.pod_group or (isinstance(spec, dict) and spec.get("resourceClaims"))
+    )
+
+
+@dataclass(frozen=True)
+class CycleView:
+    """A scheduling cycle's knowledge of its node, checked by the commit (docs/scale-out.md)."""
+
+    known: frozenset[str]  # uids on the node in this replica's view (bound, assumed, counted claims)
+    room: dict[str, int]  # allocatable - requested after the pod, per resource column
+    strict: bool
+
+
 class CommitConflict(Exception):
     """The node's claims changed under the cycle: its placement was not committed."""
 
@@ -43,7 +65,12 @@ class CommitConflict(Exception):
 class ClaimCommitter(Protocol):
     """The shared store of in-flight claims (backends/kubernetes/claims.py's ClaimStore)."""
 
-    def commit(self, pod: PodInfo, node: str, seen: frozenset[str], departed: frozenset[str]) -> tuple[str, str]: ...
+    def commit(self, pod: PodInfo, node: str, known: frozenset[str], room: dict[str, int], strict: bool,
+               departed: frozenset[str]) -> tuple[str, str]: ...
+
+    def current(self, node: str) -> NodeClaims:
+        """The node's claims as the store knows them now."""
+        ...
 
     def finished(self, pod: PodInfo, node: str, bound: bool) -> None: ...
 
@@ -142,6 +169,16 @@ class ScaleOut:
     def seen_on(self, node: str) -> frozenset[str]:
         return self.view.seen_on(node)
 
+    def cycle_view(self, pod: PodInfo, node: str) -> CycleView:
+        """What the scheduling cycle knew of `node` when it placed `pod` there (the pod assumed):
+        every pod on it (bound, ours in flight, other replicas' counted claims) and the room left."""
+        cluster = self.sched.cluster
+        row = cluster.table.row_of[node]
+        table = cluster.table
+        free = table.allocatable[row] - table.requested[row]
+        room = {name: int(free[i]) for i, name in enumerate(table.resources)}
+        return CycleView(frozenset(cluster.pods_on.get(row, ())), room, strict(pod))
+
     def requeue_conflict(self, entry: QueuedPod, message: str) -> None:
         """A conflict: at once on the fresh view (the loop has drained the claims since), up to
         MAX_IMMEDIATE_RETRIES in a row, then after the pod's backoff. No API write."""
@@ -157,15 +194,18 @@ class ScaleOut:
             queue.activate([entry.pod.uid])
 
     # ---- binding workers ----------------------------------------------------------------
-    def commit(self, pod: PodInfo, node: str, seen: frozenset[str]) -> Status:
+    def commit(self, pod: PodInfo, node: str, view: CycleView) -> Status:
         ownership = self.ownership  # its sets are replaced whole on the loop thread
         if self.me not in ownership.members:
             message = "this replica is not a live member (its member Lease is not renewed); not committing"
             return Status.error(message, PLUGIN, CommitConflict(message))
-        outcome, message = self.committer.commit(pod, node, seen, ownership.departed)
+        outcome, message = self.committer.commit(pod, node, view.known, view.room, view.strict, ownership.departed)
         if outcome == "ok":
             return Status.success()
         if outcome == "conflict":
+            # The claims that conflicted reach the loop before this binding's outcome does, so the
+            # cycle re-runs on them even if the watch has not delivered them yet.
+            self.sched.submit(partial(self.apply_claims, node, self.committer.current(node)))
             return Status.error(message, PLUGIN, CommitConflict(message))
         return Status.error(message, PLUGIN)
 

@@ -455,8 +455,8 @@ class ScheduleOne(SchedulerState):
             waiting = WaitingPod(pod, waits, self.clock.now, self.clock.virtual)
             self.waiting_pods[pod.uid] = waiting
         record.result, record.node = "Scheduled", node
-        if self.scale_out is not None:  # the other replicas' claims this cycle counted on the node
-            entry.extra[SCALE_OUT_SEEN] = self.scale_out.seen_on(node)
+        if self.scale_out is not None:  # what this cycle knew of the node, for the commit
+            entry.extra[SCALE_OUT_SEEN] = self.scale_out.cycle_view(pod, node)
         self.in_flight += 1
         self.pool.submit(self._binding_cycle, fw, handle, state, entry, node, waiting, record)
 

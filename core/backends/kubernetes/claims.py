@@ -58,8 +58,27 @@ def decode_claims(obj: dict[str, Any] | None) -> dict[str, list[Any]]:
         return {}
     return {
         uid: c for uid, c in raw.items()
-        if isinstance(c, list) and len(c) == 3 and isinstance(c[0], str) and isinstance(c[2], int | float)
+        if isinstance(c, list) and len(c) in (3, 4) and isinstance(c[0], str) and isinstance(c[1], dict)
+        and isinstance(c[2], int | float)
     }
+
+
+def _refused(news: list[tuple[str, list[Any]]], room: dict[str, int], strict: bool, me: str) -> str:
+    """Why claims made since the cycle looked refuse the placement ("" when they all fit beside it)."""
+    foreign = [(uid, c) for uid, c in news if c[0] != me]
+    if foreign and (strict or any(len(c) > 3 and c[3] for _, c in foreign)):
+        uid, c = foreign[0]
+        return f"claimed meanwhile by replica {c[0]} (pod uid {uid}) and a pod has constraints beyond resources"
+    need: dict[str, int] = {"pods": len(news)}
+    for _, c in news:
+        for name, value in c[1].items():
+            if isinstance(value, int):
+                need[name] = need.get(name, 0) + value
+    for name, value in need.items():
+        if value > room.get(name, 0):
+            who = sorted({c[0] for _, c in news})
+            return f"{name} claimed meanwhile by {', '.join(who)} leaves no room ({value} more, {room.get(name, 0)} left)"
+    return ""
 
 
 def node_of(obj: dict[str, Any]) -> str:
@@ -74,6 +93,8 @@ METRICS = {
                 "Claims writes retried after a 409 (resourceVersion precondition failed)."),
     "claim_writes": ("kubeberth_scale_out_claim_writes_total", "Writes to claims Leases (commits and releases)."),
     "releases": ("kubeberth_scale_out_claim_releases_total", "Claims dropped after a failed bind."),
+    "absorbed": ("kubeberth_scale_out_absorbed_total",
+                 "Commits that found claims made since the cycle looked, all fitting beside the pod (no conflict)."),
     "errors": ("kubeberth_scale_out_commit_errors_total", "Commits that failed with an API error other than 404/409."),
 }
 
@@ -142,15 +163,26 @@ class ClaimStore:
         """uid -> (replica, expiry) of a claims Lease (what the loop's ClaimsView applies)."""
         return {uid: (c[0], float(c[2])) for uid, c in decode_claims(obj).items()}
 
-    # ---- the commit (binding workers) -------------------------------------------------
-    def commit(self, pod: PodInfo, node: str, seen: frozenset[str], departed: frozenset[str]) -> tuple[str, str]:
-        """("ok" | "conflict" | "error", message). `seen`: the other replicas' claims on `node`
-        the scheduling cycle counted; `departed`: replicas that left the group (their claims
-        ended with them)."""
-        with self._lock_for(node):
-            return self._commit(pod, node, seen, departed)
+    def current(self, node: str) -> dict[str, tuple[str, float]]:
+        """The node's claims in the freshest copy known (the watch's, or our last write's)."""
+        obj = self.watch.get(claims_lease_name(self.watch.group, node))
+        return self.node_claims(obj) if obj is not None else {}
 
-    def _commit(self, pod: PodInfo, node: str, seen: frozenset[str], departed: frozenset[str]) -> tuple[str, str]:
+    # ---- the commit (binding workers) -------------------------------------------------
+    def commit(self, pod: PodInfo, node: str, known: frozenset[str], room: dict[str, int], strict: bool,
+               departed: frozenset[str]) -> tuple[str, str]:
+        """("ok" | "conflict" | "error", message). `known`: the pods on `node` in the scheduling
+        cycle's view; `room`: what was left there after the pod; `strict`: the pod has constraints
+        beyond resources; `departed`: replicas that left the group (their claims ended with them).
+
+        Claims of pods the cycle did not know are the only news. Another replica's is a conflict
+        when either pod is strict; otherwise, and for our own commits made since the cycle, the
+        placement stands if the room holds them all (Omega's fine-grained conflict check)."""
+        with self._lock_for(node):
+            return self._commit(pod, node, known, room, strict, departed)
+
+    def _commit(self, pod: PodInfo, node: str, known: frozenset[str], room: dict[str, int], strict: bool,
+                departed: frozenset[str]) -> tuple[str, str]:
         name = claims_lease_name(self.watch.group, node)
         for attempt in range(MAX_WRITE_ATTEMPTS):
             if attempt:
@@ -158,14 +190,16 @@ class ClaimStore:
             obj = self.watch.get(name)
             now = self.clock()
             claims = decode_claims(obj)
-            for uid, (replica, _req, expiry) in claims.items():
-                if (replica != self.identity and expiry > now and uid not in seen and uid != pod.uid
-                        and replica not in departed):
+            news = [(uid, c) for uid, c in claims.items()
+                    if uid not in known and uid != pod.uid and c[2] > now and c[0] not in departed]
+            if news:
+                why = _refused(news, room, strict, self.identity)
+                if why:
                     self.stats.add("conflicts")
-                    return "conflict", (f"node {node} was claimed meanwhile by replica {replica} "
-                                        f"(pod uid {uid}); scheduling again on the fresh view")
+                    return "conflict", f"node {node}: {why}; scheduling again on the fresh view"
+                self.stats.add("absorbed")
             claims = {uid: c for uid, c in self._pruned(node, claims, now).items() if c[0] not in departed}
-            claims[pod.uid] = [self.identity, pod.requests, round(now + self.ttl, 3)]
+            claims[pod.uid] = [self.identity, pod.requests, round(now + self.ttl, 3), int(strict)]
             try:
                 self._write(name, node, obj, claims)
             except ApiError as exc:

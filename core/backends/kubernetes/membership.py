@@ -130,15 +130,19 @@ class Membership(threading.Thread):
 
     # ---- the loop ---------------------------------------------------------------------
     def run(self) -> None:
+        last: tuple[str, ...] | None = None
         while not self.stopping.is_set():
             try:
                 self.renew()
                 if self.watch.synced.is_set():
+                    # A set is adopted once two rounds in a row agree: replicas starting together
+                    # see each other before either schedules, and a flapping Lease moves no pods.
                     members = self.live()
-                    if members != self.members:
+                    if members != self.members and members == last:
                         log.info("scale-out members: %s", ", ".join(members) or "(none)")
                         self.members = members
                         self.on_change(members)
+                    last = members
                 if self.on_tick is not None:
                     self.on_tick()
             except Exception:  # noqa: BLE001 - membership must keep renewing
