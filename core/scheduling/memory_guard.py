@@ -9,10 +9,10 @@ its first scheduling cycle, after the informers' initial lists. Re-baselining at
 what keeps a rolled-back leak from being charged to the next generation: CPython rarely returns
 freed memory to the OS, so the RSS stays high after a rollback.
 
-Why RSS and not tracemalloc: tracemalloc hooks every allocation of the process. Measured on
-`kubeberth bench --size 500x2000` (docs/reliability.md), it costs a large part of the CPU per
-pod even with one frame per trace, for the whole life of the process, to attribute memory a
-leak shows anyway. RSS sampling costs a file read a second. What RSS cannot do is tell a
+Why RSS and not tracemalloc: tracemalloc hooks every allocation of the process. On
+`kubeberth bench --size 500x2000` it took 2.8-2.9 times the CPU per pod with one frame per trace,
+its cheapest setting (docs/reliability.md), for the whole life of the process, to attribute
+memory a leak shows anyway. RSS sampling costs a file read a second. What RSS cannot do is tell a
 plugin's leak from the cluster growing (the cache holds every pod and node); that is why growth
 rolls back only within the probation window, when the previous generation is still kept and a
 change of code is the likely cause, and is only reported otherwise.
@@ -47,13 +47,14 @@ log = logging.getLogger(__name__)
 INTERVAL_SECONDS = 1.0
 STATM = "/proc/self/statm"
 MB = 1 << 20
+PAGE_BYTES = os.sysconf("SC_PAGE_SIZE") if hasattr(os, "sysconf") else 4096
 
 
 def read_rss() -> int | None:
     """The process's resident set size in bytes (statm's second field, in pages); None if unknown."""
     try:
         with open(STATM, "rb") as f:
-            return int(f.read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
+            return int(f.read().split()[1]) * PAGE_BYTES
     except (OSError, ValueError, IndexError):
         return None
 
