@@ -64,6 +64,39 @@ def test_event_queue_is_bounded_and_what_does_not_fit_is_counted_as_dropped() ->
     assert stats.counts["events_dropped"] == len(pods) - recorder.backlog() > 0
 
 
+def test_a_warning_takes_the_place_of_a_normal_event_in_a_full_queue_and_is_written_first() -> None:
+    stats = WriteStats()
+    recorder = EventRecorder(raw=None, stats=stats, host="h", workers=2)  # type: ignore[arg-type]
+    pods = [PodInfo.from_dict(make_pod(f"p{i}", uid=f"uid-{i}")) for i in range(3 * EventRecorder.QUEUE_SIZE)]
+    for pod in pods:
+        recorder.record(pod, "Normal", "Scheduled", "assigned")
+    full = recorder.backlog()
+    assert full == EventRecorder.QUEUE_SIZE
+    dropped = stats.counts["events_dropped"]
+    waiting = pods[:100]
+    for pod in waiting:
+        recorder.record(pod, "Warning", "FailedScheduling", "0/3 nodes are available")
+    assert recorder.backlog() == full  # still bounded
+    assert stats.counts["events_dropped"] == dropped + len(waiting)  # a Normal event each, counted
+    first = []
+    for shard in recorder._shards:
+        while shard.pending.qsize() and shard.pending.warnings:
+            first.append(shard.pending.get_nowait())
+        assert all(item[1] == "Normal" for item in shard.pending.normal)
+    assert sorted(item[0].name for item in first) == sorted(p.name for p in waiting)
+    assert {item[2] for item in first} == {"FailedScheduling"}
+
+
+def test_a_queue_of_warnings_only_drops_the_new_warning() -> None:
+    stats = WriteStats()
+    recorder = EventRecorder(raw=None, stats=stats, host="h", workers=1)  # type: ignore[arg-type]
+    pods = [PodInfo.from_dict(make_pod(f"p{i}", uid=f"uid-{i}")) for i in range(EventRecorder.QUEUE_SIZE + 5)]
+    for pod in pods:
+        recorder.record(pod, "Warning", "FailedScheduling", "no")
+    assert recorder.backlog() == EventRecorder.QUEUE_SIZE and stats.counts["events_dropped"] == 5
+    assert recorder._shards[0].pending.get_nowait()[0].name == "p0"  # oldest first
+
+
 def test_write_counters_and_event_backlog_are_exposed() -> None:
     metrics = SchedulerMetrics()
     counts = {"binds": 3, "events_emitted": 5, "events_created": 2, "events_dropped": 1}

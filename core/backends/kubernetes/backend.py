@@ -66,7 +66,7 @@ class KubernetesBackend(Backend):
         backoff_initial: float = 0.8,
         backoff_max: float = 30.0,
         reporting_instance: str | None = None,
-        event_workers: int = 8,
+        event_workers: int = 16,
         liveness: tuple[float, float, int] = (5.0, 10.0, 2),
     ) -> None:
         """`liveness` is the connection probe's (interval, timeout, failures); interval 0 turns it off."""

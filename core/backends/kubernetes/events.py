@@ -7,11 +7,20 @@ createClients): the scheduler's and the event broadcaster's, each with its own t
 clientConnection qps/burst. Events therefore never wait behind binds or status writes, and binds
 never wait behind events; this recorder does the same with its own RawClient (own urllib3 pool,
 own TokenBucket). client-go's broadcaster (tools/events) writes each event from a goroutine of its
-own; here eight writer threads share the work, each pod's events always on the same thread (its
-series state lives there, and a pod's events keep their order). Eight, not one: a writer waits a
+own; here sixteen writer threads share the work, each pod's events always on the same thread (its
+series state lives there, and a pod's events keep their order). Many, not one: a writer waits a
 round trip per event, and with kube-apiserver answering in ~50 ms (a loaded 2-core machine) two
 writers managed ~30 events/s and Scheduled events trailed their binds by 7 s at 30 pods/s; with
-eight they trail by 0.2-1.5 s (p99) at 40 pods/s, the token bucket being the limit again.
+eight they trail by 0.2-1.5 s (p99) at 40 pods/s, the token bucket being the limit again. Sixteen,
+as many as the binding workers: when round trips are slow rather than the token bucket short (an
+API server answering in 0.7 s under a 50,000-pod burst, docs/reliability.md row 12), binds go at
+16 per round trip and eight writers wrote events at half that rate, so the backlog grew by one
+event for every two pods bound until the queue was full.
+
+The queue is bounded (QUEUE_SIZE in all). Warnings (FailedScheduling: why a pod waits, the event
+an operator looks for) are written before Normal ones (Scheduled: the pod's nodeName says as much),
+and a Warning that finds its queue full takes the place of the oldest queued Normal event, which
+is dropped; only a queue of nothing but Warnings drops a Warning.
 
 Every event handed to `record` ends up counted exactly once, so the stop summary adds up:
 emitted = created (a new Event) + aggregated (a recurrence carried by a series patch) + dropped
@@ -25,6 +34,7 @@ import queue as queue_mod
 import threading
 import time
 import uuid
+from collections import deque
 from dataclasses import dataclass, field
 
 from ...cache.podinfo import PodInfo
@@ -49,11 +59,39 @@ class EventSeries:
     tokens: float
 
 
+class _Backlog(queue_mod.Queue[Item]):
+    """A writer's bounded queue: Warning events first, then Normal ones, each oldest first."""
+
+    def _init(self, maxsize: int) -> None:
+        self.warnings: deque[Item] = deque()
+        self.normal: deque[Item] = deque()
+
+    def _qsize(self) -> int:
+        return len(self.warnings) + len(self.normal)
+
+    def _put(self, item: Item) -> None:
+        (self.warnings if item[1] == "Warning" else self.normal).append(item)
+
+    def _get(self) -> Item:
+        return self.warnings.popleft() if self.warnings else self.normal.popleft()
+
+    def displace(self, item: Item) -> bool:
+        """The queue is full: queue Warning `item` in place of the oldest Normal event (dropped);
+        False (nothing queued) when `item` is not a Warning or no Normal event is queued."""
+        with self.mutex:
+            if item[1] != "Warning" or not self.normal:
+                return False
+            self.normal.popleft()  # one out, one in: unfinished_tasks stays right
+            self.warnings.append(item)
+            self.not_empty.notify()
+            return True
+
+
 @dataclass
 class _Shard:
     """One writer thread's queue and the series of the pods it writes for."""
 
-    pending: queue_mod.Queue[Item]
+    pending: _Backlog
     series: dict[tuple[str, str, str, str], EventSeries] = field(default_factory=dict)
     dirty: set[tuple[str, str, str, str]] = field(default_factory=set)
     last_sweep: float = 0.0
@@ -71,11 +109,11 @@ class EventRecorder:
     SWEEP_SECONDS = 1.0
     QUEUE_SIZE = 10000
 
-    def __init__(self, raw: RawClient, stats: WriteStats, host: str, workers: int = 8) -> None:
+    def __init__(self, raw: RawClient, stats: WriteStats, host: str, workers: int = 16) -> None:
         self.raw = raw
         self.stats = stats
         self.host = host
-        self._shards = [_Shard(queue_mod.Queue(maxsize=max(1, self.QUEUE_SIZE // workers))) for _ in range(workers)]
+        self._shards = [_Shard(_Backlog(maxsize=max(1, self.QUEUE_SIZE // workers))) for _ in range(workers)]
         self._give_up = threading.Event()  # closing: a failed write is not retried
         self._deadline: float | None = None  # monotonic; set by close()
         self._lock = threading.Lock()
@@ -87,9 +125,11 @@ class EventRecorder:
             self.stats.add("events_dropped")
             return
         shard = self._shards[hash(pod.uid) % len(self._shards)]
+        item = (pod, event_type, reason, message, time.time())
         try:
-            shard.pending.put_nowait((pod, event_type, reason, message, time.time()))
+            shard.pending.put_nowait(item)
         except queue_mod.Full:
+            shard.pending.displace(item)  # a Warning displaces a Normal event; either way one is dropped
             self.stats.add("events_dropped")
 
     # ---- lifecycle ------------------------------------------------------------------------
