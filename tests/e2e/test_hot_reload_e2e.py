@@ -152,3 +152,56 @@ def test_rollback_is_an_event_on_the_lease_and_pods_still_bind(
         "apiVersion": "coordination.k8s.io/v1", "kind": "Lease", "namespace": "kube-system", "name": "kubeberth"
     }
     assert events[0]["type"] == "Warning"
+
+
+HANGS = '''"""Loops for ever in Python on pods named hang-*."""
+from kubeberth import PodView, hookimpl
+
+
+class Hangs:
+    name = "Hangs"
+
+    @hookimpl
+    def filter(self, pod: PodView) -> None:
+        while pod.name.startswith("hang-"):
+            pass
+'''
+
+
+def test_hung_plugin_is_an_event_on_the_lease_and_its_pod_binds_after_the_rollback(
+    api: Api, namespace: str, nodes: list[str], start_kubeberth: Any, tmp_path: Path
+) -> None:
+    node = f"kb-n-{suffix()}"
+    api.create_node(node, "16", "32Gi")
+    nodes.append(node)
+    plugins = tmp_path / "plugins"
+    plugins.mkdir()
+    _save(plugins / "hangs.py", HANGS)
+    kb = start_kubeberth(plugins_dir=plugins, env={"KUBEBERTH_PLUGIN_TIMEOUT_SECONDS": "1"})
+
+    def enable(cfg: dict[str, Any]) -> None:
+        cfg["profiles"][0]["plugins"] = {"multiPoint": {"enabled": [{"name": "Hangs"}]}}
+
+    _rewrite(tmp_path / "config-0.yaml", enable)
+    reloaded = wait_for(lambda: (g := _generation(kb.port))["last_reload"] and g, 30, "the plugin enabled")
+    assert reloaded["last_reload"]["result"] == "success", reloaded
+    pod = f"hang-{suffix()}"
+    t0 = time.monotonic()
+    api.create_pod(namespace, pod)
+    wait_for(lambda: pod in api.bound(namespace), 30, "the hung pod bound on the restored generation")
+    bound_after = time.monotonic() - t0
+    back = _generation(kb.port)
+    assert back["last_reload"]["result"] == "rolled_back" and back["id"] != reloaded["id"]
+    assert "plugin 'Hangs' ran " in back["last_reload"]["error"]
+
+    def timeout_events() -> list[dict[str, Any]]:
+        items = api.call("GET", "/apis/events.k8s.io/v1/namespaces/kube-system/events")["items"]
+        return [e for e in items if e["reason"] == "PluginTimeout" and f"{namespace}/{pod}" in e["note"]]
+
+    events = wait_for(timeout_events, 30, "the PluginTimeout event")
+    assert events[0]["regarding"] == {
+        "apiVersion": "coordination.k8s.io/v1", "kind": "Lease", "namespace": "kube-system", "name": "kubeberth"
+    }
+    assert events[0]["type"] == "Warning" and events[0]["action"] == "PluginWatchdog"
+    assert "at filter (scheduling)" in events[0]["note"]
+    print(f"\n[e2e] hung pod bound on the restored generation {bound_after:.1f}s after its creation (plugin timeout 1 s)")
