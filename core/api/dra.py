@@ -27,6 +27,7 @@ from __future__ import annotations
 import importlib.machinery
 import importlib.util
 import re
+import sys
 import threading
 from dataclasses import dataclass
 from decimal import Decimal
@@ -41,16 +42,15 @@ _CEL_CLI_STACK = frozenset({"typer", "rich", "prompt_toolkit", "pygments", "clic
 
 
 def _load_cel() -> ModuleType:
-    """The CEL bindings: `import cel`, or, when the CLI stack the package's __init__ imports is not
-    installed (an image that installs common-expression-language with --no-deps), its compiled
-    extension module `cel.cel` alone, which is the whole of the API used here (compile, Context)."""
-    try:
-        import cel
-
-        return cel
-    except ModuleNotFoundError as exc:
-        if (exc.name or "").split(".")[0] not in _CEL_CLI_STACK:
-            raise
+    """The CEL bindings: the package's compiled extension module `cel.cel`, which is the whole of
+    the API used here (compile, Context), loaded without the package's __init__. That __init__
+    imports the package's `cel` command-line tool (a REPL on typer, rich and prompt_toolkit): a
+    third of a second of CPU at every start, and absent from an image that installs
+    common-expression-language with --no-deps. The module is registered as `cel.cel`, so a later
+    `import cel` (a plugin's) finds it instead of initializing the extension a second time.
+    `import cel` is the fallback when the extension is not a file next to the package."""
+    if "cel.cel" in sys.modules:
+        return sys.modules["cel.cel"]
     package = importlib.util.find_spec("cel")  # finding a top-level package does not run its __init__
     for folder in (package.submodule_search_locations or []) if package else []:
         for suffix in importlib.machinery.EXTENSION_SUFFIXES:
@@ -58,7 +58,15 @@ def _load_cel() -> ModuleType:
             if spec is not None and spec.loader is not None and Path(spec.origin or "").is_file():
                 module = importlib.util.module_from_spec(spec)
                 spec.loader.exec_module(module)
+                sys.modules["cel.cel"] = module
                 return module
+    try:
+        import cel
+
+        return cel
+    except ModuleNotFoundError as exc:
+        if (exc.name or "").split(".")[0] not in _CEL_CLI_STACK:
+            raise
     raise ModuleNotFoundError("common-expression-language: no compiled cel extension found", name="cel")
 
 

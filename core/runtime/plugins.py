@@ -14,7 +14,7 @@ import sys
 import traceback
 from collections.abc import Mapping
 from dataclasses import dataclass
-from importlib.metadata import entry_points
+from importlib.metadata import EntryPoint, entry_points
 from pathlib import Path
 from types import ModuleType
 from typing import Any
@@ -113,10 +113,18 @@ def _check_argnames(obj: Any, hooks: tuple[str, ...], where: str) -> None:
                 )
 
 
-def _validate_signatures(obj: Any, name: str, where: str) -> None:
-    """Register into a scratch PluginManager so pluggy checks argument names against the specs."""
+def scratch_manager() -> pluggy.PluginManager:
+    """A PluginManager with kubeberth's hookspecs, for validating plugins (nothing is called on it)."""
     pm = pluggy.PluginManager(hookspecs.PROJECT)
     pm.add_hookspecs(hookspecs)
+    return pm
+
+
+def _validate_signatures(obj: Any, name: str, where: str, pm: pluggy.PluginManager | None = None) -> None:
+    """Register into a scratch PluginManager so pluggy checks argument names against the specs.
+    `pm` is one to reuse (reading the hookspecs is most of the cost); the plugin is unregistered
+    from it again."""
+    pm = pm or scratch_manager()
     target = obj
     if inspect.isclass(obj) and _constructible_without_args(obj):
         try:
@@ -124,9 +132,11 @@ def _validate_signatures(obj: Any, name: str, where: str) -> None:
         except Exception:  # reported with file and plugin when the generation instantiates it
             target = obj
     try:
-        pm.register(target, name=name)
+        registered = pm.register(target, name=f"{name}@{id(target)}")
     except pluggy.PluginValidationError as exc:
         raise PluginLoadError(f"{where}: {' '.join(str(exc).split())}") from None
+    if registered is not None:
+        pm.unregister(name=registered)
 
 
 def _constructible_without_args(cls: type) -> bool:
@@ -137,7 +147,8 @@ def _constructible_without_args(cls: type) -> bool:
     return all(p.default is not p.empty or p.kind in (p.VAR_KEYWORD, p.VAR_POSITIONAL) for p in params)
 
 
-def _spec_for(obj: Any, fallback_name: str, source: str, version: str, where: str) -> PluginSpec:
+def _spec_for(obj: Any, fallback_name: str, source: str, version: str, where: str,
+              pm: pluggy.PluginManager | None = None) -> PluginSpec:
     name = getattr(obj, "name", None) or fallback_name
     if not isinstance(name, str) or not name:
         raise PluginLoadError(f"{where}: plugin has no usable `name`")
@@ -145,23 +156,38 @@ def _spec_for(obj: Any, fallback_name: str, source: str, version: str, where: st
     if not hooks:
         raise PluginLoadError(f"{where}: plugin {name!r} implements no hooks; mark methods with @hookimpl")
     _check_argnames(obj, hooks, where)
-    _validate_signatures(obj, name, where)
+    _validate_signatures(obj, name, where, pm)
     version = str(getattr(obj, "version", None) or version)
     return PluginSpec(name, obj, source, version, hooks)
 
 
+def distribution_of(ep: EntryPoint, seen: dict[int, tuple[str, str]]) -> tuple[str, str]:
+    """(name, version) of the distribution an entry point comes from, ("unknown", "0") for none.
+    `seen` keeps them per distribution for one scan: importlib.metadata reads and parses a
+    distribution's METADATA file again at each `.metadata` or `.version`, and every built-in
+    plugin is an entry point of the same distribution."""
+    dist = ep.dist
+    if dist is None:
+        return "unknown", "0"
+    key = id(dist)
+    if key not in seen:
+        meta = dist.metadata
+        seen[key] = (meta["Name"], meta["Version"])
+    return seen[key]
+
+
 def discover_entry_points() -> list[PluginSpec]:
     specs = []
+    dists: dict[int, tuple[str, str]] = {}
+    pm = scratch_manager()
     for ep in sorted(entry_points(group=ENTRY_POINT_GROUP), key=lambda e: e.name):
-        dist = ep.dist
-        dist_name = dist.metadata["Name"] if dist is not None else "unknown"
-        dist_version = dist.version if dist is not None else "0"
+        dist_name, dist_version = distribution_of(ep, dists)
         where = f"entry point {ep.name!r} ({ep.value}) from {dist_name}"
         try:
             obj = ep.load()
         except Exception as exc:
             raise PluginLoadError(f"{where}: import failed: {type(exc).__name__}: {exc}") from None
-        specs.append(_spec_for(obj, ep.name, f"entrypoint:{dist_name}=={dist_version}", dist_version, where))
+        specs.append(_spec_for(obj, ep.name, f"entrypoint:{dist_name}=={dist_version}", dist_version, where, pm))
     return specs
 
 

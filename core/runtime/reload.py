@@ -27,7 +27,7 @@ from typing import Any
 from ..api.features import DEFAULT_FEATURE_GATES, FeatureGates
 from ..errors import ConfigError, KubeberthError, PluginLoadError
 from .generation import Generation, build_generation
-from .plugins import ENTRY_POINT_GROUP, PluginSpec, discover_entry_points
+from .plugins import ENTRY_POINT_GROUP, PluginSpec, discover_entry_points, distribution_of
 
 log = logging.getLogger(__name__)
 
@@ -69,12 +69,13 @@ class GenerationBuilder:
         dropped from sys.modules first so their new code is imported."""
         importlib.invalidate_caches()
         dists: dict[str, str] = {}
+        seen: dict[int, tuple[str, str]] = {}
         for ep in entry_points(group=ENTRY_POINT_GROUP):
             top = ep.value.split(":", 1)[0].split(".", 1)[0]
-            dist = ep.dist
-            if top == "kubeberth" or dist is None:
+            if top == "kubeberth" or ep.dist is None:
                 continue
-            dists[top] = f"{dist.metadata['Name']}=={dist.version}"
+            name, version = distribution_of(ep, seen)
+            dists[top] = f"{name}=={version}"
         for top, version in dists.items():
             if self._dists.get(top) != version:
                 for name in [m for m in sys.modules if m == top or m.startswith(top + ".")]:

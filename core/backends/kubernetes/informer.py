@@ -110,6 +110,9 @@ class Informer(threading.Thread):
         self.resource_version = ""
         self.synced = threading.Event()
         self.listed = threading.Event()  # first list done (watching may start)
+        # Emitted its first list (the informer before this one in LIST_ORDER): this one's first
+        # list is fetched at once but emitted only after it.
+        self.after: threading.Event | None = None
         self.relists = 0
         self.watches = 0
         self.silences = 0  # watches given up for silence past their timeout
@@ -183,6 +186,10 @@ class Informer(threading.Thread):
         kind = self.resource.kind
         seen: set[str] = set()
         first = not self.synced.is_set()
+        if first and self.after is not None:
+            while not self.after.wait(0.5):
+                if self.backend.stopping.is_set():
+                    raise ApiError(0, "stopping")
         for obj in items:
             if not isinstance(obj, dict):
                 log.warning("%s: list item is not an object (%s); skipped", kind, type(obj).__name__)
