@@ -212,6 +212,9 @@ class Runner:
     def _started_leading(self) -> None:
         self.backend.writes_allowed.set()
         self.scheduler.paused = False
+        # Wake the loop: a quiet cluster sends it no event, and it would wait out its idle second
+        # before the first cycle of a fresh leader.
+        self.scheduler.submit(_wake)
 
     def _stopped_leading(self) -> None:
         self.scheduler.paused = True
