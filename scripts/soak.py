@@ -23,8 +23,9 @@ seen by a watch (the pod's own wait, outages included); each replica's RSS (VmRS
 
 Promises (exit 1 when one is broken, with the list): every pod created is bound (0 lost); no pod
 seen on two nodes or bound twice (watch history, bind log lines of every replica); no node ever over
-its allocatable (checked every 30 s and at the end); every plugin version applied by every running
-replica within 60 s; nothing held by a scheduler for a pod that is gone; no traceback in any
+its allocatable (checked every 30 s and at the end); no attempt ends unschedulable (the nodes hold
+twice the occupancy: one that does not fit is a pod counted twice, or a churn that fell behind);
+every plugin version applied by every running replica within 60 s, no reload failed or rolled back; nothing held by a scheduler for a pod that is gone; no traceback in any
 replica's log; no replica exiting on its own; RSS drift (median of the last window against the
 first window after --warmup, per replica process) under --max-rss-drift percent; the attempt p99 of
 the last window at most --max-p99-growth times that of the first window after warm-up.
@@ -62,8 +63,10 @@ from fault_promises import bound_more_than_once, moved, overcommitted, queued_bu
 from kubeberth_harness import CONFIG_DIR, PROFILE, Api, Kubeberth, write_config  # noqa: E402
 
 NS = "soak"
+DELETERS = 4
 PLUGIN = "SoakScore"
 ATTEMPT = "scheduler_scheduling_attempt_duration_seconds_bucket"
+RESULTS = "scheduler_schedule_attempts_total"
 
 SCORE_PLUGIN = '''"""Soak score plugin, version {version}: a weight per node that changes with every version."""
 import numpy as np
@@ -178,6 +181,10 @@ def parse_metrics(text: str) -> tuple[dict[float, float], dict[str, float]]:
             if le:
                 bound = math.inf if le.group(1) == "+Inf" else float(le.group(1))
                 buckets[bound] = buckets.get(bound, 0.0) + value
+        elif name == RESULTS:
+            result = re.search(r'result="([^"]+)"', labels)
+            if result:
+                reloads["attempts:" + result.group(1)] = reloads.get("attempts:" + result.group(1), 0.0) + value
         elif name == "kubeberth_reloads_total":
             result = re.search(r'result="([^"]+)"', labels)
             if result:
@@ -286,6 +293,7 @@ class Soak:
         self._lock = threading.Lock()
         self.t0 = 0.0
         self.overcommit_checks = 0
+        self.peak_pods = 0
 
     # -- time --
     def now(self) -> float:
@@ -350,10 +358,13 @@ class Soak:
                 self._halt.wait(0.2)
             i += 1
 
-    def deleter(self) -> None:
+    def deleter(self, shard: int = 0, shards: int = 1) -> None:
+        """Deletes the pods of its shard once bound for --lifetime seconds. Several run: one DELETE at
+        a time falls behind the creates on a loaded API server, and the nodes would fill up."""
         while not self._halt.wait(0.5):
             cutoff = time.monotonic() - self.o.lifetime
-            due = [n for n, at in self.watch.bound_at().items() if at < cutoff and n not in self.deleted]
+            due = [n for n, at in self.watch.bound_at().items()
+                   if at < cutoff and n not in self.deleted and int(n[2:]) % shards == shard]
             for name in due:
                 if self._halt.is_set():
                     return
@@ -433,6 +444,7 @@ class Soak:
             return
         if status == 200 and nstatus == 200:
             self.overcommit_checks += 1
+            self.peak_pods = max(self.peak_pods, len(pods["items"]))
             for line in overcommitted(nodes["items"], pods["items"]):
                 self.broken.append(f"t={self.now():.0f}s {line}")
 
@@ -511,8 +523,10 @@ class Soak:
         o = self.o
         self.watch = Watch(self.cp, NS)
         self.watch.start()
-        threads = [threading.Thread(target=f, name=f.__name__, daemon=True)
-                   for f in (self.creator, self.deleter, self.sampler)]
+        threads = [threading.Thread(target=self.creator, name="soak-creator", daemon=True),
+                   *(threading.Thread(target=self.deleter, args=(k, DELETERS), name=f"soak-deleter-{k}", daemon=True)
+                     for k in range(DELETERS)),
+                   threading.Thread(target=self.sampler, name="soak-sampler", daemon=True)]
         for th in threads:
             th.start()
         churn_start = self.now()
@@ -547,12 +561,12 @@ class Soak:
                 time.sleep(0.5)
         finally:
             self._halt.set()
-            for th in threads[:2]:
+            for th in threads[:-1]:
                 th.join(30)
         self.log("churn over; settling")
         self.settle()
         self._halt.set()
-        threads[2].join(30)
+        threads[-1].join(30)
         return self.finish()
 
     def settle(self) -> None:
@@ -669,6 +683,10 @@ class Soak:
             if o.max_p99_growth > 0 and growth > o.max_p99_growth:
                 self.broken.append(f"attempt p99 grew {growth}x from the first quiet window after warm-up "
                                    f"({quiet[0]['from_s']}s) to the last ({quiet[-1]['from_s']}s)")
+        unschedulable = self.reload_results("attempts:").get("unschedulable", 0)
+        if unschedulable:  # the nodes hold twice the occupancy: a pod that does not fit is a miscount
+            self.broken.append(f"{unschedulable:g} unschedulable attempts (peak {self.peak_pods} pods, "
+                               f"room for {o.nodes * 80}): the churn fell behind or a pod was counted twice")
         reload_results = self.reload_results()
         for result, n in reload_results.items():
             if result not in ("success", "unchanged") and n:
@@ -680,6 +698,8 @@ class Soak:
                      "lost": len(lost), "remaining": len(pods), "create_failures": self.create_failures},
             "double_bound_or_moved": len(moved(self.watch.history)) + len(bound_more_than_once(bind_lines)),
             "overcommit_checks": self.overcommit_checks,
+            "peak_pods": self.peak_pods,
+            "attempts_by_result": self.reload_results("attempts:"),
             "reloads_written": self.plugin_written,
             "reload_apply_seconds_max": round(max(self.reload_apply_seconds), 2) if self.reload_apply_seconds else None,
             "reloads_by_result": reload_results,
@@ -701,11 +721,14 @@ class Soak:
             sys.stderr.write("BROKEN:\n" + "\n".join(f"  {b}" for b in self.broken[:100]) + "\n")
         return 1 if self.broken else 0
 
-    def reload_results(self) -> dict[str, float]:
+    def reload_results(self, prefix: str = "") -> dict[str, float]:
+        """kubeberth_reloads_total by result (or, with prefix "attempts:", scheduler_schedule_attempts_total),
+        summed over every replica process as last scraped."""
         total: dict[str, float] = {}
         for r in self.replicas:
             for result, n in r.reloads.items():
-                total[result] = total.get(result, 0) + n
+                if result.startswith("attempts:") == bool(prefix):
+                    total[result.removeprefix(prefix)] = total.get(result.removeprefix(prefix), 0) + n
         return total
 
 

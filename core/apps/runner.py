@@ -107,7 +107,7 @@ class Runner:
             )
         self.scheduler = Scheduler(
             generation, self.backend, seed=self.settings.seed, binding_workers=self.settings.binding_workers,
-            plugin_timeout_seconds=self.settings.plugin_timeout_seconds,
+            plugin_timeout_seconds=self.settings.plugin_timeout_seconds, records_kept=0,
         )
         le = cfg.leaderElection.model_copy(update=self.lease_overrides)
         self.leader_elect = le.leaderElect if leader_elect is None else leader_elect

@@ -37,6 +37,9 @@ from .watchdog import Hang, Watchdog
 
 log = logging.getLogger(__name__)
 
+# The last cycles' records, for what reads them afterwards (SchedulerTester, simulate, bench); a
+# serving scheduler keeps none (Runner): its decision records are the observers' (/debug/decisions,
+# bounded by --decision-records), and 10,000 of these held 30-100 MB for no reader.
 RECORDS_KEPT = 10000
 UNSCHEDULABLE_FLUSH_INTERVAL = 30.0
 # Assumed pods whose binding has not started yet each hold their cycle state and decision record:
@@ -62,6 +65,7 @@ class Scheduler(EventHandlers, ScheduleOne, PodGroupCycle, BindingCycle):
         opportunistic_batching: bool | None = None,
         incremental_cycles: bool | None = None,
         plugin_timeout_seconds: float = 0.0,
+        records_kept: int = RECORDS_KEPT,
     ) -> None:
         """`adopted_scheduler_names`: schedulerNames that are not a profile but are scheduled with
         the default profile anyway (simulate's "kubeberth replaces default-scheduler");
@@ -69,7 +73,8 @@ class Scheduler(EventHandlers, ScheduleOne, PodGroupCycle, BindingCycle):
         best-scoring nodes instead of the seeded RNG (to replay another scheduler's choices).
         `opportunistic_batching` overrides the OpportunisticBatching feature gate;
         `incremental_cycles` kubeberth's exact incremental full cycles (KUBEBERTH_INCREMENTAL_CYCLES);
-        `plugin_timeout_seconds` the plugin watchdog's bound while `run` serves (0: off)."""
+        `plugin_timeout_seconds` the plugin watchdog's bound while `run` serves (0: off);
+        `records_kept` how many of the last cycles' records `self.records` holds."""
         self.generation = generation
         self.backend = backend
         self.clock = clock or Clock()
@@ -85,6 +90,7 @@ class Scheduler(EventHandlers, ScheduleOne, PodGroupCycle, BindingCycle):
         )
         self.incremental = incremental_cycles_enabled() if incremental_cycles is None else incremental_cycles
         self.plugin_timeout_seconds = plugin_timeout_seconds
+        self.records_kept = records_kept
         self.timeout_observers = []
         self.scale_out = None
         self._init_state(binding_workers)
@@ -109,7 +115,7 @@ class Scheduler(EventHandlers, ScheduleOne, PodGroupCycle, BindingCycle):
         self.in_flight = 0
         self.waiting_pods = {}
         self.pods_in_pre_bind = {}
-        self.records = deque(maxlen=RECORDS_KEPT)
+        self.records = deque(maxlen=self.records_kept)
         self.stats = SchedulerStats()
         self.next_start_index = 0
         self.scheduling_cycle = 0

