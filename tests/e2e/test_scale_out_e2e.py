@@ -8,7 +8,8 @@ nodes the test's pods fill exactly (one-cpu pods, NODES nodes of 16 cpu), pods c
 - `--replicas-mode=active-active`: no node overcommitted, no pod bound twice, every pod bound, and
   the writes per pod stay at one claim + one Binding;
 - one replica SIGKILLed mid-stream: the other binds its pods once its member Lease expires;
-- drain time of the same backlog by one replica and by two, side by side.
+- drain time of the same backlog by one replica and by two, side by side (a measurement, run with
+  KUBEBERTH_E2E_SCALE_OUT_DRAIN=1).
 
 Figures are printed ("[e2e] ...") and recorded as test properties; docs/scale-out.md quotes them.
 Sizes: KUBEBERTH_E2E_SCALE_OUT_NODES (default 10, CI-sized) nodes of 16 cpu.
@@ -219,6 +220,8 @@ def test_active_active_replica_killed(api: Api, namespace: str, make_nodes: Any,
     assert after_stream <= 4 + 2 * 1 + 8
 
 
+@pytest.mark.skipif(not os.environ.get("KUBEBERTH_E2E_SCALE_OUT_DRAIN"),
+                    reason="a measurement (docs/scale-out.md), not a promise: KUBEBERTH_E2E_SCALE_OUT_DRAIN=1 runs it")
 def test_drain_one_and_two_replicas(api: Api, namespace: str, make_nodes: Any, start_kubeberth: Any,
                                     record_property: Any) -> None:
     """The same backlog (pods created before any scheduler runs) drained by one replica, then by
