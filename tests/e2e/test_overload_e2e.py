@@ -1,4 +1,4 @@
-"""Overload, CI-sized: scripts/overload.py's run (tests/e2e/overload_harness.py) with 2,500 pods created in
+"""Overload, CI-sized: scripts/overload.py's run (tests/e2e/overload_harness.py) with 1,500 pods created in
 a burst while every request kubeberth makes reaches the API server 50 ms late (LatencyProxy), with
 leader election on at the default lease timings and the default clientConnection qps (50).
 
@@ -18,8 +18,8 @@ from typing import Any
 from cluster import LocalControlPlane
 from overload_harness import Settings, run
 
-PODS = 2500
-# Measured: ~90 MB idle, ~125 MB at 2,500 pods; the 50,000-pod run's peak is in docs/reliability.md.
+PODS = 1500
+# Measured: ~90 MB idle, ~150 MB at 2,500 pods; the 50,000-pod run's peak is in docs/reliability.md.
 RSS_BOUND_MB = 250.0
 
 
