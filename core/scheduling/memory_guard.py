@@ -71,8 +71,8 @@ class Growth:
     def reason(self) -> str:
         since = "its swap" if self.reloaded else "its first cycle"
         return (
-            f"memory (RSS) grew by {self.growth / MB:.0f} MB since {since}, past the bound of "
-            f"{self.bound / MB:.0f} MB (KUBEBERTH_ROLLBACK_MAX_MEMORY_GROWTH_MB)"
+            f"memory (RSS) grew by {self.growth / MB:.1f} MB since {since}, past the bound of "
+            f"{self.bound / MB:g} MB (KUBEBERTH_ROLLBACK_MAX_MEMORY_GROWTH_MB)"
         )
 
 

@@ -196,6 +196,7 @@ class RollbackGuard:
         self.probation = None
         if self.clock() - probation.started > self.policy.window_seconds:
             return False  # passed: the previous generation is released
+        self.rolled_back = generation_id
         self.rollback(probation.generation, probation.previous, reason)
         return True
 
