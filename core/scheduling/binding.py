@@ -22,7 +22,7 @@ from .extenders import bind_with_extenders
 from .handle import FrameworkHandle
 from .queue import QueuedPod
 from .scale_out import SEEN_KEY as SCALE_OUT_SEEN
-from .scale_out import CommitConflict
+from .scale_out import UNKNOWN_VIEW, CommitConflict
 from .state import SchedulerState
 from .waiting_pods import WaitingPod
 
@@ -136,7 +136,7 @@ class BindingCycle(SchedulerState):
             if status.ok and scale_out is not None:
                 # Active-active: the placement is committed against the other replicas' claims
                 # just before Bind (docs/scale-out.md); a conflict ends the cycle like a failed bind.
-                status = scale_out.commit(pod, node, entry.extra[SCALE_OUT_SEEN])
+                status = scale_out.commit(pod, node, entry.extra.get(SCALE_OUT_SEEN) or UNKNOWN_VIEW)
                 committed = status.ok
                 run.step("Commit", status.code.name)
             if status.ok:

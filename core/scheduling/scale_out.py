@@ -58,6 +58,10 @@ class CycleView:
     strict: bool
 
 
+# A binding with no recorded cycle view (none is expected): any claim made meanwhile conflicts.
+UNKNOWN_VIEW = CycleView(frozenset(), {}, True)
+
+
 class CommitConflict(Exception):
     """The node's claims changed under the cycle: its placement was not committed."""
 
