@@ -33,6 +33,16 @@ def test_every_scenario_schedules_its_measured_pods(generation, name):
         assert r["mixed_pods"] > 0 and r["unschedulable_attempts"] == r["mixed_pods"]
 
 
+def test_mixed_scenario_runs_every_kind_and_preempts_its_share(generation):
+    # 10 running 100m pods per node: a 3.5-cpu preemptor (every 50th pod) fits only by preempting.
+    r = run_scenario(generation, SCENARIOS["SchedulingMixed"], nodes=30, pods=100, init_pods=300,
+                     keep_placements=True)
+    assert r["scheduled"] == 100 and r["preemptions"] == 2, r
+    assert r["startup_seconds"] > 0
+    green = [node for pod, node in r["placements"].items() if pod.startswith("sched-1/mixed-")]
+    assert len(green) == 10 and len(set(green)) == 10  # anti-affinity per hostname
+
+
 def test_anti_affinity_scenario_puts_one_pod_per_node(generation):
     r = run_scenario(generation, SCENARIOS["SchedulingPodAntiAffinity"], nodes=30, pods=20, init_pods=10,
                      keep_placements=True)

@@ -84,6 +84,27 @@ def test_request_vector_is_memoised() -> None:
     assert v1 is t.request_vector(p)
     assert v1[col(t, "pods")] == 1
     assert v1[col(t, "cpu")] == 1000
+    # Pods asking the same share one read-only vector (nothing per running pod).
+    assert t.request_vector(pod("b", "1", "1Gi")) is v1 and not v1.flags.writeable
+    assert t.request_vector(pod("c", "2", "1Gi"))[col(t, "cpu")] == 2000
+
+
+def test_rows_changed_since_matches_the_row_stamps(monkeypatch) -> None:
+    """The recent stamps answer from the log; older ones (trimmed) from every row's stamp."""
+    monkeypatch.setattr("kubeberth.cache.nodetable.STAMPS_KEPT", 8)
+    t = NodeTable()
+    for i in range(6):
+        t.upsert_node(make_node(f"n{i}"))
+    p = pod("a", "1", "1Gi")
+    clocks = [t.row_clock]
+    for row in (3, 1, 3, 5, 0, 4, 4, 2, 1, 3, 5):
+        t.add_pod(row, p)
+        clocks.append(t.row_clock)
+    t.remove_node("n2")
+    clocks.append(t.row_clock)
+    for clock in [0, *clocks]:
+        expected = np.flatnonzero(t.row_version[: t.size] > clock)
+        assert t.rows_changed_since(clock).tolist() == expected.tolist(), clock
 
 
 def test_extended_resource_columns_appended() -> None:

@@ -39,7 +39,7 @@ def add_bench_parser(sub: Any) -> argparse.ArgumentParser:
         metavar="NAME",
         help="a kube-scheduler scheduler_perf workload (repeatable; `all` for every one): "
         "SchedulingBasic, SchedulingNodeAffinity, SchedulingPodAffinity, SchedulingPodAntiAffinity, "
-        "TopologySpreading, PreemptionBasic, Unschedulable, SchedulingWithMixedChurn",
+        "TopologySpreading, PreemptionBasic, Unschedulable, SchedulingWithMixedChurn, SchedulingMixed",
     )
     bench.add_argument("--nodes", type=int, help="--scenario: number of nodes (default: the scenario's)")
     bench.add_argument("--pods", type=int, help="--scenario: measured pods (default: the scenario's)")

@@ -168,6 +168,36 @@ def _churn_objects(i: int) -> list[dict[str, Any]]:
     return [node, pod, service]
 
 
+_MIXED_ZONES = tuple(f"zone{z}" for z in range(1, 11))
+
+
+def _mixed_init_pod(i: int) -> dict[str, Any]:
+    """A running pod of one of 50 services (the labels inter-pod affinity and spreading match against)."""
+    return _pod(f"init-{i:07d}", labels={"app": f"svc-{i % 50}"})
+
+
+def _mixed_pod(i: int) -> dict[str, Any]:
+    """The mixed workload's pod `i`: runs of 10 replicas of one kind (a Deployment's pods arrive
+    together), kinds in turn: 5 in 10 plain, then required node affinity (2 of 10 zones), required
+    anti-affinity per hostname, spreading over zones (maxSkew 5), required affinity per zone;
+    every 50th pod is a 3.5-cpu priority-10 pod that fits only by preempting (a 2% preemption share)."""
+    if i % 50 == 49:
+        return _pod(f"preemptor-{i:07d}", cpu="3500m", priority=10, limits=False)
+    kind = i // 10 % 10
+    name = f"mixed-{i:07d}"
+    if kind == 5:
+        return _pod(name, affinity=copy.deepcopy(_NODE_AFFINITY))
+    if kind == 6:
+        return _pod(name, "sched-1", labels={"color": "green"},
+                    affinity=_pod_affinity("podAntiAffinity", "green", "kubernetes.io/hostname"))
+    if kind == 7:
+        return _pod(name, labels={"color": "blue"}, topologySpreadConstraints=copy.deepcopy(_SPREAD))
+    if kind == 8:
+        return _pod(name, "sched-0", labels={"color": "red"},
+                    affinity=_pod_affinity("podAffinity", "red", "topology.kubernetes.io/zone"))
+    return _pod(name)
+
+
 SCENARIOS: dict[str, Scenario] = {
     s.name: s
     for s in (
@@ -219,6 +249,11 @@ SCENARIOS: dict[str, Scenario] = {
             " every 100 attempts",
             5000, 10000, 0, _plain_node, default_pod, default_pod,
             churn_every=100, churn=_churn_objects,
+        ),
+        Scenario(
+            "SchedulingMixed", "kubeberth's own: runs of plain, node-affinity, anti-affinity, spreading and affinity"
+            " pods over 10 zones and 10 running pods per node, 2% of pods preempting",
+            5000, 10000, 50000, _zone_node(_MIXED_ZONES), _mixed_init_pod, _mixed_pod,
         ),
     )
 }

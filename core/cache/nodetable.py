@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from .podinfo import CPU, EPHEMERAL_STORAGE, MEMORY, PODS, MemoKey, PodInfo
+from .podinfo import CPU, EPHEMERAL_STORAGE, MEMORY, PODS, PodInfo
 from .quantity import QuantityError, resource_value
 from .shapes import NODE, describe_object, malformed
 
@@ -61,11 +61,17 @@ class _Interner:
         return len(self.values)
 
 
+STAMPS_KEPT = 1 << 16  # recent row stamps kept for rows_changed_since
+VECTORS_KEPT = 4096  # distinct request vectors kept
+
+
 class NodeTable:
     """Columnar node cache. Written only by the scheduling thread (see Scheduler)."""
 
     def __init__(self, capacity: int = 64) -> None:
-        self._vector_key: MemoKey[np.ndarray] = MemoKey("NodeTable.request_vector")  # per table: its columns
+        # Request vectors by the requests they stand for (pods of one template share one): aligned
+        # with this table's columns, rebuilt when a column is added.
+        self._vectors: dict[tuple[tuple[str, int], ...], np.ndarray] = {}
         self.resources: list[str] = list(BASE_RESOURCES)
         self.resource_index: dict[str, int] = {r: i for i, r in enumerate(self.resources)}
         self.capacity = capacity
@@ -94,6 +100,11 @@ class NodeTable:
         # or removed from it (incremental cycles re-evaluate only rows stamped after their snapshot).
         self.row_clock = 0
         self.row_version = np.zeros(capacity, dtype=np.int64)
+        # The rows stamped since `_stamps_from`, in stamp order (`_stamps[i]` got stamp
+        # `_stamps_from + i + 1`): who asks what changed since a recent stamp reads the tail here
+        # instead of comparing every row's stamp (O(nodes) per scheduling cycle).
+        self._stamps: list[int] = []
+        self._stamps_from = 0
         self._cache: dict[Any, Any] = {}
 
     # ---- structure -------------------------------------------------------------------
@@ -128,7 +139,8 @@ class NodeTable:
 
     def request_vector(self, pod: PodView) -> np.ndarray:
         """The pod's requests aligned with the resource columns (pods column = 1); memoised."""
-        cached = self._vector_key.get(pod)
+        key = tuple(pod.requests.items())
+        cached = self._vectors.get(key)
         if cached is not None and cached.shape[0] == len(self.resources):
             return cached
         for name in pod.requests:
@@ -137,7 +149,10 @@ class NodeTable:
         for name, value in pod.requests.items():
             vec[self.resource_index[name]] = value
         vec[self.resource_index[PODS]] = 1
-        self._vector_key.set(pod, vec)
+        vec.flags.writeable = False  # shared by every pod asking the same
+        if len(self._vectors) >= VECTORS_KEPT:
+            self._vectors.clear()
+        self._vectors[key] = vec
         return vec
 
     # ---- nodes ---------------------------------------------------------------------
@@ -215,6 +230,22 @@ class NodeTable:
     def _touch(self, row: int) -> None:
         self.row_clock += 1
         self.row_version[row] = self.row_clock
+        stamps = self._stamps
+        stamps.append(row)
+        if len(stamps) > STAMPS_KEPT:  # who asks about older stamps compares every row instead
+            del stamps[: STAMPS_KEPT // 2]
+            self._stamps_from = self.row_clock - len(stamps)
+
+    def rows_changed_since(self, clock: int) -> np.ndarray:
+        """The rows whose stamp is above `clock` (`row_version[row] > clock`), ascending, each once."""
+        if clock >= self.row_clock:
+            return np.zeros(0, dtype=np.int64)
+        if clock >= self._stamps_from:
+            tail = self._stamps[clock - self._stamps_from :]
+            if len(tail) > 1024:
+                return np.unique(np.asarray(tail, dtype=np.int64))
+            return np.asarray(sorted(set(tail)), dtype=np.int64)  # a few rows: cheaper than np.unique
+        return np.flatnonzero(self.row_version[: self.size] > clock)
 
     def _drop_images(self, row: int) -> None:
         self.image_node_count.subtract(self.image_sets.values[self.image_set[row]].keys())

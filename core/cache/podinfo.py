@@ -7,8 +7,9 @@ exactly once; plugins never see the Kubernetes client's generated model classes.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from datetime import datetime
+from functools import lru_cache
 from typing import TYPE_CHECKING, Any, Generic, TypeVar, cast
 
 from ..objects import Pod
@@ -113,9 +114,18 @@ class PodInfo:
     phase: str
     deleting: bool
     raw: Pod  # the pod's JSON as the API server sent it (typed: kubeberth.api.objects)
-    memo: dict[Any, Any] = field(default_factory=dict)  # storage of MemoKey / PodInfo.cached
+    # The storage of MemoKey / PodInfo.cached, made on first use (most running pods never need one).
+    _memo: dict[Any, Any] | None = None
     queue_timestamp: float = 0.0  # when the pod (re-)entered the scheduling queue; QueueSort's tie-break
     pod_group: str = ""  # spec.schedulingGroup.podGroupName: the PodGroup (same namespace) it belongs to
+
+    @property
+    def memo(self) -> dict[Any, Any]:
+        """The storage behind `MemoKey` / `cached`: plugins' own per-pod memo."""
+        memo = self._memo
+        if memo is None:
+            memo = self._memo = {}
+        return memo
 
     def cached(self, key: MemoKey[T], compute: Callable[[PodInfo], T]) -> T:
         """What `compute(pod)` returns, computed once per pod object (a pod update is a new object).
@@ -202,7 +212,9 @@ class PodInfo:
         ):
             raise TypeError("a field kept as given has the wrong shape")
         ports = []
-        for container in (*(spec.get("initContainers") or ()), *(spec.get("containers") or ())):
+        containers = spec.get("containers") or ()
+        inits = spec.get("initContainers")
+        for container in (*inits, *containers) if inits else containers:
             for port in container.get("ports") or ():
                 if port.get("hostPort"):
                     ports.append(
@@ -224,6 +236,7 @@ class PodInfo:
         pod_group = group.get("podGroupName") or ""
         if not isinstance(pod_group, str):
             raise TypeError("spec.schedulingGroup.podGroupName is not a string")
+        listed = spec.get("tolerations")
         tolerations = tuple(
             Toleration(
                 t.get("key") or "",
@@ -232,8 +245,9 @@ class PodInfo:
                 t.get("effect") or "",
                 t.get("tolerationSeconds"),
             )
-            for t in spec.get("tolerations") or ()
-        )
+            for t in listed
+        ) if listed else ()
+        gates = spec.get("schedulingGates")
         return cls(
             uid=meta.get("uid") or f"{namespace}/{name}",
             namespace=namespace,
@@ -251,9 +265,9 @@ class PodInfo:
             affinity=affinity,
             topology_spread_constraints=tuple(spread),
             host_ports=tuple(ports),
-            scheduling_gates=tuple(g.get("name", "") for g in spec.get("schedulingGates") or ()),
+            scheduling_gates=tuple([g.get("name", "") for g in gates]) if gates else (),
             pvc_names=tuple(pvcs),
-            images=tuple(c.get("image", "") for c in spec.get("containers") or ()),
+            images=tuple([c.get("image", "") for c in containers]),
             creation_timestamp=_timestamp(meta.get("creationTimestamp")),
             nominated_node_name=nominated,
             phase=status.get("phase") or "Pending",
@@ -263,6 +277,7 @@ class PodInfo:
         )
 
 
+@lru_cache(maxsize=1024)  # pods listed together were mostly created in the same few seconds
 def _timestamp(value: str | None) -> float:
     if not value:
         return 0.0
@@ -274,9 +289,16 @@ def _timestamp(value: str | None) -> float:
 
 def _container_requests(container: dict[str, Any]) -> dict[str, int]:
     """A container's requests; a resource with only a limit requests its limit (API defaulting)."""
-    resources = container.get("resources") or {}
-    merged = dict(resources.get("limits") or {})
-    merged.update(resources.get("requests") or {})
+    resources = container.get("resources")
+    if not resources:
+        return {}
+    limits, requests = resources.get("limits"), resources.get("requests")
+    if limits:
+        merged = dict(limits)
+        if requests:
+            merged.update(requests)
+    else:
+        merged = requests or {}
     return {name: resource_value(name, qty) for name, qty in merged.items()}
 
 
@@ -293,7 +315,10 @@ def _max_into(total: dict[str, int], other: dict[str, int]) -> None:
 
 def _pod_level_requests(spec: dict[str, Any]) -> dict[str, int]:
     """spec.resources.requests of the resources kube-scheduler takes at pod level (cpu, memory, hugepages-*)."""
-    requests = (spec.get("resources") or {}).get("requests") or {}
+    resources = spec.get("resources")
+    requests = resources.get("requests") if resources else None
+    if not requests:
+        return {}
     return {
         name: resource_value(name, q)
         for name, q in requests.items()
@@ -307,13 +332,17 @@ def _aggregate(
     """The containers' part of the pod request: max(sum of containers (+ sidecars), each init
     step), and its non-zero form (100m / 200Mi for a container that requests no cpu / memory)."""
     totals: dict[str, int] = {}
-    nonzero = [0, 0]
+    nonzero_cpu = nonzero_memory = 0
     for container in spec.get("containers") or ():
         req = requests_of(container)  # an explicit 0 stays 0; only missing ones default
-        _add(totals, req)
+        for name, value in req.items():
+            totals[name] = totals.get(name, 0) + value
         # Only an unset request is defaulted; an explicit zero stays zero (as kube-scheduler).
-        nonzero[0] += req.get(CPU, DEFAULT_MILLI_CPU_REQUEST)
-        nonzero[1] += req.get(MEMORY, DEFAULT_MEMORY_REQUEST)
+        nonzero_cpu += req.get(CPU, DEFAULT_MILLI_CPU_REQUEST)
+        nonzero_memory += req.get(MEMORY, DEFAULT_MEMORY_REQUEST)
+    nonzero = [nonzero_cpu, nonzero_memory]
+    if not spec.get("initContainers"):
+        return totals, nonzero
     init_peak: dict[str, int] = {}
     sidecars: dict[str, int] = {}
     init_nonzero_peak = [0, 0]
@@ -446,8 +475,10 @@ def _effective_requests(spec: dict[str, Any], status: dict[str, Any] | None = No
             if name in pod_level or name in totals:
                 nonzero[i] = pod_level.get(name, totals.get(name, 0))
         totals.update(pod_level)
-    overhead = {name: resource_value(name, q) for name, q in (spec.get("overhead") or {}).items()}
-    _add(totals, overhead)
-    nonzero[0] += overhead.get(CPU, 0)
-    nonzero[1] += overhead.get(MEMORY, 0)
+    overhead_listed = spec.get("overhead")
+    if overhead_listed:
+        overhead = {name: resource_value(name, q) for name, q in overhead_listed.items()}
+        _add(totals, overhead)
+        nonzero[0] += overhead.get(CPU, 0)
+        nonzero[1] += overhead.get(MEMORY, 0)
     return {k: v for k, v in totals.items() if v}, nonzero[0], nonzero[1]

@@ -68,6 +68,7 @@ def int_value(value: str | int | float) -> int:
 _INT64 = 2**63
 
 
+@lru_cache(maxsize=4096, typed=True)  # a cluster's pods share few quantities; typed: True is no 1
 def resource_value(resource: str, value: str | int | float) -> int:
     """The integer the scheduler accounts a resource in: millicores for cpu, units otherwise.
 

@@ -165,7 +165,7 @@ class IncrementalCycles:
             self.shapes.move_to_end(shape)
             if table.row_clock != found.clock:
                 # Rows changed since: their verdicts are re-evaluated when a sampling window reaches them.
-                changed = np.flatnonzero(table.row_version[: table.size] > found.clock)
+                changed = table.rows_changed_since(found.clock)
                 assert found.dirty is not None
                 found.dirty[changed] = True
                 for mask in found.scored.values():
