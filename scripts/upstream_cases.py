@@ -67,8 +67,12 @@ EXTRA_SOURCES: dict[str, tuple[tuple[str, tuple[str, ...] | None], ...]] = {
     ),
     # the failure handler's status write (ported in tests/test_status_writer.py)
     "statuswrite": (("schedule_one_test.go", ("TestUpdatePodStatus",)),),
+    # the backoff queue: getBackoffTime, the backoff durations, its flush and its ordering window
+    # (ported in tests/test_backoff_queue_upstream.py)
+    "backoffqueue": (("backend/queue/backoff_queue_test.go", None),),
 }
-EXTRA_TESTS = ("test_batching.py", "test_signing.py", "test_prebind_pre_flight.py", "test_status_writer.py")
+EXTRA_TESTS = ("test_batching.py", "test_signing.py", "test_prebind_pre_flight.py", "test_status_writer.py",
+               "test_backoff_queue_upstream.py")
 _FUNC = re.compile(r"^func (Test\w+)\(", re.M)
 _NAME = re.compile(r'\b(?:name|test):\s*((?:"(?:[^"\\\n]|\\.)*"\s*(?:\+\s*)?)+)', re.S)  # `test:` in older tables
 # Folders whose tables are maps keyed by case name (`"case": {` two tabs in), some filled in

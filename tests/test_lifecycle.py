@@ -7,6 +7,7 @@ VirtualClock, so backoffs cost no real time; only permit timeouts wait (fraction
 from __future__ import annotations
 
 import logging
+import math
 from typing import Any
 
 import numpy as np
@@ -553,12 +554,14 @@ def test_filter_error_gives_pod_error_and_backoff(scheduler_tester) -> None:
     assert rec.result == "Error" and "disk on fire" in rec.message
     entry = s.queue.entries["p"]
     assert entry.where == "backoff" and entry.errors == 1
-    assert entry.backoff_until == pytest.approx(s.clock.now() + 1)
+    # 1 s, aligned down to the 1 s ordering window (SchedulerPopFromBackoffQ); it backs off until that window passed
+    assert s.queue.backoff_time(entry) == pytest.approx(math.floor(s.clock.now() + 1))
+    assert entry.backoff_until == pytest.approx(math.floor(s.clock.now() + 1) + 1)
     assert not s.step()  # still backing off
     s.clock.advance_to(entry.backoff_until)
     assert s.step()
     assert entry.errors == 2
-    assert entry.backoff_until == pytest.approx(s.clock.now() + 2)
+    assert entry.backoff_until == pytest.approx(math.floor(s.clock.now() + 2) + 1)  # 2 s, the same window rule
     assert t.node_of("p") is None
     assert "p" not in s.cluster.placement
 

@@ -106,10 +106,12 @@ def test_backoff_queue_ordered_by_expiry(q: SchedulingQueue, clock: FakeClock) -
     q.add(pod("a", 10))
     q.add(pod("b", 0))
     a, b = q.pop(), q.pop()
-    a.attempts = 3  # 4s backoff
+    a.consecutive_errors = 2  # its third error in a row: 4s backoff
     q.requeue_error(a, "x")
     q.requeue_error(b, "x")  # 1s backoff
     clock.t += 1
+    assert drain(q) == []  # at its backoff time it still backs off (isEntityBackingoff: not before now)
+    clock.t += 0.001
     assert drain(q) == ["b"]
     clock.t += 3
     assert drain(q) == ["a"]
@@ -163,7 +165,7 @@ def test_moved_pod_still_backing_off_goes_to_backoff(q: SchedulingQueue, clock: 
     assert q.move_for_event("Node/Add", lambda *_: True) == 1
     assert e.where == "backoff"
     assert q.pop() is None
-    clock.t += 0.5
+    clock.t += 0.501
     assert drain(q) == ["a"]
 
 
@@ -173,7 +175,7 @@ def test_move_during_cycle_sends_to_backoff(q: SchedulingQueue, clock: FakeClock
     q.move_for_event("Node/Add", lambda *_: True)  # happens while "a" is being scheduled
     q.requeue_unschedulable(e, frozenset({"Fit"}), "no")
     assert e.where == "backoff"
-    clock.t += 1
+    clock.t += 1.001
     assert drain(q) == ["a"]
 
 

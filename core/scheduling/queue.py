@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import heapq
 import itertools
+import math
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -17,6 +18,7 @@ from typing import Any
 from ..cache.podinfo import PodInfo
 
 MAX_IN_UNSCHEDULABLE_SECONDS = 300.0  # kube-scheduler's podMaxInUnschedulablePodsDuration
+BACKOFF_WINDOW_SECONDS = 1.0  # kube-scheduler's backoffQOrderingWindowDuration
 # kube-scheduler's queue_incoming_pods_total event labels for the queue's own moves.
 POD_ADD = "UnscheduledPodAdd"
 POD_UPDATE = "UnscheduledPodUpdate"
@@ -47,6 +49,10 @@ class QueuedPod:
     last_message: str = ""
     move_seq_at_pop: int = 0
     errors: int = 0
+    # kube-scheduler's UnschedulableCount and ConsecutiveErrorsCount: the backoff's exponent (the
+    # errors' while the last attempts erred, else the unschedulable results'), not the pops.
+    unschedulable_count: int = 0
+    consecutive_errors: int = 0
     after_error: bool = False  # the last attempt ended in an error (kube-scheduler's error backoffQ)
     heap_seq: int = -1  # the seq of its current activeQ/backoffQ heap item (older ones are stale)
     where: str = ""  # active | backoff | unschedulable | gated | inflight
@@ -159,19 +165,57 @@ class SchedulingQueue:
         (lessBackoffCompletedWithPriority)."""
         self._arrive(entry, "backoff")
         entry.heap_seq = next(self._seq)
+        entry.pod.queue_timestamp = entry.timestamp  # activeQ's order within a window: the refreshed timestamp
         if entry.after_error or not entry.unschedulable_plugins:
             heapq.heappush(self._error_backoff, (entry.backoff_until, entry.heap_seq, entry))
             return
         key = self.sort_key(entry.pod) if self.pop_from_backoff else None
         heapq.heappush(self._backoff, (entry.backoff_until, key, entry.heap_seq, entry))
 
-    def backoff_duration(self, attempts: int) -> float:
+    def backoff_duration(self, count: int) -> float:
+        """calculateBackoffDuration: initial * 2^(count-1), capped at the maximum; none for count 0."""
+        if count <= 0:
+            return 0.0
         duration = self.initial_backoff
-        for _ in range(1, attempts):
+        for _ in range(1, count):
             duration *= 2
             if duration > self.max_backoff:
                 return self.max_backoff
         return min(duration, self.max_backoff)
+
+    def backoff_time(self, entry: QueuedPod) -> float | None:
+        """kube-scheduler's getBackoffTime: the pod's timestamp (when it came back) plus the backoff
+        of its count, the consecutive errors when the last attempt erred, else the unschedulable
+        results; None (no backoff) with a zero maximum or before any attempt. Under
+        SchedulerPopFromBackoffQ aligned down to the 1 s ordering window (alignToWindow)."""
+        count = entry.consecutive_errors if entry.consecutive_errors > 0 else entry.unschedulable_count
+        if self.max_backoff <= 0 or count == 0:
+            return None
+        expiry = entry.timestamp + self.backoff_duration(count)
+        return self._align(expiry) if self.pop_from_backoff else expiry
+
+    @staticmethod
+    def _align(t: float) -> float:
+        return math.floor(t / BACKOFF_WINDOW_SECONDS) * BACKOFF_WINDOW_SECONDS
+
+    def _backoff_until(self, entry: QueuedPod) -> float:
+        """When the pod stops backing off (isEntityBackingoff: while its backoff time is not before
+        the current window, or, without SchedulerPopFromBackoffQ, not before now): the window after
+        its aligned backoff time, so the pods of one window complete together and pop in activeQ's
+        order; the first instant after its backoff time without the gate."""
+        expiry = self.backoff_time(entry)
+        if expiry is None:
+            return 0.0
+        if self.pop_from_backoff:
+            return expiry + BACKOFF_WINDOW_SECONDS
+        return math.nextafter(expiry, math.inf)
+
+    def add_backoff(self, entry: QueuedPod) -> None:
+        """kube-scheduler's backoffQueue.add: `entry` (its timestamp and counts set) waits in
+        backoffQ, or the error backoffQ, until its backoff time has passed."""
+        self.entries[entry.pod.uid] = entry
+        entry.backoff_until = self._backoff_until(entry)
+        self._push_backoff(entry)
 
     # ---- popping -----------------------------------------------------------------------
     def pop(self) -> QueuedPod | None:
@@ -223,15 +267,19 @@ class SchedulingQueue:
                 taken.append(entry)
         return taken
 
-    def flush_backoff(self) -> None:
-        """kube-scheduler's flushBackoffQCompleted: both backoff heaps, earliest expiry first."""
+    def flush_backoff(self) -> list[QueuedPod]:
+        """kube-scheduler's flushBackoffQCompleted (popAllBackoffCompleted): both backoff heaps,
+        earliest first; returns the pods moved to activeQ, in order."""
         now = self.clock()
+        moved = []
         while (heap := self._earliest_heap()) is not None and heap[0][0] <= now:
             item = heapq.heappop(heap)
             if self._current(item[-1], "backoff", item[-2]):
                 entry = item[-1]
                 self._event = BACKOFF_COMPLETE
                 self._push_active(entry)
+                moved.append(entry)
+        return moved
 
     def _earliest_heap(self) -> list[Any] | None:
         """The backoff heap whose head expires first (None when both are empty)."""
@@ -262,7 +310,12 @@ class SchedulingQueue:
         entry.after_error = False
         entry.last_message = message
         entry.timestamp = now
-        entry.backoff_until = now + self.backoff_duration(entry.attempts)
+        if plugins:  # rejected by plugins: the error, if any, is gone
+            entry.unschedulable_count += 1
+            entry.consecutive_errors = 0
+        else:  # no plugin to blame: kube-scheduler counts it as an error
+            entry.consecutive_errors += 1
+        entry.backoff_until = self._backoff_until(entry)
         self._event = ATTEMPT_FAILURE
         if self.move_seq != entry.move_seq_at_pop:
             self._enqueue_checked(entry, backoff=True)
@@ -273,9 +326,11 @@ class SchedulingQueue:
         if self.entries.get(entry.pod.uid) is not entry:
             return
         entry.errors += 1
+        entry.consecutive_errors += 1
         entry.after_error = True
         entry.last_message = message
-        entry.backoff_until = self.clock() + self.backoff_duration(entry.attempts)
+        entry.timestamp = self.clock()  # kube-scheduler refreshes it for every pod that comes back
+        entry.backoff_until = self._backoff_until(entry)
         self._event = ATTEMPT_FAILURE
         self._push_backoff(entry)
 
