@@ -205,8 +205,9 @@ def delete_pods(cp: LocalControlPlane, ns: str) -> None:
         # A large collection outlasts the request timeout (504); the deletion goes on server-side.
         if ": 504 " not in str(exc):
             raise
-    wait_for(lambda: not client(cp).call("GET", f"/api/v1/namespaces/{ns}/pods?limit=1")["items"], 300,
-             f"pods of {ns} deleted")
+    # Thousands of pods on a loaded machine take minutes.
+    wait_for(lambda: not client(cp).call("GET", f"/api/v1/namespaces/{ns}/pods?limit=1")["items"], 1800,
+             f"pods of {ns} deleted", interval=2.0)
 
 
 def compile_kubeberth() -> None:
@@ -239,11 +240,11 @@ def write_configs(workdir: Path, qps: int) -> tuple[Path, Path]:
 
 
 def run_one(cp: LocalControlPlane, which: str, round_no: int, pods: int, configs: tuple[Path, Path],
-            timeout: float) -> dict[str, Any]:
+            timeout: float, modes: tuple[str, ...] = ("drain", "steady")) -> dict[str, Any]:
     scheduler_name = "default-scheduler" if which == "kube-scheduler" else "kubeberth"
     assert cp.apiserver is not None and cp.etcd is not None
     results: dict[str, Any] = {"scheduler": which, "round": round_no}
-    for mode in ("drain", "steady"):
+    for mode in modes:
         ns = f"{which}-{round_no}-{mode}"
         client(cp).call("POST", "/api/v1/namespaces", {"apiVersion": "v1", "kind": "Namespace",
                                                        "metadata": {"name": ns}})
@@ -306,7 +307,7 @@ def run_one(cp: LocalControlPlane, which: str, round_no: int, pods: int, configs
         print(f"  {which} round {round_no} {mode}: {results[mode]}", file=sys.stderr, flush=True)
     results["peak_rss_mb"] = round(peak_rss_mb(proc_pid), 1)
     stopper()
-    for mode in ("drain", "steady"):
+    for mode in modes:
         delete_pods(cp, f"{which}-{round_no}-{mode}")
     return results
 
@@ -317,7 +318,7 @@ def summarize(runs: list[dict[str, Any]]) -> dict[str, Any]:
         mine = [r for r in runs if r["scheduler"] == which]
         out[which] = {
             mode: {k: round(statistics.median(r[mode][k] for r in mine), 3) for k in mine[0][mode]}
-            for mode in ("drain", "steady")
+            for mode in ("drain", "steady") if mode in mine[0]
         }
         out[which]["peak_rss_mb"] = max(r["peak_rss_mb"] for r in mine)
     return out
@@ -333,8 +334,9 @@ def render(args: argparse.Namespace, runs: list[dict[str, Any]], summary: dict[s
         f" — {machine()} — commit {commit()}",
         "",
         f"`python scripts/side_by_side.py --nodes {args.nodes} --pods {args.pods} --rounds {args.rounds}"
-        f" --qps {args.qps}` (clientConnection qps = burst = {args.qps} for both; {args.rounds} rounds each,"
-        f" alternating; medians; node setup {setup:.0f} s)",
+        f" --qps {args.qps} --modes {args.modes}` (clientConnection qps = burst = {args.qps} for both;"
+        f" {args.rounds} rounds each, alternating; medians; node setup {setup:.0f} s; load average"
+        f" {os.getloadavg()[0]:.1f} at the end)",
         "",
         "| mode | measure | kube-scheduler | kubeberth | kubeberth / kube-scheduler |",
         "|---|---|---:|---:|---:|",
@@ -350,6 +352,8 @@ def render(args: argparse.Namespace, runs: list[dict[str, Any]], summary: dict[s
         "max_pods_per_node": "most pods on one node",
     }
     for mode in ("drain", "steady"):
+        if mode not in kube:
+            continue
         for key, label in labels.items():
             a, b = kube[mode][key], berth[mode][key]
             ratio = f"{b / a:.2f}" if a else "-"
@@ -358,9 +362,11 @@ def render(args: argparse.Namespace, runs: list[dict[str, Any]], summary: dict[s
     lines.append(f"| both | scheduler peak RSS (MB) | {a} | {b} | {b / a:.2f} |")
     lines += ["", "Every run (pods/s drain / steady):", ""]
     for r in runs:
-        lines.append(f"- {r['scheduler']} round {r['round']}: {r['drain']['pods_per_second']} / "
-                     f"{r['steady']['pods_per_second']} pods/s; scheduler CPU s/1,000 pods "
-                     f"{r['drain']['scheduler_cpu_s_per_1000']} / {r['steady']['scheduler_cpu_s_per_1000']};"
+        shown = [mode for mode in ("drain", "steady") if mode in r]
+        lines.append(f"- {r['scheduler']} round {r['round']}: "
+                     f"{' / '.join(str(r[m]['pods_per_second']) for m in shown)} pods/s; scheduler CPU s/1,000 pods "
+                     f"{' / '.join(str(r[m]['scheduler_cpu_s_per_1000']) for m in shown)}; first binding "
+                     f"{r['drain']['first_binding_after_start_s'] if 'drain' in r else '-'} s after start;"
                      f" peak RSS {r['peak_rss_mb']} MB")
     return "\n".join(lines) + "\n"
 
@@ -372,9 +378,14 @@ def main() -> int:
     parser.add_argument("--rounds", type=int, default=2)
     parser.add_argument("--qps", type=int, default=5000, help="clientConnection qps and burst of both schedulers")
     parser.add_argument("--timeout", type=float, default=900, help="seconds to wait for one run's bindings")
+    parser.add_argument("--modes", default="drain,steady",
+                        help="drain, steady or both (comma-separated); the start-up figures come from drain")
     parser.add_argument("--record", type=Path, help="append the results to this file (docs/benchmarks.md)")
     parser.add_argument("--json", type=Path, help="write every run's numbers to this file")
     args = parser.parse_args()
+    modes = tuple(m for m in ("drain", "steady") if m in args.modes.split(","))
+    if not modes or set(args.modes.split(",")) - {"drain", "steady"}:
+        parser.error(f"--modes={args.modes}: expected drain, steady or drain,steady")
     compile_kubeberth()
     with LocalControlPlane(extra_apiserver_args=["--max-requests-inflight=2000",
                                                  "--max-mutating-requests-inflight=1000"]) as cp:
@@ -389,7 +400,7 @@ def main() -> int:
         for r in range(args.rounds):
             order = ("kube-scheduler", "kubeberth") if r % 2 == 0 else ("kubeberth", "kube-scheduler")
             for which in order:
-                runs.append(run_one(cp, which, r, args.pods, configs, args.timeout))
+                runs.append(run_one(cp, which, r, args.pods, configs, args.timeout, modes))
         summary = summarize(runs)
         text = render(args, runs, summary, setup)
         print(text)

@@ -168,6 +168,44 @@ def test_apiserver_restart_loses_nothing(control_plane: LocalControlPlane, api: 
     wait_for(lambda: kb.probe("/readyz") == 200, 30, "readyz after restart")
 
 
+def test_initial_lists_are_fetched_together_and_emitted_in_list_order(api: Api, namespace: str, nodes: list[str],
+                                                                      sa_kubeconfig: str) -> None:
+    """Every informer lists at once at start-up, but the scheduler still hears the lists in
+    LIST_ORDER: every kind's SYNCED after the kind before it, our nodes before any of our pods."""
+    from kubeberth.backends.base import ClusterEvent
+    from kubeberth.backends.kubernetes import KubernetesBackend, load_api_client
+    from kubeberth.backends.kubernetes.informer import LIST_ORDER
+
+    for i in range(30):
+        nodes.append(f"order-{suffix()}-{i}")
+        api.create_node(nodes[-1], "4", "8Gi")
+    for i in range(5):
+        api.create_pod(namespace, f"p-{i}")
+    seen: list[ClusterEvent] = []
+    lock = threading.Lock()
+
+    def sink(ev: ClusterEvent) -> None:
+        with lock:
+            seen.append(ev)
+
+    backend = KubernetesBackend(load_api_client(sa_kubeconfig), [PROFILE])
+    backend.start(sink)
+    try:
+        assert backend.wait_ready(30)
+        with lock:
+            events = list(seen)
+    finally:
+        backend.stop()
+    synced = [e.kind for e in events if e.type == "SYNCED"]
+    assert synced == [k for k in LIST_ORDER if k in backend.informers], synced
+    ours = set(nodes)
+    added = [(i, e.kind, e.obj["metadata"]) for i, e in enumerate(events) if e.type == "ADDED"]
+    node_at = [i for i, kind, meta in added if kind == "Node" and meta["name"] in ours]
+    pod_at = [i for i, kind, meta in added if kind == "Pod" and meta.get("namespace") == namespace]
+    assert len(node_at) >= len(ours) and len(pod_at) >= 5
+    assert max(node_at[:len(ours)]) < min(pod_at), "a pod of the initial list came before a node of it"
+
+
 def test_watch_expiry_relists_without_missing_pods(control_plane: LocalControlPlane, api: Api,
                                                     namespace: str, sa_kubeconfig: str) -> None:
     from kubeberth.backends.base import ClusterEvent
