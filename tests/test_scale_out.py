@@ -218,3 +218,24 @@ def test_commit_rule_absorbs_claims_that_fit_and_refuses_the_rest() -> None:
     assert "constraints" in _refused(news, room, True, "a")  # our pod is strict
     assert "constraints" in _refused([("u4", ["b", {}, 1e18, 1])], room, False, "a")  # theirs is
     assert _refused([("u5", ["a", {"cpu": 100}, 1e18])], room, True, "a") == ""  # only our own news
+
+
+def test_a_vanished_claim_lingers_until_the_bound_pod_shows() -> None:
+    """A claim pruned or expired while the pod still looks pending here (the pod informer may lag
+    the Lease watch) keeps the room taken until the pod shows bound, or LINGER_SECONDS pass."""
+    from kubeberth.scheduling.claims_view import LINGER_SECONDS
+
+    cluster = EmbeddedCluster()
+    cluster.apply(node("n0", cpu="1"))
+    cluster.apply(pod("p"))
+    sched, so = replica("a", {}, cluster, ["a", "b"])
+    sched.start_backend()
+    try:
+        sched.drain_events()
+        so.apply_claims("n0", {"uid-p": ("b", 1e18)})
+        so.apply_claims("n0", {})  # the claim is gone, the bound pod not seen yet
+        assert "uid-p" in sched.cluster.assumed and "uid-p" not in sched.queue.entries
+        so.view.expire(so.clock() + LINGER_SECONDS + 1)
+        assert "uid-p" not in sched.cluster.assumed
+    finally:
+        sched.shutdown()

@@ -20,6 +20,11 @@ from ..cache.podinfo import PodInfo
 # uid -> (replica, expiry in epoch seconds): one node's claims, as the claims store decodes them.
 NodeClaims = dict[str, tuple[str, float]]
 
+# A claim that disappears (pruned after its bind, expired) while its pod is still pending here stays
+# counted this long: this replica's pod informer may lag its Lease watch, and the pod may be bound
+# already. Its bound echo, its deletion or its replica leaving the group end it sooner.
+LINGER_SECONDS = 60.0
+
 
 class ClaimsView:
     """Which foreign claims are counted in the cluster's node table, per node."""
@@ -33,6 +38,8 @@ class ClaimsView:
         self.departed: frozenset[str] = frozenset()
         self.counted: dict[str, str] = {}  # uid -> node: foreign claims assumed in the cluster here
         self._on_node: dict[str, set[str]] = {}  # node -> the uids counted there
+        self._replica: dict[str, str] = {}  # uid -> the replica whose claim is counted
+        self._linger: dict[str, float] = {}  # uid -> until when a vanished claim stays counted
         self._seen: dict[str, frozenset[str]] = {}
 
     def seen_on(self, node: str) -> frozenset[str]:
@@ -59,6 +66,7 @@ class ClaimsView:
             where = self.counted.get(uid)
             if where == node and uid in cluster.pods:
                 seen.add(uid)
+                self._linger.pop(uid, None)
                 continue
             pod = cluster.pods.get(uid)
             if where is not None:  # counted on another node before: the claim moved
@@ -73,13 +81,19 @@ class ClaimsView:
                 continue  # our own binding of it is in flight: not counted, not seen
             cluster.assume(pod, node)
             self.counted[uid] = node
+            self._replica[uid] = live[uid][0]
             self._on_node.setdefault(node, set()).add(uid)
             seen.add(uid)
             counted.append(pod)
         for uid in [u for u in self._on_node.get(node, ()) if u not in live]:
-            self._uncount(uid)
             pod = cluster.pods.get(uid)
-            if pod is not None and uid in cluster.assumed:
+            pending = pod is not None and uid in cluster.assumed
+            if pending and self._replica.get(uid) not in self.departed:
+                self._linger.setdefault(uid, now + LINGER_SECONDS)  # maybe bound, not shown yet
+                seen.add(uid)
+                continue
+            self._uncount(uid)
+            if pending and pod is not None:
                 cluster.forget(pod)
                 freed.append(pod)
         self._seen[node] = frozenset(seen)
@@ -91,8 +105,8 @@ class ClaimsView:
         self.departed = departed
         freed: list[tuple[str, PodInfo]] = []
         if refilter:
-            for node, claims in list(self.claims.items()):
-                freed += [(node, pod) for pod in self.apply(node, claims, now)[1]]
+            for node in list(self._on_node):
+                freed += [(node, pod) for pod in self.apply(node, self.claims.get(node, {}), now)[1]]
         return freed
 
     def expire(self, now: float) -> list[PodInfo]:
@@ -102,9 +116,19 @@ class ClaimsView:
         for node, claims in list(self.claims.items()):
             if any(c[1] <= now for c in claims.values()):
                 freed += self.apply(node, claims, now)[1]
+        cluster = self.cluster
+        for uid, until in list(self._linger.items()):
+            if until <= now:
+                self._uncount(uid)
+                pod = cluster.pods.get(uid)
+                if pod is not None and uid in cluster.assumed:
+                    cluster.forget(pod)
+                    freed.append(pod)
         return freed
 
     def _uncount(self, uid: str) -> None:
+        self._replica.pop(uid, None)
+        self._linger.pop(uid, None)
         node = self.counted.pop(uid, None)
         if node is not None:
             on_node = self._on_node.get(node)
