@@ -209,7 +209,10 @@ def test_pod_deleted_during_its_binding_is_not_retried(control_plane: LocalContr
     plugins = tmp_path / "plugins"
     plugins.mkdir(mode=0o755)
     (plugins / "delete_during_bind.py").write_text(DELETE_DURING_BIND.format(kubeconfig=control_plane.admin_kubeconfig))
-    kb = start_kubeberth(plugins_dir=plugins, plugins=("DeleteDuringBind",))
+    # The plugin's own API round trips and 1 s wait are its job, not a hang: on a loaded machine
+    # they can pass the plugin timeout, which would interrupt it and retry the pod.
+    kb = start_kubeberth(plugins_dir=plugins, plugins=("DeleteDuringBind",),
+                         env={"KUBEBERTH_PLUGIN_TIMEOUT_SECONDS": "60"})
     create_riding_out(control_plane, namespace, pod_body("doomed", labels={"fault": "delete-during-bind"}))
     create_riding_out(control_plane, namespace, pod_body("kept"))
     wait_for(lambda: "kept" in api.bound(namespace), 30, "the other pod bound")
