@@ -57,7 +57,7 @@ def main() -> int:
         return 2
     settings = Settings(pods=args.pods, delay=args.delay, late_share=args.late_share,
                         pods_per_node=args.pods_per_node, creators=args.creators, qps=args.qps,
-                        interval=args.interval, timeout=args.timeout)
+                        interval=args.interval, timeout=args.timeout, cleanup=False)
     cal = calibration()
     with LocalControlPlane(extra_apiserver_args=["--max-requests-inflight=2000",
                                                  "--max-mutating-requests-inflight=1000"]) as cp:

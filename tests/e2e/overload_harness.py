@@ -70,6 +70,7 @@ class Settings:
     interval: float = 1.0  # sampling period
     timeout: float = 3600.0  # for every pod to be bound
     settle: float = 60.0  # for the event backlog to drain afterwards
+    cleanup: bool = True  # delete the pods, namespace and nodes afterwards (a throwaway control plane need not)
 
 
 @dataclass
@@ -566,7 +567,8 @@ def run(cp: LocalControlPlane, sa_kubeconfig: str, workdir: Path, settings: Sett
         if proxy is not None:
             proxy.close()
         executor.shutdown(wait=True, cancel_futures=True)
-        cleanup(cp, ns, node_names + late_names)
+        if settings.cleanup:
+            cleanup(cp, ns, node_names + late_names)
 
 
 def cleanup(cp: LocalControlPlane, ns: str, node_names: list[str]) -> None:
@@ -580,8 +582,9 @@ def cleanup(cp: LocalControlPlane, ns: str, node_names: list[str]) -> None:
             clients.client = Client(cp)
         clients.client.call("DELETE", f"/api/v1/nodes/{name}", ok=(200, 404))
 
-    with contextlib.suppress(RuntimeError):  # a 504 past the request timeout: it goes on server-side
-        admin.call("DELETE", f"/api/v1/namespaces/{ns}/pods", {"gracePeriodSeconds": 0}, ok=(200, 404))
+    # One try: a large collection outlasts the request (504) and its deletion goes on server-side.
+    with contextlib.suppress(OSError):
+        cp.request("DELETE", f"/api/v1/namespaces/{ns}/pods", {"gracePeriodSeconds": 0}, timeout=60)
     admin.call("DELETE", f"/api/v1/namespaces/{ns}", ok=(200, 202, 404))
     with ThreadPoolExecutor(8) as pool:
         list(pool.map(delete_node, node_names))
