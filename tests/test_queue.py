@@ -149,6 +149,32 @@ def test_move_on_relevant_events_only(q: SchedulingQueue, clock: FakeClock) -> N
     assert ("Fit", "Pod/Add") in seen
 
 
+def test_an_event_looks_only_at_parked_pods_in_queue_order(clock: FakeClock) -> None:
+    """Pods waiting in activeQ or backoffQ are not asked about a cluster event (kube-scheduler walks
+    its unschedulable pool only); the parked ones are looked at, and moved, in the order they were
+    first queued, whatever order they were parked in."""
+    q = SchedulingQueue(lambda p: 0, gates, clock)  # one key: ties pop in the order they were moved
+    asked: list[str] = []
+
+    def interested(pod: PodInfo, *_rest: object) -> bool:
+        asked.append(pod.name)
+        return True
+
+    for name in ("a", "b", "c", "d", "e"):
+        q.add(pod(name))
+    popped = {e.pod.name: e for e in (q.pop(), q.pop(), q.pop())}  # a, b, c in flight; d, e active
+    for name in ("c", "a"):  # parked out of order
+        q.requeue_unschedulable(popped[name], frozenset({"Fit"}), "no")
+    q.requeue_error(popped["b"], "boom")  # backing off
+    clock.t += 20
+    assert q.move_for_event("Node/Add", interested) == 2
+    assert asked == ["a", "c"]
+    q.done("a")
+    asked.clear()
+    assert q.move_for_event("Node/Add", interested) == 0 and asked == []
+    assert drain(q) == ["d", "e", "c", "b"]
+
+
 def test_unschedulable_without_plugins_moves_on_any_event(q: SchedulingQueue, clock: FakeClock) -> None:
     q.add(pod("a"))
     q.requeue_unschedulable(q.pop(), frozenset(), "no")

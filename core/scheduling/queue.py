@@ -27,6 +27,7 @@ ATTEMPT_FAILURE = "ScheduleAttemptFailure"
 BACKOFF_COMPLETE = "BackoffComplete"
 UNSCHEDULABLE_TIMEOUT = "UnschedulableTimeout"
 _WAITING = frozenset({"active", "backoff", "unschedulable", "gated"})
+_PARKED = frozenset({"unschedulable", "gated"})  # the places a cluster event can move a pod out of
 
 
 def event_label(event: str) -> str:
@@ -58,6 +59,7 @@ class QueuedPod:
     where: str = ""  # active | backoff | unschedulable | gated | inflight
     extra: dict[str, Any] = field(default_factory=dict)
     since: float = 0.0  # when it entered `where`
+    order: int = 0  # its place in `entries` (insertion order), kept while its uid stays queued
     waited: dict[str, float] = field(default_factory=dict)  # seconds per queue since the last pop
 
 
@@ -78,6 +80,10 @@ class SchedulingQueue:
         self.initial_backoff = initial_backoff
         self.max_backoff = max_backoff
         self.entries: dict[str, QueuedPod] = {}
+        # The unschedulable and gated entries, so a cluster event looks at those only (kube-scheduler
+        # walks its unschedulablePods, not activeQ or backoffQ); iterated in `entries` order.
+        self._parked: dict[str, QueuedPod] = {}
+        self._order = itertools.count()
         self._active: list[tuple[Any, int, QueuedPod]] = []
         self.pop_from_backoff = pop_from_backoff
         # backoffQ: (expiry, activeQ key under SchedulerPopFromBackoffQ else None, seq, entry);
@@ -103,6 +109,10 @@ class SchedulingQueue:
             entry.waited[previous] = entry.waited.get(previous, 0.0) + (now - entry.since)
         entry.where = where
         entry.since = now
+        if previous in _PARKED:
+            self._parked.pop(entry.pod.uid, None)
+        if where in _PARKED:
+            self._parked[entry.pod.uid] = entry
         if self.on_incoming is not None and where in _WAITING:
             self.on_incoming("unschedulable" if where == "gated" else where, self._event)
 
@@ -126,7 +136,7 @@ class SchedulingQueue:
         entry = self.entries.get(pod.uid)
         if entry is None:
             entry = QueuedPod(pod, timestamp=self.clock())
-            self.entries[pod.uid] = entry
+            self._insert(entry)
         else:
             entry.pod = pod
             if entry.where in ("active", "backoff", "inflight"):
@@ -213,7 +223,7 @@ class SchedulingQueue:
     def add_backoff(self, entry: QueuedPod) -> None:
         """kube-scheduler's backoffQueue.add: `entry` (its timestamp and counts set) waits in
         backoffQ, or the error backoffQ, until its backoff time has passed."""
-        self.entries[entry.pod.uid] = entry
+        self._insert(entry)
         entry.backoff_until = self._backoff_until(entry)
         self._push_backoff(entry)
 
@@ -336,9 +346,25 @@ class SchedulingQueue:
 
     def done(self, uid: str) -> None:
         self.entries.pop(uid, None)
+        self._parked.pop(uid, None)
 
     def delete(self, uid: str) -> None:
         self.entries.pop(uid, None)
+        self._parked.pop(uid, None)
+
+    def _insert(self, entry: QueuedPod) -> None:
+        """Put `entry` in `entries`; a uid already there keeps its place (as a dict key does)."""
+        uid = entry.pod.uid
+        held = self.entries.get(uid)
+        entry.order = held.order if held is not None else next(self._order)
+        if held is not None and held is not entry:
+            self._parked.pop(uid, None)
+        if entry.where in _PARKED:
+            self._parked[uid] = entry
+        self.entries[uid] = entry
+
+    def _parked_entries(self) -> list[QueuedPod]:
+        return sorted(self._parked.values(), key=lambda e: e.order)
 
     # ---- cluster events ----------------------------------------------------------------
     def move_for_event(
@@ -362,7 +388,7 @@ class SchedulingQueue:
         self.move_seq += 1
         moved = 0
         self._event = event_label(event)
-        for entry in list(self.entries.values()):
+        for entry in self._parked_entries():
             if entry.pod.uid == skip:
                 continue
             if entry.where == "gated":
@@ -402,7 +428,7 @@ class SchedulingQueue:
     def flush_unschedulable(self, max_age: float = MAX_IN_UNSCHEDULABLE_SECONDS) -> None:
         now = self.clock()
         self._event = UNSCHEDULABLE_TIMEOUT
-        for entry in list(self.entries.values()):
+        for entry in self._parked_entries():
             if entry.where == "unschedulable" and now - entry.timestamp >= max_age:
                 self._move(entry)
 
