@@ -28,10 +28,12 @@ log = logging.getLogger(__name__)
 
 CLAIMS_ANNOTATION = "kubeberth.io/claims"
 NODE_ANNOTATION = "kubeberth.io/node"  # an annotation: a node name can be longer than a label value
-CLAIM_TTL_SECONDS = 30.0
-# A finished claim of ours stays this long before our next write to its node prunes it, so every
-# replica's pod informer has shown the bound pod before the claim that stood for it goes.
-PRUNE_GRACE_SECONDS = 10.0
+# A claim stands for its pod until every replica's pod informer shows it bound, which under load
+# can take many seconds: claims are not pruned after the bind, they expire (a failed bind drops its
+# claim at once; a departed replica's claims are ignored at once). The Lease holds at most the pods
+# bound to its node within this time.
+CLAIM_TTL_SECONDS = 120.0
+PRUNE_GRACE_SECONDS = CLAIM_TTL_SECONDS
 MAX_WRITE_ATTEMPTS = 6
 MAX_NAME = 253
 
