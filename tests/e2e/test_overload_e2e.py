@@ -19,7 +19,7 @@ from cluster import LocalControlPlane
 from overload_harness import Settings, run
 
 PODS = 1500
-# Measured: ~90 MB idle, ~150 MB at 2,500 pods; the 50,000-pod run's peak is in docs/reliability.md.
+# Measured: ~95 MB idle, 130 MB peak at 1,500 pods; the 50,000-pod run's figures are in docs/reliability.md.
 RSS_BOUND_MB = 250.0
 
 
