@@ -293,6 +293,7 @@ class Soak:
         self._lock = threading.Lock()
         self.t0 = 0.0
         self.overcommit_checks = 0
+        self.behind_seconds = 0.0  # creation time skipped rather than made up in a burst
         self.peak_pods = 0
 
     # -- time --
@@ -341,6 +342,9 @@ class Soak:
             if delay > 0:
                 self._halt.wait(delay)
                 continue
+            if delay < -1.0:  # fell behind (an outage, a slow API server): go on at the rate, no catch-up burst
+                start -= delay
+                self.behind_seconds -= delay
             name = f"s-{i:06d}"
             give_up = time.monotonic() + 120
             while not self._halt.is_set():
@@ -673,9 +677,13 @@ class Soak:
                     self.broken.append(f"{name}: RSS drift {d['drift_pct']}% >= {o.max_rss_drift}%")
 
         # "Stable": the attempt p99 of the last quiet window (plugin reloads only: no API server restart,
-        # no failover, which stall binding by design) against the first quiet one after warm-up.
+        # no failover, which stall binding by design, in it or the one before) against the first quiet
+        # one after warm-up.
+        # The window after a fault is not quiet either: a fault is logged when it is over, and the attempts
+        # that waited it out are scraped up to 10 s later.
+        faulted = {w["window"] + d for w in windows if w["restarts"] or w["failovers"] for d in (0, 1)}
         quiet = [w for w in windows if w["from_s"] >= o.warmup and w["attempt_p99_ms"] is not None
-                 and not w["restarts"] and not w["failovers"] and w["created"] >= o.rate * o.window / 2]
+                 and w["window"] not in faulted and w["created"] >= o.rate * o.window / 2]
         p99s = [w["attempt_p99_ms"] for w in windows if w["attempt_p99_ms"] is not None]
         growth = None
         if len(quiet) >= 2:
@@ -699,6 +707,7 @@ class Soak:
             "double_bound_or_moved": len(moved(self.watch.history)) + len(bound_more_than_once(bind_lines)),
             "overcommit_checks": self.overcommit_checks,
             "peak_pods": self.peak_pods,
+            "creator_behind_seconds": round(self.behind_seconds, 1),
             "attempts_by_result": self.reload_results("attempts:"),
             "reloads_written": self.plugin_written,
             "reload_apply_seconds_max": round(max(self.reload_apply_seconds), 2) if self.reload_apply_seconds else None,
