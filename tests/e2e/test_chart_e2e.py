@@ -141,13 +141,17 @@ def test_chart_values_schema_refuses_bad_values(tools: Tools) -> None:
 
 
 def test_chart_rbac_equals_config_rbac(tools: Tools) -> None:
-    """The chart's roles are config/rbac.yaml's (names follow the release, rules are equal)."""
-    chart = tools.template("kube-system")
+    """The chart's roles are config/rbac.yaml's (names follow the release, rules are equal); the
+    scale-out Role (rights on every Lease of the namespace) only where replicasMode asks for it."""
+    chart = tools.template("kube-system", "--set", "replicasMode=active-active")
+    assert not [o for o in tools.template("kube-system") if o["metadata"]["name"] == "kubeberth-scale-out"]
     shipped = docs((REPO / "config" / "rbac.yaml").read_text())
     for kind, name in (("ClusterRole", "kubeberth"), ("ClusterRole", "kubeberth:reader"),
-                       ("ClusterRole", "kubeberth:admin"), ("Role", "kubeberth-leader-election")):
+                       ("ClusterRole", "kubeberth:admin"), ("Role", "kubeberth-leader-election"),
+                       ("Role", "kubeberth-scale-out")):
         assert find(chart, kind, name)["rules"] == find(shipped, kind, name)["rules"], f"{kind}/{name}"
-    for kind, name in (("ClusterRoleBinding", "kubeberth"), ("RoleBinding", "kubeberth-leader-election")):
+    for kind, name in (("ClusterRoleBinding", "kubeberth"), ("RoleBinding", "kubeberth-leader-election"),
+                       ("RoleBinding", "kubeberth-scale-out")):
         assert find(chart, kind, name)["subjects"] == find(shipped, kind, name)["subjects"]
         assert find(chart, kind, name)["roleRef"] == find(shipped, kind, name)["roleRef"]
     shipped_names = {(o["kind"], o["metadata"]["name"]) for o in shipped}
