@@ -195,6 +195,7 @@ def test_flush_deadline_counts_the_rest_as_dropped(api: Api, namespace: str, sa_
     and the numbers add up against what the API server holds."""
     stats = WriteStats()
     recorder = EventRecorder(RawClient(load_api_client(sa_kubeconfig), TokenBucket(20, 5)), stats, "e2e")
+    bucket_since = time.monotonic()
     recorder.start()
     for i in range(150):
         recorder.record(_pod(namespace, f"p{i}"), "Normal", "Scheduled", f"Successfully assigned {i}")
@@ -202,12 +203,15 @@ def test_flush_deadline_counts_the_rest_as_dropped(api: Api, namespace: str, sa_
     recorder.close(2.0)
     assert recorder.join()
     took = time.monotonic() - started
+    granted = 5 + 20 * (time.monotonic() - bucket_since)  # the bucket's burst plus its rate since
     recorder.record(_pod(namespace, "late"), "Normal", "Scheduled", "after close")
     c = stats.counts
     on_server = len(api.events(namespace))
     assert took < 3.5, took
     assert c["events_emitted"] == 151 and c["events_created"] + c["events_dropped"] == 151, c
-    assert c["events_created"] == on_server and 10 <= on_server <= 5 + 20 * 2.5, (c, on_server)
+    # Writes given a token before the deadline finish after it (sixteen writers in flight), so
+    # the bound is what the bucket can have granted over the whole time, not over the flush alone.
+    assert c["events_created"] == on_server and 10 <= on_server <= granted, (c, on_server, granted)
 
 
 # ---------------------------------------------------------------------------- one kubeberth process
