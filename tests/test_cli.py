@@ -143,8 +143,11 @@ def test_ctrl_c_is_one_line_and_exit_130(command: tuple[str, ...]) -> None:
     import time
 
     env = {k: v for k, v in os.environ.items() if not k.startswith("KUBEBERTH_")}
+    # As from a terminal: SIGINT at its default in the child. A suite started in the background by
+    # a shell without job control inherits SIGINT ignored, and Python then installs no handler.
     proc = subprocess.Popen([sys.executable, "-m", "kubeberth", *command], stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, text=True, env=env)
+                            stderr=subprocess.PIPE, text=True, env=env,
+                            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))  # noqa: PLW1509
     time.sleep(4)  # well into the run
     assert proc.poll() is None
     proc.send_signal(signal.SIGINT)
