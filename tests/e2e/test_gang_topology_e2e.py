@@ -10,6 +10,7 @@ zone can take must be reported alike.
 from __future__ import annotations
 
 import os
+import time
 from collections.abc import Iterator
 from typing import Any
 
@@ -78,6 +79,11 @@ def test_a_gang_lands_in_the_zone_that_takes_all_of_it_as_with_kube_scheduler(pl
             # Thirteen ranks, minCount 13: no zone can take them.
             for i in range(13):
                 create_member(api, ns, f"huge-{owner}-{i}", f"huge-{owner}", "1", scheduler, {"gang-owner": owner})
+        # Each scheduler must have seen every member before the group appears: one that had seen
+        # four ranks of six would score zone a's placement (four pods) as zone b's and could take it,
+        # leaving two ranks with no room in their zone (a likely cause of one CI run where kube-scheduler
+        # did not bind its six ranks within a minute).
+        time.sleep(2.0)
         for owner in ("kb", "ks"):
             api.call("POST", f"/apis/scheduling.k8s.io/v1beta1/namespaces/{ns}/podgroups", topology_group(f"ranks-{owner}", 4))
             api.call("POST", f"/apis/scheduling.k8s.io/v1beta1/namespaces/{ns}/podgroups", topology_group(f"huge-{owner}", 13))
