@@ -185,13 +185,16 @@ def test_active_active_no_overcommit(api: Api, namespace: str, make_nodes: Any, 
            protocol_commit_retries=t.get("retries", 0),
            protocol_conflict_rate=conflicts / max(1, commits + conflicts),
            protocol_claim_writes_per_pod=t.get("claim_writes", 0) / max(1, bound),
+           protocol_claim_attempts_per_pod=(t.get("claim_writes", 0) + t.get("retries", 0)) / max(1, bound),
            protocol_scheduling_writes_per_pod=(t.get("claim_writes", 0) + t.get("binds", 0)
                                                + t.get("bind_conflicts", 0)) / max(1, bound),
            protocol_bind_conflicts=t.get("bind_conflicts", 0))
     assert over == [] and twice == [] and moves == []
     assert bound == PODS  # every node filled exactly: every schedulable pod bound
     assert t.get("binds", 0) == PODS and commits >= PODS
-    assert t.get("claim_writes", 0) <= 1.5 * PODS
+    # One accepted claim write per placement (a release only after a failed bind). The 409s of the
+    # race (retries) are a measurement: they grow with load and the last room's contention.
+    assert t.get("claim_writes", 0) == commits + t.get("releases", 0), t
 
 
 def test_active_active_replica_killed(api: Api, namespace: str, make_nodes: Any, start_kubeberth: Any,

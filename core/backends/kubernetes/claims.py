@@ -93,7 +93,9 @@ METRICS = {
                   "Placements refused at commit: another replica claimed the node meanwhile (the pod is scheduled again)."),
     "retries": ("kubeberth_scale_out_commit_retries_total",
                 "Claims writes retried after a 409 (resourceVersion precondition failed)."),
-    "claim_writes": ("kubeberth_scale_out_claim_writes_total", "Writes to claims Leases (commits and releases)."),
+    "claim_writes": ("kubeberth_scale_out_claim_writes_total",
+                     "Writes to claims Leases the API server accepted (commits and releases); one refused with "
+                     "a 409 is counted in kubeberth_scale_out_commit_retries_total."),
     "releases": ("kubeberth_scale_out_claim_releases_total", "Claims dropped after a failed bind."),
     "absorbed": ("kubeberth_scale_out_absorbed_total",
                  "Commits that found claims made since the cycle looked, all fitting beside the pod (no conflict)."),
@@ -230,12 +232,12 @@ class ClaimStore:
             "annotations": {CLAIMS_ANNOTATION: orjson.dumps(claims).decode(), NODE_ANNOTATION: node},
         }
         body: dict[str, Any] = {"apiVersion": "coordination.k8s.io/v1", "kind": "Lease", "metadata": meta, "spec": {}}
-        self.stats.add("claim_writes")
         if obj is None:
             written = self.raw.request("POST", self.watch.path, body=body, timeout=10)
         else:
             meta["resourceVersion"] = (obj.get("metadata") or {}).get("resourceVersion")
             written = self.raw.request("PUT", f"{self.watch.path}/{name}", body=body, timeout=10)
+        self.stats.add("claim_writes")
         if isinstance(written, dict):
             self.watch.put(written)
 
