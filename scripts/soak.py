@@ -95,6 +95,7 @@ class Options:
     failover_every: float = 1200.0
     window: float = 300.0
     warmup: float = 600.0
+    lead_warmup: float = 300.0
     max_rss_drift: float = 5.0  # percent; 0: reported, not a promise
     max_p99_growth: float = 2.0  # last window's attempt p99 / first window's after warm-up; 0: reported only
     nodes: int = 10
@@ -113,6 +114,8 @@ def parse_args(argv: list[str] | None = None) -> Options:
     p.add_argument("--failover-every", type=float, default=1200.0, help="seconds between leader kills (0: none)")
     p.add_argument("--window", type=float, default=300.0, help="seconds per row of the table (default 300)")
     p.add_argument("--warmup", type=float, default=600.0, help="seconds of a process's life left out of RSS drift")
+    p.add_argument("--lead-warmup", type=float, default=300.0,
+                   help="seconds after a standby first leads left out of its leading RSS drift")
     p.add_argument("--max-rss-drift", type=float, default=5.0, help="percent; 0 reports without promising")
     p.add_argument("--max-p99-growth", type=float, default=2.0, help="factor; 0 reports without promising")
     p.add_argument("--nodes", type=int, default=10, help="Node objects (8 cpu, 110 pods each)")
@@ -127,7 +130,7 @@ def parse_args(argv: list[str] | None = None) -> Options:
         (a.lifetime >= 0, "--lifetime must be >= 0"),
         (min(a.reload_every, a.restart_every, a.failover_every) >= 0, "--*-every must be >= 0"),
         (a.window > 0, "--window must be > 0"),
-        (a.warmup >= 0, "--warmup must be >= 0"),
+        (a.warmup >= 0 and a.lead_warmup >= 0, "--warmup and --lead-warmup must be >= 0"),
         (a.nodes > 0, "--nodes must be > 0"),
         (len(lease) == 3 and all(re.fullmatch(r"\d+(\.\d+)?s", x) for x in lease),
          "--lease must be three durations like 15s,10s,2s"),
@@ -138,7 +141,7 @@ def parse_args(argv: list[str] | None = None) -> Options:
         if not ok:
             p.exit(2, f"soak.py: {message}\n")
     return Options(a.minutes, a.rate, a.lifetime, a.reload_every, a.restart_every, a.failover_every, a.window,
-                   a.warmup, a.max_rss_drift, a.max_p99_growth, a.nodes, lease, a.settle, a.out)
+                   a.warmup, a.lead_warmup, a.max_rss_drift, a.max_p99_growth, a.nodes, lease, a.settle, a.out)
 
 
 # ---- small pieces --------------------------------------------------------------------------------
@@ -263,6 +266,7 @@ class Replica:
     started: float  # seconds since the soak's start
     killed: float | None = None
     rss: list[tuple[float, int]] = field(default_factory=list)  # (soak seconds, KiB)
+    led_from: float | None = None  # soak seconds when it was first seen holding the Lease
     last_buckets: dict[float, float] = field(default_factory=dict)
     reloads: dict[str, float] = field(default_factory=dict)
     plugin_version: int = -1
@@ -390,6 +394,9 @@ class Soak:
         while not self._halt.wait(5.0):
             tick += 1
             t = self.now()
+            leader = self.leader()
+            if leader is not None and leader.led_from is None:
+                leader.led_from = t
             for r in self.live():
                 if r.alive:
                     kib = rss_kib(r.kb.proc.pid)
@@ -655,20 +662,7 @@ class Soak:
                 "failovers": sum(e["kind"] == "failover" for e in faults),
             })
 
-        # RSS drift per process: median of the last window it lived against its first after warm-up
-        drift: dict[str, dict[str, Any]] = {}
-        for r in self.replicas:
-            if not r.rss:
-                continue
-            end_t = r.rss[-1][0]
-            first = [k for t, k in r.rss if r.started + o.warmup <= t < r.started + o.warmup + o.window]
-            last = [k for t, k in r.rss if end_t - o.window < t <= end_t]
-            if len(first) < 3 or end_t - o.window < r.started + o.warmup + o.window:
-                continue  # not alive for a full window after warm-up and a distinct last window
-            a, b = statistics.median(first), statistics.median(last)
-            drift[r.name] = {"after_warmup_mib": round(a / 1024, 1), "end_mib": round(b / 1024, 1),
-                             "drift_pct": round(100 * (b - a) / a, 2),
-                             "lived_s": round(end_t - r.started), "killed_at_s": r.killed}
+        drift = {f"{r.name}/{role}": d for r in self.replicas for role, d in rss_drift(r, o).items()}
         if o.max_rss_drift > 0:
             if not drift:
                 self.broken.append("no replica lived a window past warm-up: RSS drift not measured")
@@ -739,6 +733,34 @@ class Soak:
                 if result.startswith("attempts:") == bool(prefix):
                     total[result.removeprefix(prefix)] = total.get(result.removeprefix(prefix), 0) + n
         return total
+
+
+def rss_drift(r: Replica, o: Options) -> dict[str, dict[str, Any]]:
+    """RSS drift of one process per role: the median of the last window against the first after the
+    warm-up. A standby that takes over starts building what only a leader holds (queue, cycle state,
+    nominations, decision records), so its leading life is measured on its own, from --lead-warmup
+    after it first led; a leader that steps down keeps all of that, so later role changes do not
+    split its life again. A span without a full first window and a distinct last one is left out."""
+    if not r.rss:
+        return {}
+    end_t = r.rss[-1][0]
+    led = r.led_from
+    if led is None or led - r.started < o.window:  # one role from the start
+        spans = [("leading" if led is not None else "standby", r.started + o.warmup, end_t)]
+    else:
+        spans = [("standby", r.started + o.warmup, led),
+                 ("leading", max(led + o.lead_warmup, r.started + o.warmup), end_t)]
+    out: dict[str, dict[str, Any]] = {}
+    for role, start, stop in spans:
+        first = [k for t, k in r.rss if start <= t < start + o.window]
+        last = [k for t, k in r.rss if stop - o.window < t <= stop]
+        if len(first) < 3 or stop - o.window < start + o.window:
+            continue
+        a, b = statistics.median(first), statistics.median(last)
+        out[role] = {"from_s": round(start), "to_s": round(stop), "after_warmup_mib": round(a / 1024, 1),
+                     "end_mib": round(b / 1024, 1), "drift_pct": round(100 * (b - a) / a, 2),
+                     "killed_at_s": r.killed}
+    return out
 
 
 def table(windows: list[dict[str, Any]], names: list[str]) -> str:

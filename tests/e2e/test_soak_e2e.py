@@ -32,7 +32,7 @@ def test_three_minute_soak_keeps_every_promise(tmp_path: Path, record_property: 
     started = time.monotonic()
     proc = subprocess.run(
         [sys.executable, str(SCRIPT), "--minutes", "3", "--reload-every", "20", "--restart-every", "90",
-         "--failover-every", "120", "--window", "30", "--warmup", "60", "--max-rss-drift", "25",
+         "--failover-every", "120", "--window", "30", "--warmup", "60", "--lead-warmup", "30", "--max-rss-drift", "25",
          "--max-p99-growth", "3", "--settle", "60", "--out", str(out)],
         capture_output=True, text=True, timeout=400,
     )
