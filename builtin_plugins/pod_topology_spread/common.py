@@ -43,15 +43,19 @@ class SpreadConstraint:
 
 
 def parse_constraints(
-    raw: tuple[dict[str, Any], ...] | list[dict[str, Any]], pod_labels: dict[str, str], action: str
+    raw: tuple[dict[str, Any], ...] | list[dict[str, Any]],
+    pod_labels: dict[str, str],
+    action: str,
+    match_label_keys: bool = True,
 ) -> list[SpreadConstraint]:
-    """filterTopologySpreadConstraints: keep `action` constraints, merge matchLabelKeys."""
+    """filterTopologySpreadConstraints: keep `action` constraints, merge matchLabelKeys (ignored when
+    `match_label_keys` is False: the MatchLabelKeysInPodTopologySpread gate switched off)."""
     out = []
     for c in raw:
         if c.get("whenUnsatisfiable", DO_NOT_SCHEDULE) != action:
             continue
         selector = LabelSelector.from_api(c.get("labelSelector"))
-        keys = c.get("matchLabelKeys") or ()
+        keys = (c.get("matchLabelKeys") or ()) if match_label_keys else ()
         extra = {k: pod_labels[k] for k in keys if k in pod_labels}
         if extra:
             selector = LabelSelector.from_set(extra).add(selector.requirements) if not selector.nothing else selector
@@ -107,6 +111,12 @@ def default_selector(pod: PodView, cluster: ClusterView) -> LabelSelector:
 CONSTRAINTS: dict[str, MemoKey[list[SpreadConstraint]]] = {
     a: MemoKey(f"PodTopologySpread.constraints.{a}") for a in (DO_NOT_SCHEDULE, SCHEDULE_ANYWAY)
 }
+# The same, parsed with matchLabelKeys ignored (MatchLabelKeysInPodTopologySpread off): a pod's memo
+# must not hand one plugin instance what another, under other gates, parsed.
+CONSTRAINTS_WITHOUT_MATCH_LABEL_KEYS: dict[str, MemoKey[list[SpreadConstraint]]] = {
+    a: MemoKey(f"PodTopologySpread.constraints.noMatchLabelKeys.{a}") for a in (DO_NOT_SCHEDULE, SCHEDULE_ANYWAY)
+}
+
 
 class _Terminating:
     """PodIndex of placed pods being deleted: spreading does not count them (#87621)."""

@@ -13,6 +13,7 @@ import numpy as np
 from kubeberth import (
     ClusterView,
     CycleState,
+    FeatureGates,
     FilterResult,
     MemoKey,
     NodeView,
@@ -28,6 +29,7 @@ from pydantic import BaseModel, ConfigDict, Field, model_validator
 from . import filtering, scoring
 from .common import (
     CONSTRAINTS,
+    CONSTRAINTS_WITHOUT_MATCH_LABEL_KEYS,
     DO_NOT_SCHEDULE,
     SCHEDULE_ANYWAY,
     SYSTEM_DEFAULT_CONSTRAINTS,
@@ -89,8 +91,15 @@ class PodTopologySpread:
     }
     requeue_on = frozenset(queueing_hints)  # EventsToRegister: exactly the hinted events
 
-    def __init__(self, args: PodTopologySpreadArgs | None = None) -> None:
+    def __init__(self, args: PodTopologySpreadArgs | None = None, feature_gates: FeatureGates | None = None) -> None:
         args = args or PodTopologySpreadArgs()
+        gates = feature_gates if feature_gates is not None else FeatureGates()
+        # MatchLabelKeysInPodTopologySpread (beta, on by default): off, a constraint's matchLabelKeys
+        # are ignored (upstream's enableMatchLabelKeysInPodTopologySpread). Its companion
+        # MatchLabelKeysInPodTopologySpreadSelectorMerge is the API server's (it merges the keys into
+        # labelSelector when the pod is created); the scheduler reads no other gate here.
+        self.match_label_keys = gates.enabled("MatchLabelKeysInPodTopologySpread")
+        self._constraint_keys = CONSTRAINTS if self.match_label_keys else CONSTRAINTS_WITHOUT_MATCH_LABEL_KEYS
         self.system_defaulted = args.defaultingType == "System"
         self.default_constraints = (
             list(SYSTEM_DEFAULT_CONSTRAINTS) if self.system_defaulted else list(args.defaultConstraints)
@@ -100,9 +109,9 @@ class PodTopologySpread:
         }  # per instance: defaults are this plugin's configuration
         # Without matchLabelKeys the parsed defaults are the same for every pod: parse them once.
         self._parsed_defaults: dict[str, list[SpreadConstraint]] = {}
-        if not any(c.get("matchLabelKeys") for c in self.default_constraints):
+        if not self.match_label_keys or not any(c.get("matchLabelKeys") for c in self.default_constraints):
             for action in (DO_NOT_SCHEDULE, SCHEDULE_ANYWAY):
-                self._parsed_defaults[action] = parse_constraints(self.default_constraints, {}, action)
+                self._parsed_defaults[action] = parse_constraints(self.default_constraints, {}, action, self.match_label_keys)
         # Default selectors by (namespace, labels, controller), valid while the cluster's objects
         # (Services, ReplicaSets, ...) are unchanged: a workload's replicas share theirs.
         self._selectors: dict[tuple[Any, ...], LabelSelector] = {}
@@ -140,7 +149,7 @@ class PodTopologySpread:
             return False
         if not pod.topology_spread_constraints:
             return True  # default constraints select by the pod's Services and owners: not known here
-        constraints = parse_constraints(pod.topology_spread_constraints, pod.labels, DO_NOT_SCHEDULE)
+        constraints = parse_constraints(pod.topology_spread_constraints, pod.labels, DO_NOT_SCHEDULE, self.match_label_keys)
         if old is not None and new is not None:
             if old.labels == new.labels:
                 return False
@@ -155,7 +164,9 @@ class PodTopologySpread:
             raise TypeError(f"expected pods, got {type(old).__name__} and {type(new).__name__}")
         raw = pod.topology_spread_constraints or self.default_constraints
         constraints = [
-            c for action in (DO_NOT_SCHEDULE, SCHEDULE_ANYWAY) for c in parse_constraints(raw, pod.labels, action)
+            c
+            for action in (DO_NOT_SCHEDULE, SCHEDULE_ANYWAY)
+            for c in parse_constraints(raw, pod.labels, action, self.match_label_keys)
         ]
         if old.tolerations != new.tolerations and any(c.honor_taints for c in constraints):
             return True
@@ -166,17 +177,19 @@ class PodTopologySpread:
     # ---- constraints --------------------------------------------------------------------
     def constraints(self, pod: PodView, cluster: ClusterView, action: str) -> list[SpreadConstraint]:
         if pod.topology_spread_constraints:
-            key = CONSTRAINTS[action]
+            key = self._constraint_keys[action]
             found = key.get(pod)
             if found is None:
-                found = key.set(pod, parse_constraints(pod.topology_spread_constraints, pod.labels, action))
+                found = key.set(
+                    pod, parse_constraints(pod.topology_spread_constraints, pod.labels, action, self.match_label_keys)
+                )
             return found
         constraints = self._parsed_defaults.get(action)
         if constraints is None:  # defaults with matchLabelKeys depend on the pod's labels
             key = self._default_keys[action]
             constraints = key.get(pod)
             if constraints is None:
-                constraints = key.set(pod, parse_constraints(self.default_constraints, pod.labels, action))
+                constraints = key.set(pod, parse_constraints(self.default_constraints, pod.labels, action, self.match_label_keys))
         if not constraints:
             return []
         selector = self._default_selector(pod, cluster)

@@ -15,7 +15,7 @@ from kubeberth.builtin_plugins.pod_topology_spread import (
 )
 from kubeberth.cache.cluster import ClusterState
 from kubeberth.cache.podinfo import PodInfo
-from kubeberth.testing import cluster_of, make_node, make_pod
+from kubeberth.testing import SchedulerTester, cluster_of, make_node, make_pod
 
 HOST = "kubernetes.io/hostname"
 FOO = {"matchExpressions": [{"key": "foo", "operator": "Exists"}]}
@@ -307,3 +307,20 @@ def test_list_defaulting_and_args_validation() -> None:
     with pytest.raises(ValueError):
         PodTopologySpreadArgs.model_validate({"defaultingType": "List", "defaultConstraints": [
             {"maxSkew": 0, "topologyKey": "zone", "whenUnsatisfiable": "DoNotSchedule"}]})
+
+
+@pytest.mark.parametrize(("gate", "where"), [(True, "n-b"), (False, "n-a")])
+def test_match_label_keys_gate_read_from_the_scheduler_gates(gate: bool, where: str) -> None:
+    """MatchLabelKeysInPodTopologySpread reaches the plugin from --feature-gates: on, the pod spreads
+    against its own revision (one in zone a, none in b: b); off, matchLabelKeys is ignored and it
+    spreads against every app=x pod (one in a, two in b: a)."""
+    gates = {"MatchLabelKeysInPodTopologySpread": gate, "MatchLabelKeysInPodTopologySpreadSelectorMerge": gate}
+    nodes = [make_node(name, cpu="8", labels={"zone": zone}) for name, zone in (("n-a", "a"), ("n-b", "b"))]
+    placed = [make_pod("x1", labels={"app": "x", "rev": "1"}, nodeName="n-a"),
+              make_pod("x2", labels={"app": "x", "rev": "2"}, nodeName="n-b"),
+              make_pod("x3", labels={"app": "x", "rev": "2"}, nodeName="n-b")]
+    constraint = spread(1, "zone", "DoNotSchedule", {"matchLabels": {"app": "x"}}, matchLabelKeys=["rev"])
+    with SchedulerTester(["PodTopologySpread"], objects=[*nodes, *placed], feature_gates=gates) as t:
+        assert t.generation.default_profile.plugins["PodTopologySpread"].match_label_keys is gate
+        pod = make_pod("new", labels={"app": "x", "rev": "1"}, topologySpreadConstraints=[constraint])
+        assert t.schedule(pod) == {"new": where}

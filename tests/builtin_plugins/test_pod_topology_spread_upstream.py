@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 import st
-from kubeberth import Code, CycleState, LabelSelector
+from kubeberth import Code, CycleState, FeatureGates, LabelSelector
 from kubeberth.api.capabilities import capabilities_of
 from kubeberth.builtin_plugins.pod_topology_spread import PodTopologySpread, PodTopologySpreadArgs
 from kubeberth.scheduling.pod_events import target_pod_events
@@ -58,9 +58,10 @@ def newCriticalPaths() -> list[tuple[str, int]]:
 def topologyNormalizingWeight(size: int) -> float:
     return math.log(size + 2)
 
-# Cases that run kube-scheduler with NodeInclusionPolicyInPodTopologySpread or MatchLabelKeysInPodTopologySpread
-# switched off (the plugin's enable* fields false) while the pod sets those fields: kubeberth implements the GA
-# behaviour only, so these are listed in upstream_unported.py.
+# Cases that run kube-scheduler with NodeInclusionPolicyInPodTopologySpread switched off (the plugin's
+# enableNodeInclusionPolicy field false) while the pod sets nodeAffinityPolicy/nodeTaintsPolicy: the gate is GA and
+# locked on in v1.37, so the runners read such a pod without those fields (`gated`). MatchLabelKeysInPodTopologySpread
+# (beta) can be switched off: a case's enableMatchLabelKeys is the plugin's gate (`match_label_keys_gates`).
 
 
 TestSingleConstraint = [
@@ -4979,16 +4980,21 @@ Test_isSchedulableAfterAssignedPodChange = [
 ]
 
 
-def gated(pod: dict[str, Any], node_inclusion: bool = True, match_label_keys: bool = True) -> dict[str, Any]:
-    """The pod as a plugin with the feature off reads it: nodeAffinityPolicy/nodeTaintsPolicy or
-    matchLabelKeys ignored (the Go test flips the plugin's enable* fields; kubeberth has the GA behaviour)."""
-    drop = ({"nodeAffinityPolicy", "nodeTaintsPolicy"} if not node_inclusion else set()) | (
-        {"matchLabelKeys"} if not match_label_keys else set()
-    )
+def gated(pod: dict[str, Any], node_inclusion: bool = True) -> dict[str, Any]:
+    """The pod as a plugin with NodeInclusionPolicyInPodTopologySpread off reads it: nodeAffinityPolicy and
+    nodeTaintsPolicy ignored (the Go test flips the plugin's enable field; the gate is locked on in v1.37)."""
+    drop = {"nodeAffinityPolicy", "nodeTaintsPolicy"} if not node_inclusion else set()
     for c in pod["spec"].get("topologySpreadConstraints") or ():
         for key in drop:
             c.pop(key, None)
     return pod
+
+
+def match_label_keys_gates(tt: dict[str, Any]) -> FeatureGates:
+    """The case's enableMatchLabelKeys (false unless set, as the Go struct's zero value) as the plugin's
+    MatchLabelKeysInPodTopologySpread gate (and the API server's SelectorMerge gate that depends on it)."""
+    on = bool(tt.get("enableMatchLabelKeys", False))
+    return FeatureGates({"MatchLabelKeysInPodTopologySpread": on, "MatchLabelKeysInPodTopologySpreadSelectorMerge": on})
 
 
 def list_defaulting() -> PodTopologySpread:
@@ -5005,9 +5011,9 @@ def test_filter(tt: dict[str, Any]) -> None:
 
 @pytest.mark.parametrize("tt", cases(TestPodTopologySpreadScore))
 def test_score(tt: dict[str, Any]) -> None:
-    pod = gated(tt["pod"], tt.get("enableNodeInclusionPolicy", False), tt.get("enableMatchLabelKeys", False))
+    pod = gated(tt["pod"], tt.get("enableNodeInclusionPolicy", False))
     cluster = snapshot(tt.get("existingPods"), tt["nodes"] + (tt.get("failedNodes") or []), *(tt.get("objs") or []))
-    plugin = PodTopologySpread(PodTopologySpreadArgs(defaultingType="System"))
+    plugin = PodTopologySpread(PodTopologySpreadArgs(defaultingType="System"), feature_gates=match_label_keys_gates(tt))
     pre, got = run_score(plugin, pod, cluster, [n["metadata"]["name"] for n in tt["nodes"]])
     assert pre is None
     assert [{"name": n, "score": s} for n, s in got.items()] == tt["want"]
@@ -5057,9 +5063,9 @@ def pre_filter_state(cluster: Any, got: Any) -> dict[str, Any]:
 
 @pytest.mark.parametrize("tt", cases(TestPreFilterState))
 def test_pre_filter_state(tt: dict[str, Any]) -> None:
-    pod = gated(tt["pod"], tt.get("enableNodeInclusionPolicy", False), tt.get("enableMatchLabelKeys", False))
+    pod = gated(tt["pod"], tt.get("enableNodeInclusionPolicy", False))
     args = {"defaultingType": "List", "defaultConstraints": tt.get("defaultConstraints") or []}
-    plugin = PodTopologySpread(PodTopologySpreadArgs(**args))
+    plugin = PodTopologySpread(PodTopologySpreadArgs(**args), feature_gates=match_label_keys_gates(tt))
     cluster = snapshot(tt.get("existingPods"), tt.get("nodes"), *(tt.get("objs") or []))
     state = CycleState()
     status = plugin.pre_filter(state=state, pod=st.pod_info(pod), cluster=cluster)
