@@ -10,6 +10,7 @@ from __future__ import annotations
 import statistics
 from typing import Any
 
+from ..observability.divergence import DivergenceReport, format_divergences
 from .simulate import SimulationResult, node_usage
 
 RESOURCES = ("cpu", "memory", "pods")
@@ -45,16 +46,25 @@ def zone_usage(usage: list[dict[str, Any]]) -> dict[str, dict[str, float]]:
     }
 
 
+def divergence_report(
+    a: SimulationResult, b: SimulationResult, labels: tuple[str, str] = ("before", "after")
+) -> dict[str, Any]:
+    """The pods placed or found unschedulable by both runs, in the divergence report shadow
+    generations use too (kubeberth.observability.divergence): moved, newly_unschedulable,
+    newly_placed (each sorted by pod), counts and agreement."""
+    pa, pb = a.placements, b.placements
+    ua, ub = _unschedulable(a), _unschedulable(b)
+    report = DivergenceReport(labels)
+    for pod in sorted((pa.keys() | ua.keys()) & (pb.keys() | ub.keys())):
+        before, after = pa.get(pod), pb.get(pod)
+        report.add(pod, before, after, ub.get(pod, "") if after is None else ua.get(pod, ""))
+    return report.as_dict()
+
+
 def compare(a: SimulationResult, b: SimulationResult, labels: tuple[str, str] = ("before", "after")) -> dict[str, Any]:
     """What changes from run `a` to run `b` of the same cluster: placements, (un)schedulable pods,
     utilisation per node and zone, spread/packing metrics."""
-    pa, pb = a.placements, b.placements
-    ua, ub = _unschedulable(a), _unschedulable(b)
-    moved = [{"pod": k, "before": pa[k], "after": pb[k]} for k in sorted(pa.keys() & pb.keys()) if pa[k] != pb[k]]
-    newly_unschedulable = [
-        {"pod": k, "before": pa[k], "message": ub[k]} for k in sorted(pa.keys() - pb.keys()) if k in ub
-    ]
-    newly_placed = [{"pod": k, "after": pb[k], "message": ua[k]} for k in sorted(pb.keys() - pa.keys()) if k in ua]
+    divergences = divergence_report(a, b, labels)
     usage_a, usage_b = node_usage(a.scheduler), node_usage(b.scheduler)
     by_node_b = {u["node"]: u for u in usage_b}
     per_node = [
@@ -73,9 +83,7 @@ def compare(a: SimulationResult, b: SimulationResult, labels: tuple[str, str] = 
         "labels": {"before": labels[0], "after": labels[1]},
         "generations": {"before": a.summary["generation"], "after": b.summary["generation"]},
         "totals": {k: {"before": a.summary.get(k, 0), "after": b.summary.get(k, 0)} for k in totals},
-        "moved": moved,
-        "newly_unschedulable": newly_unschedulable,
-        "newly_placed": newly_placed,
+        **{k: v for k, v in divergences.items() if k != "labels"},
         "per_node": per_node,
         "per_zone": per_zone,
         "metrics": {"before": spread_metrics(usage_a), "after": spread_metrics(usage_b)},
@@ -111,16 +119,5 @@ def format_comparison(diff: dict[str, Any]) -> str:
             lines.append(f"    {n['node']} ({n['zone'] or 'no zone'}): {cells}")
         if len(changed) > NODES_SHOWN:
             lines.append(f"    ... and {len(changed) - NODES_SHOWN} more (--json lists all)")
-    lines.append(
-        f"  pods on another node: {len(diff['moved'])}   newly unschedulable: {len(diff['newly_unschedulable'])}"
-        f"   newly placed: {len(diff['newly_placed'])}"
-    )
-    for m in diff["moved"][:MOVES_SHOWN]:
-        lines.append(f"    {m['pod']}: {m['before']} → {m['after']}")
-    if len(diff["moved"]) > MOVES_SHOWN:
-        lines.append(f"    ... and {len(diff['moved']) - MOVES_SHOWN} more (--json lists all)")
-    for m in diff["newly_unschedulable"]:
-        lines.append(f"    {m['pod']}: {m['before']} → unschedulable: {m['message']}")
-    for m in diff["newly_placed"]:
-        lines.append(f"    {m['pod']}: unschedulable → {m['after']}")
+    lines += format_divergences(diff, MOVES_SHOWN)
     return "\n".join(lines)
