@@ -8,13 +8,16 @@ its own kubeberth, so tests do not see each other's nodes.
 
 from __future__ import annotations
 
+import json
 import os
 import sys
 import threading
 import time
+import urllib.request
 from collections import Counter
 from typing import Any
 
+import pytest
 from cluster import LocalControlPlane, wait_for
 from kubeberth_harness import CONFIG_DIR, PROFILE, Api, Kubeberth, suffix
 
@@ -248,6 +251,84 @@ def test_watch_expiry_relists_without_missing_pods(control_plane: LocalControlPl
         assert int(informer.resource_version) > 1
     finally:
         backend.stop()
+
+
+def etcd_revision(cp: LocalControlPlane) -> int:
+    req = urllib.request.Request(f"{cp.etcd_url}/v3/kv/range", data=b'{"key": "AA=="}', method="POST")
+    with urllib.request.urlopen(req, timeout=5) as resp:
+        return int(json.loads(resp.read())["header"]["revision"])
+
+
+def compact_etcd(cp: LocalControlPlane) -> int:
+    """Compact etcd at its current revision: every older resourceVersion is gone for watches."""
+    revision = etcd_revision(cp)
+    body = json.dumps({"revision": str(revision), "physical": True}).encode()
+    req = urllib.request.Request(f"{cp.etcd_url}/v3/kv/compaction", data=body, method="POST")
+    with urllib.request.urlopen(req, timeout=10):
+        return revision
+
+
+def test_paged_relist_that_outlives_the_watch_window_does_not_relist_again(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A relist longer than the API server's watch window used to end in a watch from an expired
+    resourceVersion, another 410 and another relist, over and over under churn. With the watch
+    cache off, watches are served by etcd and anything older than its compaction is expired, so
+    compacting etcd while the relist is applied is exactly a list that outlived the window: the
+    watch goes on from the stream opened after the first page, sees what happened meanwhile, and
+    there is no second relist."""
+    from kubeberth.backends.base import ClusterEvent
+    from kubeberth.backends.kubernetes import KubernetesBackend, load_api_client
+    from kubeberth.backends.kubernetes import informer as informer_module
+
+    monkeypatch.setattr(informer_module, "PAGE_SIZE", 4)  # 13 pods: four pages
+    with LocalControlPlane(extra_apiserver_args=["--watch-cache=false"]) as cp:
+        api = Api(cp)
+        ns = f"kb-relist-{suffix()}"
+        api.call("POST", "/api/v1/namespaces", {"metadata": {"name": ns}})
+        for i in range(12):
+            api.create_pod(ns, f"p{i}")
+        seen: list[ClusterEvent] = []
+        lock = threading.Lock()
+        armed = threading.Event()
+        fired: list[int] = []
+
+        def sink(ev: ClusterEvent) -> None:
+            with lock:
+                seen.append(ev)
+            if ev.kind == "Pod" and armed.is_set() and not fired:  # inside the relist's apply
+                api.create_pod(ns, "during")
+                api.delete_pod(ns, "p0")
+                fired.append(compact_etcd(cp))  # two revisions past the list's: a watch from it is expired
+
+        def names(typ: str) -> set[str]:
+            with lock:
+                return {e.obj["metadata"]["name"] for e in seen if e.kind == "Pod" and e.type == typ}
+
+        backend = KubernetesBackend(load_api_client(cp.admin_kubeconfig), [PROFILE])
+        backend.start(sink)
+        try:
+            assert backend.wait_ready(60)
+            informer = backend.informers["Pod"]
+            wait_for(lambda: informer.watches >= 1, 10, "the pod watch")
+            informer.hold()
+            time.sleep(0.3)
+            old = informer.resource_version
+            api.create_pod(ns, "missed")
+            api.delete_pod(ns, "p1")  # the relist's difference: DELETED
+            # A watch from `old` starts at the revision after it, now compacted away: resuming gets 410.
+            assert compact_etcd(cp) > int(old) + 1
+            relists, prefetched = informer.relists, informer.prefetched
+            armed.set()
+            informer.resume(resource_version=old)
+            wait_for(lambda: "during" in names("ADDED") and "p0" in names("DELETED"), 30,
+                     "the pod created and the pod deleted while the relist was applied")
+            assert "missed" in names("ADDED") and "p1" in names("DELETED")
+            api.create_pod(ns, "later")
+            wait_for(lambda: "later" in names("ADDED"), 10, "a pod created after the relist")
+            assert fired and informer.relists == relists + 1, (informer.relists, relists)
+            assert informer.prefetched == prefetched + 1
+            assert int(informer.resource_version) > fired[0]
+        finally:
+            backend.stop()
 
 
 def test_side_by_side_with_kube_scheduler(control_plane: LocalControlPlane, kube_scheduler: Any, api: Api,

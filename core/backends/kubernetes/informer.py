@@ -1,6 +1,8 @@
 """Informers on raw JSON: list, then watch from the list's resourceVersion with bookmarks; relist on
 410 Gone; reconnect with capped exponential backoff and jitter; a periodic relist that emits only
-differences. Pods come from one informer over every non-terminal pod, as kube-scheduler does: a pod
+differences. A paged list opens its watch as soon as the first page gives the snapshot's
+resourceVersion and reads it ahead while the rest is fetched and applied, so a list slower than the
+API server's watch window does not end in another 410. Pods come from one informer over every non-terminal pod, as kube-scheduler does: a pod
 moving from "unassigned" to "assigned" must arrive as one ordered update, which two field-selected
 watches cannot guarantee."""
 
@@ -8,11 +10,12 @@ from __future__ import annotations
 
 import contextlib
 import logging
+import queue
 import random
 import socket
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any, Protocol
 
@@ -77,6 +80,55 @@ LIST_ORDER = ("Namespace", "Node", "PersistentVolume", "PersistentVolumeClaim", 
               "DeviceClass", "ResourceSlice", "ResourceClaim", "Pod")
 
 PAGE_SIZE = 500
+_END = object()
+
+
+def _lines(resp: Any) -> Iterator[bytes]:
+    """The non-empty lines of a watch stream."""
+    buf = b""
+    for chunk in resp.stream(65536, decode_content=True):
+        buf += chunk
+        while (nl := buf.find(b"\n")) >= 0:
+            line, buf = buf[:nl], buf[nl + 1 :]
+            if line.strip():
+                yield line
+
+
+class Prefetch(threading.Thread):
+    """A watch stream read ahead into a queue. Opened at a paged list's snapshot resourceVersion as
+    soon as the first page gives it, it holds the events that happen while the rest of the list is
+    fetched and applied; the watch then goes on from it. A watch opened only after a list that
+    outlived the API server's watch window (minutes under churn) starts from an expired
+    resourceVersion, gets 410 and lists again, over and over."""
+
+    def __init__(self, kind: str, resp: Any, timeout: int, silent: int) -> None:
+        super().__init__(name=f"kubeberth-prefetch-{kind}", daemon=True)
+        self.resp = resp
+        self.timeout, self.silent = timeout, silent  # the watch's timeoutSeconds and read timeout
+        self._queue: queue.SimpleQueue[object] = queue.SimpleQueue()
+
+    def run(self) -> None:
+        try:
+            for line in _lines(self.resp):
+                self._queue.put(line)
+        except BaseException as exc:  # noqa: BLE001 - handed to the reader, which decides
+            self._queue.put(exc)
+        else:
+            self._queue.put(_END)
+
+    def lines(self) -> Iterator[bytes]:
+        while True:
+            item = self._queue.get()
+            if item is _END:
+                return
+            if isinstance(item, BaseException):
+                raise item
+            assert isinstance(item, bytes)
+            yield item
+
+    def close(self) -> None:
+        _close(self.resp)
+        self.join(5)
 
 
 class InformerHost(Protocol):
@@ -117,6 +169,8 @@ class Informer(threading.Thread):
         self.watches = 0
         self.silences = 0  # watches given up for silence past their timeout
         self._response: Any = None
+        self._prefetch: Prefetch | None = None  # the watch a paged list opened, read ahead
+        self.prefetched = 0  # watches that went on from a list's read-ahead stream
         self._interrupted = False  # the current stream was closed by interrupt()
         self._hold = threading.Event()
         self._hold.set()
@@ -160,7 +214,18 @@ class Informer(threading.Thread):
         self._next_resync = time.monotonic() + period * (1 + 0.2 * random.random()) if period > 0 else float("inf")
 
     def relist(self) -> None:
-        """Paged consistent list; emits the differences against what was emitted before."""
+        """Paged consistent list; emits the differences against what was emitted before. When the
+        list takes more than one page, the watch from its resourceVersion is opened after the first
+        and read ahead (Prefetch) until watch() goes on from it."""
+        self._drop_prefetch()
+        try:
+            items, rv = self._list()
+            self._apply(items, rv)
+        except BaseException:
+            self._drop_prefetch()
+            raise
+
+    def _list(self) -> tuple[list[dict[str, Any]], str]:
         items: list[dict[str, Any]] = []
         cont = ""
         rv = ""
@@ -175,6 +240,7 @@ class Informer(threading.Thread):
             except ApiError as exc:
                 if exc.status == 410 and cont:  # continue token expired mid-list: start over
                     items, cont = [], ""
+                    self._drop_prefetch()
                     continue
                 raise
             items.extend(page.get("items") or ())
@@ -182,7 +248,20 @@ class Informer(threading.Thread):
             rv = meta.get("resourceVersion") or rv
             cont = meta.get("continue") or ""
             if not cont:
-                break
+                return items, rv
+            if self._prefetch is None and rv:
+                self._prefetch = Prefetch(self.resource.kind, *self._open_watch(rv))
+                resp = self._prefetch.resp
+                self._response = resp  # interrupt() closes it
+                self._prefetch.start()
+
+    def _drop_prefetch(self) -> None:
+        if self._prefetch is not None:
+            self._prefetch.close()
+            self._prefetch = None
+            self._response = None
+
+    def _apply(self, items: list[dict[str, Any]], rv: str) -> None:
         kind = self.resource.kind
         seen: set[str] = set()
         first = not self.synced.is_set()
@@ -216,13 +295,14 @@ class Informer(threading.Thread):
             self.synced.set()
             log.info("%s: synced %d objects at resourceVersion %s", kind, len(self.store), rv)
 
-    def watch(self) -> None:
+    def _open_watch(self, resource_version: str) -> tuple[Any, int, int]:
+        """A watch stream from resource_version: (response, timeoutSeconds, read timeout)."""
         b = self.backend
         timeout = int(b.watch_timeout * (1 + random.random()))  # client-go: 5-10 minutes
         query: list[tuple[str, Any]] = [
             ("watch", "true"),
             ("allowWatchBookmarks", "true"),
-            ("resourceVersion", self.resource_version),
+            ("resourceVersion", resource_version),
             ("timeoutSeconds", timeout),
         ]
         if self.resource.field_selector:
@@ -232,23 +312,25 @@ class Informer(threading.Thread):
         # connection nobody closed: the read timeout gives it up and we resume from our resourceVersion.
         # (The liveness probe and TCP keepalive catch a silent path within seconds: liveness.py.)
         silent = timeout + min(30, timeout)
-        resp = b.raw.open("GET", self.resource.path, query, timeout=(10, silent))
+        return b.raw.open("GET", self.resource.path, query, timeout=(10, silent)), timeout, silent
+
+    def watch(self) -> None:
+        b = self.backend
+        prefetch, self._prefetch = self._prefetch, None
+        if prefetch is not None:
+            resp, timeout, silent, lines = prefetch.resp, prefetch.timeout, prefetch.silent, prefetch.lines()
+            self.prefetched += 1
+        else:
+            resp, timeout, silent = self._open_watch(self.resource_version)
+            lines = _lines(resp)
         self._response = resp
         self.watches += 1
         kind = self.resource.kind
         try:
-            buf = b""
-            for chunk in resp.stream(65536, decode_content=True):
+            for line in lines:
                 if b.stopping.is_set() or not self._hold.is_set():
                     return
-                buf += chunk
-                while True:
-                    nl = buf.find(b"\n")
-                    if nl < 0:
-                        break
-                    line, buf = buf[:nl], buf[nl + 1 :]
-                    if line.strip():
-                        self._handle(kind, orjson.loads(line))
+                self._handle(kind, orjson.loads(line))
                 if time.monotonic() >= self._next_resync:
                     return
         except Gone:
@@ -264,8 +346,11 @@ class Informer(threading.Thread):
                 log.info("%s: watch ended (%s: %s); reconnecting", kind, type(exc).__name__, exc)
         finally:
             self._response = None
-            with contextlib.suppress(Exception):
-                resp.release_conn()
+            if prefetch is not None:
+                prefetch.close()
+            else:
+                with contextlib.suppress(Exception):
+                    resp.release_conn()
             if self._interrupted and self._hold.is_set() and not b.stopping.is_set():
                 log.info("%s: watch closed; resuming from resourceVersion %s", kind, self.resource_version)
             self._interrupted = False
@@ -311,11 +396,7 @@ class Informer(threading.Thread):
         if resp is None:
             return False
         self._interrupted = True
-        for closer in ("shutdown", "close"):
-            fn = getattr(resp, closer, None)
-            if fn is not None:
-                with contextlib.suppress(Exception):
-                    fn()
+        _close(resp)
         return True
 
     def hold(self) -> None:
@@ -327,6 +408,15 @@ class Informer(threading.Thread):
         if resource_version is not None:
             self.resource_version = resource_version
         self._hold.set()
+
+
+def _close(resp: Any) -> None:
+    """Close a streaming response from any thread (its reader then fails at once)."""
+    for closer in ("shutdown", "close"):
+        fn = getattr(resp, closer, None)
+        if fn is not None:
+            with contextlib.suppress(Exception):
+                fn()
 
 
 def _meta(obj: dict[str, Any]) -> dict[str, Any]:
