@@ -8,10 +8,11 @@ workers and must be thread-safe; watch events are delivered through the sink onl
 from __future__ import annotations
 
 import abc
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from ..api.features import DEFAULT_FEATURE_GATES
 from ..api.status import Status
 from ..cache.podinfo import PodInfo
 
@@ -41,14 +42,24 @@ WATCHED_KINDS = (
 OPTIONAL_KINDS: dict[str, tuple[str, ...]] = {
     "GangScheduling": ("PodGroup",),
     # Dynamic Resource Allocation (resource.k8s.io/v1).
-    "DynamicResources": ("DeviceClass", "ResourceSlice", "ResourceClaim"),
+    "DynamicResources": ("DeviceClass", "DeviceTaintRule", "ResourceSlice", "ResourceClaim"),
 }
+# Optional kinds watched only while a feature gate is on (kube-scheduler starts no informer for
+# them otherwise, and its ClusterRole grants no access).
+GATED_KINDS: dict[str, str] = {"DeviceTaintRule": "DRADeviceTaintRules"}
 
 
-def kinds_for(enabled_plugins: set[str]) -> tuple[str, ...]:
+def kinds_for(enabled_plugins: set[str], gates: Mapping[str, bool] | None = None) -> tuple[str, ...]:
     """WATCHED_KINDS plus the kinds the enabled plugins need: PodGroups exist only where the API
-    server serves scheduling.k8s.io/v1beta1 (GenericWorkload), so they are not listed otherwise."""
-    extra = [k for name, kinds in OPTIONAL_KINDS.items() if name in enabled_plugins for k in kinds]
+    server serves scheduling.k8s.io/v1beta1 (GenericWorkload), so they are not listed otherwise.
+    A kind of GATED_KINDS is left out when `gates` (name -> enabled; the defaults when None) has
+    its gate off."""
+    if gates is None:
+        gates = DEFAULT_FEATURE_GATES
+    extra = [
+        k for name, kinds in OPTIONAL_KINDS.items() if name in enabled_plugins for k in kinds
+        if k not in GATED_KINDS or gates.get(GATED_KINDS[k], False)
+    ]
     return (*WATCHED_KINDS, *dict.fromkeys(extra))
 
 

@@ -44,7 +44,7 @@ SYSTEM_PRIORITY_CLASSES = {"system-cluster-critical": 2000000000, "system-node-c
 _FIRST = {"PriorityClass": 0, "ResourceClaimTemplate": 1}
 CLUSTER_SCOPED = (
     "Node", "PersistentVolume", "StorageClass", "Namespace", "CSINode", "PriorityClass", "VolumeAttachment", "CSIDriver",
-    "DeviceClass", "ResourceSlice",
+    "DeviceClass", "ResourceSlice", "DeviceTaintRule",
 )
 _STATUS_SUBRESOURCE = ("ResourceClaim",)  # kinds whose status is written only through .../status
 

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any, Protocol, TypeVar, cast
 
 import numpy as np
 
-from .devices import DeviceState
+from .devices import DeviceState, SliceChange
 from .nodetable import NodeTable
 from .podgroups import PodGroupMembers, PodGroupState
 from .podinfo import PodInfo
@@ -336,7 +336,9 @@ class ClusterState:
             yield self.pods[uid], row
 
     # ---- other objects -----------------------------------------------------------------
-    def upsert_object(self, kind: str, obj: dict[str, Any]) -> None:
+    def upsert_object(self, kind: str, obj: dict[str, Any]) -> list[SliceChange]:
+        """Store an object; returns the ResourceSlices it changed as the allocator sees them (the
+        slice itself, or those a DeviceTaintRule taints), for the ResourceSlice events they make."""
         self.objects_version += 1
         bucket = self.objects.setdefault(kind, {})
         key = object_key(obj)
@@ -345,19 +347,26 @@ class ClusterState:
         if kind == "DeviceClass":
             self.devices.upsert_device_class(obj, old)
         elif kind == "ResourceSlice":
-            self.devices.upsert_slice(obj)
+            return [self.devices.upsert_slice(obj)]
+        elif kind == "DeviceTaintRule":
+            return self.devices.upsert_taint_rule(obj)
         elif kind == "ResourceClaim":
             self.devices.upsert_claim(obj)
+        return []
 
-    def remove_object(self, kind: str, obj: dict[str, Any]) -> None:
+    def remove_object(self, kind: str, obj: dict[str, Any]) -> list[SliceChange]:
+        """Forget an object; returns the ResourceSlices that changed, as upsert_object."""
         self.objects_version += 1
         self.objects.get(kind, {}).pop(object_key(obj), None)
         if kind == "DeviceClass":
             self.devices.remove_device_class(obj)
         elif kind == "ResourceSlice":
-            self.devices.remove_slice(obj)
+            return [self.devices.remove_slice(obj)]
+        elif kind == "DeviceTaintRule":
+            return self.devices.remove_taint_rule(obj)
         elif kind == "ResourceClaim":
             self.devices.remove_claim(obj)
+        return []
 
     def get_object(self, kind: str, key: str) -> dict[str, Any] | None:
         return self.objects.get(kind, {}).get(key)

@@ -3,9 +3,11 @@
 kube-scheduler's DRA manager keeps a ResourceSlice lister and an allocated-devices tracker fed by
 the ResourceClaim informer, plus in-flight allocations (claims allocated in Reserve whose status
 write has not come back through the informer yet). `DeviceState` is the same for kubeberth's
-cache: ClusterState routes ResourceSlice and ResourceClaim events here, so a pod with claims reads
-"which slices may serve this node" and "which devices are taken" without scanning every object,
-and a pod without claims pays nothing (no per-node or per-pod work happens here).
+cache: ClusterState routes ResourceSlice, DeviceTaintRule and ResourceClaim events here, so a pod
+with claims reads "which slices may serve this node" and "which devices are taken" without scanning
+every object, and a pod without claims pays nothing (no per-node or per-pod work happens here).
+Slices are read with the taints of the DeviceTaintRules that select their devices, as
+kube-scheduler's ListWithDeviceTaintRules (device_taint_rules.py).
 
 Scheduling thread only, like the rest of ClusterState.
 """
@@ -19,6 +21,7 @@ from datetime import datetime
 from decimal import Decimal
 from typing import Any
 
+from .device_taint_rules import SliceChange, patch_slice, rule_selects_slice, taints_changed
 from .quantity import QuantityError, parse_quantity
 
 __all__ = [
@@ -29,6 +32,7 @@ __all__ = [
     "DeviceState",
     "InFlightAllocation",
     "SharedDeviceID",
+    "SliceChange",
 ]
 
 DEVICE_CLASS_RESOURCE_PREFIX = "deviceclass.resource.kubernetes.io/"
@@ -139,7 +143,9 @@ class DeviceState:
     """ResourceSlices by node and devices in use, maintained from informer events."""
 
     def __init__(self) -> None:
-        self.slices: dict[str, dict[str, Any]] = {}
+        self.slices: dict[str, dict[str, Any]] = {}  # with DeviceTaintRules' taints (see upsert_slice)
+        self.published: dict[str, dict[str, Any]] = {}  # as their drivers wrote them
+        self.taint_rules: dict[str, dict[str, Any]] = {}  # DeviceTaintRules by name
         self.by_node: dict[str, dict[str, dict[str, Any]]] = {}  # spec.nodeName -> slices
         self.node_independent: dict[str, dict[str, Any]] = {}  # allNodes / nodeSelector / per-device
         self.allocated: Counter[DeviceID] = Counter()  # from claims in the cache
@@ -160,9 +166,25 @@ class DeviceState:
         self.classes_version = 0  # bumped when a DeviceClass changes
 
     # ---- ResourceSlices ----------------------------------------------------------------
-    def upsert_slice(self, obj: dict[str, Any]) -> None:
-        self.remove_slice(obj)
+    # `slices`, `by_node` and `node_independent` hold the slices as the allocator sees them: with the
+    # taints of the DeviceTaintRules that select their devices (device_taint_rules.py); `published`
+    # holds them as their drivers wrote them.
+    def upsert_slice(self, obj: dict[str, Any]) -> SliceChange:
+        """A slice added or updated: (before, after), as the allocator sees it."""
         key = _key(obj)
+        before = self._unstore(key)
+        self.published[key] = obj
+        after = patch_slice(obj, self._rules()) if self.taint_rules else obj
+        self._store(key, after)
+        return before, after
+
+    def remove_slice(self, obj: dict[str, Any]) -> SliceChange:
+        """A slice deleted: (before, None); before is None when it was not known."""
+        key = _key(obj)
+        self.published.pop(key, None)
+        return self._unstore(key), None
+
+    def _store(self, key: str, obj: dict[str, Any]) -> None:
         self.slices[key] = obj
         node = (obj.get("spec") or {}).get("nodeName")
         if node:
@@ -171,11 +193,10 @@ class DeviceState:
             self.node_independent[key] = obj
         self.version += 1
 
-    def remove_slice(self, obj: dict[str, Any]) -> None:
-        key = _key(obj)
+    def _unstore(self, key: str) -> dict[str, Any] | None:
         old = self.slices.pop(key, None)
         if old is None:
-            return
+            return None
         node = (old.get("spec") or {}).get("nodeName")
         if node:
             bucket = self.by_node.get(str(node))
@@ -186,6 +207,42 @@ class DeviceState:
         else:
             self.node_independent.pop(key, None)
         self.version += 1
+        return old
+
+    # ---- DeviceTaintRules ----------------------------------------------------------------
+    def upsert_taint_rule(self, rule: dict[str, Any]) -> list[SliceChange]:
+        """A DeviceTaintRule added or updated: the slices whose device taints it changed, each as
+        (before, after) (the tracker's deviceTaintAdd/deviceTaintUpdate)."""
+        name = str((rule.get("metadata") or {}).get("name") or "")
+        before = self.taint_rules.get(name)
+        self.taint_rules[name] = rule
+        return self._repatch((before, rule))
+
+    def remove_taint_rule(self, rule: dict[str, Any]) -> list[SliceChange]:
+        """A DeviceTaintRule deleted: the slices whose device taints lost it (deviceTaintDelete);
+        the rule as last seen here decides which, whatever the deletion event carries."""
+        name = str((rule.get("metadata") or {}).get("name") or "")
+        known = self.taint_rules.pop(name, None)
+        return self._repatch((known if known is not None else rule,))
+
+    def _rules(self) -> list[dict[str, Any]]:
+        return [self.taint_rules[name] for name in sorted(self.taint_rules)]
+
+    def _repatch(self, touched: tuple[dict[str, Any] | None, ...]) -> list[SliceChange]:
+        """Patch again the slices the given rule versions select; report those whose taints moved."""
+        rules = self._rules()
+        changes: list[SliceChange] = []
+        for key, published in list(self.published.items()):
+            if not any(r is not None and rule_selects_slice(r, published) for r in touched):
+                continue
+            before = self.slices.get(key)
+            after = patch_slice(published, rules)
+            if not taints_changed(before, after):
+                continue
+            self._unstore(key)
+            self._store(key, after)
+            changes.append((before, after))
+        return changes
 
     def slices_for(self, node_name: str) -> list[dict[str, Any]]:
         """Slices that may serve `node_name`: its own, then every node-independent one (the

@@ -134,18 +134,31 @@ class EventHandlers(SchedulerState):
         if kind == "Pod":
             self._apply_pod_event(typ, obj)
             return
+        if kind == "DeviceTaintRule" and not self.generation.feature_gates.enabled("DRADeviceTaintRules"):
+            return  # kube-scheduler runs no DeviceTaintRule informer without the gate: rules taint nothing
         # The object before the event, for queueing hints (a Delete's is the object itself).
         old = obj if typ == "DELETED" else None if typ == "ADDED" else self.cluster.get_object(kind, object_key(obj))
         try:
             if typ == "DELETED":
-                self.cluster.remove_object(kind, obj)
+                slices = self.cluster.remove_object(kind, obj)
             else:
-                self.cluster.upsert_object(kind, obj)
+                slices = self.cluster.upsert_object(kind, obj)
         except (AttributeError, TypeError, ValueError, KeyError) as exc:
             log.warning("%s cannot be read (%s: %s); skipped until it is fixed", describe_object(kind, obj),
                         type(exc).__name__, exc)
             return
-        self.queue.move_for_event(f"{kind}/{verb}", self._interested, old=old, new=None if typ == "DELETED" else obj)
+        if kind == "DeviceTaintRule":
+            # kube-scheduler's resourceslice tracker: a rule that changed the taints of a slice's
+            # devices is an update of that slice, seen with the rules' taints.
+            for before, after in slices:
+                self.queue.move_for_event("ResourceSlice/Update", self._interested, old=before, new=after)
+            return
+        new = None if typ == "DELETED" else obj
+        if kind == "ResourceSlice" and slices:  # as the allocator sees it: with the DeviceTaintRules' taints
+            before, new = slices[0]
+            if typ != "ADDED" and before is not None:
+                old = before
+        self.queue.move_for_event(f"{kind}/{verb}", self._interested, old=old, new=new)
 
     def _apply_pod_event(self, typ: str, obj: dict[str, Any]) -> None:
         if typ == "DELETED":

@@ -152,7 +152,8 @@ def _watch_new_kinds(sched: Scheduler, generation: Generation) -> None:
 
 def watched_kinds(generation: Generation) -> tuple[str, ...]:
     """The kinds a backend watches for `generation`: the base kinds and its plugins' extra ones."""
-    return kinds_for({p for fw in generation.profiles.values() for point in fw.points for p in fw.enabled(point)})
+    enabled = {p for fw in generation.profiles.values() for point in fw.points for p in fw.enabled(point)}
+    return kinds_for(enabled, generation.feature_gates)
 
 
 def _pick_up_profiles(sched: Scheduler, names: set[str]) -> None:

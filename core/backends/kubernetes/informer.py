@@ -54,6 +54,8 @@ RESOURCES: dict[str, Resource] = {
         # GenericWorkload: served only when the API server enables scheduling.k8s.io/v1beta1.
         Resource("PodGroup", "/apis/scheduling.k8s.io/v1beta1/podgroups"),
         Resource("DeviceClass", "/apis/resource.k8s.io/v1/deviceclasses"),
+        # DRADeviceTaintRules (GA in v1.37): watched only with the gate on, as kube-scheduler.
+        Resource("DeviceTaintRule", "/apis/resource.k8s.io/v1/devicetaintrules"),
         Resource("ResourceSlice", "/apis/resource.k8s.io/v1/resourceslices"),
         Resource("ResourceClaim", "/apis/resource.k8s.io/v1/resourceclaims"),
         # Terminal pods hold no resources; kube-scheduler's pod informer uses the same selector.
@@ -77,7 +79,7 @@ def object_path(kind: str, key: str) -> str:
 LIST_ORDER = ("Namespace", "Node", "PersistentVolume", "PersistentVolumeClaim", "StorageClass", "CSINode",
               "VolumeAttachment", "CSIDriver", "CSIStorageCapacity",
               "PodDisruptionBudget", "Service", "ReplicationController", "ReplicaSet", "StatefulSet", "PodGroup",
-              "DeviceClass", "ResourceSlice", "ResourceClaim", "Pod")
+              "DeviceClass", "DeviceTaintRule", "ResourceSlice", "ResourceClaim", "Pod")
 
 PAGE_SIZE = 500
 _END = object()
