@@ -13,6 +13,7 @@ from .. import __version__
 from ..errors import KubeberthError
 from .cli_bench import add_bench_parser, cmd_bench
 from .cli_serve import add_extender_parser, add_run_parser
+from .cli_shadow import add_shadow_parser, cmd_shadow
 from .cli_simulate import add_simulate_parser, cmd_simulate
 from .cli_tools import (
     add_explain_parser,
@@ -92,6 +93,7 @@ def build_parser() -> argparse.ArgumentParser:
     add_extender_parser(sub)
     add_new_plugin_parser(sub)
     add_explain_parser(sub)
+    add_shadow_parser(sub)
     return parser
 
 
@@ -134,6 +136,8 @@ def _dispatch(args: argparse.Namespace) -> int:
         return cmd_plugins_list(args, settings)
     if args.command == "explain":
         return cmd_explain(args)
+    if args.command == "shadow":
+        return cmd_shadow(args)
     if args.command == "new-plugin":
         return cmd_new_plugin(args)
     if args.command == "run":

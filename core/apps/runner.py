@@ -39,6 +39,7 @@ from .httpserver import DEFAULT_BIND_ADDRESS, HTTPServer, check_route
 from .observability_routes import add_observability_routes
 from .reloader import Reloader, Watcher
 from .serving.options import SecureServingOptions
+from .shadow import ShadowController, add_shadow_routes
 
 log = logging.getLogger(__name__)
 
@@ -165,6 +166,11 @@ class Runner:
         self.reloader = Reloader(
             self.scheduler, self.builder, policy, self.observability, self._announce, st.rollback_max_memory_growth_mb
         )
+        # A shadow generation (POST /shadow/start): decides beside the live one, writes nothing.
+        self.shadow = ShadowController(
+            self.scheduler, self.observability, live_config=self.builder.config, feature_gates=self.builder.feature_gates,
+            allow_insecure_plugins_dir=self.settings.allow_insecure_plugins_dir,
+        )
         self.watcher: Watcher | None = None
         self.http: HTTPServer | None = None
         if healthz_bind_address or secure_serving is not None:
@@ -180,6 +186,7 @@ class Runner:
             self.http.add_route("/readyz", check_route(self.readyz))
             add_observability_routes(self.http, self.observability)
             add_admin_routes(self.http, self.reloader)
+            add_shadow_routes(self.http, self.shadow)
 
     def _watch_client_metrics(self, lease_name: str) -> None:
         """kube-scheduler's client-side families on /metrics: rest_client_* (every RawClient of the

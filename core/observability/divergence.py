@@ -121,27 +121,28 @@ def format_divergences(report: dict[str, Any], shown: int = SHOWN, indent: str =
         f"{indent}pods on another node: {counts['moved']}   newly unschedulable: {counts['newly_unschedulable']}"
         f"   newly placed: {counts['newly_placed']}"
     ]
+    labels = report.get("labels") or {"before": "before", "after": "after"}
     for m in report["moved"][:shown]:
         lines.append(f"{indent}  {m['pod']}: {m['before']} → {m['after']}")
-        lines += _detail_lines(m, indent + "    ")
+        lines += _detail_lines(m, indent + "    ", labels)
     if counts["moved"] > min(shown, len(report["moved"])):
         lines.append(f"{indent}  ... and {counts['moved'] - min(shown, len(report['moved']))} more (--json lists them)")
     for m in report["newly_unschedulable"][:shown]:
         lines.append(f"{indent}  {m['pod']}: {m['before']} → unschedulable: {m['message']}")
-        lines += _detail_lines(m, indent + "    ")
+        lines += _detail_lines(m, indent + "    ", labels)
     for m in report["newly_placed"][:shown]:
         lines.append(f"{indent}  {m['pod']}: unschedulable → {m['after']}")
-        lines += _detail_lines(m, indent + "    ")
+        lines += _detail_lines(m, indent + "    ", labels)
     return lines
 
 
-def _detail_lines(m: dict[str, Any], indent: str) -> list[str]:
+def _detail_lines(m: dict[str, Any], indent: str, labels: dict[str, str]) -> list[str]:
     detail = m.get("detail")
     if not detail:
         return []
     lines = []
     feasibility = detail.get("feasibility") or {}
-    for side, verb in (("after_rejects", "after rejects"), ("before_rejects", "before rejects")):
+    for side, verb in (("after_rejects", f"{labels['after']} rejects"), ("before_rejects", f"{labels['before']} rejects")):
         for group in feasibility.get(side, ()):
             nodes = ", ".join(group["nodes"])
             more = f" (+{group['count'] - len(group['nodes'])})" if group["count"] > len(group["nodes"]) else ""

@@ -33,7 +33,7 @@ from opentelemetry.sdk.trace import ReadableSpan, SpanProcessor
 from opentelemetry.sdk.trace.id_generator import RandomIdGenerator
 from opentelemetry.sdk.trace.sampling import Sampler
 from opentelemetry.sdk.util.instrumentation import InstrumentationScope
-from opentelemetry.trace import SpanContext, SpanKind, Status, StatusCode, TraceFlags
+from opentelemetry.trace import Link, SpanContext, SpanKind, Status, StatusCode, TraceFlags
 
 from ..runtime.records import CycleRecord
 from .otel import RESULT_ATTRIBUTE, TracingConfig
@@ -289,6 +289,33 @@ class DecisionTracer:
                 binding["start_ns"], binding["end_ns"], self.scope,
             )
         )
+
+    # ---- a shadow generation's decision ------------------------------------------------
+    def shadow_decision(
+        self, live: SpanContext | None, attrs: dict[str, Any], start: int, end: int, error: str = ""
+    ) -> str:
+        """A ShadowDecision span: in the live SchedulingCycle's trace, its child and linked to it,
+        when that cycle was sampled (`live` its context); else a trace of its own if the sampler
+        keeps it. Returns the trace id ("" when not sampled)."""
+        status = Status(StatusCode.ERROR, error) if error else _UNSET
+        links: tuple[Link, ...] = ()
+        if live is None:
+            trace_id = self._ids.generate_trace_id()
+            decision = self.sampler.should_sample(None, trace_id, "ShadowDecision", SpanKind.INTERNAL, attrs)
+            if not decision.decision.is_sampled():
+                return ""
+            trace_state = decision.trace_state
+        else:
+            trace_id, trace_state = live.trace_id, live.trace_state
+            links = (Link(live, {"kubeberth.link": "live_decision"}),)
+        ctx = SpanContext(trace_id, self._ids.generate_span_id(), False, _SAMPLED, trace_state)
+        self.processor.on_end(
+            ReadableSpan(
+                "ShadowDecision", ctx, live, self.resource, attrs, (), links, SpanKind.INTERNAL, None, status,
+                start, end, self.scope,
+            )
+        )
+        return format(trace_id, "032x")
 
     def shutdown(self) -> None:
         self.processor.force_flush()

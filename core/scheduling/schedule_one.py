@@ -357,6 +357,8 @@ class ScheduleOne(SchedulerState):
             record.queue, entry.waited = entry.waited, {}
         state = CycleState()
         handle = self.handle_for(fw)
+        shadow = self.shadow  # a candidate generation deciding beside this one (shadow.py)
+        token = shadow.before(self, pod) if shadow is not None else None
         try:
             result = self.find_node(fw, state, pod, record, self.scheduling_cycle)
             record.evaluated_nodes, record.feasible_nodes = result.evaluated, result.feasible
@@ -376,10 +378,13 @@ class ScheduleOne(SchedulerState):
             self._requeue_error(entry, record.message)
         finally:
             record.end_ns = time.time_ns()
-            self.stats.cycle_seconds += time.perf_counter() - t0
+            elapsed = time.perf_counter() - t0
+            self.stats.cycle_seconds += elapsed
             self.records.append(record)
             for observer in self.observers:
                 observer(record)
+            if shadow is not None:  # after the live decision: its pod is already handed to binding
+                shadow.after(self, fw, pod, record, token, elapsed)
 
     def _handle_unschedulable(
         self, fw: Framework, state: CycleState, entry: QueuedPod, result: ScheduleResult, record: CycleRecord

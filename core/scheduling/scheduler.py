@@ -93,6 +93,7 @@ class Scheduler(EventHandlers, ScheduleOne, PodGroupCycle, BindingCycle):
         self.records_kept = records_kept
         self.timeout_observers = []
         self.scale_out = None
+        self.shadow = None
         self._init_state(binding_workers)
 
     def _init_state(self, binding_workers: int) -> None:

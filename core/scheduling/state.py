@@ -35,6 +35,7 @@ from .waiting_pods import WaitingPod
 if TYPE_CHECKING:
     from .binding import BindingDone, BindingPool
     from .scale_out import ScaleOut
+    from .shadow import ShadowRun
     from .watchdog import Hang
 
 UNSCHEDULABLE = "Unschedulable"
@@ -101,6 +102,8 @@ class SchedulerState:
     timeout_observers: list[Callable[[Hang], None]]
     # Active-active scale out (scale_out.py, docs/scale-out.md); None in the default leader mode.
     scale_out: ScaleOut | None
+    # A shadow generation deciding beside the live one, writing nothing (shadow.py); None: none.
+    shadow: ShadowRun | None
 
     # ---- services one part calls on another (implemented by the part named) ----
     def submit(self, event: Any) -> None:  # Scheduler

@@ -318,9 +318,12 @@ def _watched_codes() -> tuple[frozenset[CodeType], frozenset[CodeType]]:
     binding worker runs them in."""
     from .binding import BindingCycle
     from .schedule_one import ScheduleOne
+    from .shadow import ShadowRun
     from .swap import dry_run
 
-    return frozenset({ScheduleOne.schedule_one.__code__, dry_run.__code__}), frozenset(
+    # A shadow generation's cycle (its `fw` local names the candidate's generation in a Hang).
+    cycles = {ScheduleOne.schedule_one.__code__, dry_run.__code__, ShadowRun.decide.__code__}
+    return frozenset(cycles), frozenset(
         {BindingCycle._binding_cycle.__code__}
     )
 
