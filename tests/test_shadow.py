@@ -280,3 +280,36 @@ def test_start_report_stop_over_http_with_metrics_and_a_linked_span(tmp_path: Pa
         assert span.context.trace_id == live.context.trace_id
         assert [link.context.span_id for link in span.links] == [live.context.span_id]
         assert span.attributes["k8s.pod.uid"] == live.attributes["k8s.pod.uid"]
+
+
+# Passes the dry run (a synthetic pod), then never returns for real pods.
+LOOPS = '''from kubeberth import PodView, hookimpl
+
+
+class Loops:
+    name = "Loops"
+
+    @hookimpl
+    def filter(self, pod: PodView) -> None:
+        while pod.name != "kubeberth-dry-run":
+            pass
+'''
+
+
+@pytest.mark.timeout(60)
+def test_a_hung_candidate_is_interrupted_as_its_own_error_and_the_live_generation_stays(tmp_path: Path) -> None:
+    _folder(tmp_path, "live", {"by_name.py": BY_NAME}, _config(scheduler_name="kubeberth"))
+    candidate, cfg = _folder(tmp_path, "candidate", {"by_name.py": BY_NAME, "loops.py": LOOPS},
+                             _config("Loops", scheduler_name="kubeberth"))
+    with EmbeddedRun(tmp_path, config_path=tmp_path / "live.yaml", plugins_dir=tmp_path / "live", nodes=6,
+                     rate=50.0, lifetime=0.5, settings={"plugin_timeout_seconds": 0.3}) as run:
+        live = run.generation
+        status, body = run.post(f"/shadow/start?plugins={candidate}&config={cfg}&cpu_budget=0")
+        assert status == 200, body
+        report = wait_for(lambda: (r := run.get("/debug/shadow")[1])["pods"]["errors"] >= 2 and r, 20, "two hangs")
+        assert "PluginTimeout" in report["errors"][0]["error"], report["errors"]
+        assert report["pods"]["agreed"] == 0
+        run.post("/shadow/stop")
+        bound = run.load.stats.bound
+        wait_for(lambda: run.load.stats.bound > bound + 10, 20, "live pods still bound")
+        assert run.generation is live and list(run.runner.reloader.history) == []  # no rollback, no reload

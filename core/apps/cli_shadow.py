@@ -24,8 +24,8 @@ def add_shadow_parser(sub: Any) -> argparse.ArgumentParser:
     start.add_argument("--config", type=Path, metavar="FILE", default=None,
                        help="the candidate's KubeSchedulerConfiguration, as the scheduler sees it (default: the live one)")
     start.add_argument("--sample", type=float, default=1.0, help="share of pods compared, 0..1 (default 1)")
-    start.add_argument("--cpu-budget", type=float, default=0.5,
-                       help="most shadow seconds per live cycle second, over the last 10 s (default 0.5; 0: none)")
+    start.add_argument("--cpu-budget", type=float, default=0.25,
+                       help="most shadow seconds per live cycle second, over the last 10 s (default 0.25; 0: none)")
     stop = ssub.add_parser("stop", help="remove the shadow generation (its report stays)")
     report = ssub.add_parser("report", help="agreement, counts, cost and divergences of the shadow generation")
     for p in (start, stop, report):

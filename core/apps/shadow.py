@@ -1,6 +1,6 @@
 """Shadow generations on a running scheduler: start, report, stop (docs/shadow.md).
 
-    POST /shadow/start?plugins=DIR&config=FILE&sample=0.2&cpu_budget=0.5   build and install a candidate
+    POST /shadow/start?plugins=DIR&config=FILE&sample=0.2&cpu_budget=0.25   build and install a candidate
     POST /shadow/stop                                                         remove it (the last report stays)
     GET  /debug/shadow                                                        the report (JSON)
 
@@ -330,7 +330,7 @@ def add_shadow_routes(http: HTTPServer, controller: ShadowController) -> None:
         params = {k: v[-1] for k, v in parse_qs(request.query).items()}
         try:
             policy = ShadowPolicy(
-                sample=_number(params, "sample", 1.0), cpu_budget=_number(params, "cpu_budget", 0.5),
+                sample=_number(params, "sample", 1.0), cpu_budget=_number(params, "cpu_budget", 0.25),
                 window=_number(params, "window", 10.0),
             )
             body = controller.start(params.get("plugins") or None, params.get("config") or None, policy)

@@ -129,7 +129,7 @@ class ShadowPolicy:
     cycle second over the last `window` seconds (0: no budget)."""
 
     sample: float = 1.0
-    cpu_budget: float = 0.5
+    cpu_budget: float = 0.25
     window: float = 10.0
 
     def check(self) -> None:
@@ -258,6 +258,8 @@ class ShadowRun:
             self._skip("live_error")
             return
         shadow_fw = self.generation.framework_for(fw.profile)
+        if shadow_fw is None and len(self.generation.profiles) == 1:  # a one-profile candidate shadows every profile
+            shadow_fw = self.generation.default_profile
         if shadow_fw is None:
             self._skip("no_profile")
             return
