@@ -240,11 +240,12 @@ TAINT_DRIVER = "taints.e2e.example.com"
 
 def test_device_taint_rule_blocks_device_like_kube_scheduler(kube_scheduler: Any, api: Api, namespace: str,
                                                              nodes: list[str], start_kubeberth: Any) -> None:
-    """DRADeviceTaintRules (GA in v1.37): a DeviceTaintRule with a NoSchedule taint on a node's only
-    device keeps a claim for it unallocated (FailedScheduling: cannot allocate all claims); deleting
-    the rule retries the pod (the slice's devices lost a taint: a ResourceSlice update), which then
-    gets the device. kubeberth (with config/rbac.yaml's list/watch on devicetaintrules) and
-    kube-scheduler v1.37.2 in turn, on the same device."""
+    """DRADeviceTaintRules (GA in v1.37), as test/integration/dra's testNoScheduleRule: a DeviceTaintRule
+    (created before the slice) with a NoSchedule taint on a node's only device keeps a claim for it
+    unallocated (FailedScheduling: cannot allocate all claims) while a claim tolerating the taint gets
+    it; deleting the rule retries the waiting pod (the slice's device lost a taint: a ResourceSlice
+    update), which then gets the device. kubeberth (with config/rbac.yaml's list/watch on
+    devicetaintrules) and kube-scheduler v1.37.2 in turn, on the same device."""
     sfx = suffix()
     ns = namespace
     node = f"dra-taint-{sfx}"
@@ -254,35 +255,50 @@ def test_device_taint_rule_blocks_device_like_kube_scheduler(kube_scheduler: Any
     api.call("POST", f"{RESOURCE}/deviceclasses", {"apiVersion": "resource.k8s.io/v1", "kind": "DeviceClass",
                                                    "metadata": {"name": cls},
                                                    "spec": {"selectors": [{"cel": {"expression": f'device.driver == "{TAINT_DRIVER}"'}}]}})
+    rule_name = f"maintenance-{sfx}"
+    taint = {"key": "example.com/maintenance", "value": "true", "effect": "NoSchedule"}
+    rule = {"apiVersion": "resource.k8s.io/v1", "kind": "DeviceTaintRule", "metadata": {"name": rule_name},
+            "spec": {"deviceSelector": {"driver": TAINT_DRIVER, "pool": node}, "taint": taint}}
+    api.call("POST", f"{RESOURCE}/devicetaintrules", rule)
     body = {"apiVersion": "resource.k8s.io/v1", "kind": "ResourceSlice", "metadata": {"name": f"{node}-{TAINT_DRIVER}"},
             "spec": {"driver": TAINT_DRIVER, "nodeName": node, "pool": {"name": node, "generation": 1, "resourceSliceCount": 1},
                      "devices": [_gpu("gpu-0", "t4", "16Gi")]}}
     api.call("POST", f"{RESOURCE}/resourceslices", body)
-    rule_name = f"maintenance-{sfx}"
-    rule = {"apiVersion": "resource.k8s.io/v1", "kind": "DeviceTaintRule", "metadata": {"name": rule_name},
-            "spec": {"deviceSelector": {"driver": TAINT_DRIVER, "pool": node},
-                     "taint": {"key": "example.com/maintenance", "value": "true", "effect": "NoSchedule"}}}
+    tolerating = _claim_spec(cls=cls)
+    tolerating["devices"]["requests"][0]["exactly"]["tolerations"] = [
+        {"key": "example.com/maintenance", "operator": "Exists", "effect": "NoSchedule"}]
+
+    def run(name: str, scheduler: str, spec: dict[str, Any]) -> None:
+        api.call("POST", f"{RESOURCE}/namespaces/{ns}/resourceclaims",
+                 {"apiVersion": "resource.k8s.io/v1", "kind": "ResourceClaim", "metadata": {"name": name}, "spec": spec})
+        api.call("POST", f"/api/v1/namespaces/{ns}/pods", _pod(name, scheduler, {"resourceClaimName": name}))
+
+    def done(name: str) -> None:
+        api.delete_pod(ns, name)
+        wait_for(lambda: api.pod(ns, name) is None, 20, f"{name} deleted")
+        _release(api, ns, name)
+
     try:
         start_kubeberth()
         seen: dict[str, Any] = {}
         for scheduler, prefix in ((PROFILE, "k"), ("default-scheduler", "d")):
-            api.call("POST", f"{RESOURCE}/devicetaintrules", rule)
-            name = f"{prefix}-tainted"
-            api.call("POST", f"{RESOURCE}/namespaces/{ns}/resourceclaims",
-                     {"apiVersion": "resource.k8s.io/v1", "kind": "ResourceClaim", "metadata": {"name": name},
-                      "spec": _claim_spec(cls=cls)})
-            api.call("POST", f"/api/v1/namespaces/{ns}/pods", _pod(name, scheduler, {"resourceClaimName": name}))
+            if prefix == "d":
+                api.call("POST", f"{RESOURCE}/devicetaintrules", rule)
+            name = f"{prefix}-untolerating"
+            run(name, scheduler, _claim_spec(cls=cls))
             wait_for(lambda n=name: any("cannot allocate all claims" in (e.get("note") or "") for e in api.events(ns)
                                         if (e.get("regarding") or {}).get("name") == n), 30,
                      f"{scheduler}'s FailedScheduling event for {name}")
+            run(f"{prefix}-tolerating", scheduler, tolerating)
+            assert wait_for(lambda p=f"{prefix}-tolerating": api.bound(ns).get(p), 30,
+                            f"{scheduler} to bind the tolerating pod") == node
             assert name not in api.bound(ns)
+            done(f"{prefix}-tolerating")
             api.call("DELETE", f"{RESOURCE}/devicetaintrules/{rule_name}")
             bound = wait_for(lambda n=name: api.bound(ns).get(n), 30, f"{scheduler} to bind {name} once the rule is gone")
             results = api.call("GET", f"{RESOURCE}/namespaces/{ns}/resourceclaims/{name}")["status"]["allocation"]["devices"]["results"]
             seen[scheduler] = (bound, [(r["pool"], r["device"]) for r in results])
-            api.delete_pod(ns, name)
-            wait_for(lambda n=name: api.pod(ns, n) is None, 20, f"{name} deleted")
-            _release(api, ns, name)
+            done(name)
         assert seen[PROFILE] == seen["default-scheduler"] == (node, [(node, "gpu-0")]), seen
     finally:
         api.call("DELETE", f"{RESOURCE}/devicetaintrules/{rule_name}", ok=(200, 404))
