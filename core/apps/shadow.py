@@ -407,10 +407,10 @@ def render_report(report: dict[str, Any]) -> str:
             f"writes refused: {report['writes_refused']}"
         )
     divergences = report["divergences"]
-    lines += format_divergences(divergences, shown=10)
     for cause in divergences.get("top_causes", [])[:5]:
         who = "shadow" if cause["side"] == "after" else "live"
         lines.append(f"  cause: {who} rejects with {cause['plugin']}: {cause['reason']} ({cause['pods']} pods)")
+    lines += format_divergences(divergences, shown=5)
     for err in report["errors"][-5:]:
         lines.append(f"  error: {err['pod']}: {err['error']}")
     return "\n".join(lines)
