@@ -313,3 +313,19 @@ def test_a_hung_candidate_is_interrupted_as_its_own_error_and_the_live_generatio
         bound = run.load.stats.bound
         wait_for(lambda: run.load.stats.bound > bound + 10, 20, "live pods still bound")
         assert run.generation is live and list(run.runner.reloader.history) == []  # no rollback, no reload
+
+
+def test_simulate_compare_prints_the_shadows_divergence_format(tmp_path: Path, objects: list[dict[str, Any]]) -> None:
+    from kubeberth.apps.whatif import compare, format_comparison
+    from kubeberth.observability.divergence import KINDS, format_divergences
+
+    _folder(tmp_path, "live", {"by_name.py": BY_NAME}, _config())
+    candidate, cfg = _folder(tmp_path, "candidate", {"by_name.py": BY_NAME, "no_zone_c.py": NO_ZONE_C},
+                             _config("NoZoneC"))
+    a = simulate(build_generation(tmp_path / "live.yaml", tmp_path / "live"), objects, seed=3)
+    b = simulate(build_generation(cfg, candidate), objects, seed=3)
+    diff = compare(a, b, ("live", "candidate"))
+    assert set(DivergenceReport().as_dict()) - {"labels"} <= set(diff)
+    assert diff["counts"] == {k: len(diff[k]) for k in KINDS} and diff["counts"]["moved"] > 0
+    assert diff["agreement"] == pytest.approx(diff["agreed"] / diff["pods"])
+    assert "\n".join(format_divergences(diff, 20)) in format_comparison(diff)
