@@ -29,8 +29,10 @@ import datetime as dt
 import http.client
 import json
 import os
+import signal
 import ssl
 import statistics
+import subprocess
 import sys
 import threading
 import time
@@ -239,11 +241,27 @@ def write_configs(workdir: Path, qps: int) -> tuple[Path, Path]:
     return kube, berth
 
 
+def attach_py_spy(pid: int, out: Path) -> subprocess.Popen[bytes]:
+    """py-spy sampling a running scheduler (the thread holding the GIL: where its CPU goes) until it is sent
+    SIGINT; collapsed stacks into `out` (flamegraph.pl / speedscope read them)."""
+    out.parent.mkdir(parents=True, exist_ok=True)
+    return subprocess.Popen(["py-spy", "record", "--pid", str(pid), "--rate", "200", "--gil", "--format", "raw",
+                             "--output", str(out)], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+
+
+def stop_py_spy(spy: subprocess.Popen[bytes] | None) -> None:
+    if spy is not None:
+        spy.send_signal(signal.SIGINT)
+        spy.wait(60)
+
+
 def run_one(cp: LocalControlPlane, which: str, round_no: int, pods: int, configs: tuple[Path, Path],
-            timeout: float, modes: tuple[str, ...] = ("drain", "steady")) -> dict[str, Any]:
+            timeout: float, modes: tuple[str, ...] = ("drain", "steady"), profile: Path | None = None
+            ) -> dict[str, Any]:
     scheduler_name = "default-scheduler" if which == "kube-scheduler" else "kubeberth"
     assert cp.apiserver is not None and cp.etcd is not None
     results: dict[str, Any] = {"scheduler": which, "round": round_no}
+    spy: subprocess.Popen[bytes] | None = None
     for mode in modes:
         ns = f"{which}-{round_no}-{mode}"
         client(cp).call("POST", "/api/v1/namespaces", {"apiVersion": "v1", "kind": "Namespace",
@@ -267,6 +285,8 @@ def run_one(cp: LocalControlPlane, which: str, round_no: int, pods: int, configs
                 kb = Kubeberth(cp, cp.admin_kubeconfig, configs[1], leader_elect=False,
                                name=f"perf-kubeberth-{round_no}")
                 proc_pid, stopper = kb.proc.pid, kb.stop
+                if profile is not None:
+                    spy = attach_py_spy(proc_pid, profile / f"kubeberth-{round_no}.txt")
             watch.pids["scheduler"] = proc_pid
             cpu_at_start = 0.0
         else:
@@ -306,6 +326,7 @@ def run_one(cp: LocalControlPlane, which: str, round_no: int, pods: int, configs
         }
         print(f"  {which} round {round_no} {mode}: {results[mode]}", file=sys.stderr, flush=True)
     results["peak_rss_mb"] = round(peak_rss_mb(proc_pid), 1)
+    stop_py_spy(spy)
     stopper()
     for mode in modes:
         delete_pods(cp, f"{which}-{round_no}-{mode}")
@@ -381,6 +402,8 @@ def main() -> int:
     parser.add_argument("--modes", default="drain,steady",
                         help="drain, steady or both (comma-separated); the start-up figures come from drain")
     parser.add_argument("--record", type=Path, help="append the results to this file (docs/benchmarks.md)")
+    parser.add_argument("--py-spy", type=Path, metavar="DIR",
+                        help="sample kubeberth with py-spy in each round (collapsed stacks in DIR)")
     parser.add_argument("--json", type=Path, help="write every run's numbers to this file")
     args = parser.parse_args()
     modes = tuple(m for m in ("drain", "steady") if m in args.modes.split(","))
@@ -400,7 +423,7 @@ def main() -> int:
         for r in range(args.rounds):
             order = ("kube-scheduler", "kubeberth") if r % 2 == 0 else ("kubeberth", "kube-scheduler")
             for which in order:
-                runs.append(run_one(cp, which, r, args.pods, configs, args.timeout, modes))
+                runs.append(run_one(cp, which, r, args.pods, configs, args.timeout, modes, args.py_spy))
         summary = summarize(runs)
         text = render(args, runs, summary, setup)
         print(text)
