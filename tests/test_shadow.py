@@ -329,3 +329,20 @@ def test_simulate_compare_prints_the_shadows_divergence_format(tmp_path: Path, o
     assert diff["counts"] == {k: len(diff[k]) for k in KINDS} and diff["counts"]["moved"] > 0
     assert diff["agreement"] == pytest.approx(diff["agreed"] / diff["pods"])
     assert "\n".join(format_divergences(diff, 20)) in format_comparison(diff)
+
+
+def test_a_shadow_from_the_start_with_kubeberth_shadow_settings(tmp_path: Path) -> None:
+    from kubeberth.errors import KubeberthError
+
+    _folder(tmp_path, "live", {"by_name.py": BY_NAME}, _config(scheduler_name="kubeberth"))
+    candidate, cfg = _folder(tmp_path, "candidate", {"by_name.py": BY_NAME, "no_zone_c.py": NO_ZONE_C},
+                             _config("NoZoneC", scheduler_name="kubeberth"))
+    settings = {"shadow_plugins_dir": candidate, "shadow_config": cfg, "shadow_sample": 0.5}
+    with EmbeddedRun(tmp_path, config_path=tmp_path / "live.yaml", plugins_dir=tmp_path / "live", nodes=12,
+                     rate=50.0, lifetime=0.5, settings=settings) as run:
+        report = wait_for(lambda: (r := run.get("/debug/shadow")[1])["pods"]["compared"] >= 3 and r, 20, "comparisons")
+        assert report["active"] and report["policy"]["sample"] == 0.5 and report["pods"]["skipped_sampling"] > 0
+    (candidate / "broken.py").write_text("this is not python\n")
+    with pytest.raises(KubeberthError, match="broken.py"):
+        EmbeddedRun(tmp_path, config_path=tmp_path / "live.yaml", plugins_dir=tmp_path / "live", nodes=3,
+                    settings=settings)  # the Runner refuses before it starts anything

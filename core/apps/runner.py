@@ -33,6 +33,7 @@ from ..runtime.generation import Generation
 from ..runtime.reload import GenerationBuilder
 from ..scheduling.rollback import RollbackPolicy
 from ..scheduling.scheduler import Scheduler
+from ..scheduling.shadow import ShadowPolicy
 from ..scheduling.swap import watched_kinds
 from .admin import add_admin_routes
 from .httpserver import DEFAULT_BIND_ADDRESS, HTTPServer, check_route
@@ -171,6 +172,10 @@ class Runner:
             self.scheduler, self.observability, live_config=self.builder.config, feature_gates=self.builder.feature_gates,
             allow_insecure_plugins_dir=self.settings.allow_insecure_plugins_dir,
         )
+        if st.shadow_plugins_dir is not None or st.shadow_config is not None:
+            # KUBEBERTH_SHADOW_*: built now (a bad candidate stops the start), installed by the loop.
+            self.shadow.start(st.shadow_plugins_dir, st.shadow_config,
+                              ShadowPolicy(st.shadow_sample, st.shadow_cpu_budget), wait=False)
         self.watcher: Watcher | None = None
         self.http: HTTPServer | None = None
         if healthz_bind_address or secure_serving is not None:

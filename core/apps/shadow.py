@@ -93,10 +93,12 @@ class ShadowController:
 
     # ---- start / stop (any thread) ---------------------------------------------------------
     def start(
-        self, plugins_dir: str | Path | None, config: str | Path | None = None, policy: ShadowPolicy | None = None
+        self, plugins_dir: str | Path | None, config: str | Path | None = None, policy: ShadowPolicy | None = None,
+        wait: bool = True,
     ) -> dict[str, Any]:
         """Build the candidate as a reload would, dry-run and install it (replacing a running
-        shadow); one-line KubeberthError when it cannot be built or fails the dry run."""
+        shadow); one-line KubeberthError when it cannot be built or fails the dry run. `wait=False`
+        (at start-up, before the loop runs): the loop installs it, a dry-run failure is logged."""
         policy = policy or ShadowPolicy()
         try:
             policy.check()
@@ -120,6 +122,9 @@ class ShadowController:
                 self._started, self._stopped = time.time(), 0.0
                 self._source = {"plugins_dir": str(plugins_dir) if plugins_dir else None,
                                 "config": str(config) if config else None}
+            if not wait:
+                self.scheduler.submit(lambda: self._install_logged(run))
+                return self.report()
             try:
                 error = self._on_loop(lambda: self._install(run))
             except KubeberthError:
@@ -137,6 +142,15 @@ class ShadowController:
         if current is not None:
             current.uninstall(self.scheduler)
         return run.install(self.scheduler)
+
+    def _install_logged(self, run: ShadowRun) -> None:
+        error = self._install(run)
+        if error:
+            with self._lock:
+                self.active, self._stopped = False, time.time()
+            log.error("shadow generation %s refused: %s", run.generation.id, error)
+        else:
+            log.info("shadow generation %s started", run.generation.id)
 
     def stop(self) -> dict[str, Any]:
         """Remove the shadow (the next cycle runs without it); the report is kept."""

@@ -394,6 +394,12 @@ class Settings(BaseSettings):
     # replica scheduling at a time; "active-active" makes every replica schedule the pods it owns,
     # committing each placement against the other replicas' claims.
     replicas_mode: Literal["leader", "active-active"] = "leader"
+    # A shadow generation from the start (docs/shadow.md; also POST /shadow/start): its plugins
+    # folder and/or configuration, the share of pods compared and its CPU budget.
+    shadow_plugins_dir: Path | None = None
+    shadow_config: Path | None = None
+    shadow_sample: float = Field(1.0, ge=0, le=1)
+    shadow_cpu_budget: float = Field(0.25, ge=0)
 
     @field_validator("log_level")
     @classmethod
