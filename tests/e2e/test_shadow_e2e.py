@@ -6,6 +6,8 @@ a filter rejecting zone-c; pods are created and bound by the live generation; `k
 report --json` must list exactly the pods the live generation bound in zone-c as moved (or newly
 unschedulable), and the API server must hold nothing the shadow wrote: each pod bound once, its
 only event the live Scheduled one. A kubeberth:reader token may read /debug/shadow but not start one.
+In Jaeger, a moved pod's trace holds its ShadowDecision span as a child of (and linked to) its live
+SchedulingCycle span.
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ from pathlib import Path
 
 import pytest
 from cluster import LocalControlPlane, free_port, wait_for
+from jaeger import LocalJaeger
 from kubeberth.apps.cli import main
 from kubeberth_harness import Api, Kubeberth, suffix, write_config
 
@@ -47,7 +50,7 @@ def _post(url: str, token: str, ca: Path) -> int:
 
 def test_shadow_started_over_the_secure_port_reports_the_pods_that_would_move_and_writes_nothing(
     control_plane: LocalControlPlane, sa_kubeconfig: str, api: Api, tmp_path: Path,
-    capsys: pytest.CaptureFixture[str],
+    capsys: pytest.CaptureFixture[str], jaeger: LocalJaeger,
 ) -> None:
     ns = f"kb-shadow-{suffix()}"
     api.call("POST", "/api/v1/namespaces", {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": ns}})
@@ -61,7 +64,10 @@ def test_shadow_started_over_the_secure_port_reports_the_pods_that_would_move_an
     candidate_config = write_config(tmp_path / "candidate.yaml", plugins=("NoZoneC",))
     port = free_port(avoid={control_plane.apiserver_port})
     kb = Kubeberth(control_plane, sa_kubeconfig, write_config(tmp_path / "config.yaml"), False, f"kubeberth-shadow-{suffix()}",
-                   args=[f"--secure-port={port}", "--bind-address=127.0.0.1", f"--cert-dir={tmp_path / 'certs'}"])
+                   args=[f"--secure-port={port}", "--bind-address=127.0.0.1", f"--cert-dir={tmp_path / 'certs'}"],
+                   env={"OTEL_EXPORTER_OTLP_ENDPOINT": jaeger.otlp_grpc_endpoint, "OTEL_EXPORTER_OTLP_PROTOCOL": "grpc",
+                        "OTEL_SERVICE_NAME": (service := f"kubeberth-shadow-{suffix()}"),
+                        "OTEL_TRACES_SAMPLER": "always_on", "OTEL_BSP_SCHEDULE_DELAY": "100"})
     server = f"https://127.0.0.1:{port}"
     ca = tmp_path / "certs" / "kubeberth.crt"
     zones = {f"shadow-{z}-{suffix()}": f"zone-{z}" for z in "abc"}
@@ -95,6 +101,15 @@ def test_shadow_started_over_the_secure_port_reports_the_pods_that_would_move_an
             assert zones[m["after"]] != "zone-c"
             assert m["detail"]["feasibility"]["after_rejects"][0]["plugin"] == "NoZoneC"
         assert found["cost"]["ratio"] is not None
+        moved = (divergences["moved"] + divergences["newly_unschedulable"])[0]
+        trace = jaeger.wait_for_traces(service, {"k8s.pod.name": moved["pod"].split("/")[1]}, ready=lambda traces: any(
+            sp["operationName"] == "ShadowDecision" for t in traces for sp in t["spans"]))
+        spans = [sp for t in trace for sp in t["spans"]]
+        shadow = next(sp for sp in spans if sp["operationName"] == "ShadowDecision")
+        live = next(sp for sp in spans if sp["operationName"] == "SchedulingCycle" and sp["traceID"] == shadow["traceID"])
+        assert {r["spanID"] for r in shadow["references"]} == {live["spanID"]}, shadow["references"]  # parent and link
+        assert "CHILD_OF" in {r["refType"] for r in shadow["references"]}
+        assert moved["detail"]["trace_id"].endswith(shadow["traceID"].lstrip("0")) or moved["detail"]["trace_id"] == shadow["traceID"]
         assert main(["shadow", "stop", *client, "--token", tokens["admin"]]) == 0
         assert "stopped at" in capsys.readouterr().out
         # Nothing from the shadow reached the API server: each pod bound once, one Scheduled event each.
