@@ -264,11 +264,14 @@ class ShadowRun:
             self._skip("no_profile")
             return
         live_node = record.node if record.result == "Scheduled" else None
-        outcome = self.decide(scheduler, fw, shadow_fw, pod, live_node, record.message, token)
-        outcome.live_seconds = live_seconds
-        outcome.live_record = record
-        self.counts.live_seconds += live_seconds
-        self.on_outcome(outcome)
+        try:
+            outcome = self.decide(scheduler, fw, shadow_fw, pod, live_node, record.message, token)
+            outcome.live_seconds = live_seconds
+            outcome.live_record = record
+            self.counts.live_seconds += live_seconds
+            self.on_outcome(outcome)
+        except Exception:  # noqa: BLE001 - the live loop goes on whatever the shadow's side does
+            log.exception("shadow generation %s: comparing pod %s failed", self.generation.id, pod.key)
 
     def _skip(self, why: str) -> None:
         self.counts.sampled -= 1
