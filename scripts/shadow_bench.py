@@ -74,11 +74,13 @@ def variants(folder: Path) -> dict[str, tuple[Path | None, Path | None, ShadowPo
 def one_run(objects: list[dict[str, Any]], shadow: tuple[Path | None, Path | None, ShadowPolicy] | None) -> dict[str, Any]:
     live = build_generation()
     runs: list[ShadowRun] = []
+    agreed: list[bool] = []
 
     def attach(scheduler: Any) -> None:
         if shadow is not None:
             folder, cfg, policy = shadow
-            run = ShadowRun(GenerationBuilder(cfg, folder).build(), policy, lambda _o: None)
+            run = ShadowRun(GenerationBuilder(cfg, folder).build(), policy,
+                            lambda o: agreed.append(o.live_node == o.shadow_node and not o.error))
             assert run.install(scheduler) is None
             runs.append(run)
 
@@ -96,7 +98,7 @@ def one_run(objects: list[dict[str, Any]], shadow: tuple[Path | None, Path | Non
     if runs:
         c = runs[0].counts
         out |= {"compared": c.compared, "skipped_budget": c.skipped_budget, "shadow_seconds": c.shadow_seconds,
-                "detail_seconds": c.detail_seconds}
+                "detail_seconds": c.detail_seconds, "agreement": sum(agreed) / len(agreed) if agreed else None}
     return out
 
 
@@ -138,6 +140,7 @@ def main() -> int:
             detail = statistics.median((r["shadow_seconds"] + r["detail_seconds"]) / r["live_cycle_seconds"] for r in runs)
             share = f"{decision:.2f} / {detail:.2f}"
             compared = f"{statistics.median(r['compared'] for r in runs):.0f} of {runs[0]['scheduled']}"
+            compared += f", agreement {statistics.median(r['agreement'] or 0 for r in runs):.1%}"
             if runs[0]["skipped_budget"]:
                 compared += f" ({statistics.median(r['skipped_budget'] for r in runs):.0f} skipped by the budget)"
         cpu = statistics.median(r["cpu_seconds"] / r["scheduled"] for r in runs)
