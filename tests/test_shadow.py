@@ -346,3 +346,18 @@ def test_a_shadow_from_the_start_with_kubeberth_shadow_settings(tmp_path: Path) 
     with pytest.raises(KubeberthError, match="broken.py"):
         EmbeddedRun(tmp_path, config_path=tmp_path / "live.yaml", plugins_dir=tmp_path / "live", nodes=3,
                     settings=settings)  # the Runner refuses before it starts anything
+
+
+def test_the_default_profile_shadowing_itself_agrees_on_every_pod_ties_and_sampling_included() -> None:
+    objects = generate_cluster(220, 300, seed=11)  # > 100 nodes: percentageOfNodesToScore samples
+    outcomes: list[ShadowOutcome] = []
+
+    def attach(scheduler: Any) -> None:
+        run = ShadowRun(GenerationBuilder().build(), ShadowPolicy(cpu_budget=0), outcomes.append)
+        assert run.install(scheduler) is None
+
+    result = simulate(build_generation(), objects, seed=4, attach=attach)
+    assert len(outcomes) >= result.summary["scheduled"] > 200
+    assert [o for o in outcomes if o.shadow_node != o.live_node or o.error] == []
+    ties = [r for r in result.scheduler.records if r.score_ties > 1]
+    assert ties, "the generated cluster has equally scored nodes"

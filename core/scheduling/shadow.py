@@ -205,6 +205,7 @@ class ShadowRun:
         self._shadow_decayed = 0.0
         self._decayed_at = clock()
         self._handles: dict[str, ShadowHandle] = {}
+        self._rng = np.random.default_rng()  # given the live cycle's state before each shadow cycle
         self._backend: ReadOnlyBackend | None = None
 
     # ---- installing ----------------------------------------------------------------------
@@ -289,7 +290,7 @@ class ShadowRun:
         assert self._backend is not None
         refused = self._backend.refused
         saved = (scheduler.next_start_index, scheduler.rng, scheduler.incremental)
-        rng = np.random.default_rng()
+        rng = self._rng
         rng.bit_generator.state = token.rng_state
         scheduler.next_start_index, scheduler.rng, scheduler.incremental = token.start_index, rng, False
         start_ns = time.time_ns()
