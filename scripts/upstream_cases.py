@@ -9,6 +9,11 @@ tests/builtin_plugins/*.py; intentionally unported cases are listed in tests/ups
     python scripts/upstream_cases.py            # summary per plugin
     python scripts/upstream_cases.py --missing  # upstream cases neither ported nor listed as unported
 
+Then the same for the integration suite (test/integration/scheduler, one row per test file): a case is
+`TestFunction/case name` for a table case and `TestFunction` for a test without a table. Ported ids are the
+string constants of that form in tests/e2e/test_*.py that name an integration case; intentionally unported
+ones are listed in tests/upstream_unported_integration.py.
+
 Exit code 1 when a ported or unported id names no upstream case (a renamed or invented case).
 """
 
@@ -176,6 +181,78 @@ def unported() -> dict[str, str]:
     return dict(UNPORTED)
 
 
+_CAP_NAME = re.compile(r'^\t\tName:\s*"((?:[^"\\\n]|\\.)*)"', re.M)
+# Non-test files whose package-level tables a Test function runs: file -> (the test function, its table's
+# case field at two tabs' depth).
+INTEGRATION_SHARED_TABLES = {"queueing/queue.go": "TestCoreResourceEnqueue"}
+_PORTED_INTEGRATION = re.compile(r"^Test\w+(/.+)?$")
+
+
+def integration_dir(sched: Path) -> Path:
+    """test/integration/scheduler next to pkg/scheduler in the same module."""
+    return sched.parent.parent / "test" / "integration" / "scheduler"
+
+
+def integration_cases(sched: Path) -> dict[str, list[str]]:
+    """test file (relative to test/integration/scheduler) -> its cases. TestMain is no case."""
+    root = integration_dir(sched)
+    out: dict[str, list[str]] = {}
+    for path in sorted(root.rglob("*_test.go")):
+        text = path.read_text()
+        funcs = [f for f in _FUNC.findall(text) if f != "TestMain"]
+        if not funcs:
+            continue
+        cases = [c for c in [*_cases_in(path), *_map_cases_in(path)] if c.split("/", 1)[0] != "TestMain"]
+        rel = str(path.relative_to(root))
+        for shared, func in INTEGRATION_SHARED_TABLES.items():
+            if func in funcs:
+                cases += [f"{func}/{n}" for n in _CAP_NAME.findall((root / shared).read_text())]
+        owners = {c.split("/", 1)[0] for c in cases}
+        out[rel] = list(dict.fromkeys([*cases, *(f for f in funcs if f not in owners)]))
+    return out
+
+
+def ported_integration_ids(tests_dir: Path = ROOT / "tests" / "e2e") -> set[str]:
+    """String constants shaped `TestFunction` or `TestFunction/...` in the e2e tests, less the unported ones.
+    (A bare `TestFunction` constant only counts where it names an upstream case: see main.)"""
+    found: set[str] = set()
+    for path in sorted(tests_dir.glob("test_*.py")):
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.Constant) and isinstance(node.value, str) and _PORTED_INTEGRATION.match(node.value):
+                found.add(node.value)
+    return found - set(unported_integration())
+
+
+def unported_integration() -> dict[str, str]:
+    sys.path.insert(0, str(ROOT / "tests"))
+    try:
+        from upstream_unported_integration import UNPORTED_INTEGRATION  # type: ignore[import-not-found]
+    finally:
+        sys.path.pop(0)
+    return dict(UNPORTED_INTEGRATION)
+
+
+def integration_report(sched: Path, missing: bool) -> list[str]:
+    """Rows like the plugin rows, per integration test file; the ids that name no upstream case last."""
+    cases = integration_cases(sched)
+    every = {c for cs in cases.values() for c in cs}
+    excluded = unported_integration()
+    found = ported_integration_ids()
+    ported = {c for c in found if "/" in c or c in every}
+    lines = []
+    for rel, cs in cases.items():
+        names = set(cs)
+        done, skip = len(names & ported), len(names & set(excluded))
+        lines.append(f"{rel:55} upstream {len(names):4}  ported {done:4}  excluded {skip:4}  "
+                     f"open {len(names) - done - skip:4}")
+        if missing:
+            lines += [f"    {c}" for c in sorted(names - ported - set(excluded))]
+    lines.append(f"{'integration total':55} upstream {len(every):4}  ported {len(every & ported):4}  "
+                 f"excluded {len(every & set(excluded)):4}  open {len(every - ported - set(excluded)):4}")
+    lines += [f"not an upstream integration case: {c}" for c in sorted((ported | set(excluded)) - every)]
+    return lines
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--missing", action="store_true", help="list upstream cases neither ported nor excluded")
@@ -198,7 +275,16 @@ def main() -> int:
     print(f"{'total':20} upstream {len(every):4}  ported {len(every & ported):4}  excluded {len(every & set(excluded)):4}")
     for c in bad:
         print(f"not an upstream case: {c}", file=sys.stderr)
-    return 1 if bad else 0
+    print()
+    print(f"integration suite (test/integration/scheduler, kube-scheduler {K8S_VERSION})")
+    bad_integration = 0
+    for line in integration_report(sched, args.missing):
+        if line.startswith("not an upstream"):
+            bad_integration += 1
+            print(line, file=sys.stderr)
+        else:
+            print(line)
+    return 1 if bad or bad_integration else 0
 
 
 if __name__ == "__main__":

@@ -54,3 +54,26 @@ def test_ported_ids_are_found_in_the_plugin_tests() -> None:
     ids = upstream.ported_ids()
     assert "TestImageLocalityPriority/pod with ImageVolume" in ids
     assert "TestLeastAllocatedScoringStrategy/requested resources exceed node capacity" in ids
+
+
+@needs_cache
+def test_integration_ids_name_upstream_integration_cases() -> None:
+    cases = upstream.integration_cases(SCHED)
+    every = {c for cs in cases.values() for c in cs}
+    assert len(cases["filters/filters_test.go"]) == 85 and len(cases["queueing/queue_test.go"]) == 86
+    assert "TestInterPodAffinityWithNamespaceSelector/MatchingNamespaces" in every
+    assert not any(c.startswith("TestMain") for c in every)
+    ported = {c for c in upstream.ported_integration_ids() if "/" in c or c in every}
+    unported = upstream.unported_integration()
+    assert sorted(ported - every) == []
+    assert sorted(set(unported) - every) == []
+    assert sorted(ported & set(unported)) == []
+    assert all(reason.strip() for reason in unported.values())
+
+
+@needs_cache
+def test_script_reports_the_integration_suite() -> None:
+    done = subprocess.run([sys.executable, str(SCRIPT)], capture_output=True, text=True, check=False)
+    assert done.returncode == 0, done.stderr
+    rows = [line for line in done.stdout.splitlines() if line.startswith(("filters/filters_test.go", "integration total"))]
+    assert len(rows) == 2 and all(" open " in row for row in rows)
