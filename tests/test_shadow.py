@@ -361,3 +361,28 @@ def test_the_default_profile_shadowing_itself_agrees_on_every_pod_ties_and_sampl
     assert [o for o in outcomes if o.shadow_node != o.live_node or o.error] == []
     ties = [r for r in result.scheduler.records if r.score_ties > 1]
     assert ties, "the generated cluster has equally scored nodes"
+
+
+def test_the_readme_commands_start_read_and_stop_a_shadow(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from kubeberth.apps.cli import main
+
+    _folder(tmp_path, "live", {"by_name.py": BY_NAME}, _config(scheduler_name="kubeberth"))
+    candidate, cfg = _folder(tmp_path, "candidate", {"by_name.py": BY_NAME, "no_zone_c.py": NO_ZONE_C},
+                             _config("NoZoneC", scheduler_name="kubeberth"))
+    with EmbeddedRun(tmp_path, config_path=tmp_path / "live.yaml", plugins_dir=tmp_path / "live", nodes=12,
+                     rate=50.0, lifetime=0.5) as run:
+        server = ["--server", run.url]
+        assert main(["shadow", "report", *server]) == 0
+        assert "no shadow generation has run" in capsys.readouterr().out
+        assert main(["shadow", "start", *server, "--plugins", str(candidate), "--config", str(cfg),
+                     "--sample", "0.2"]) == 0
+        assert "shadow generation g" in capsys.readouterr().out
+        wait_for(lambda: run.get("/debug/shadow")[1]["divergences"]["counts"]["moved"] >= 1, 20, "a moved pod")
+        assert main(["shadow", "report", *server]) == 0
+        text = capsys.readouterr().out
+        assert "cause: shadow rejects with NoZoneC: node(s) are in zone-c" in text
+        assert "shadow rejects 4 node(s) the other accepts: NoZoneC" in text and "agreement" in text
+        assert main(["shadow", "stop", *server]) == 0
+        assert "stopped at" in capsys.readouterr().out
+        assert main(["shadow", "start", *server, "--plugins", str(tmp_path / "nowhere")]) == 2
+        assert "no such directory" in capsys.readouterr().err
