@@ -297,7 +297,7 @@ class Loops:
 
 
 @pytest.mark.timeout(60)
-def test_a_hung_candidate_is_interrupted_as_its_own_error_and_the_live_generation_stays(tmp_path: Path) -> None:
+def test_a_hung_candidate_is_interrupted_as_its_own_error_quarantined_and_the_live_generation_stays(tmp_path: Path) -> None:
     _folder(tmp_path, "live", {"by_name.py": BY_NAME}, _config(scheduler_name="kubeberth"))
     candidate, cfg = _folder(tmp_path, "candidate", {"by_name.py": BY_NAME, "loops.py": LOOPS},
                              _config("Loops", scheduler_name="kubeberth"))
@@ -306,10 +306,13 @@ def test_a_hung_candidate_is_interrupted_as_its_own_error_and_the_live_generatio
         live = run.generation
         status, body = run.post(f"/shadow/start?plugins={candidate}&config={cfg}&cpu_budget=0")
         assert status == 200, body
-        report = wait_for(lambda: (r := run.get("/debug/shadow")[1])["pods"]["errors"] >= 2 and r, 20, "two hangs")
+        report = wait_for(lambda: (r := run.get("/debug/shadow")[1])["pods"]["errors"] >= 3 and r, 20, "three hangs")
         assert "PluginTimeout" in report["errors"][0]["error"], report["errors"]
         assert report["pods"]["agreed"] == 0
         run.post("/shadow/stop")
+        # Three hangs quarantine the file (as for a reload): the same candidate is not started again.
+        status, body = run.post(f"/shadow/start?plugins={candidate}&config={cfg}")
+        assert status == 422 and "loops.py: quarantined" in body["error"], body
         bound = run.load.stats.bound
         wait_for(lambda: run.load.stats.bound > bound + 10, 20, "live pods still bound")
         assert run.generation is live and list(run.runner.reloader.history) == []  # no rollback, no reload

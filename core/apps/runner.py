@@ -171,6 +171,7 @@ class Runner:
         self.shadow = ShadowController(
             self.scheduler, self.observability, live_config=self.builder.config, feature_gates=self.builder.feature_gates,
             allow_insecure_plugins_dir=self.settings.allow_insecure_plugins_dir,
+            refusal=self.reloader.guard.quarantine.refusal,
         )
         if st.shadow_plugins_dir is not None or st.shadow_config is not None:
             # KUBEBERTH_SHADOW_*: built now (a bad candidate stops the start), installed by the loop.

@@ -26,7 +26,7 @@ import time
 import urllib.error
 import urllib.request
 from collections import deque
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -72,8 +72,11 @@ class ShadowController:
         live_config: str | Path | None = None,
         feature_gates: FeatureGates | None = None,
         allow_insecure_plugins_dir: bool = False,
+        refusal: Callable[[Path | None], str | None] | None = None,
     ) -> None:
+        """`refusal(folder)`: why a build of `folder` must not run (the reloader's quarantine)."""
         self.scheduler = scheduler
+        self.refusal = refusal
         self.observability = observability
         self.live_config = live_config
         self.feature_gates = feature_gates or scheduler.generation.feature_gates
@@ -107,6 +110,9 @@ class ShadowController:
         if plugins_dir is not None and not Path(plugins_dir).is_dir():
             raise KubeberthError(f"shadow: plugins folder {plugins_dir}: no such directory")
         config = config or self.live_config
+        refused = self.refusal(Path(plugins_dir)) if self.refusal is not None and plugins_dir is not None else None
+        if refused is not None:
+            raise KubeberthError(f"shadow: {refused}")
         with self._starting:
             builder = GenerationBuilder(
                 config, plugins_dir, allow_insecure_plugins_dir=self.allow_insecure_plugins_dir,
