@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import argparse
 import ast
+import json
 import os
 import re
 import subprocess
@@ -214,12 +215,20 @@ def integration_cases(sched: Path) -> dict[str, list[str]]:
 
 def ported_integration_ids(tests_dir: Path = ROOT / "tests" / "e2e") -> set[str]:
     """String constants shaped `TestFunction` or `TestFunction/...` in the e2e tests, less the unported ones.
-    (A bare `TestFunction` constant only counts where it names an upstream case: see main.)"""
+    (A bare `TestFunction` constant only counts where it names an upstream case: see integration_report.)
+
+    A table dumped from upstream into tests/e2e/upstream_tables/*.json (scripts/upstream_integration_tables.py)
+    counts case by case when an e2e test names its Test function (`TestFunction`, the key it runs)."""
     found: set[str] = set()
     for path in sorted(tests_dir.glob("test_*.py")):
         for node in ast.walk(ast.parse(path.read_text())):
             if isinstance(node, ast.Constant) and isinstance(node.value, str) and _PORTED_INTEGRATION.match(node.value):
                 found.add(node.value)
+    for path in sorted((tests_dir / "upstream_tables").glob("*.json")):
+        for func, table in json.loads(path.read_text())["tables"].items():
+            if func in found:
+                names = list(table) if isinstance(table, dict) else [case["name"] for case in table]
+                found.update(f"{func}/{name}" for name in names)
     return found - set(unported_integration())
 
 

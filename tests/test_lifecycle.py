@@ -755,9 +755,14 @@ def test_permit_reject_from_another_plugin(scheduler_tester) -> None:
     s = t.scheduler
     t.settle(timeout=10)
     assert t.node_of("w") is None and t.node_of("r") is not None
-    assert t.events("w", "FailedScheduling") == ["0/1 nodes are available: 1 gang member failed."]
-    assert s.queue.entries["w"].unschedulable_plugins == frozenset({"TRejecter"})
-    assert seen.count("unreserve:TR1") == 1  # only w was unreserved
+    # r's binding is an assigned pod added (AssignedPodAdd), and TRejecter registers no events, so it is
+    # interested in every event: w is retried, waits at TWaiter again and times out (as kube-scheduler would).
+    assert t.events("w", "FailedScheduling") == [
+        "0/1 nodes are available: 1 gang member failed.",
+        "0/1 nodes are available: 1 rejected due to timeout after waiting 30s at plugin TWaiter.",
+    ]
+    assert s.queue.entries["w"].unschedulable_plugins == frozenset({"TWaiter"})
+    assert seen.count("unreserve:TR1") == 2  # only w was unreserved, once per attempt
     assert "w" not in s.cluster.placement
 
 

@@ -15,6 +15,24 @@ _DEFERRED_RESIZE = (
 )
 _COMPARISON_OPS = "TaintTolerationComparisonOperators (alpha gate, off by default: Gt/Lt tolerations) is not implemented"
 
+_MATCH_LABEL_KEYS_OFF = (
+    "turns MatchLabelKeysInPodTopologySpread off in the API server and the scheduler of its own process (the gate "
+    "drops matchLabelKeys at pod creation); the shared control plane keeps v1.37's default, on"
+)
+_APISERVER_MATCH_LABEL_KEYS = (
+    "checks kube-apiserver's pod admission, not the scheduler: matchLabelKeys merged into the label selector at "
+    "creation as MatchLabelKeysInPodAffinity is switched under emulation version 1.32 in its own API server"
+)
+_NODE_DECLARED_FEATURES_OFF = (
+    "turns NodeDeclaredFeatures (GA in v1.37) off under emulation version 1.36 in the API server and scheduler of "
+    "its own process; the shared control plane and kubeberth run v1.37's defaults"
+)
+_MOCK_FEATURE = (
+    "replaces the node-declared-features framework's feature list in-process with a mock FeatureA, inferred from "
+    "the first container's name (ndftesting.SetFrameworkDuringTest); kubeberth infers a pod's features from its "
+    "own list of real features, with no test hook to swap it"
+)
+
 UNPORTED_INTEGRATION: dict[str, str] = {
     'TestCPGScheduling/TestCPGHierarchicalScheduling': _COMPOSITE,
     'TestCPGScheduling/TestCPGMinGroupCount': _COMPOSITE,
@@ -64,4 +82,20 @@ UNPORTED_INTEGRATION: dict[str, str] = {
     'TestDeferredResizeNodePreemptionPolicy': _DEFERRED_RESIZE,
     'TestDeferredResizeQueueingHandlers': _DEFERRED_RESIZE,
     'TestTaintTolerationGtLtIntegration': _COMPARISON_OPS,
+    # filters/filters_test.go
+    'TestTaintTolerationFilter/Pod with Gt toleration matches node taint with greater value': _COMPARISON_OPS,
+    'TestTaintTolerationFilter/Pod with Gt toleration does not match node taint with lesser value': _COMPARISON_OPS,
+    'TestTaintTolerationFilter/Pod with Lt toleration matches node taint with lesser value': _COMPARISON_OPS,
+    'TestTaintTolerationFilter/Pod with Lt toleration does not match node taint with greater value': _COMPARISON_OPS,
+    'TestTaintTolerationFilter/Pod with mixed tolerations including Gt operator': _COMPARISON_OPS,
+    'TestTaintTolerationFilter/Pod with Gt toleration with negative values': _COMPARISON_OPS,
+    'TestTaintTolerationFilter/Pod with Lt toleration with zero values': _COMPARISON_OPS,
+    'TestTaintTolerationFilter/Pod with Gt toleration and empty Effect matches any taint effect': _COMPARISON_OPS,
+    'TestTaintTolerationFilter/Pod with Lt toleration with large numbers': _COMPARISON_OPS,
+    'TestPodTopologySpreadFilter/matchLabelKeys ignored when feature gate disabled, pods spread across zone as 2/1': _MATCH_LABEL_KEYS_OFF,
+    'TestPodAffinityMatchLabelKeyEnablement': _APISERVER_MATCH_LABEL_KEYS,
+    'TestNodeDeclaredFeaturesFilter/Feature gate disabled': _NODE_DECLARED_FEATURES_OFF,
+    'TestNodeDeclaredFeaturesFilter/pod with feature requirement schedulable on node with the feature': _MOCK_FEATURE,
+    'TestNodeDeclaredFeaturesFilter/pod with feature requirement not schedulable on node without features': _MOCK_FEATURE,
+    'TestNodeDeclaredFeaturesFilter/pod with feature requirement schedulable on node with multiple features': _MOCK_FEATURE,
 }

@@ -252,6 +252,9 @@ class EventHandlers(SchedulerState):
         pod.node_name = node
         pod.raw = cast(Pod, obj)
         self.queue.done(uid)  # even before its binding reports: a failure then has nothing to retry
+        # Our own binding is an assigned pod added all the same (kube-scheduler's updatePod ->
+        # addAssignedPodToCache -> EventAssignedPodAdd): a pod waiting for it (pod affinity) is retried.
+        self.queue.move_for_event("Pod/Add", self._interested, new=pod)
         return True
 
     def _no_longer_pending(self, uid: str, why: str) -> None:

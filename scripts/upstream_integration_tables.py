@@ -1,0 +1,216 @@
+#!/usr/bin/env python3
+"""Dump the case tables of a kube-scheduler v1.37.2 integration test file as JSON, objects as the API takes them.
+
+The tables are Go composite literals built with st.MakePod/st.MakeNode and friends; rather than transcribe
+them by hand, this builds a Go program from the test file itself: each Test function's body up to the end of
+its `tests := ...` table, returning the table, and a reflection walk that writes every case as
+{field: value} (Kubernetes objects through their JSON tags; func fields as null). The e2e tests read the
+JSON (tests/e2e/upstream_tables/); the test procedures (create, wait, expect) are ported by hand.
+
+    python scripts/upstream_integration_tables.py filters/filters_test.go tests/e2e/upstream_tables/filters.json \
+        TestUnschedulablePodBecomesSchedulable TestNodeDeclaredFeaturesFilter  # tables left out (transcribed)
+
+Needs Go and the module cache of tests/e2e/k8s/go.mod (scripts/provision-k8s.sh); builds offline.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT / "scripts"))
+from upstream_cases import integration_dir, scheduler_dir  # noqa: E402
+
+_TABLE = re.compile(r"^\t(tests|testCases) := (\[\]struct|map\[string\]struct)", re.M)
+_FUNC = re.compile(r"^func (Test\w+)\(t \*testing\.T\) \{\n", re.M)
+
+DUMPER = r'''
+func dumpValue(v reflect.Value) any {
+	switch v.Kind() {
+	case reflect.Func:
+		// func(testCtx *testutils.TestContext) T fields: called with a context whose namespace is ""
+		if !v.IsNil() && v.Type().NumIn() == 1 && v.Type().NumOut() == 1 && v.Type().In(0) == reflect.TypeOf(&testContext{}) {
+			return dumpValue(v.Call([]reflect.Value{reflect.ValueOf(&testContext{})})[0])
+		}
+		return nil
+	case reflect.Chan, reflect.Interface:
+		if v.Kind() == reflect.Interface && !v.IsNil() {
+			return dumpValue(v.Elem())
+		}
+		return nil
+	case reflect.Ptr:
+		if v.IsNil() {
+			return nil
+		}
+		return dumpValue(v.Elem())
+	case reflect.Slice:
+		if v.IsNil() {
+			return nil
+		}
+	}
+	if v.Kind() == reflect.Slice || v.Kind() == reflect.Array {
+		if v.Type().Elem().Kind() == reflect.Struct && v.Type().Elem().PkgPath() == "" {
+			out := []any{}
+			for i := 0; i < v.Len(); i++ {
+				out = append(out, dumpValue(v.Index(i)))
+			}
+			return out
+		}
+	}
+	if v.Kind() == reflect.Struct && v.Type().PkgPath() == "" && v.Type().Name() == "" {
+		// the test's anonymous case struct: unexported fields read through an addressable copy
+		c := reflect.New(v.Type()).Elem()
+		c.Set(v)
+		out := map[string]any{}
+		for i := 0; i < c.NumField(); i++ {
+			f := c.Field(i)
+			f = reflect.NewAt(f.Type(), unsafe.Pointer(f.UnsafeAddr())).Elem()
+			out[c.Type().Field(i).Name] = dumpValue(f)
+		}
+		return out
+	}
+	raw, err := json.Marshal(v.Interface())
+	if err != nil {
+		return fmt.Sprintf("<%v>", err)
+	}
+	var out any
+	_ = json.Unmarshal(raw, &out)
+	return out
+}
+
+// testContext stands in for testutils.TestContext in table closures (only NS.Name is read there).
+type testContext struct {
+	NS struct{ Name string }
+}
+
+func dumpTable(table any) any {
+	v := reflect.ValueOf(table)
+	if v.Kind() == reflect.Map {
+		out := map[string]any{}
+		for _, k := range v.MapKeys() {
+			out[k.String()] = dumpValue(v.MapIndex(k))
+		}
+		return out
+	}
+	return dumpValue(v)
+}
+'''
+
+
+def _block_end(text: str, start: int) -> int:
+    """Index just past the `}` closing the brace opened at or after start (strings and runes skipped)."""
+    depth, i, n = 0, text.index("{", start), len(text)
+    while i < n:
+        ch = text[i]
+        if ch in "\"'`":
+            end = text.index(ch, i + 1) if ch == "`" else i + 1
+            if ch != "`":
+                while text[end] != ch:
+                    end += 2 if text[end] == "\\" else 1
+            i = end + 1
+            continue
+        if text.startswith("//", i):
+            i = text.index("\n", i)
+            continue
+        if ch == "{":
+            depth += 1
+        elif ch == "}":
+            depth -= 1
+            if depth == 0:
+                return i + 1
+        i += 1
+    raise ValueError("unbalanced braces")
+
+
+def _program(source: str, skip: set[str], sched_root: Path) -> tuple[str, list[str]]:
+    imports = source[source.index("import ("): source.index(")\n", source.index("import (")) + 2]
+    funcs, names = [], []
+    for m in _FUNC.finditer(source):
+        name = m.group(1)
+        end = _block_end(source, m.end() - 2)
+        body = source[m.end(): end - 1]
+        table = _TABLE.search(body)
+        if name in skip or not table:
+            continue
+        literal_start = body.index("{", body.index("struct", table.start()))
+        literal_start = _block_end(body, literal_start)  # end of the struct type
+        literal_end = _block_end(body, literal_start)
+        code = body[:literal_end].replace("*testutils.TestContext", "*testContext")
+        funcs.append(f"func table{name}(t *testing.T) any {{\n{code}\n\treturn {table.group(1)}\n}}\n")
+        names.append(name)
+    calls = "\n".join(f'\tout["{n}"] = dumpTable(table{n}(nil))' for n in names)
+    extra = '\t"encoding/json"\n\t"fmt"\n\t"os"\n\t"reflect"\n\t"testing"\n\t"unsafe"\n'
+    own = {"encoding/json", "fmt", "os", "reflect", "testing", "unsafe"}
+    if any("testutils.PausePodConfig" in f for f in funcs):
+        # testutils.PausePodConfig, copied with InitPausePod: a config dumps as the pod InitPausePod makes of it
+        util = (Path(str(sched_root)) / "test" / "integration" / "util" / "util.go").read_text()
+        for head in ("type PausePodConfig struct {", "func InitPausePod(conf *PausePodConfig) *v1.Pod {"):
+            start = util.index(head)
+            funcs.append(util[start:_block_end(util, start)] + "\n")
+        funcs.append("func (c PausePodConfig) MarshalJSON() ([]byte, error) { return json.Marshal(InitPausePod(&c)) }\n")
+        funcs[:] = [f.replace("testutils.PausePodConfig", "PausePodConfig") for f in funcs]
+    # package-level declarations the tables use (not the test helpers bound to testutils)
+    for m in re.finditer(r"^(var|const) (\(\n.*?^\)|.*?$)\n", source, re.M | re.S):
+        if "testutils." not in m.group(0):
+            funcs.append(m.group(0))
+    code = "".join(funcs)
+    kept = []
+    for line in imports.splitlines()[1:-1]:
+        m = re.match(r'^\t(?:(\w+) )?"([^"]+)"$', line)
+        if m and m.group(2) not in own and re.search(rf"\b{m.group(1) or m.group(2).rsplit('/', 1)[-1]}\.", code):
+            kept.append(line + "\n")
+    imports = "import (\n" + extra + "".join(kept) + ")\n"
+    main = f"func main() {{\n\tout := map[string]any{{}}\n{calls}\n\t_ = json.NewEncoder(os.Stdout).Encode(out)\n}}\n"
+    return f"package main\n\n{imports}\n" + "".join(funcs) + DUMPER + main, names
+
+
+def main() -> int:
+    rel, dest = sys.argv[1], Path(sys.argv[2])
+    skip = set(sys.argv[3:])
+    sched = scheduler_dir()
+    if sched is None:
+        print("kube-scheduler is not in the Go module cache: run scripts/provision-k8s.sh", file=sys.stderr)
+        return 2
+    program, names = _program((integration_dir(sched) / rel).read_text(), skip, sched.parent.parent)
+    work = Path(tempfile.mkdtemp(prefix="upstream-tables-"))
+    try:
+        for name in ("go.mod", "go.sum"):
+            shutil.copy(ROOT / "tests" / "e2e" / "k8s" / name, work / name)
+        gomod = (work / "go.mod").read_text()
+        (work / "go.mod").write_text(re.sub(r"^module .*$", "module tables", gomod, count=1, flags=re.M))
+        env = {**os.environ, "GOPROXY": "off", "GOFLAGS": "-mod=mod"}
+        for _attempt in range(20):
+            (work / "main.go").write_text(program)
+            done = subprocess.run(["go", "run", "."], cwd=work, capture_output=True, text=True, env=env)
+            if done.returncode == 0:
+                break
+            unused = re.findall(r'"([^"]+)" imported(?: as \w+)? and not used', done.stderr)
+            declared = re.findall(r"declared and not used: (\w+)", done.stderr)
+            if not unused and not declared:
+                print(done.stderr, file=sys.stderr)
+                return 1
+            for path in unused:
+                program = re.sub(rf'^\t(\w+ )?"{re.escape(path)}"\n', "", program, count=1, flags=re.M)
+            for var in declared:
+                program = re.sub(r"(\n\treturn (tests|testCases)\n\}\n)", rf"\n\t_ = {var}\1", program, count=1)
+        else:
+            return 1
+        tables = json.loads(done.stdout)
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+    dest.parent.mkdir(parents=True, exist_ok=True)
+    dest.write_text(json.dumps({"source": f"test/integration/scheduler/{rel}", "tables": tables}, indent=1,
+                               sort_keys=True) + "\n")
+    print(f"{dest}: {', '.join(f'{n} ({len(tables[n])})' for n in names)}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
