@@ -98,4 +98,8 @@ UNPORTED_INTEGRATION: dict[str, str] = {
     'TestNodeDeclaredFeaturesFilter/pod with feature requirement schedulable on node with the feature': _MOCK_FEATURE,
     'TestNodeDeclaredFeaturesFilter/pod with feature requirement not schedulable on node without features': _MOCK_FEATURE,
     'TestNodeDeclaredFeaturesFilter/pod with feature requirement schedulable on node with multiple features': _MOCK_FEATURE,
+    # scoring/priorities_test.go
+    'TestTaintTolerationScoring/pod with Gt toleration prefers nodes with matching numeric taints': _COMPARISON_OPS,
+    'TestPodTopologySpreadScoring/matchLabelKeys ignored when feature gate disabled, node-1 is the preferred fit':
+        _MATCH_LABEL_KEYS_OFF,
 }

@@ -20,41 +20,22 @@ excluded in tests/upstream_unported_integration.py.
 
 from __future__ import annotations
 
-import copy
-import json
-import sys
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 from cluster import LocalControlPlane, wait_for
-from kubeberth_harness import PROFILE, Api, Kubeberth, suffix, write_config
+from kubeberth_harness import Api, Kubeberth, suffix, write_config
+from upstream_integration import PAUSE, Case, cases, make_node, table_nodes, tables
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-from upstream_unported_integration import UNPORTED_INTEGRATION  # noqa: E402
-
-sys.path.pop(0)
-
-TABLES: dict[str, Any] = json.loads((Path(__file__).parent / "upstream_tables" / "filters.json").read_text())["tables"]
-POLL_TIMEOUT = 30  # wait.ForeverTestTimeout
-PAUSE = "registry.k8s.io/pause:3.10.2"
+TABLES = tables("filters")
 # Cases that differ from upstream's outcome on kubeberth today: {"TestX/case": reason}
 DIFFERENCES: dict[str, str] = {}
 
 
 def _cases(test: str) -> list[Any]:
-    """pytest params for one upstream Test function: id = case name; excluded cases skip with their reason."""
-    params = []
-    for case in TABLES[test]:
-        key = f"{test}/{case['name']}"
-        marks: list[Any] = []
-        if key in UNPORTED_INTEGRATION:
-            marks.append(pytest.mark.skip(reason=UNPORTED_INTEGRATION[key]))
-        elif key in DIFFERENCES:
-            marks.append(pytest.mark.xfail(strict=True, reason=DIFFERENCES[key]))
-        params.append(pytest.param(case, id=case["name"], marks=marks))
-    return params
+    return cases(TABLES[test], test, DIFFERENCES)
 
 
 @pytest.fixture(scope="module")
@@ -70,128 +51,6 @@ def kubeberth_filters(
         kb.stop()
 
 
-class Case:
-    """One upstream case's cluster objects: namespaces and nodes with this case's suffix, deleted afterwards."""
-
-    def __init__(self, api: Api, kb: Kubeberth) -> None:
-        self.api, self.kb, self.sfx = api, kb, suffix()
-        self.namespaces: dict[str, str] = {}
-        self.node_names: dict[str, str] = {}
-        self.priority_classes: list[str] = []
-        self.cluster_scoped: list[str] = []  # paths of other cluster-scoped objects to delete
-
-    def ns(self, name: str, labels: dict[str, str] | None = None) -> str:
-        """Upstream namespace `name` (created on first use) -> this case's namespace (which maps to itself)."""
-        if name in self.namespaces.values():
-            return name
-        if name not in self.namespaces:
-            real = f"{name}-{self.sfx}"
-            self.api.call("POST", "/api/v1/namespaces", {"apiVersion": "v1", "kind": "Namespace",
-                                                         "metadata": {"name": real, "labels": labels or {}}})
-            self.namespaces[name] = real
-        return self.namespaces[name]
-
-    def rename_nodes(self, names: list[str]) -> None:
-        self.node_names.update({n: f"{n}-{self.sfx}" for n in names})
-
-    def renamed(self, obj: Any) -> Any:
-        """A deep copy with every string equal to one of the case's node names (or a namespace name in a
-        term's `namespaces`) replaced by this case's name."""
-        if isinstance(obj, str):
-            return self.node_names.get(obj, obj)
-        if isinstance(obj, list):
-            return [self.renamed(x) for x in obj]
-        if isinstance(obj, dict):
-            out = {k: self.renamed(v) for k, v in obj.items()}
-            if isinstance(out.get("namespaces"), list):
-                out["namespaces"] = [self.ns(n) for n in out["namespaces"]]
-            return out
-        return copy.deepcopy(obj)
-
-    def node(self, node: dict[str, Any]) -> str:
-        """createNode: the upstream Node object as is (status included: no kubelet overwrites it)."""
-        body = self.renamed({**node, "apiVersion": "v1", "kind": "Node"})
-        self.api.call("POST", "/api/v1/nodes", body)
-        name = body["metadata"]["name"]
-        got = self.api.call("GET", f"/api/v1/nodes/{name}")
-        if node.get("status") and got.get("status", {}).get("allocatable") != body["status"].get("allocatable"):
-            got["status"] = body["status"]
-            self.api.call("PUT", f"/api/v1/nodes/{name}/status", got)
-        return name
-
-    def pod(self, pod: dict[str, Any], default_ns: str = "", ok: tuple[int, ...] = (201,)) -> tuple[str, str]:
-        """Create the upstream Pod in its namespace (or default_ns), with the kubeberth profile's schedulerName."""
-        body = self.renamed({**pod, "apiVersion": "v1", "kind": "Pod"})
-        body.pop("status", None)
-        meta = body["metadata"]
-        meta["namespace"] = self.ns(meta.get("namespace") or default_ns)
-        body["spec"]["schedulerName"] = PROFILE
-        if body["spec"].get("priority") is not None and not body["spec"].get("priorityClassName"):
-            # upstream's test API server runs without the Priority admission plugin, which rejects a bare
-            # spec.priority here: the same priority comes from a PriorityClass of that value
-            body["spec"]["priorityClassName"] = self.priority_class(body["spec"].pop("priority"))
-        self.api.call("POST", f"/api/v1/namespaces/{meta['namespace']}/pods", body, ok=ok)
-        return meta["namespace"], meta["name"]
-
-    def priority_class(self, value: int) -> str:
-        name = f"priority-{value}-{self.sfx}"
-        if name not in self.priority_classes:
-            self.api.call("POST", "/apis/scheduling.k8s.io/v1/priorityclasses", {
-                "apiVersion": "scheduling.k8s.io/v1", "kind": "PriorityClass", "metadata": {"name": name},
-                "value": value})
-            self.priority_classes.append(name)
-        return name
-
-    def get(self, ns: str, name: str) -> dict[str, Any]:
-        return self.api.pod(ns, name) or {}
-
-    def wait_scheduled(self, ns: str, name: str, candidates: list[str] | None = None) -> str:
-        """testutils.PodScheduled (spec.nodeName set), or PodScheduledIn(candidates)."""
-        real = [self.node_names.get(c, c) for c in candidates] if candidates is not None else None
-
-        def placed() -> bool:
-            node = self.get(ns, name).get("spec", {}).get("nodeName", "")
-            return bool(node) and (real is None or node in real)
-
-        try:
-            wait_for(placed, POLL_TIMEOUT, f"pod {ns}/{name} scheduled" + (f" in {real}" if real else ""),
-                     interval=0.1)
-        except AssertionError as err:
-            raise AssertionError(f"{err}\npod: {json.dumps(self.get(ns, name).get('status'))}\n"
-                                 f"{self.kb.log_tail(20)}") from None
-        return str(self.get(ns, name)["spec"]["nodeName"])
-
-    def wait_unschedulable(self, ns: str, name: str) -> None:
-        """testutils.PodUnschedulable: no node, PodScheduled False with reason Unschedulable."""
-
-        def unschedulable() -> bool:
-            pod = self.get(ns, name)
-            if pod.get("spec", {}).get("nodeName"):
-                raise AssertionError(f"pod {ns}/{name} was scheduled to {pod['spec']['nodeName']}")
-            conditions = (pod.get("status") or {}).get("conditions") or []
-            return any(c.get("type") == "PodScheduled" and c.get("status") == "False"
-                       and c.get("reason") == "Unschedulable" for c in conditions)
-
-        try:
-            wait_for(unschedulable, POLL_TIMEOUT, f"pod {ns}/{name} unschedulable", interval=0.1)
-        except AssertionError as err:
-            raise AssertionError(f"{err}\npod: {json.dumps(self.get(ns, name).get('status'))}\n"
-                                 f"{self.kb.log_tail(20)}") from None
-
-    def node_name(self, upstream: str) -> str:
-        return self.node_names.get(upstream, upstream)
-
-    def cleanup(self) -> None:
-        for real in self.namespaces.values():
-            self.api.call("DELETE", f"/api/v1/namespaces/{real}/pods", {"gracePeriodSeconds": 0}, ok=(200, 404))
-            self.api.call("DELETE", f"/api/v1/namespaces/{real}", ok=(200, 202, 404))
-        for real in self.node_names.values():
-            self.api.delete_node(real)
-        for path in self.cluster_scoped:
-            self.api.call("DELETE", path, ok=(200, 404))
-        for name in self.priority_classes:
-            self.api.call("DELETE", f"/apis/scheduling.k8s.io/v1/priorityclasses/{name}", ok=(200, 404))
-
 
 @pytest.fixture
 def case(kubeberth_filters: Kubeberth, api: Api) -> Iterator[Case]:
@@ -202,21 +61,6 @@ def case(kubeberth_filters: Kubeberth, api: Api) -> Iterator[Case]:
         c.cleanup()
 
 
-def _table_nodes(case: Case, nodes: list[dict[str, Any]]) -> None:
-    case.rename_nodes([n["metadata"]["name"] for n in nodes])
-    for node in nodes:
-        case.node(node)
-
-
-def _make_node(name: str, labels: dict[str, str] | None = None, capacity: dict[str, str] | None = None,
-               taints: list[dict[str, str]] | None = None) -> dict[str, Any]:
-    """st.MakeNode().Name(name).Label(...).Capacity(...): `pods: 32` unless given."""
-    res = {"pods": "32", **(capacity or {})}
-    return {"metadata": {"name": name, "labels": labels or {}}, "spec": {"taints": taints} if taints else {},
-            "status": {"capacity": res, "allocatable": res}}
-
-
-# ---- TestInterPodAffinity ----
 
 
 @pytest.mark.parametrize("tc", _cases("TestInterPodAffinity"))
@@ -226,7 +70,7 @@ def test_TestInterPodAffinity(case: Case, tc: dict[str, Any]) -> None:  # noqa: 
     incoming pod fits or is unschedulable; a nextPod must land on the incoming pod's node."""
     case.rename_nodes(["testnode-0", "anothernode-0"])
     for name, node in (("testnode-0", "n1"), ("anothernode-0", "n2")):
-        case.node(_make_node(name, {"region": "r1", "zone": "z11", "node": node,
+        case.node(make_node(name, {"region": "r1", "zone": "z11", "node": node,
                                     "kubernetes.io/hostname": name}, {"memory": "1G"}))
     for ns in ("ns1", "ns2"):
         case.ns(ns, {"team": "team1"})
@@ -256,7 +100,7 @@ def test_TestInterPodAffinityWithNamespaceSelector(case: Case, tc: dict[str, Any
     names = ["testnode-0", "testnode-1"]
     case.rename_nodes(names)
     for name in names:
-        case.node(_make_node(name, {"region": "r1", "zone": "z11", "kubernetes.io/hostname": name}))
+        case.node(make_node(name, {"region": "r1", "zone": "z11", "kubernetes.io/hostname": name}))
     for ns in ("ns1", "ns2"):
         case.ns(ns, {"team": "team1"})
     case.ns("ns3", {"team": "team2"})
@@ -274,7 +118,7 @@ def test_TestInterPodAffinityWithNamespaceSelector(case: Case, tc: dict[str, Any
 
 @pytest.mark.parametrize("tc", _cases("TestTaintTolerationFilter"))
 def test_TestTaintTolerationFilter(case: Case, tc: dict[str, Any]) -> None:  # noqa: N802
-    _table_nodes(case, tc["nodes"])
+    table_nodes(case, tc["nodes"])
     ns, name = case.pod(tc["incomingPod"], "taint-toleration-filter")
     if tc["fit"]:
         case.wait_scheduled(ns, name)
@@ -284,7 +128,7 @@ def test_TestTaintTolerationFilter(case: Case, tc: dict[str, Any]) -> None:  # n
 
 @pytest.mark.parametrize("tc", _cases("TestNodeAffinityFilter"))
 def test_TestNodeAffinityFilter(case: Case, tc: dict[str, Any]) -> None:  # noqa: N802
-    _table_nodes(case, tc["nodes"])
+    table_nodes(case, tc["nodes"])
     ns, name = case.pod(tc["incomingPod"], "nodeaffinity-filter")
     if tc["expectedNode"]:
         assert case.wait_scheduled(ns, name) == case.node_name(tc["expectedNode"])
@@ -295,7 +139,7 @@ def test_TestNodeAffinityFilter(case: Case, tc: dict[str, Any]) -> None:  # noqa
 @pytest.mark.parametrize("tc", _cases("TestNodeResourcesFilter"))
 def test_TestNodeResourcesFilter(case: Case, tc: dict[str, Any]) -> None:  # noqa: N802
     """runPausePod for the existing pod (created and waited for), then the incoming pod."""
-    _table_nodes(case, [tc["node"]])
+    table_nodes(case, [tc["node"]])
     if tc["existingPod"]:
         case.wait_scheduled(*case.pod(tc["existingPod"], "node-resources-filter"))
     ns, name = case.pod(tc["incomingPod"], "node-resources-filter")
@@ -308,7 +152,7 @@ def test_TestNodeResourcesFilter(case: Case, tc: dict[str, Any]) -> None:  # noq
 @pytest.mark.parametrize("tc", _cases("TestNodePortsFilter"))
 def test_TestNodePortsFilter(case: Case, tc: dict[str, Any]) -> None:  # noqa: N802
     """One node, node-0 (st.MakeNode()); existing pods run first (runPausePod)."""
-    _table_nodes(case, [_make_node("node-0")])
+    table_nodes(case, [make_node("node-0")])
     for pod in tc["existingPods"] or []:
         case.wait_scheduled(*case.pod(pod, "node-ports-filter"))
     ns, name = case.pod(tc["incomingPod"], "node-ports-filter")
@@ -325,7 +169,7 @@ def test_TestNodePortsFilter(case: Case, tc: dict[str, Any]) -> None:  # noqa: N
 def test_TestPodTopologySpreadFilter(case: Case, tc: dict[str, Any]) -> None:  # noqa: N802
     """Nodes, then the existing pods (each waited for), then the incoming pod: scheduled in candidateNodes, or
     unschedulable."""
-    _table_nodes(case, tc["nodes"])
+    table_nodes(case, tc["nodes"])
     for pod in tc["existingPods"] or []:
         case.wait_scheduled(*case.pod(pod, "pts-predicate"))
     ns, name = case.pod(tc["incomingPod"], "pts-predicate")
@@ -387,19 +231,19 @@ def _become_schedulable(case: Case, step: str, ns: str) -> None:
     """Each case's init ("...:init") and update steps, as upstream's closures do them."""
     node = case.node
     if step == "node gets added:update":
-        node(_make_node("node-added"))
+        node(make_node("node-added"))
     elif step == "node gets taint removed:init":
-        node(_make_node("node-tainted"))
+        node(make_node("node-tainted"))
         _set_taints(case, "node-tainted", [_TAINT])
     elif step == "node gets taint removed:update":
         _set_taints(case, "node-tainted", [])
     elif step == "other pod gets deleted:init":
-        node(_make_node("node-scheduler-integration-test", capacity={"pods": "1"}))
+        node(make_node("node-scheduler-integration-test", capacity={"pods": "1"}))
         case.pod(_pause_pod("pod-to-be-deleted"), ns)
     elif step in ("other pod gets deleted:update", "scheduled pod uses read-write-once-pod pvc:update"):
         case.api.delete_pod(ns, "pod-to-be-deleted")
     elif step in ("pod with pod-affinity gets added:init", "scheduled pod gets updated to match affinity:init"):
-        node(_make_node("node-1", {"region": "test"}))
+        node(make_node("node-1", {"region": "test"}))
         if step.startswith("scheduled pod"):
             case.pod(_pause_pod("pod-to-be-updated"), ns)
     elif step == "pod with pod-affinity gets added:update":
@@ -409,16 +253,16 @@ def _become_schedulable(case: Case, step: str, ns: str) -> None:
         pod["metadata"]["labels"] = {"pod-with-affinity": "true"}
         case.api.call("PUT", f"/api/v1/namespaces/{ns}/pods/pod-to-be-updated", pod)
     elif step == "scheduled pod uses read-write-once-pod pvc:init":
-        node(_make_node("node"))
+        node(make_node("node"))
         _pv_and_claim(case, ns, "pv-with-read-write-once-pod", "pvc-with-read-write-once-pod", "/mnt")
         case.pod(_pause_pod("pod-to-be-deleted", claim="pvc-with-read-write-once-pod"), ns)
     elif step == "pod with pvc has node-affinity to non-existent/illegal nodes:init":
         _pv_and_claim(case, ns, "pv-has-non-existent-nodes", "pvc-has-non-existent-nodes", "/tmp",
                       ("kubernetes.io/hostname", ["node-available", "non-existing"]))
     elif step == "pod with pvc has node-affinity to non-existent/illegal nodes:update":
-        node(_make_node("node-available", {"kubernetes.io/hostname": "node-available"}))
+        node(make_node("node-available", {"kubernetes.io/hostname": "node-available"}))
     elif step == "pod with pvc got scheduled after node updated it's label:init":
-        node(_make_node("node-foo", {"foo": "foo"}))
+        node(make_node("node-foo", {"foo": "foo"}))
         _pv_and_claim(case, ns, "pv-foo", "pvc-foo", "/tmp", ("foo", ["bar"]))
     elif step == "pod with pvc got scheduled after node updated it's label:update":
         # updateNode(&v1.Node{Name: "node-foo", Labels: {"foo": "bar"}}): an unconditional update of the whole
@@ -489,7 +333,7 @@ def test_TestNodeDeclaredFeaturesFilter(case: Case, node: str, features: list[st
         else "pod without feature requirement schedulable on node with features")
     assert key in PORTED_BY_HAND
     case.rename_nodes([node])
-    made = _make_node(node)
+    made = make_node(node)
     made["status"]["declaredFeatures"] = features
     case.node(made)
     ns, name = case.pod(_NO_REQUIREMENT, "node-features-filter")

@@ -1,0 +1,186 @@
+"""Porting kube-scheduler's integration tests (test/integration/scheduler) onto the shared control plane: a
+case's namespaces, nodes and other cluster-scoped objects carry a per-case suffix and are deleted afterwards;
+"scheduled" and "unschedulable" are read from the API as testutils.PodScheduled / PodUnschedulable do.
+Tables dumped by scripts/upstream_integration_tables.py are read from upstream_tables/."""
+
+from __future__ import annotations
+
+import copy
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+from cluster import wait_for
+from kubeberth_harness import PROFILE, Api, Kubeberth, suffix
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+from upstream_unported_integration import UNPORTED_INTEGRATION  # noqa: E402
+
+sys.path.pop(0)
+
+POLL_TIMEOUT = 30  # wait.ForeverTestTimeout
+PAUSE = "registry.k8s.io/pause:3.10.2"
+
+
+def tables(name: str) -> dict[str, Any]:
+    """upstream_tables/<name>.json's tables: Test function -> its cases."""
+    return dict(json.loads((Path(__file__).parent / "upstream_tables" / f"{name}.json").read_text())["tables"])
+
+
+def cases(table: list[dict[str, Any]], test: str, differences: dict[str, str]) -> list[Any]:
+    """pytest params for one upstream Test function: id = case name; excluded cases skip with their reason,
+    cases that differ from upstream's outcome are strict xfails with theirs."""
+    params = []
+    for case in table:
+        key = f"{test}/{case['name']}"
+        marks: list[Any] = []
+        if key in UNPORTED_INTEGRATION:
+            marks.append(pytest.mark.skip(reason=UNPORTED_INTEGRATION[key]))
+        elif key in differences:
+            marks.append(pytest.mark.xfail(strict=True, reason=differences[key]))
+        params.append(pytest.param(case, id=case["name"], marks=marks))
+    return params
+
+
+class Case:
+    """One upstream case's cluster objects: namespaces and nodes with this case's suffix, deleted afterwards."""
+
+    def __init__(self, api: Api, kb: Kubeberth) -> None:
+        self.api, self.kb, self.sfx = api, kb, suffix()
+        self.namespaces: dict[str, str] = {}
+        self.node_names: dict[str, str] = {}
+        self.priority_classes: list[str] = []
+        self.cluster_scoped: list[str] = []  # paths of other cluster-scoped objects to delete
+
+    def ns(self, name: str, labels: dict[str, str] | None = None) -> str:
+        """Upstream namespace `name` (created on first use) -> this case's namespace (which maps to itself)."""
+        if name in self.namespaces.values():
+            return name
+        if name not in self.namespaces:
+            real = f"{name}-{self.sfx}"
+            self.api.call("POST", "/api/v1/namespaces", {"apiVersion": "v1", "kind": "Namespace",
+                                                         "metadata": {"name": real, "labels": labels or {}}})
+            self.namespaces[name] = real
+        return self.namespaces[name]
+
+    def rename_nodes(self, names: list[str]) -> None:
+        self.node_names.update({n: f"{n}-{self.sfx}" for n in names})
+
+    def renamed(self, obj: Any) -> Any:
+        """A deep copy with every string equal to one of the case's node names (or a namespace name in a
+        term's `namespaces`) replaced by this case's name."""
+        if isinstance(obj, str):
+            return self.node_names.get(obj, obj)
+        if isinstance(obj, list):
+            return [self.renamed(x) for x in obj]
+        if isinstance(obj, dict):
+            out = {k: self.renamed(v) for k, v in obj.items()}
+            if isinstance(out.get("namespaces"), list):
+                out["namespaces"] = [self.ns(n) for n in out["namespaces"]]
+            return out
+        return copy.deepcopy(obj)
+
+    def node(self, node: dict[str, Any]) -> str:
+        """createNode: the upstream Node object as is (status included: no kubelet overwrites it)."""
+        body = self.renamed({**node, "apiVersion": "v1", "kind": "Node"})
+        self.api.call("POST", "/api/v1/nodes", body)
+        name = body["metadata"]["name"]
+        got = self.api.call("GET", f"/api/v1/nodes/{name}")
+        if node.get("status") and got.get("status", {}).get("allocatable") != body["status"].get("allocatable"):
+            got["status"] = body["status"]
+            self.api.call("PUT", f"/api/v1/nodes/{name}/status", got)
+        return name
+
+    def pod(self, pod: dict[str, Any], default_ns: str = "", ok: tuple[int, ...] = (201,),
+            scheduler: str = PROFILE) -> tuple[str, str]:
+        """Create the upstream Pod in its namespace (or default_ns), with a kubeberth profile's schedulerName."""
+        body = self.renamed({**pod, "apiVersion": "v1", "kind": "Pod"})
+        body.pop("status", None)
+        meta = body["metadata"]
+        meta["namespace"] = self.ns(meta.get("namespace") or default_ns)
+        body["spec"]["schedulerName"] = scheduler
+        if body["spec"].get("priority") is not None and not body["spec"].get("priorityClassName"):
+            # upstream's test API server runs without the Priority admission plugin, which rejects a bare
+            # spec.priority here: the same priority comes from a PriorityClass of that value
+            body["spec"]["priorityClassName"] = self.priority_class(body["spec"].pop("priority"))
+        self.api.call("POST", f"/api/v1/namespaces/{meta['namespace']}/pods", body, ok=ok)
+        return meta["namespace"], meta["name"]
+
+    def priority_class(self, value: int) -> str:
+        name = f"priority-{value}-{self.sfx}"
+        if name not in self.priority_classes:
+            self.api.call("POST", "/apis/scheduling.k8s.io/v1/priorityclasses", {
+                "apiVersion": "scheduling.k8s.io/v1", "kind": "PriorityClass", "metadata": {"name": name},
+                "value": value})
+            self.priority_classes.append(name)
+        return name
+
+    def get(self, ns: str, name: str) -> dict[str, Any]:
+        return self.api.pod(ns, name) or {}
+
+    def wait_scheduled(self, ns: str, name: str, candidates: list[str] | None = None) -> str:
+        """testutils.PodScheduled (spec.nodeName set), or PodScheduledIn(candidates)."""
+        real = [self.node_names.get(c, c) for c in candidates] if candidates is not None else None
+
+        def placed() -> bool:
+            node = self.get(ns, name).get("spec", {}).get("nodeName", "")
+            return bool(node) and (real is None or node in real)
+
+        try:
+            wait_for(placed, POLL_TIMEOUT, f"pod {ns}/{name} scheduled" + (f" in {real}" if real else ""),
+                     interval=0.1)
+        except AssertionError as err:
+            raise AssertionError(f"{err}\npod: {json.dumps(self.get(ns, name).get('status'))}\n"
+                                 f"{self.kb.log_tail(20)}") from None
+        return str(self.get(ns, name)["spec"]["nodeName"])
+
+    def wait_unschedulable(self, ns: str, name: str) -> None:
+        """testutils.PodUnschedulable: no node, PodScheduled False with reason Unschedulable."""
+
+        def unschedulable() -> bool:
+            pod = self.get(ns, name)
+            if pod.get("spec", {}).get("nodeName"):
+                raise AssertionError(f"pod {ns}/{name} was scheduled to {pod['spec']['nodeName']}")
+            conditions = (pod.get("status") or {}).get("conditions") or []
+            return any(c.get("type") == "PodScheduled" and c.get("status") == "False"
+                       and c.get("reason") == "Unschedulable" for c in conditions)
+
+        try:
+            wait_for(unschedulable, POLL_TIMEOUT, f"pod {ns}/{name} unschedulable", interval=0.1)
+        except AssertionError as err:
+            raise AssertionError(f"{err}\npod: {json.dumps(self.get(ns, name).get('status'))}\n"
+                                 f"{self.kb.log_tail(20)}") from None
+
+    def node_name(self, upstream: str) -> str:
+        return self.node_names.get(upstream, upstream)
+
+    def cleanup(self) -> None:
+        for real in self.namespaces.values():
+            self.api.call("DELETE", f"/api/v1/namespaces/{real}/pods", {"gracePeriodSeconds": 0}, ok=(200, 404))
+            self.api.call("DELETE", f"/api/v1/namespaces/{real}", ok=(200, 202, 404))
+        for real in self.node_names.values():
+            self.api.delete_node(real)
+        for path in self.cluster_scoped:
+            self.api.call("DELETE", path, ok=(200, 404))
+        for name in self.priority_classes:
+            self.api.call("DELETE", f"/apis/scheduling.k8s.io/v1/priorityclasses/{name}", ok=(200, 404))
+
+
+
+def table_nodes(case: Case, nodes: list[dict[str, Any]]) -> None:
+    case.rename_nodes([n["metadata"]["name"] for n in nodes])
+    for node in nodes:
+        case.node(node)
+
+
+def make_node(name: str, labels: dict[str, str] | None = None, capacity: dict[str, str] | None = None,
+               taints: list[dict[str, str]] | None = None) -> dict[str, Any]:
+    """st.MakeNode().Name(name).Label(...).Capacity(...): `pods: 32` unless given."""
+    res = {"pods": "32", **(capacity or {})}
+    return {"metadata": {"name": name, "labels": labels or {}}, "spec": {"taints": taints} if taints else {},
+            "status": {"capacity": res, "allocatable": res}}
+
+
+# ---- TestInterPodAffinity ----
