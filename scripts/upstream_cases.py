@@ -116,6 +116,8 @@ def _cases_in(path: Path, only: tuple[str, ...] | None = None) -> list[str]:
         if not owner or (only is not None and owner[-1] not in only):
             continue
         line = text[text.rfind("\n", 0, m.start()) + 1 : m.start()]
+        if line.strip() not in ("", "{"):
+            continue  # `nodes: []*nodeConfig{{name: "node-1", ...}}`: a field of a nested literal, not a case
         depth = len(line) - len(line.lstrip("\t "))
         name = "".join(bytes(s, "utf-8").decode("unicode_escape") for s in _LITERAL.findall(m.group(1)))
         found.append((owner[-1], depth, name))

@@ -56,7 +56,7 @@ func dumpValue(v reflect.Value) any {
 		}
 	}
 	if v.Kind() == reflect.Slice || v.Kind() == reflect.Array {
-		if v.Type().Elem().Kind() == reflect.Struct && v.Type().Elem().PkgPath() == "" {
+		if e := v.Type().Elem(); e.Kind() == reflect.Struct && (e.Name() == "" || e.PkgPath() == "main") {
 			out := []any{}
 			for i := 0; i < v.Len(); i++ {
 				out = append(out, dumpValue(v.Index(i)))
@@ -64,8 +64,9 @@ func dumpValue(v reflect.Value) any {
 			return out
 		}
 	}
-	if v.Kind() == reflect.Struct && v.Type().PkgPath() == "" && v.Type().Name() == "" {
-		// the test's anonymous case struct: unexported fields read through an addressable copy
+	if v.Kind() == reflect.Struct && (v.Type().Name() == "" || v.Type().PkgPath() == "main") {
+		// the test's case structs (anonymous, or declared in the test): unexported fields read through an
+		// addressable copy
 		c := reflect.New(v.Type()).Elem()
 		c.Set(v)
 		out := map[string]any{}
