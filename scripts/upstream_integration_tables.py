@@ -56,7 +56,8 @@ func dumpValue(v reflect.Value) any {
 		}
 	}
 	if v.Kind() == reflect.Slice || v.Kind() == reflect.Array {
-		if e := v.Type().Elem(); e.Kind() == reflect.Struct && (e.Name() == "" || e.PkgPath() == "main") {
+		if e := v.Type().Elem(); e.Kind() == reflect.Struct && (e.Name() == "" || e.PkgPath() == "main") &&
+			!e.Implements(reflect.TypeOf((*json.Marshaler)(nil)).Elem()) {
 			out := []any{}
 			for i := 0; i < v.Len(); i++ {
 				out = append(out, dumpValue(v.Index(i)))
@@ -64,7 +65,8 @@ func dumpValue(v reflect.Value) any {
 			return out
 		}
 	}
-	if v.Kind() == reflect.Struct && (v.Type().Name() == "" || v.Type().PkgPath() == "main") {
+	marshaler := reflect.TypeOf((*json.Marshaler)(nil)).Elem()
+	if v.Kind() == reflect.Struct && (v.Type().Name() == "" || v.Type().PkgPath() == "main") && !v.Type().Implements(marshaler) {
 		// the test's case structs (anonymous, or declared in the test): unexported fields read through an
 		// addressable copy
 		c := reflect.New(v.Type()).Elem()
