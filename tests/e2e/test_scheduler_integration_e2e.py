@@ -11,7 +11,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from cluster import LocalControlPlane
+import yaml
+from cluster import LocalControlPlane, wait_for
 from kubeberth_harness import Api, Kubeberth, suffix, write_config
 from upstream_integration import PAUSE, Case, cases, make_node, tables
 
@@ -23,7 +24,12 @@ DIFFERENCES: dict[str, str] = {}
 def kubeberth_scheduler(
     control_plane: LocalControlPlane, sa_kubeconfig: str, tmp_path_factory: pytest.TempPathFactory
 ) -> Iterator[Kubeberth]:
+    # TestMultipleSchedulingProfiles' profiles "default-scheduler" and "custom-scheduler" beside the module's
+    # own; no kube-scheduler runs while this module does (tests/e2e/conftest.py starts it per module)
     config = write_config(Path(tmp_path_factory.mktemp("scheduler")) / "config.yaml")
+    cfg = yaml.safe_load(config.read_text())
+    cfg["profiles"] += [{"schedulerName": "default-scheduler"}, {"schedulerName": "custom-scheduler"}]
+    config.write_text(yaml.safe_dump(cfg))
     kb = Kubeberth(control_plane, sa_kubeconfig, config, False, f"kubeberth-scheduler-{suffix()}")
     try:
         kb.wait_ready()
@@ -67,3 +73,54 @@ def test_TestHostPorts(case: Case, tc: dict[str, Any]) -> None:  # noqa: N802 - 
         case.wait_scheduled(*p2)
     else:
         case.wait_unschedulable(*p2)
+
+
+def test_TestAllocatable(case: Case) -> None:  # noqa: N802
+    """A node with capacity cpu 30m, memory 30 (no allocatable but what st.MakeNode().Capacity sets: the
+    same) takes a pod asking cpu 20m, memory 20; with allocatable set to cpu 10m, memory 10 (UpdateStatus) and the
+    first pod deleted, the same pod does not fit (upstream: not scheduled within 5 s; here: Unschedulable)."""
+    case.rename_nodes(["node-allocatable-scheduler-test-node"])
+    name = case.node(make_node("node-allocatable-scheduler-test-node",
+                               capacity={"pods": "32", "cpu": "30m", "memory": "30"}))
+    ns = case.ns("allocatable")
+    requests = {"cpu": "20m", "memory": "20"}
+
+    def pod(pod_name: str) -> dict[str, Any]:  # testutils.CreatePausePodWithResource
+        return {"metadata": {"name": pod_name}, "spec": {"containers": [
+            {"name": pod_name, "image": PAUSE, "resources": {"requests": requests, "limits": requests}}]}}
+
+    case.wait_scheduled(*case.pod(pod("pod-test-allocatable"), ns))
+    node = case.api.call("GET", f"/api/v1/nodes/{name}")
+    node["status"] = {"capacity": {"pods": "32", "cpu": "30m", "memory": "30"},
+                      "allocatable": {"pods": "32", "cpu": "10m", "memory": "10"}}
+    case.api.call("PUT", f"/api/v1/nodes/{name}/status", node)
+    case.api.delete_pod(ns, "pod-test-allocatable")
+    case.wait_unschedulable(*case.pod(pod("pod-test-allocatable2"), ns))
+
+
+def test_TestMultipleSchedulingProfiles(case: Case) -> None:  # noqa: N802
+    """Profiles default-scheduler and custom-scheduler: foo (no schedulerName: the API server defaults it to
+    default-scheduler) and baz are scheduled by default-scheduler, zet by custom-scheduler, bar
+    (unknown-scheduler) by none; read from the Scheduled events' reportingController."""
+    case.rename_nodes(["node-multi-scheduler-test-node"])
+    case.node(make_node("node-multi-scheduler-test-node"))
+    ns = case.ns("multi-scheduler")
+    for name, scheduler in (("foo", ""), ("bar", "unknown-scheduler"), ("baz", "default-scheduler"),
+                            ("zet", "custom-scheduler")):
+        body = {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": name},
+                "spec": {"containers": [{"name": name, "image": PAUSE}]}}
+        if scheduler:
+            body["spec"]["schedulerName"] = scheduler
+        case.api.call("POST", f"/api/v1/namespaces/{ns}/pods", body)
+    want = {"foo": "default-scheduler", "baz": "default-scheduler", "zet": "custom-scheduler"}
+
+    def profiles() -> dict[str, str]:
+        return {e["regarding"]["name"]: e.get("reportingController", "") for e in case.api.events(ns)
+                if e.get("reason") == "Scheduled"}
+
+    wait_for(lambda: len(profiles()) >= len(want), 30, "Scheduled events", interval=0.2)
+    assert profiles() == want
+
+
+# the tests above without a table, by their upstream name (scripts/upstream_cases.py counts them)
+PORTED_BY_HAND = ("TestAllocatable", "TestMultipleSchedulingProfiles")
