@@ -122,5 +122,72 @@ def test_TestMultipleSchedulingProfiles(case: Case) -> None:  # noqa: N802
     assert profiles() == want
 
 
+_INFORMER_POD_RES = {"requests": {"cpu": "200m", "memory": "200"}}
+_INFORMERS = {  # case: (existing pods' schedulers, the pod's required node affinity)
+    "TestSchedulerInformers/Pod cannot be scheduled when node is occupied by pods scheduled by other schedulers":
+        (("foo-scheduler", "bar-scheduler"), None),
+    "TestSchedulerInformers/The pod cannot be scheduled when nodeAffinity specifies a non-existent node.":
+        ((), {"nodeAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": {"nodeSelectorTerms": [
+            {"matchFields": [{"key": "metadata.name", "operator": "In", "values": ["invalid-node"]}]}]}}}),
+}
+
+
+@pytest.mark.parametrize("key", [pytest.param(k, id=k.split("/", 1)[1]) for k in _INFORMERS])
+def test_TestSchedulerInformers(case: Case, key: str) -> None:  # noqa: N802
+    """node-1 (pods 32, cpu 500m, memory 500); pods of other schedulers bound to it (RunPausePod) count
+    against it: the pod asking cpu 200m, memory 200 is unschedulable (transcribed: the table's pods are
+    InitPausePod calls over the test's namespace)."""
+    schedulers, affinity = _INFORMERS[key]
+    case.rename_nodes(["node-1"])
+    case.node(make_node("node-1", capacity={"pods": "32", "cpu": "500m", "memory": "500"}))
+    ns = case.ns("scheduler-informer")
+    for i, scheduler in enumerate(schedulers, 1):
+        name = f"pod{i}"
+        body = {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": name, "labels": {"foo": "bar"}},
+                "spec": {"nodeName": case.node_name("node-1"), "schedulerName": scheduler,
+                         "containers": [{"name": name, "image": PAUSE, "resources": _INFORMER_POD_RES}]}}
+        case.api.call("POST", f"/api/v1/namespaces/{ns}/pods", body)
+        case.wait_scheduled(ns, name)
+    pod: dict[str, Any] = {"metadata": {"name": "unschedulable-pod"}, "spec": {
+        "containers": [{"name": "unschedulable-pod", "image": PAUSE, "resources": _INFORMER_POD_RES}]}}
+    if affinity:
+        pod["spec"]["affinity"] = affinity
+    case.wait_unschedulable(*case.pod(pod, ns))
+
+
+def test_TestNodeEvents(case: Case) -> None:  # noqa: N802
+    """pod1 (cpu 80m) waits for node1 (cpu 100m) and schedules there; pod2 (cpu 40m) is unschedulable; node2
+    (tainted, labelled) arrives and plug-pod (tolerating, with affinity for it) takes 40m of it, so pod2 stays
+    unschedulable; node2's taint removed (UpdateNode), pod2 schedules."""
+    nodes = ["node-events-test-node1", "node-events-test-node2"]
+    case.rename_nodes(nodes)
+    ns = case.ns("node-events")
+    capacity = {"pods": "32", "cpu": "100m", "memory": "30"}
+
+    def pod(name: str, cpu: str) -> dict[str, Any]:  # testutils.CreatePausePodWithResource
+        res = {"cpu": cpu}
+        return {"metadata": {"name": name}, "spec": {"containers": [
+            {"name": name, "image": PAUSE, "resources": {"requests": res, "limits": res}}]}}
+
+    pod1 = case.pod(pod("pod1", "80m"), ns)
+    case.node(make_node(nodes[0], capacity=capacity))
+    case.wait_scheduled(*pod1)
+    pod2 = case.pod(pod("pod2", "40m"), ns)
+    case.wait_unschedulable(*pod2)
+    case.node(make_node(nodes[1], {"affinity-key": "affinity-value"}, capacity,
+                        taints=[{"key": "taint-key", "effect": "NoSchedule"}]))
+    plug = {"metadata": {"name": "plug-pod"}, "spec": {
+        "containers": [{"name": "con0", "image": "pause", "resources": {"requests": {"cpu": "40m"}}}],
+        "affinity": {"nodeAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": {"nodeSelectorTerms": [
+            {"matchExpressions": [{"key": "affinity-key", "operator": "In", "values": ["affinity-value"]}]}]}}},
+        "tolerations": [{"key": "taint-key", "operator": "Exists"}]}}
+    case.wait_scheduled(*case.pod(plug, ns))
+    case.wait_unschedulable(*pod2)
+    node2 = case.api.call("GET", f"/api/v1/nodes/{case.node_name(nodes[1])}")
+    node2["spec"]["taints"] = None
+    case.api.call("PUT", f"/api/v1/nodes/{case.node_name(nodes[1])}", node2)
+    case.wait_scheduled(*pod2)
+
+
 # the tests above without a table, by their upstream name (scripts/upstream_cases.py counts them)
-PORTED_BY_HAND = ("TestAllocatable", "TestMultipleSchedulingProfiles")
+PORTED_BY_HAND = ("TestAllocatable", "TestMultipleSchedulingProfiles", "TestNodeEvents")
