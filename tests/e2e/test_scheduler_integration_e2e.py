@@ -189,5 +189,39 @@ def test_TestNodeEvents(case: Case) -> None:  # noqa: N802
     case.wait_scheduled(*pod2)
 
 
+def test_TestMultipleSchedulers(case: Case, control_plane: LocalControlPlane, sa_kubeconfig: str,
+                                tmp_path: Path) -> None:  # noqa: N802
+    """pod-without-scheduler-name and pod-fits-default are scheduled (profile default-scheduler of the
+    module's kubeberth); pod-fits-foo is not within 5 s, until a second scheduler with profile foo-scheduler
+    (VolumeBinding bindTimeoutSeconds 30) starts: a second kubeberth process, as upstream starts a second
+    scheduler."""
+    case.rename_nodes(["node-multi-scheduler-test-node"])
+    case.node(make_node("node-multi-scheduler-test-node"))
+    ns = case.ns("multi-scheduler")
+    for name, scheduler in (("pod-without-scheduler-name", ""), ("pod-fits-default", "default-scheduler"),
+                            ("pod-fits-foo", "foo-scheduler")):
+        body = {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": name},
+                "spec": {"containers": [{"name": name, "image": PAUSE}]}}
+        if scheduler:
+            body["spec"]["schedulerName"] = scheduler
+        case.api.call("POST", f"/api/v1/namespaces/{ns}/pods", body)
+    case.wait_scheduled(ns, "pod-without-scheduler-name")
+    case.wait_scheduled(ns, "pod-fits-default")
+    with pytest.raises(AssertionError, match="timed out"):  # WaitForPodToScheduleWithTimeout(5 s) fails
+        wait_for(lambda: bool(case.get(ns, "pod-fits-foo")["spec"].get("nodeName")), 5, "pod-fits-foo", interval=0.2)
+    config = tmp_path / "foo.yaml"
+    config.write_text(yaml.safe_dump({
+        "apiVersion": "kubescheduler.config.k8s.io/v1", "kind": "KubeSchedulerConfiguration",
+        "leaderElection": {"leaderElect": False},
+        "profiles": [{"schedulerName": "foo-scheduler",
+                      "pluginConfig": [{"name": "VolumeBinding", "args": {"bindTimeoutSeconds": 30}}]}]}))
+    foo = Kubeberth(control_plane, sa_kubeconfig, config, False, f"kubeberth-foo-{suffix()}")
+    try:
+        foo.wait_ready()
+        case.wait_scheduled(ns, "pod-fits-foo")
+    finally:
+        foo.stop()
+
+
 # the tests above without a table, by their upstream name (scripts/upstream_cases.py counts them)
-PORTED_BY_HAND = ("TestAllocatable", "TestMultipleSchedulingProfiles", "TestNodeEvents")
+PORTED_BY_HAND = ("TestAllocatable", "TestMultipleSchedulingProfiles", "TestNodeEvents", "TestMultipleSchedulers")
