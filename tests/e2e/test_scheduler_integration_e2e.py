@@ -6,6 +6,8 @@ cases, namespaces and node names as in test_filters_integration_e2e.py (tests/e2
 
 from __future__ import annotations
 
+import time
+import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -223,5 +225,47 @@ def test_TestMultipleSchedulers(case: Case, control_plane: LocalControlPlane, sa
         foo.stop()
 
 
+def _node_events_handled(kb: Kubeberth) -> float:
+    """Node events kubeberth's loop has applied: scheduler_event_handling_duration_seconds_count over the
+    event labels of Node (kube-scheduler's EventHandlingLatency)."""
+    with urllib.request.urlopen(f"http://127.0.0.1:{kb.port}/metrics", timeout=5) as resp:
+        text = resp.read().decode()
+    return sum(float(line.rsplit(" ", 1)[1]) for line in text.splitlines()
+               if line.startswith('scheduler_event_handling_duration_seconds_count{event="Node'))
+
+
+def test_TestUnschedulableNodes(case: Case) -> None:  # noqa: N802
+    """A Ready node made unschedulable (spec.unschedulable, Update): the pod is not scheduled within 2 s; made
+    schedulable again, it is. Upstream waits until its scheduler's node lister reflects each update
+    (WaitForReflection); here until kubeberth's loop has applied one more Node event (its metrics)."""
+    name = "node-scheduling-test-node"
+    case.rename_nodes([name])
+    node = make_node(name)
+    node["status"] = {"capacity": {"pods": "32"}, "conditions": [
+        {"type": "Ready", "status": "True", "reason": "schedulable condition",
+         "lastHeartbeatTime": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())}]}
+    created = _node_events_handled(case.kb)
+    real = case.node(node)
+    wait_for(lambda: _node_events_handled(case.kb) > created, 10, "kubeberth to apply the node", interval=0.1)
+    ns = case.ns("unschedulable-nodes")
+
+    def set_unschedulable(value: bool) -> None:
+        before = _node_events_handled(case.kb)
+        obj = case.api.call("GET", f"/api/v1/nodes/{real}")
+        obj["spec"]["unschedulable"] = value
+        case.api.call("PUT", f"/api/v1/nodes/{real}", obj)
+        wait_for(lambda: _node_events_handled(case.kb) > before, 10, "kubeberth to apply the node update",
+                 interval=0.1)
+
+    set_unschedulable(True)
+    pod = case.pod({"metadata": {"name": "node-scheduling-test-pod"}, "spec": {
+        "containers": [{"name": "node-scheduling-test-pod", "image": PAUSE}]}}, ns)
+    with pytest.raises(AssertionError, match="timed out"):  # WaitForPodToScheduleWithTimeout(2 s) fails
+        wait_for(lambda: bool(case.get(*pod)["spec"].get("nodeName")), 2, "the pod", interval=0.2)
+    set_unschedulable(False)
+    case.wait_scheduled(*pod)
+
+
 # the tests above without a table, by their upstream name (scripts/upstream_cases.py counts them)
-PORTED_BY_HAND = ("TestAllocatable", "TestMultipleSchedulingProfiles", "TestNodeEvents", "TestMultipleSchedulers")
+PORTED_BY_HAND = ("TestAllocatable", "TestMultipleSchedulingProfiles", "TestNodeEvents", "TestMultipleSchedulers",
+                  "TestUnschedulableNodes")

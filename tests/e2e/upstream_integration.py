@@ -88,7 +88,8 @@ class Case:
         self.api.call("POST", "/api/v1/nodes", body)
         name = body["metadata"]["name"]
         got = self.api.call("GET", f"/api/v1/nodes/{name}")
-        if node.get("status") and got.get("status", {}).get("allocatable") != body["status"].get("allocatable"):
+        wanted = (body.get("status") or {}).get("allocatable")
+        if wanted and got.get("status", {}).get("allocatable") != wanted:
             got["status"] = body["status"]
             self.api.call("PUT", f"/api/v1/nodes/{name}/status", got)
         return name
