@@ -190,6 +190,32 @@ def test_series_recurrences_reach_the_server(api: Api, namespace: str, sa_kubeco
     assert (c["events_emitted"], c["events_created"], c["events_aggregated"], c["events_dropped"]) == (6, 2, 4, 0), c
 
 
+def test_series_past_their_window_are_forgotten_as_new_events_come(api: Api, namespace: str, sa_kubeconfig: str,
+                                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    """A series is kept for its window (SERIES_FORGET_SECONDS) and then forgotten as new events come,
+    not only once the cap is reached: a scheduler keeps one series a pod (its Scheduled event), and
+    at 10 pods a second the cap took half an hour to reach, its memory growing all that time."""
+    monkeypatch.setattr(EventRecorder, "SERIES_FORGET_SECONDS", 1.0)
+    stats = WriteStats()
+    recorder = EventRecorder(RawClient(load_api_client(sa_kubeconfig), TokenBucket(50, 100)), stats, "e2e", workers=1)
+    recorder.start()
+    try:
+        for i in range(5):
+            recorder.record(_pod(namespace, f"early-{i}"), "Normal", "Scheduled", "Successfully assigned it")
+        wait_for(recorder.idle, 10, "the early events written")
+        held = sum(len(shard.series) for shard in recorder._shards)
+        time.sleep(1.2)
+        recorder.record(_pod(namespace, "late"), "Normal", "Scheduled", "Successfully assigned it")
+        wait_for(recorder.idle, 10, "the late event written")
+        after = {key[0] for shard in recorder._shards for key in shard.series}
+    finally:
+        recorder.close(5.0)
+        assert recorder.join()
+    assert held == 5
+    assert after == {"uid-late"}, after
+    assert stats.counts["events_created"] == 6 and stats.counts["events_dropped"] == 0, stats.counts
+
+
 def test_flush_deadline_counts_the_rest_as_dropped(api: Api, namespace: str, sa_kubeconfig: str) -> None:
     """A backlog the token bucket cannot clear within the flush: what is not written is dropped,
     and the numbers add up against what the API server holds."""

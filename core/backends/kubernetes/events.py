@@ -243,6 +243,7 @@ class EventRecorder:
             return
         if series is not None:
             self._forget(shard, key)
+        self._expire(shard, now)
         if len(shard.series) > 20000 // len(self._shards):
             for k in [k for k, s in shard.series.items() if now - s.first >= self.SERIES_FORGET_SECONDS]:
                 self._forget(shard, k)
@@ -290,6 +291,21 @@ class EventRecorder:
             "note": message[:1024],
             "type": event_type,
         }
+
+    def _expire(self, shard: _Shard, now: float) -> None:
+        """Forget the series past SERIES_FORGET_SECONDS whose recurrences were all reported. The
+        dict holds them in the order they began, so this looks at the expired ones and one more;
+        without it a series stayed until the cap (20,000) was reached, half an hour of pods at
+        10 a second, and a scheduler's memory grew that long (one series a pod: its Scheduled
+        event). A dirty one waits for its series patch."""
+        expired = []
+        for key, series in shard.series.items():
+            if now - series.first < self.SERIES_FORGET_SECONDS:
+                break
+            if key not in shard.dirty:
+                expired.append(key)
+        for key in expired:
+            del shard.series[key]
 
     def _forget(self, shard: _Shard, key: tuple[str, str, str, str]) -> None:
         series = shard.series.pop(key)
