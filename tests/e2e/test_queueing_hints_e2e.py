@@ -33,6 +33,15 @@ import yaml
 from cluster import LocalControlPlane, wait_for
 from kubeberth_harness import PROFILE, Api, Kubeberth, suffix
 
+# The upstream cases this module ports (scripts/upstream_cases.py counts them).
+UPSTREAM_CASES = (
+    "TestCoreResourceEnqueue/Pod rejected by the NodeAffinity plugin is requeued when a Node's label is updated",
+    "TestCoreResourceEnqueue/Pod rejected by the NodeAffinity plugin is not requeued when an updated Node haven't changed the 'match' verdict",
+    'TestCoreResourceEnqueue/Pod rejected by the NodeAffinity plugin is requeued when a Node is added',
+    'TestCoreResourceEnqueue/Pod rejected with hostport by the NodePorts plugin is requeued when pod with common hostport is deleted',
+)
+
+
 _INCOMING = re.compile(r'^scheduler_queue_incoming_pods_total\{([^}]*)\} ([0-9.e+]+)$', re.M)
 
 

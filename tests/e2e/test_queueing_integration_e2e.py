@@ -17,6 +17,7 @@ from cluster import LocalControlPlane, wait_for
 from kubeberth_harness import PROFILE, Api, Kubeberth, suffix, write_config
 
 POLL_TIMEOUT = 30  # wait.ForeverTestTimeout
+UPSTREAM_CASES = ("TestPopFromBackoffQWhenActiveQEmpty",)  # counted by scripts/upstream_cases.py
 
 
 @pytest.fixture(scope="module")
