@@ -26,8 +26,8 @@ from typing import Any
 
 import pytest
 from cluster import LocalControlPlane, wait_for
-from kubeberth_harness import Api, Kubeberth, suffix, write_config
-from upstream_integration import PAUSE, Case, cases, make_node, table_nodes, tables
+from kubeberth_harness import Api, Kubeberth, write_config
+from upstream_integration import PAUSE, Case, case_of, cases, make_node, serving, table_nodes, tables
 
 TABLES = tables("filters")
 # Cases that differ from upstream's outcome on kubeberth today: {"TestX/case": reason}
@@ -43,22 +43,15 @@ def kubeberth_filters(
     control_plane: LocalControlPlane, sa_kubeconfig: str, tmp_path_factory: pytest.TempPathFactory
 ) -> Iterator[Kubeberth]:
     config = write_config(Path(tmp_path_factory.mktemp("filters")) / "config.yaml")
-    kb = Kubeberth(control_plane, sa_kubeconfig, config, False, f"kubeberth-filters-{suffix()}")
-    try:
-        kb.wait_ready()
+    with serving(control_plane, sa_kubeconfig, config, "filters") as kb:
         yield kb
-    finally:
-        kb.stop()
 
 
 
 @pytest.fixture
 def case(kubeberth_filters: Kubeberth, api: Api) -> Iterator[Case]:
-    c = Case(api, kubeberth_filters)
-    try:
+    with case_of(api, kubeberth_filters) as c:
         yield c
-    finally:
-        c.cleanup()
 
 
 

@@ -16,7 +16,7 @@ import pytest
 import yaml
 from cluster import LocalControlPlane, wait_for
 from kubeberth_harness import Api, Kubeberth, suffix, write_config
-from upstream_integration import PAUSE, Case, cases, make_node, tables
+from upstream_integration import PAUSE, Case, case_of, cases, make_node, serving, tables
 
 TABLES = tables("scheduler")
 DIFFERENCES: dict[str, str] = {}
@@ -32,21 +32,14 @@ def kubeberth_scheduler(
     cfg = yaml.safe_load(config.read_text())
     cfg["profiles"] += [{"schedulerName": "default-scheduler"}, {"schedulerName": "custom-scheduler"}]
     config.write_text(yaml.safe_dump(cfg))
-    kb = Kubeberth(control_plane, sa_kubeconfig, config, False, f"kubeberth-scheduler-{suffix()}")
-    try:
-        kb.wait_ready()
+    with serving(control_plane, sa_kubeconfig, config, "scheduler") as kb:
         yield kb
-    finally:
-        kb.stop()
 
 
 @pytest.fixture
 def case(kubeberth_scheduler: Kubeberth, api: Api) -> Iterator[Case]:
-    c = Case(api, kubeberth_scheduler)
-    try:
+    with case_of(api, kubeberth_scheduler) as c:
         yield c
-    finally:
-        c.cleanup()
 
 
 def _pause_pod(name: str, ports: dict[str, Any]) -> dict[str, Any]:

@@ -22,8 +22,8 @@ import pytest
 import yaml
 from cluster import LocalControlPlane, wait_for
 from kubeberth.errors import ConfigError
-from kubeberth_harness import Api, Kubeberth, suffix
-from upstream_integration import Case, cases, make_node, table_nodes, tables
+from kubeberth_harness import Api, Kubeberth
+from upstream_integration import Case, case_of, cases, make_node, serving, table_nodes, tables
 
 TABLES = tables("scoring")
 DIFFERENCES: dict[str, str] = {}
@@ -63,21 +63,14 @@ def kubeberth_scoring(
     config.write_text(yaml.safe_dump({
         "apiVersion": "kubescheduler.config.k8s.io/v1", "kind": "KubeSchedulerConfiguration",
         "leaderElection": {"leaderElect": False}, "profiles": profiles}))
-    kb = Kubeberth(control_plane, sa_kubeconfig, config, False, f"kubeberth-scoring-{suffix()}")
-    try:
-        kb.wait_ready()
+    with serving(control_plane, sa_kubeconfig, config, "scoring") as kb:
         yield kb
-    finally:
-        kb.stop()
 
 
 @pytest.fixture
 def case(kubeberth_scoring: Kubeberth, api: Api) -> Iterator[Case]:
-    c = Case(api, kubeberth_scoring)
-    try:
+    with case_of(api, kubeberth_scoring) as c:
         yield c
-    finally:
-        c.cleanup()
 
 
 def _run(case: Case, pod: dict[str, Any], ns: str, scheduler: str, candidates: list[str] | None = None) -> str:

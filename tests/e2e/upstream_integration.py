@@ -5,14 +5,16 @@ Tables dumped by scripts/upstream_integration_tables.py are read from upstream_t
 
 from __future__ import annotations
 
+import contextlib
 import copy
 import json
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
-from cluster import wait_for
+from cluster import LocalControlPlane, wait_for
 from kubeberth_harness import PROFILE, Api, Kubeberth, suffix
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
@@ -42,6 +44,27 @@ def cases(table: list[dict[str, Any]], test: str, differences: dict[str, str]) -
             marks.append(pytest.mark.xfail(strict=True, reason=differences[key]))
         params.append(pytest.param(case, id=case["name"], marks=marks))
     return params
+
+
+@contextlib.contextmanager
+def serving(cp: LocalControlPlane, kubeconfig: str, config: Path, module: str) -> Iterator[Kubeberth]:
+    """One `kubeberth run` for a module's cases (in place of upstream's per-test scheduler)."""
+    kb = Kubeberth(cp, kubeconfig, config, False, f"kubeberth-{module}-{suffix()}")
+    try:
+        kb.wait_ready()
+        yield kb
+    finally:
+        kb.stop()
+
+
+@contextlib.contextmanager
+def case_of(api: Api, kb: Kubeberth) -> Iterator[Case]:
+    """A case whose objects are deleted when it ends."""
+    c = Case(api, kb)
+    try:
+        yield c
+    finally:
+        c.cleanup()
 
 
 class Case:
