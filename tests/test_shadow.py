@@ -187,6 +187,38 @@ def test_a_shadow_rejecting_zone_c_moves_exactly_the_pods_live_put_in_zone_c_and
     assert as_dict["agreement"] == pytest.approx(1 - len(expected) / len(outcomes), abs=1e-6)
 
 
+def _tied_config(*filters: str) -> str:
+    """No score plugin at all: every feasible node ties, and selectHost picks one at random."""
+    return _config(*filters).replace("      enabled:\n      - name: ByName\n", "", 1)
+
+
+def test_a_candidate_scoring_the_live_node_as_high_as_its_own_pick_agrees_and_counts_the_tie(tmp_path: Path) -> None:
+    objects = generate_cluster(30, 80, seed=5)
+    live_dir, _ = _folder(tmp_path, "live", {}, _tied_config())
+    shadow = _folder(tmp_path, "candidate", {"no_zone_c.py": NO_ZONE_C}, _tied_config("NoZoneC"))
+    outcomes: list[ShadowOutcome] = []
+    runs: list[ShadowRun] = []
+
+    def attach(scheduler: Any) -> None:
+        run = ShadowRun(GenerationBuilder(shadow[1], shadow[0]).build(), ShadowPolicy(cpu_budget=0), outcomes.append)
+        assert run.install(scheduler) is None
+        runs.append(run)
+
+    simulate(build_generation(tmp_path / "live.yaml", live_dir), objects, seed=3, attach=attach)
+    zone = {n["metadata"]["name"]: n["metadata"]["labels"][ZONE] for n in objects if n["kind"] == "Node"}
+    placed = [o for o in outcomes if o.live_node is not None]
+    outside_c = [o for o in placed if zone[o.live_node] != "zone-c"]
+    assert outside_c and len(outside_c) < len(placed), "the seed puts pods in zone-c and elsewhere"
+    assert all(o.shadow_node == o.live_node and o.detail is None for o in outside_c)
+    tied = [o for o in outside_c if o.tied_node is not None]
+    assert tied, "over a smaller tied set the random pick falls elsewhere for some pods"
+    assert all(o.tied_node != o.live_node and zone[o.tied_node] != "zone-c" for o in tied)
+    assert runs[0].counts.ties == len(tied)
+    for o in placed:
+        if zone[o.live_node] == "zone-c":
+            assert o.shadow_node != o.live_node and o.tied_node is None and o.detail is not None
+
+
 def test_a_candidate_that_raises_and_writes_is_reported_and_changes_nothing_live(
     tmp_path: Path, objects: list[dict[str, Any]], baseline: tuple[Any, ...]
 ) -> None:

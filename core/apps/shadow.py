@@ -221,6 +221,7 @@ class ShadowController:
             "kubeberth.shadow.live_node": outcome.live_node or "",
             "kubeberth.shadow.node": outcome.shadow_node or "",
             "kubeberth.shadow.agrees": not outcome.error and outcome.live_node == outcome.shadow_node,
+            "kubeberth.shadow.tied_node": outcome.tied_node or "",
             "kubeberth.shadow.seconds": round(outcome.shadow_seconds, 6),
             "kubeberth.shadow.live_seconds": round(outcome.live_seconds, 6),
         }
@@ -267,6 +268,7 @@ class ShadowController:
             "pods": {
                 "compared": compared,
                 "agreed": divergences["agreed"],
+                "agreed_on_tie": counts.ties,
                 "errors": counts.errors,
                 "skipped_sampling": counts.skipped_sampling,
                 "skipped_budget": counts.skipped_budget,

@@ -11,7 +11,10 @@ event, status or object write, no assume in the cache.
 
 Where the two decisions differ, the pod's detail is computed on the same snapshot: each side's
 filters over every node (which nodes one rejects and the other accepts, by plugin and reason)
-and both sides' scores of the top nodes. Each result goes to `on_outcome` as a `ShadowOutcome`.
+and both sides' scores of the top nodes. A candidate that scores the live node as high as its own
+pick agrees (a tie, broken at random as kube-scheduler's selectHost does, may fall differently
+over a different feasible set); its own pick is kept as `tied_node`. Each result goes to
+`on_outcome` as a `ShadowOutcome`.
 
 Overhead is bounded twice: a share of pods (by a hash of the uid, so a pod is sampled on every
 attempt or on none) and a CPU budget, the shadow's recent seconds over the live cycles' recent
@@ -26,7 +29,7 @@ import logging
 import math
 import time
 import zlib
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -158,6 +161,7 @@ class ShadowOutcome:
     error: str = ""  # the shadow cycle's error (no decision)
     detail: dict[str, Any] | None = None
     writes_refused: int = 0
+    tied_node: str | None = None  # the candidate's own pick, scored as high as the live node (it agrees)
     live_record: CycleRecord | None = None  # the live cycle's record (its span context links the shadow span)
 
 
@@ -181,6 +185,7 @@ class ShadowCounts:
     shadow_seconds: float = 0.0  # their shadow cycles (the decision alone)
     detail_seconds: float = 0.0  # divergences' detail passes
     writes_refused: int = 0
+    ties: int = 0  # compared pods that agree on a tie the candidate broke for another node
 
 
 class ShadowRun:
@@ -299,6 +304,7 @@ class ShadowRun:
         shadow_seconds = 0.0
         message = error = ""
         detail = None
+        tied: str | None = None
         placed = [pod] if pod.uid in cluster.placement else []
         try:
             with self._registered(scheduler), cluster.hypothetical(remove=placed):
@@ -312,7 +318,9 @@ class ShadowRun:
                         message = result.status.message
                 shadow_seconds = time.perf_counter() - t0
                 if not error and node != live_node:
-                    detail = self._detail(scheduler, live_fw, fw, pod)
+                    detail, tie = self._detail(scheduler, live_fw, fw, pod, live_node, node)
+                    if tie:
+                        tied, node, detail = node, live_node, None
         finally:
             scheduler.next_start_index, scheduler.rng, scheduler.incremental = saved
         total = time.perf_counter() - t0
@@ -323,30 +331,36 @@ class ShadowRun:
         counts.detail_seconds += total - shadow_seconds
         writes = self._backend.refused - refused
         counts.writes_refused += writes
+        counts.ties += tied is not None
         if error:
             counts.errors += 1
             log.warning("shadow generation %s: pod %s: %s", self.generation.id, pod.key, error)
         return ShadowOutcome(
             pod.key, pod.uid, fw.profile, live_node, None if error else node,
             message if live_node is not None else live_message, 0.0, shadow_seconds, start_ns, time.time_ns(),
-            error, detail, writes,
+            error, detail, writes, tied,
         )
 
-    def _detail(self, scheduler: SchedulerState, live_fw: Framework, fw: Framework, pod: PodInfo) -> dict[str, Any] | None:
-        """Both sides' filters over every node and scores of the top nodes, on the snapshot."""
+    def _detail(
+        self, scheduler: SchedulerState, live_fw: Framework, fw: Framework, pod: PodInfo, live_node: str | None,
+        node: str | None,
+    ) -> tuple[dict[str, Any], bool]:
+        """Both sides' filters over every node and scores of the top nodes, on the snapshot; and
+        whether the candidate scores `live_node` as high as its own pick `node` (a tie)."""
         try:
             live = _verdicts(scheduler, live_fw, self._read_only(scheduler, live_fw), pod)
             shadow = _verdicts(scheduler, fw, self._handles[fw.profile], pod)
         except Exception as exc:  # noqa: BLE001 - a failing detail pass leaves the decisions as they are
-            return {"error": f"detail: {_error_text(exc)}"}
-        names = scheduler.cluster.table.names
+            return {"error": f"detail: {_error_text(exc)}"}, False
+        table = scheduler.cluster.table
+        names = table.names
         return {
             "feasibility": {
                 "after_rejects": _rejects(shadow, live, names),
                 "before_rejects": _rejects(live, shadow, names),
             },
             "scores": _score_deltas(live, shadow, names),
-        }
+        }, _tie(shadow, table.row_of, live_node, node)
 
     def _read_only(self, scheduler: SchedulerState, fw: Framework) -> ShadowHandle:
         """A read-only handle for the live framework (the detail pass runs its filters again)."""
@@ -447,6 +461,17 @@ def _score_deltas(live: _Verdicts, shadow: _Verdicts, names: list[str | None]) -
         delta = None if before is None or after is None else round(after - before, 4)
         out.append({"node": str(names[row]), "before": before, "after": after, "delta": delta})
     return out
+
+
+def _tie(shadow: _Verdicts, row_of: Mapping[str, int], live_node: str | None, node: str | None) -> bool:
+    """Whether the candidate finds `live_node` feasible and scores it as high as its pick `node`."""
+    if live_node is None or node is None:
+        return False
+    live_row, row = row_of.get(live_node), row_of.get(node)
+    if live_row is None or row is None:
+        return False
+    live_total, total = shadow.totals.get(live_row), shadow.totals.get(row)
+    return live_total is not None and total is not None and live_total >= total
 
 
 def _error_text(exc: BaseException) -> str:
