@@ -15,6 +15,7 @@ import threading
 import time
 import urllib.request
 from collections import Counter
+from collections.abc import Iterator
 from typing import Any
 
 import pytest
@@ -209,50 +210,6 @@ def test_initial_lists_are_fetched_together_and_emitted_in_list_order(api: Api, 
     assert max(node_at[:len(ours)]) < min(pod_at), "a pod of the initial list came before a node of it"
 
 
-def test_watch_expiry_relists_without_missing_pods(control_plane: LocalControlPlane, api: Api,
-                                                    namespace: str, sa_kubeconfig: str) -> None:
-    from kubeberth.backends.base import ClusterEvent
-    from kubeberth.backends.kubernetes import KubernetesBackend, load_api_client
-
-    seen: list[ClusterEvent] = []
-    lock = threading.Lock()
-
-    def sink(ev: ClusterEvent) -> None:
-        with lock:
-            seen.append(ev)
-
-    def pod_events(typ: str) -> set[str]:
-        with lock:
-            return {e.obj["metadata"]["name"] for e in seen if e.kind == "Pod" and e.type == typ
-                    and e.obj.get("metadata", {}).get("namespace") == namespace}
-
-    api.create_pod(namespace, "doomed")
-    backend = KubernetesBackend(load_api_client(sa_kubeconfig), [PROFILE])
-    backend.start(sink)
-    try:
-        assert backend.wait_ready(30)
-        assert "doomed" in pod_events("ADDED")
-        informer = backend.informers["Pod"]
-        wait_for(lambda: informer.watches >= 1, 10, "the pod watch")
-        relists = informer.relists
-        informer.hold()  # disconnected: nothing is seen from here on
-        time.sleep(0.3)
-        for i in range(5):
-            api.create_pod(namespace, f"missed-{i}")
-        api.delete_pod(namespace, "doomed")
-        # Our resourceVersion has been compacted away meanwhile (an ancient one is, for certain).
-        informer.resume(resource_version="1")
-        wait_for(lambda: informer.relists > relists, 30, "a relist after 410 Gone")
-        wait_for(lambda: {f"missed-{i}" for i in range(5)} <= pod_events("ADDED"), 10, "missed pods")
-        assert "doomed" in pod_events("DELETED")
-        # And the watch resumes from the relist's resourceVersion.
-        api.create_pod(namespace, "later")
-        wait_for(lambda: "later" in pod_events("ADDED"), 10, "a pod created after the relist")
-        assert int(informer.resource_version) > 1
-    finally:
-        backend.stop()
-
-
 def etcd_revision(cp: LocalControlPlane) -> int:
     req = urllib.request.Request(f"{cp.etcd_url}/v3/kv/range", data=b'{"key": "AA=="}', method="POST")
     with urllib.request.urlopen(req, timeout=5) as resp:
@@ -268,7 +225,68 @@ def compact_etcd(cp: LocalControlPlane) -> int:
         return revision
 
 
-def test_paged_relist_that_outlives_the_watch_window_does_not_relist_again(monkeypatch: pytest.MonkeyPatch) -> None:
+@pytest.fixture(scope="module")
+def uncached_plane() -> Iterator[LocalControlPlane]:
+    """An API server with the watch cache off: watches are served by etcd, so compacting etcd
+    expires a resourceVersion for certain (the tests of expiry share it)."""
+    with LocalControlPlane(extra_apiserver_args=["--watch-cache=false"]) as cp:
+        yield cp
+
+
+def test_watch_expiry_relists_without_missing_pods(uncached_plane: LocalControlPlane) -> None:
+    """A watch resumed from an expired resourceVersion gets 410, lists again and misses nothing.
+    On the uncached plane (watches served by etcd) compacting etcd expires it for certain; the
+    watch cache of a young API server still holds everything since its first list."""
+    from kubeberth.backends.base import ClusterEvent
+    from kubeberth.backends.kubernetes import KubernetesBackend, load_api_client
+
+    seen: list[ClusterEvent] = []
+    lock = threading.Lock()
+
+    def sink(ev: ClusterEvent) -> None:
+        with lock:
+            seen.append(ev)
+
+    def pod_events(typ: str) -> set[str]:
+        with lock:
+            return {e.obj["metadata"]["name"] for e in seen if e.kind == "Pod" and e.type == typ
+                    and e.obj.get("metadata", {}).get("namespace") == namespace}
+
+    api = Api(uncached_plane)
+    namespace = f"kb-expiry-{suffix()}"
+    api.call("POST", "/api/v1/namespaces", {"metadata": {"name": namespace}})
+    api.create_pod(namespace, "doomed")
+    backend = KubernetesBackend(load_api_client(uncached_plane.admin_kubeconfig), [PROFILE])
+    backend.start(sink)
+    try:
+        assert backend.wait_ready(30)
+        assert "doomed" in pod_events("ADDED")
+        informer = backend.informers["Pod"]
+        wait_for(lambda: informer.watches >= 1, 10, "the pod watch")
+        relists = informer.relists
+        informer.hold()  # disconnected: nothing is seen from here on
+        time.sleep(0.3)
+        for i in range(5):
+            api.create_pod(namespace, f"missed-{i}")
+        api.delete_pod(namespace, "doomed")
+        # Our resourceVersion has been compacted away meanwhile.
+        old = informer.resource_version
+        assert compact_etcd(uncached_plane) > int(old) + 1
+        informer.resume(resource_version=old)
+        wait_for(lambda: informer.relists > relists, 30, "a relist after 410 Gone")
+        wait_for(lambda: {f"missed-{i}" for i in range(5)} <= pod_events("ADDED"), 10, "missed pods")
+        assert "doomed" in pod_events("DELETED")
+        # And the watch resumes from the relist's resourceVersion.
+        api.create_pod(namespace, "later")
+        wait_for(lambda: "later" in pod_events("ADDED"), 10, "a pod created after the relist")
+        assert int(informer.resource_version) > int(old)
+    finally:
+        backend.stop()
+
+
+def test_paged_relist_that_outlives_the_watch_window_does_not_relist_again(
+    uncached_plane: LocalControlPlane, monkeypatch: pytest.MonkeyPatch,
+) -> None:
     """A relist longer than the API server's watch window used to end in a watch from an expired
     resourceVersion, another 410 and another relist, over and over under churn. With the watch
     cache off, watches are served by etcd and anything older than its compaction is expired, so
@@ -280,55 +298,55 @@ def test_paged_relist_that_outlives_the_watch_window_does_not_relist_again(monke
     from kubeberth.backends.kubernetes import informer as informer_module
 
     monkeypatch.setattr(informer_module, "PAGE_SIZE", 4)  # 13 pods: four pages
-    with LocalControlPlane(extra_apiserver_args=["--watch-cache=false"]) as cp:
-        api = Api(cp)
-        ns = f"kb-relist-{suffix()}"
-        api.call("POST", "/api/v1/namespaces", {"metadata": {"name": ns}})
-        for i in range(12):
-            api.create_pod(ns, f"p{i}")
-        seen: list[ClusterEvent] = []
-        lock = threading.Lock()
-        armed = threading.Event()
-        fired: list[int] = []
+    cp = uncached_plane
+    api = Api(cp)
+    ns = f"kb-relist-{suffix()}"
+    api.call("POST", "/api/v1/namespaces", {"metadata": {"name": ns}})
+    for i in range(12):
+        api.create_pod(ns, f"p{i}")
+    seen: list[ClusterEvent] = []
+    lock = threading.Lock()
+    armed = threading.Event()
+    fired: list[int] = []
 
-        def sink(ev: ClusterEvent) -> None:
-            with lock:
-                seen.append(ev)
-            if ev.kind == "Pod" and armed.is_set() and not fired:  # inside the relist's apply
-                api.create_pod(ns, "during")
-                api.delete_pod(ns, "p0")
-                fired.append(compact_etcd(cp))  # two revisions past the list's: a watch from it is expired
+    def sink(ev: ClusterEvent) -> None:
+        with lock:
+            seen.append(ev)
+        if ev.kind == "Pod" and armed.is_set() and not fired:  # inside the relist's apply
+            api.create_pod(ns, "during")
+            api.delete_pod(ns, "p0")
+            fired.append(compact_etcd(cp))  # two revisions past the list's: a watch from it is expired
 
-        def names(typ: str) -> set[str]:
-            with lock:
-                return {e.obj["metadata"]["name"] for e in seen if e.kind == "Pod" and e.type == typ}
+    def names(typ: str) -> set[str]:
+        with lock:
+            return {e.obj["metadata"]["name"] for e in seen if e.kind == "Pod" and e.type == typ}
 
-        backend = KubernetesBackend(load_api_client(cp.admin_kubeconfig), [PROFILE])
-        backend.start(sink)
-        try:
-            assert backend.wait_ready(60)
-            informer = backend.informers["Pod"]
-            wait_for(lambda: informer.watches >= 1, 10, "the pod watch")
-            informer.hold()
-            time.sleep(0.3)
-            old = informer.resource_version
-            api.create_pod(ns, "missed")
-            api.delete_pod(ns, "p1")  # the relist's difference: DELETED
-            # A watch from `old` starts at the revision after it, now compacted away: resuming gets 410.
-            assert compact_etcd(cp) > int(old) + 1
-            relists, prefetched = informer.relists, informer.prefetched
-            armed.set()
-            informer.resume(resource_version=old)
-            wait_for(lambda: "during" in names("ADDED") and "p0" in names("DELETED"), 30,
-                     "the pod created and the pod deleted while the relist was applied")
-            assert "missed" in names("ADDED") and "p1" in names("DELETED")
-            api.create_pod(ns, "later")
-            wait_for(lambda: "later" in names("ADDED"), 10, "a pod created after the relist")
-            assert fired and informer.relists == relists + 1, (informer.relists, relists)
-            assert informer.prefetched == prefetched + 1
-            assert int(informer.resource_version) > fired[0]
-        finally:
-            backend.stop()
+    backend = KubernetesBackend(load_api_client(cp.admin_kubeconfig), [PROFILE])
+    backend.start(sink)
+    try:
+        assert backend.wait_ready(60)
+        informer = backend.informers["Pod"]
+        wait_for(lambda: informer.watches >= 1, 10, "the pod watch")
+        informer.hold()
+        time.sleep(0.3)
+        old = informer.resource_version
+        api.create_pod(ns, "missed")
+        api.delete_pod(ns, "p1")  # the relist's difference: DELETED
+        # A watch from `old` starts at the revision after it, now compacted away: resuming gets 410.
+        assert compact_etcd(cp) > int(old) + 1
+        relists, prefetched = informer.relists, informer.prefetched
+        armed.set()
+        informer.resume(resource_version=old)
+        wait_for(lambda: "during" in names("ADDED") and "p0" in names("DELETED"), 30,
+                 "the pod created and the pod deleted while the relist was applied")
+        assert "missed" in names("ADDED") and "p1" in names("DELETED")
+        api.create_pod(ns, "later")
+        wait_for(lambda: "later" in names("ADDED"), 10, "a pod created after the relist")
+        assert fired and informer.relists == relists + 1, (informer.relists, relists)
+        assert informer.prefetched == prefetched + 1
+        assert int(informer.resource_version) > fired[0]
+    finally:
+        backend.stop()
 
 
 def test_side_by_side_with_kube_scheduler(control_plane: LocalControlPlane, kube_scheduler: Any, api: Api,
