@@ -72,6 +72,7 @@ slice=(
   tests/builtin_plugins/test_dynamic_resources.py # common-expression-language (DRA CEL selectors)
   tests/test_secure_serving.py                    # cryptography (the self-signed serving certificate)
   tests/contrib/test_prometheus_load.py::test_scores_follow_exported_load_with_few_queries  # prometheus-api-client, real Prometheus
+  tests/test_etcd_claims.py                       # etcd3gw (the etcd claims store, against a real etcd)
   # kubernetes: `kubeberth run` binding through the raw client (ApiClient.param_serialize), and
   # PersistentVolume claimRef patches, on a real API server
   tests/e2e/test_kubernetes_backend.py::test_binds_own_pods_and_leaves_others

@@ -111,6 +111,9 @@ def settings_from_args(args: argparse.Namespace | Any) -> Settings:
         "config": "--config", "plugins_dir": "--plugins-dir", "log_level": "--log-level", "log_format": "--log-format",
         "seed": "--seed", "otlp_endpoint": "--otlp-endpoint", "allow_insecure_plugins_dir": "--allow-insecure-plugins-dir",
         "feature_gates": "--feature-gates", "replicas_mode": "--replicas-mode",
+        "scale_out_store": "--scale-out-store", "scale_out_etcd_endpoints": "--scale-out-etcd-endpoints",
+        "scale_out_etcd_prefix": "--scale-out-etcd-prefix", "scale_out_etcd_cafile": "--scale-out-etcd-cafile",
+        "scale_out_etcd_certfile": "--scale-out-etcd-certfile", "scale_out_etcd_keyfile": "--scale-out-etcd-keyfile",
     }
     given = {name: (flag, getattr(args, name, None)) for name, flag in flags.items()}
     if v is not None:

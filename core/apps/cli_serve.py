@@ -32,6 +32,18 @@ def add_run_parser(sub: Any) -> argparse.ArgumentParser:
         "pods it owns, committing placements against the others' claims (docs/scale-out.md; env "
         "KUBEBERTH_REPLICAS_MODE)",
     )
+    run.add_argument(
+        "--scale-out-store", choices=["kubernetes", "etcd"], default=None,
+        help="active-active: where the replicas' in-flight claims live: kubernetes (default, a Lease per node) or "
+        "etcd (a key per node; needs kubeberth[etcd]) (env KUBEBERTH_SCALE_OUT_STORE)",
+    )
+    run.add_argument("--scale-out-etcd-endpoints", metavar="URL[,URL...]",
+                     help="--scale-out-store=etcd: http(s)://HOST:PORT of the etcd members")
+    run.add_argument("--scale-out-etcd-prefix", metavar="PREFIX",
+                     help="--scale-out-store=etcd: key prefix (default /kubeberth/<leaderElection.resourceName>)")
+    run.add_argument("--scale-out-etcd-cafile", metavar="FILE", help="--scale-out-store=etcd: CA to verify etcd with")
+    run.add_argument("--scale-out-etcd-certfile", metavar="FILE", help="--scale-out-store=etcd: client certificate")
+    run.add_argument("--scale-out-etcd-keyfile", metavar="FILE", help="--scale-out-store=etcd: client certificate's key")
     run.add_argument("--embedded", action="store_true", help="schedule an embedded in-memory cluster instead")
     run.add_argument("--nodes", type=int, help="--embedded: generated cluster of N nodes (default 100)")
     run.add_argument("--cluster", type=Path, help="--embedded: manifests (YAML stream or List) to start from")

@@ -114,6 +114,8 @@ class Runner:
         le = cfg.leaderElection.model_copy(update=self.lease_overrides)
         self.leader_elect = le.leaderElect if leader_elect is None else leader_elect
         self.scale_out: Any = None
+        if self.settings.replicas_mode != "active-active" and self.settings.scale_out_store != "kubernetes":
+            raise ConfigError(f"--scale-out-store={self.settings.scale_out_store}: only with --replicas-mode=active-active")
         if self.settings.replicas_mode == "active-active":
             if backend is not None:
                 raise ConfigError("--replicas-mode=active-active needs an API server; it cannot run with --embedded")
@@ -122,7 +124,7 @@ class Runner:
             self.leader_elect = False  # every replica schedules what it owns (docs/scale-out.md)
             self.scale_out = ScaleOutRun(
                 self.scheduler, kubeconfig, le.resourceNamespace, le.resourceName, parse_duration(le.leaseDuration),
-                parse_duration(le.retryPeriod), identity, self.settings.binding_workers,
+                parse_duration(le.retryPeriod), identity, self.settings.binding_workers, self.settings,
             )
         self.elector: LeaderElector | None = None
         if self.leader_elect:

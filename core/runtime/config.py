@@ -394,6 +394,16 @@ class Settings(BaseSettings):
     # replica scheduling at a time; "active-active" makes every replica schedule the pods it owns,
     # committing each placement against the other replicas' claims.
     replicas_mode: Literal["leader", "active-active"] = "leader"
+    # Where active-active replicas keep their in-flight claims (docs/scale-out.md): "kubernetes"
+    # (default: a Lease per node) or "etcd" (a key per node under the prefix, in the etcd at these
+    # endpoints, comma-separated http(s)://HOST:PORT; needs the `kubeberth[etcd]` extra). The prefix
+    # defaults to /kubeberth/<leaderElection.resourceName>; TLS: a CA file, a client cert and key.
+    scale_out_store: Literal["kubernetes", "etcd"] = "kubernetes"
+    scale_out_etcd_endpoints: str = ""
+    scale_out_etcd_prefix: str = ""
+    scale_out_etcd_cafile: Path | None = None
+    scale_out_etcd_certfile: Path | None = None
+    scale_out_etcd_keyfile: Path | None = None
     # A shadow generation from the start (docs/shadow.md; also POST /shadow/start): its plugins
     # folder and/or configuration, the share of pods compared and its CPU budget.
     shadow_plugins_dir: Path | None = None

@@ -7,8 +7,9 @@ test each. When set, it is this object, which ties the parts to the loop:
 - other replicas' claims (`ClaimsView`) in the node table, applied on the loop thread;
 - the commit: the scheduling cycle records the claims it counted on its node
   (ScheduleOne._assume_reserve_permit), the binding cycle commits just before Bind
-  (BindingCycle._binding_cycle) through a `ClaimCommitter` (the Kubernetes ClaimStore), and a
-  conflict re-runs the pod's cycle at once, up to MAX_IMMEDIATE_RETRIES, then after its backoff.
+  (BindingCycle._binding_cycle) through a `ClaimCommitter` (backends/claims_store.py's ClaimStore,
+  over a Lease per node or an etcd key per node: the loop does not know which), and a conflict
+  re-runs the pod's cycle at once, up to MAX_IMMEDIATE_RETRIES, then after its backoff.
 """
 
 from __future__ import annotations
@@ -67,7 +68,8 @@ class CommitConflict(Exception):
 
 
 class ClaimCommitter(Protocol):
-    """The shared store of in-flight claims (backends/kubernetes/claims.py's ClaimStore)."""
+    """The shared store of in-flight claims (backends/claims_store.py's ClaimStore, whichever
+    ClaimRecords store it writes to)."""
 
     def commit(self, pod: PodInfo, node: str, known: frozenset[str], room: dict[str, int], strict: bool,
                departed: frozenset[str]) -> tuple[str, str]: ...

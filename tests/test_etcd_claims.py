@@ -1,0 +1,205 @@
+"""The etcd claims store (backends/etcd_claims.py, docs/scale-out.md) against a real etcd on
+loopback (Debian's etcd-server, which the e2e suite provisions): the commit as a transaction on the
+key's mod revision, the shared ClaimStore's checks over it, the prefix watch (previous values,
+resume after a broken stream, a new list after compaction) and the start's one-line errors.
+The whole race between two `kubeberth run` replicas is tests/e2e/test_scale_out_e2e.py's."""
+
+from __future__ import annotations
+
+import shutil
+import socket
+import subprocess
+import tempfile
+import threading
+import time
+import urllib.request
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import orjson
+import pytest
+
+pytest.importorskip("etcd3gw", reason="the etcd extra (kubeberth[etcd]) is not installed")
+
+from kubeberth.backends.claims_store import Claims, ClaimStore  # noqa: E402
+from kubeberth.backends.etcd_claims import EtcdClaimRecords, EtcdOptions, _b64  # noqa: E402
+from kubeberth.cache.podinfo import PodInfo  # noqa: E402
+from kubeberth.errors import ConfigError  # noqa: E402
+
+ETCD = shutil.which("etcd") or "/usr/bin/etcd"
+pytestmark = pytest.mark.skipif(not Path(ETCD).exists(), reason="no etcd binary (scripts/provision-k8s.sh installs it)")
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+class Etcd:
+    """One etcd member on 127.0.0.1, its data in a temporary folder; restartable on the same data."""
+
+    def __init__(self) -> None:
+        shm = Path("/dev/shm")
+        self.data = Path(tempfile.mkdtemp(prefix="kubeberth-etcd-claims-", dir=shm if shm.is_dir() else None))
+        self.port, self.peer = free_port(), free_port()
+        self.url = f"http://127.0.0.1:{self.port}"
+        self.proc: subprocess.Popen[bytes] | None = None
+
+    def start(self) -> None:
+        self.proc = subprocess.Popen(
+            [ETCD, f"--data-dir={self.data}/etcd", f"--listen-client-urls={self.url}", f"--advertise-client-urls={self.url}",
+             f"--listen-peer-urls=http://127.0.0.1:{self.peer}", f"--initial-advertise-peer-urls=http://127.0.0.1:{self.peer}",
+             f"--initial-cluster=default=http://127.0.0.1:{self.peer}", "--log-level=error"],
+            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        end = time.monotonic() + 30
+        while time.monotonic() < end:
+            try:
+                with urllib.request.urlopen(f"{self.url}/health", timeout=1) as resp:
+                    if b"true" in resp.read():
+                        return
+            except OSError:
+                time.sleep(0.05)
+        raise AssertionError("etcd did not become healthy in 30 s")
+
+    def stop(self) -> None:
+        if self.proc is not None:
+            self.proc.terminate()
+            try:
+                self.proc.wait(10)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait(5)
+            self.proc = None
+
+    def call(self, path: str, body: dict[str, Any]) -> dict[str, Any]:
+        req = urllib.request.Request(f"{self.url}/v3/{path}", data=orjson.dumps(body), method="POST")
+        with urllib.request.urlopen(req, timeout=10) as resp:
+            out: dict[str, Any] = orjson.loads(resp.read())
+            return out
+
+
+@pytest.fixture(scope="module")
+def etcd() -> Iterator[Etcd]:
+    server = Etcd()
+    server.start()
+    yield server
+    server.stop()
+    shutil.rmtree(server.data, ignore_errors=True)
+
+
+@pytest.fixture
+def make_records(etcd: Etcd, request: pytest.FixtureRequest) -> Iterator[Callable[..., EtcdClaimRecords]]:
+    prefix = f"/test/{request.node.name}"
+    made: list[EtcdClaimRecords] = []
+
+    def make(identity: str, watch: bool = True) -> EtcdClaimRecords:
+        records = EtcdClaimRecords(EtcdOptions((etcd.url,), prefix), identity, pool_size=4)
+        records.connect()
+        if watch:
+            records.start()
+        made.append(records)
+        return records
+
+    yield make
+    for records in made:
+        records.stop()
+
+
+def pod(name: str, cpu: int = 1000) -> PodInfo:
+    return PodInfo.from_dict({
+        "apiVersion": "v1", "kind": "Pod", "metadata": {"name": name, "namespace": "default", "uid": f"uid-{name}"},
+        "spec": {"containers": [{"name": "c", "resources": {"requests": {"cpu": f"{cpu}m"}}}]}})
+
+
+def wait(cond: Callable[[], bool], timeout: float = 10) -> None:
+    end = time.monotonic() + timeout
+    while not cond():
+        assert time.monotonic() < end, "timed out"
+        time.sleep(0.02)
+
+
+def test_commit_is_a_transaction_on_the_mod_revision(etcd: Etcd, make_records: Callable[..., EtcdClaimRecords]) -> None:
+    a_records = make_records("a")
+    b_records = make_records("b", watch=False)  # B's copy stays as listed: its first write is refused
+    a, b = ClaimStore(a_records, "a"), ClaimStore(b_records, "b")
+    room = {"cpu": 1000, "pods": 10}  # what the cycle saw left on n1 after its own pod
+
+    assert a.commit(pod("p1"), "n1", frozenset(), room, False, frozenset())[0] == "ok"
+    stored = etcd.call("kv/range", {"key": _b64(a_records.key("n1"))})["kvs"][0]
+    assert int(stored["create_revision"]) == int(stored["mod_revision"])  # created by the create_revision == 0 compare
+    # B placed p2 on n1 without knowing p1: its transaction fails on the mod revision, the failure
+    # branch hands back the key, and p1 (1 cpu) fits beside p2 in the room B's cycle saw.
+    assert b.commit(pod("p2"), "n1", frozenset(), room, False, frozenset())[0] == "ok"
+    assert b.stats.snapshot()["retries"] == 1 and b.stats.snapshot()["absorbed"] == 1
+    # A third pod, placed by a cycle that knew p1 and saw half a cpu left: p2 does not fit beside it.
+    outcome, message = a.commit(pod("p3"), "n1", frozenset({"uid-p1"}), {"cpu": 500, "pods": 10}, False, frozenset())
+    assert outcome == "conflict" and "cpu claimed meanwhile by b" in message, message
+    wait(lambda: set(a_records.read("n1").claims) == {"uid-p1", "uid-p2"})
+    # A failed bind drops its claim at once.
+    b_records.read("n1")
+    b.finished(pod("p2"), "n1", bound=False)
+    assert set(b_records.read("n1").claims) == {"uid-p1"} and b.stats.snapshot()["releases"] == 1
+    snap = b.stats.snapshot()
+    assert snap["claim_writes"] == snap["commits"] + snap["releases"] == 2
+
+
+def test_watch_tells_others_claims_with_previous_values(make_records: Callable[..., EtcdClaimRecords]) -> None:
+    a_records, b_records = make_records("a"), make_records("b")
+    heard: list[tuple[str, Claims]] = []
+    lock = threading.Lock()
+
+    def listen(node: str, claims: Claims) -> None:
+        with lock:
+            heard.append((node, claims))
+
+    b_records.listeners.append(listen)
+    a, b = ClaimStore(a_records, "a"), ClaimStore(b_records, "b")
+    room = {"cpu": 8000, "pods": 10}
+    assert a.commit(pod("x1"), "n2", frozenset(), room, False, frozenset())[0] == "ok"
+    wait(lambda: any(set(c) == {"uid-x1"} for n, c in heard))
+    # B's own commit on n2 changes only B's claims (prev_kv shows it): B's loop is not told.
+    assert b.commit(pod("x2"), "n2", frozenset({"uid-x1"}), room, False, frozenset())[0] == "ok"
+    assert a.commit(pod("x3"), "n3", frozenset(), room, False, frozenset())[0] == "ok"
+    wait(lambda: any(n == "n3" for n, _ in heard))
+    with lock:
+        assert [n for n, _ in heard] == ["n2", "n3"], heard
+
+
+def test_resume_after_a_break_and_a_new_list_after_compaction(etcd: Etcd, make_records: Callable[..., EtcdClaimRecords]
+                                                             ) -> None:
+    a_records, c_records = make_records("a"), make_records("c", watch=False)
+    a = ClaimStore(a_records, "a")
+    room = {"cpu": 64000, "pods": 100}
+    for i in range(3):
+        assert a.commit(pod(f"c{i}"), "n4", frozenset(), room, False, frozenset())[0] == "ok"
+    # C listed before those writes; its history is compacted away before its watch starts.
+    revision = int(etcd.call("kv/range", {"key": _b64("/")})["header"]["revision"])
+    etcd.call("kv/compaction", {"revision": revision, "physical": True})
+    c_records.start()
+    wait(lambda: len(c_records.read("n4").claims) == 3)
+    assert c_records.relists == 1
+    # A broken stream (etcd restarted on its data) resumes from the last revision: nothing missed.
+    resumes = c_records.resumes
+    etcd.stop()
+    etcd.start()
+    wait(lambda: c_records.resumes > resumes, 15)
+    assert a.commit(pod("c9"), "n4", frozenset({f"uid-c{i}" for i in range(3)}), room, False, frozenset())[0] == "ok"
+    wait(lambda: len(c_records.read("n4").claims) == 4, 15)
+    assert c_records.relists == 1
+    started = time.monotonic()
+    c_records.stop()
+    assert time.monotonic() - started < 2  # stop unblocks the watch's read
+
+
+def test_unreachable_etcd_and_missing_flags_are_one_line_errors() -> None:
+    from kubeberth.backends.etcd_claims import parse_endpoints
+
+    records = EtcdClaimRecords(EtcdOptions((f"http://127.0.0.1:{free_port()}",), "/x"), "a")
+    with pytest.raises(ConfigError, match=r"--scale-out-etcd-endpoints: no etcd answered \(http://127.0.0.1:\d+: "):
+        records.connect()
+    with pytest.raises(ConfigError, match="needs --scale-out-etcd-endpoints"):
+        parse_endpoints("")
+    with pytest.raises(ConfigError, match="expected http"):
+        parse_endpoints("127.0.0.1:2379")
