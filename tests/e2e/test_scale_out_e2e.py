@@ -5,8 +5,10 @@ nodes the test's pods fill exactly (one-cpu pods, NODES nodes of 16 cpu), pods c
 
 - two naive leaders (leader election off, no protocol) double-schedule every pod (409s) and can
   overcommit nodes: the problem exists;
-- `--replicas-mode=active-active`: no node overcommitted, no pod bound twice, every pod bound, and
-  the writes per pod stay at one claim + one Binding;
+- `--replicas-mode=active-active`, once per claims store (the Kubernetes API's Leases, and etcd
+  directly: the control plane's own etcd under a key prefix of the test's): no node
+  overcommitted, no pod bound twice, every pod bound, and the writes per pod stay at one claim +
+  one Binding;
 - one replica SIGKILLed mid-stream: the other binds its pods once its member Lease expires;
 - drain time of the same backlog by one replica and by two, side by side (a measurement, run with
   KUBEBERTH_E2E_SCALE_OUT_DRAIN=1).
@@ -18,24 +20,27 @@ Sizes: KUBEBERTH_E2E_SCALE_OUT_NODES (default 10, CI-sized) nodes of 16 cpu.
 from __future__ import annotations
 
 import ast
+import base64
 import json
 import os
 import sys
 import time
+import urllib.request
 from collections.abc import Callable, Iterator
 from typing import Any
 
 import pytest
-from cluster import LocalControlPlane, wait_for
+from cluster import LocalControlPlane, free_port, wait_for
 from fault_harness import PodStream, PodWatch, check_promises
 from fault_promises import bound_more_than_once, moved, overcommitted
-from kubeberth_harness import Api, Kubeberth, suffix
+from kubeberth_harness import Api, Kubeberth, suffix, write_config
 
 NODES = int(os.environ.get("KUBEBERTH_E2E_SCALE_OUT_NODES", "10"))
 CPU = 16
 PODS = NODES * CPU  # fills every node exactly
 RATE = 150.0
 ACTIVE = {"KUBEBERTH_REPLICAS_MODE": "active-active"}
+STORES = ("kubernetes", "etcd")
 FAST_LEASE = ("4s", "3s", "1s")  # leaseDuration, renewDeadline, retryPeriod
 
 
@@ -57,6 +62,26 @@ def watch(control_plane: LocalControlPlane, namespace: str) -> Iterator[PodWatch
     w.start()
     yield w
     w.stop()
+
+
+def store_env(control_plane: LocalControlPlane, store: str) -> dict[str, str]:
+    """The active-active environment for a claims store; etcd's prefix is the test's own."""
+    if store == "kubernetes":
+        return dict(ACTIVE)
+    return {**ACTIVE, "KUBEBERTH_SCALE_OUT_STORE": "etcd", "KUBEBERTH_SCALE_OUT_ETCD_ENDPOINTS": control_plane.etcd_url,
+            "KUBEBERTH_SCALE_OUT_ETCD_PREFIX": f"/kubeberth-e2e/{suffix()}"}
+
+
+def etcd_claim_keys(control_plane: LocalControlPlane, prefix: str) -> dict[str, dict[str, Any]]:
+    """node -> its claims under `prefix` in the control plane's etcd (read over its JSON gateway)."""
+    start = f"{prefix}/claims/".encode()
+    end = start[:-1] + bytes([start[-1] + 1])
+    body = json.dumps({"key": base64.b64encode(start).decode(), "range_end": base64.b64encode(end).decode()}).encode()
+    req = urllib.request.Request(f"{control_plane.etcd_url}/v3/kv/range", data=body, method="POST")
+    with urllib.request.urlopen(req, timeout=10) as resp:
+        kvs = json.loads(resp.read()).get("kvs") or []
+    return {base64.b64decode(kv["key"])[len(start):].decode(): json.loads(base64.b64decode(kv.get("value", "")) or b"{}")
+            for kv in kvs}
 
 
 def report(record_property: Any, **numbers: float) -> None:
@@ -167,10 +192,13 @@ def test_naive_two_leaders_overcommit(api: Api, namespace: str, make_nodes: Any,
     assert over, "no node overcommitted this time: the naive race did not show (see the figures above)"
 
 
+@pytest.mark.parametrize("store", STORES)
 def test_active_active_no_overcommit(api: Api, namespace: str, make_nodes: Any, start_kubeberth: Any,
-                                     watch: PodWatch, record_property: Any) -> None:
+                                     watch: PodWatch, record_property: Any, control_plane: LocalControlPlane,
+                                     store: str) -> None:
     """The same race with the protocol: no node over, each pod bound once, every node filled."""
-    node_names, procs, bound, seconds = race(api, namespace, make_nodes, start_kubeberth, ACTIVE)
+    env = store_env(control_plane, store)
+    node_names, procs, bound, seconds = race(api, namespace, make_nodes, start_kubeberth, env)
     time.sleep(2)
     pods = api.pods(namespace)
     over = overcommitted(node_objects(api, node_names), pods)
@@ -180,15 +208,23 @@ def test_active_active_no_overcommit(api: Api, namespace: str, make_nodes: Any, 
         kb.stop()
     t = totals(procs)
     commits, conflicts = t.get("commits", 0), t.get("conflicts", 0)
-    report(record_property, protocol_pods=BACKLOG, protocol_capacity=PODS, protocol_bound=bound,
-           protocol_seconds=seconds, protocol_commits=commits, protocol_conflicts=conflicts,
-           protocol_commit_retries=t.get("retries", 0),
-           protocol_conflict_rate=conflicts / max(1, commits + conflicts),
-           protocol_claim_writes_per_pod=t.get("claim_writes", 0) / max(1, bound),
-           protocol_claim_attempts_per_pod=(t.get("claim_writes", 0) + t.get("retries", 0)) / max(1, bound),
-           protocol_scheduling_writes_per_pod=(t.get("claim_writes", 0) + t.get("binds", 0)
-                                               + t.get("bind_conflicts", 0)) / max(1, bound),
-           protocol_bind_conflicts=t.get("bind_conflicts", 0))
+    # The claims went to the store asked for, and only there.
+    claims_leases = [x for x in api.call("GET", "/apis/coordination.k8s.io/v1/namespaces/kube-system/leases")["items"]
+                     if (x["metadata"].get("annotations") or {}).get("kubeberth.io/node") in node_names]
+    if store == "etcd":
+        keys = etcd_claim_keys(control_plane, env["KUBEBERTH_SCALE_OUT_ETCD_PREFIX"])
+        assert claims_leases == [] and set(keys) == set(node_names), (len(claims_leases), sorted(keys))
+    else:
+        assert len(claims_leases) == len(node_names)
+    name = "protocol" if store == "kubernetes" else "etcd_protocol"  # figures per store
+    numbers = dict(pods=BACKLOG, capacity=PODS, bound=bound, seconds=seconds, commits=commits, conflicts=conflicts,
+                   commit_retries=t.get("retries", 0), conflict_rate=conflicts / max(1, commits + conflicts),
+                   claim_writes_per_pod=t.get("claim_writes", 0) / max(1, bound),
+                   claim_attempts_per_pod=(t.get("claim_writes", 0) + t.get("retries", 0)) / max(1, bound),
+                   scheduling_writes_per_pod=(t.get("claim_writes", 0) + t.get("binds", 0)
+                                              + t.get("bind_conflicts", 0)) / max(1, bound),
+                   bind_conflicts=t.get("bind_conflicts", 0))
+    report(record_property, **{f"{name}_{k}": v for k, v in numbers.items()})
     assert over == [] and twice == [] and moves == []
     assert bound == PODS  # every node filled exactly: every schedulable pod bound
     assert t.get("binds", 0) == PODS and commits >= PODS
@@ -221,6 +257,20 @@ def test_active_active_replica_killed(api: Api, namespace: str, make_nodes: Any,
     # The killed replica's pods wait for its member Lease to expire (4 s), then a membership round
     # (1 s) hands them to the survivor: everything is bound well within the lease after the stream.
     assert after_stream <= 4 + 2 * 1 + 8
+
+
+def test_etcd_store_unreachable_is_one_line_exit_2(control_plane: LocalControlPlane, sa_kubeconfig: str,
+                                                   tmp_path: Any) -> None:
+    """--scale-out-store=etcd with no etcd answering: one line naming the flag, exit 2, before scheduling."""
+    env = {**store_env(control_plane, "etcd"), "KUBEBERTH_SCALE_OUT_ETCD_ENDPOINTS": f"http://127.0.0.1:{free_port()}"}
+    kb = Kubeberth(control_plane, sa_kubeconfig, write_config(tmp_path / "config.yaml"), False, f"kubeberth-{suffix()}",
+                   env=env)
+    try:
+        assert kb.proc.wait(60) == 2, kb.log_tail()
+    finally:
+        kb.stop()
+    errors = [x for x in kb.log_text().splitlines() if "--scale-out-etcd-endpoints: no etcd answered" in x]
+    assert len(errors) == 1 and "Traceback" not in kb.log_text(), kb.log_tail()
 
 
 @pytest.mark.skipif(not os.environ.get("KUBEBERTH_E2E_SCALE_OUT_DRAIN"),
