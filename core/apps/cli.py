@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any, NoReturn
 from .. import __version__
 from ..errors import KubeberthError
 from .cli_bench import add_bench_parser, cmd_bench
+from .cli_canary import add_canary_parser, cmd_canary
 from .cli_serve import add_extender_parser, add_run_parser
 from .cli_shadow import add_shadow_parser, cmd_shadow
 from .cli_simulate import add_simulate_parser, cmd_simulate
@@ -94,6 +95,7 @@ def build_parser() -> argparse.ArgumentParser:
     add_new_plugin_parser(sub)
     add_explain_parser(sub)
     add_shadow_parser(sub)
+    add_canary_parser(sub)
     return parser
 
 
@@ -141,6 +143,8 @@ def _dispatch(args: argparse.Namespace) -> int:
         return cmd_explain(args)
     if args.command == "shadow":
         return cmd_shadow(args)
+    if args.command == "canary":
+        return cmd_canary(args)
     if args.command == "new-plugin":
         return cmd_new_plugin(args)
     if args.command == "run":

@@ -113,6 +113,7 @@ class Reloader:
         scheduler.timeout_observers.append(self.guard.plugin_timed_out)
         self.memory = MemoryGuard(max_memory_growth_mb, self.guard, scheduler.submit, self._memory_exceeded)
         self.memory.watch(self.current.id, reloaded=False)
+        self.canary_status: Callable[[], dict[str, Any] | None] | None = None  # /debug/generation's "canary"
 
     def _fingerprint_or_empty(self) -> str:
         try:
@@ -328,6 +329,40 @@ class Reloader:
             except Exception:  # noqa: BLE001 - best effort
                 log.exception("announcing the rollback failed")
 
+    # ---- a canary's candidate (kubeberth.apps.canary) ----------------------------------------
+    def adopt(
+        self, generation: Generation, trigger: str, on_swapped: Callable[[Generation, Generation], None] | None = None,
+    ) -> SwapRequest:
+        """Make `generation` (built, dry-run and scheduling beside the live one: a promoted canary)
+        the live generation as a reload would, on probation, without a rebuild, a dry run or a
+        handoff; returns the swap request (any thread; the scheduling thread must not wait on it).
+        The reload inputs' fingerprint stays the live files': their next change reloads from them."""
+
+        def swapped(old: Generation, new: Generation) -> None:
+            outcome = ReloadOutcome("success", trigger, generation=new.id, event_at=time.monotonic(),
+                                    swapped_at=time.monotonic())
+            self._swapped(old, new, outcome=outcome)
+            self._metric("success")
+            log.info("%s: generation %s now schedules, replacing %s", trigger, new.id, old.id)
+            if on_swapped is not None:
+                on_swapped(old, new)
+
+        return SwapRequest(self.scheduler, generation, check=False, on_swapped=swapped, hand_off=False).submit()
+
+    def candidate_rolled_back(self, candidate: Generation, reason: str, trigger: str = "canary") -> None:
+        """A candidate that scheduled beside the live generation was ended for `reason`: recorded
+        as a rollback is (history, kubeberth_reloads_total{result="rolled_back"}, a span); the
+        live generation never changed."""
+        message = f"generation {candidate.id} rolled back to {self.current.id}: {reason}"
+        self._metric("rolled_back")
+        self._span(
+            "GenerationRollback",
+            {"kubeberth.generation": self.current.id, "kubeberth.rollback.from": candidate.id,
+             "kubeberth.rollback.reason": reason},
+            message,
+        )
+        self._note(ReloadOutcome("rolled_back", trigger, message, self.current.id))
+
     # ---- the admin API's view ----------------------------------------------------------------
     def status(self) -> dict[str, Any]:
         """GET /debug/generation."""
@@ -348,6 +383,7 @@ class Reloader:
             "last_reload": last.as_dict() if last is not None else None,
             "last_swap_latency_ms": round(latency * 1000, 3) if latency is not None else None,
             "rollback": {"enabled": self.guard.policy.enabled, "on_probation": self.guard.probation is not None},
+            "canary": self.canary_status() if self.canary_status is not None else None,
         }
 
 

@@ -36,6 +36,7 @@ from ..scheduling.scheduler import Scheduler
 from ..scheduling.shadow import ShadowPolicy
 from ..scheduling.swap import watched_kinds
 from .admin import add_admin_routes
+from .canary import CanaryController, add_canary_routes
 from .httpserver import DEFAULT_BIND_ADDRESS, HTTPServer, check_route
 from .observability_routes import add_observability_routes
 from .reloader import Reloader, Watcher
@@ -179,6 +180,12 @@ class Runner:
             # KUBEBERTH_SHADOW_*: built now (a bad candidate stops the start), installed by the loop.
             self.shadow.start(st.shadow_plugins_dir, st.shadow_config,
                               ShadowPolicy(st.shadow_sample, st.shadow_cpu_budget), wait=False)
+        # A canary (POST /canary/start): a candidate decides and binds a share of the pods.
+        self.canary = CanaryController(
+            self.scheduler, self.reloader, self.observability, live_config=self.builder.config,
+            feature_gates=self.builder.feature_gates, allow_insecure_plugins_dir=self.settings.allow_insecure_plugins_dir,
+            announce=self.lease_events.record,
+        )
         self.watcher: Watcher | None = None
         self.http: HTTPServer | None = None
         if healthz_bind_address or secure_serving is not None:
@@ -195,6 +202,7 @@ class Runner:
             add_observability_routes(self.http, self.observability)
             add_admin_routes(self.http, self.reloader)
             add_shadow_routes(self.http, self.shadow)
+            add_canary_routes(self.http, self.canary)
 
     def _watch_client_metrics(self, lease_name: str) -> None:
         """kube-scheduler's client-side families on /metrics: rest_client_* (every RawClient of the

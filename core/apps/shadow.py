@@ -383,15 +383,16 @@ def _number(params: dict[str, str], name: str, default: float) -> float:
 
 # ---- the client (kubeberth shadow ...) -----------------------------------------------------------
 def call_server(server: str, action: str, params: dict[str, Any] | None = None, auth: ServerAuth | None = None,
-                timeout: float = 60.0) -> dict[str, Any]:
-    """POST /shadow/<action> (start, stop) or GET /debug/shadow (report); one-line errors."""
+                timeout: float = 60.0, group: str = "shadow") -> dict[str, Any]:
+    """POST /<group>/<action> (start, stop; canary's promote) or GET /debug/<group> (report);
+    one-line errors. `group`: shadow or canary."""
     auth = auth or ServerAuth()
     base = server.rstrip("/")
     if action == "report":
-        url, method, data = base + "/debug/shadow", "GET", None
+        url, method, data = f"{base}/debug/{group}", "GET", None
     else:
         query = urlencode({k: str(v) for k, v in (params or {}).items() if v is not None})
-        url, method, data = f"{base}/shadow/{action}" + (f"?{query}" if query else ""), "POST", b""
+        url, method, data = f"{base}/{group}/{action}" + (f"?{query}" if query else ""), "POST", b""
     request = urllib.request.Request(url, method=method, data=data, headers={"Accept": JSON})
     if auth.token:
         request.add_header("Authorization", f"Bearer {auth.token}")

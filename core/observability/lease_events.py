@@ -1,7 +1,8 @@
 """Events about the scheduler itself, recorded on its Lease (`kubectl describe lease -n NS NAME`).
 
 What an operator should see without reading the logs — a plugin that hung, a generation rolled
-back, a plugin file quarantined, a reload refused — is an events.k8s.io/v1 Event whose
+back, a plugin file quarantined, a reload refused, a canary started, promoted, rolled back or
+stopped — is an events.k8s.io/v1 Event whose
 `regarding` is the Lease kubeberth leads with (leaderElection.resourceNamespace/resourceName,
 the --leader-elect-resource-* flags winning). With leader election off the same object is named:
 the Lease need not exist for an Event to point at it, and operators look in one place either way.
@@ -31,6 +32,10 @@ ACTIONS = {
     "GenerationRolledBack": "Rollback",
     "PluginQuarantined": "Quarantine",
     "ReloadRefused": "Reload",
+    "CanaryStarted": "Canary",
+    "CanaryPromoted": "Canary",
+    "CanaryRolledBack": "Canary",
+    "CanaryStopped": "Canary",
 }
 
 

@@ -61,9 +61,10 @@ class ScheduleOne(SchedulerState):
 
     def batch_for(self, fw: Framework) -> OpportunisticBatch:
         """The profile's opportunistic batch (a new generation's framework starts an empty one)."""
-        found = self._batches.get(fw.profile)
+        key = fw.profile if self.canary is None else self.canary.cache_key(fw)
+        found = self._batches.get(key)
         if found is None or found.framework is not fw:
-            found = self._batches[fw.profile] = OpportunisticBatch(
+            found = self._batches[key] = OpportunisticBatch(
                 fw, self.cluster, self.handle_for(fw), self.clock.now, fw.feature_gates.enabled("GenericWorkload"),
                 self.batch_counters.setdefault(fw.profile, BatchCounters()),
             )
@@ -274,9 +275,10 @@ class ScheduleOne(SchedulerState):
 
     def incremental_for(self, fw: Framework) -> IncrementalCycles:
         """The profile's incremental-cycle cache (a new generation's framework starts empty)."""
-        found = self._incremental.get(fw.profile)
+        key = fw.profile if self.canary is None else self.canary.cache_key(fw)
+        found = self._incremental.get(key)
         if found is None or found.framework is not fw:
-            found = self._incremental[fw.profile] = IncrementalCycles(fw, self.cluster, self.handle_for(fw))
+            found = self._incremental[key] = IncrementalCycles(fw, self.cluster, self.handle_for(fw))
         return found
 
     def _sample_from(
@@ -359,6 +361,8 @@ class ScheduleOne(SchedulerState):
         handle = self.handle_for(fw)
         shadow = self.shadow  # a candidate generation deciding beside this one (shadow.py)
         token = shadow.before(self, pod) if shadow is not None else None
+        canary = self.canary  # a candidate generation scheduling a share of the pods (canary.py)
+        canary_token = canary.before(self, pod, fw) if canary is not None else None
         try:
             result = self.find_node(fw, state, pod, record, self.scheduling_cycle)
             record.evaluated_nodes, record.feasible_nodes = result.evaluated, result.feasible
@@ -385,6 +389,8 @@ class ScheduleOne(SchedulerState):
                 observer(record)
             if shadow is not None:  # after the live decision: its pod is already handed to binding
                 shadow.after(self, fw, pod, record, token, elapsed)
+            if canary is not None:  # counts the cycle on its side, compares it, judges the canary
+                canary.after(self, fw, pod, record, canary_token, elapsed)
 
     def _handle_unschedulable(
         self, fw: Framework, state: CycleState, entry: QueuedPod, result: ScheduleResult, record: CycleRecord

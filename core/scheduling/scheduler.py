@@ -94,6 +94,7 @@ class Scheduler(EventHandlers, ScheduleOne, PodGroupCycle, BindingCycle):
         self.timeout_observers = []
         self.scale_out = None
         self.shadow = None
+        self.canary = None
         self._init_state(binding_workers)
 
     def _init_state(self, binding_workers: int) -> None:
@@ -184,6 +185,9 @@ class Scheduler(EventHandlers, ScheduleOne, PodGroupCycle, BindingCycle):
         fw = self.generation.framework_for(pod.scheduler_name)
         if fw is None and (self.adopt_unknown_profiles or pod.scheduler_name in self.adopted_scheduler_names):
             fw = self.generation.default_profile
+        canary = self.canary  # a candidate generation scheduling a share of the pods (canary.py)
+        if canary is not None and fw is not None:
+            return canary.framework_for(pod, fw)
         return fw
 
     def _pre_enqueue(self, pod: PodInfo) -> Status:

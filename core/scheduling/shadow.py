@@ -219,9 +219,7 @@ class ShadowRun:
         cycles from the next one. Returns the dry run's error (then nothing is installed)."""
         from .swap import dry_run
 
-        self._backend = ReadOnlyBackend(scheduler.backend)
-        for profile, fw in self.generation.profiles.items():
-            self._handles[profile] = ShadowHandle(fw, self._backend, scheduler.cluster, scheduler.clock.now, {})
+        self.prepare(scheduler)
         incremental, scheduler.incremental = scheduler.incremental, False  # the live cycles' cache stays theirs
         try:
             with self._registered(scheduler):
@@ -231,6 +229,13 @@ class ShadowRun:
         if error is None:
             scheduler.shadow = self
         return error
+
+    def prepare(self, scheduler: SchedulerState) -> None:
+        """The candidate's read-only handles over `scheduler`'s backend and cache (install does
+        this; a canary's comparison calls it without installing)."""
+        self._backend = ReadOnlyBackend(scheduler.backend)
+        for profile, fw in self.generation.profiles.items():
+            self._handles[profile] = ShadowHandle(fw, self._backend, scheduler.cluster, scheduler.clock.now, {})
 
     def uninstall(self, scheduler: Scheduler) -> None:
         """On the scheduling thread: the next cycle runs without the shadow."""
@@ -390,14 +395,20 @@ class _Handles:
 
     def __init__(self, scheduler: SchedulerState, generation: Generation, handles: dict[str, ShadowHandle]) -> None:
         self.scheduler, self.generation, self.handles = scheduler, generation, handles
+        self.saved: dict[int, FrameworkHandle] = {}
 
     def __enter__(self) -> None:
+        handles = self.scheduler._handles
+        # A generation that also schedules (a canary compares with the live one) gets its own back.
+        self.saved = {id(fw): handles[id(fw)] for fw in self.generation.profiles.values() if id(fw) in handles}
         for profile, fw in self.generation.profiles.items():
-            self.scheduler._handles[id(fw)] = self.handles[profile]
+            handles[id(fw)] = self.handles[profile]
 
     def __exit__(self, *exc: object) -> None:
+        handles = self.scheduler._handles
         for fw in self.generation.profiles.values():
-            self.scheduler._handles.pop(id(fw), None)
+            handles.pop(id(fw), None)
+        handles.update(self.saved)
 
 
 @dataclass

@@ -34,6 +34,7 @@ from .waiting_pods import WaitingPod
 
 if TYPE_CHECKING:
     from .binding import BindingDone, BindingPool
+    from .canary import CanaryRun
     from .scale_out import ScaleOut
     from .shadow import ShadowRun
     from .watchdog import Hang
@@ -104,6 +105,8 @@ class SchedulerState:
     scale_out: ScaleOut | None
     # A shadow generation deciding beside the live one, writing nothing (shadow.py); None: none.
     shadow: ShadowRun | None
+    # A candidate generation deciding and binding a share of the pods (canary.py); None: none.
+    canary: CanaryRun | None
 
     # ---- services one part calls on another (implemented by the part named) ----
     def submit(self, event: Any) -> None:  # Scheduler

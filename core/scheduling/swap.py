@@ -88,10 +88,14 @@ class SwapRequest:
         generation: Generation,
         check: bool = True,
         on_swapped: Callable[[Generation, Generation], None] | None = None,
+        hand_off: bool = True,
     ) -> None:
+        """`hand_off=False`: the new generation's plugins keep their own state (a canary's
+        candidate, which has been scheduling beside the old one)."""
         self.scheduler = scheduler
         self.generation = generation
         self.check = check
+        self.hand_off = hand_off
         self.on_swapped = on_swapped
         self.done = threading.Event()
         self.error: str | None = None
@@ -123,7 +127,8 @@ class SwapRequest:
             self.error = dry_run(sched, new)
             if self.error is not None:
                 return
-        hand_off(old, new)
+        if self.hand_off:
+            hand_off(old, new)
         sched._apply(SwapGeneration(new))
         in_use = {id(fw) for fw in new.profiles.values()}
         for key in [k for k in sched._handles if k not in in_use]:
