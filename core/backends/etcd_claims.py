@@ -29,11 +29,23 @@ from typing import Any
 from urllib.parse import urlsplit
 
 import orjson
+import requests  # etcd3gw's HTTP client (and the kubernetes client's)
 
 from ..errors import ConfigError
 from .claims_store import Claims, ClaimsListener, PreconditionFailed, Record, StoreError, decode_claim_map
 
 log = logging.getLogger(__name__)
+
+
+class _Session(requests.Session):
+    """A session whose CA file wins over REQUESTS_CA_BUNDLE/CURL_CA_BUNDLE (plain requests lets the
+    environment's bundle replace a session's `verify`, psf/requests#3829)."""
+
+    def merge_environment_settings(self, *args: Any, **kwargs: Any) -> Any:
+        settings = super().merge_environment_settings(*args, **kwargs)
+        if isinstance(self.verify, str):
+            settings["verify"] = self.verify
+        return settings
 
 CONNECT_TIMEOUT = 5.0
 REQUEST_TIMEOUT = 10.0
@@ -98,7 +110,6 @@ class EtcdClaimRecords:
 
     def __init__(self, options: EtcdOptions, identity: str, pool_size: int = 18) -> None:
         try:
-            import requests
             from etcd3gw.client import Etcd3Client
         except ImportError as exc:
             raise ConfigError(f"--scale-out-store=etcd needs the etcd extra: pip install 'kubeberth[etcd]' ({exc})"
@@ -118,7 +129,7 @@ class EtcdClaimRecords:
         self._thread: threading.Thread | None = None
         # One session: the TLS context and the keep-alive pool (binding workers' transactions; the
         # watch stream holds one connection of its own while it lasts).
-        session = requests.Session()
+        session = _Session()
         adapter = requests.adapters.HTTPAdapter(pool_connections=1, pool_maxsize=pool_size)
         session.mount("http://", adapter)
         session.mount("https://", adapter)
@@ -134,9 +145,11 @@ class EtcdClaimRecords:
             client.session = session
             self.clients.append(client)
         self._current = 0
-        self._connection_errors: tuple[type[BaseException], ...] = (requests.RequestException,)
-        from etcd3gw.exceptions import Etcd3Exception
+        from etcd3gw.exceptions import ConnectionFailedError, ConnectionTimeoutError, Etcd3Exception
 
+        # An endpoint that does not answer (the next one is tried); any failure of a request.
+        self._unreachable: tuple[type[BaseException], ...] = (
+            ConnectionFailedError, ConnectionTimeoutError, requests.ConnectionError, requests.Timeout)
         self._errors: tuple[type[BaseException], ...] = (Etcd3Exception, requests.RequestException, ValueError,
                                                         KeyError, TypeError)
 
@@ -187,6 +200,11 @@ class EtcdClaimRecords:
         self.synced.set()
 
     def start(self) -> None:
+        """The listeners hear of every node listed by connect(), then the watch runs."""
+        with self._lock:
+            listed = [(node, record.claims) for node, record in self._records.items()]
+        for node, claims in listed:
+            self._tell(node, claims)
         self._thread = threading.Thread(target=self._run, name="kubeberth-scale-out-etcd-watch", daemon=True)
         self._thread.start()
 
@@ -215,7 +233,7 @@ class EtcdClaimRecords:
             result = client.transaction(txn)
             revision = int(result["header"]["revision"])
         except self._errors as exc:
-            if isinstance(exc, self._connection_errors) or "onnection" in type(exc).__name__:
+            if isinstance(exc, self._unreachable):
                 self._failover()
             raise StoreError(f"etcd transaction at {client.base_url}: {_short(exc)}") from None
         if result.get("succeeded"):
@@ -274,7 +292,14 @@ class EtcdClaimRecords:
                     continue  # a quiet stream timed out: resume at once, same endpoint
                 log.info("scale-out etcd watch broke (%s); resuming from revision %d in %.1fs", _short(exc),
                          self._revision + 1, backoff)
-                self._failover()
+                if isinstance(exc, self._unreachable):
+                    self._failover()
+            except Exception:  # noqa: BLE001 - the watch must outlive a bad message or a listener's bug
+                if self.stopping.is_set():
+                    return
+                self.resumes += 1
+                log.exception("scale-out etcd watch failed; resuming from revision %d in %.1fs",
+                              self._revision + 1, backoff)
             finally:
                 self._response = None
             if self.stopping.wait(backoff):
@@ -358,5 +383,7 @@ def _others(claims: Claims, me: str) -> Claims:
 
 
 def _short(exc: BaseException) -> str:
-    text = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
-    return text[:300]
+    """One line: etcd3gw's exceptions keep their text in `detail_text`, not in their args."""
+    text = str(getattr(exc, "detail_text", None) or exc or "").strip()
+    first = text.splitlines()[0] if text else ""
+    return f"{type(exc).__name__}: {first[:300]}" if first else type(exc).__name__
