@@ -128,3 +128,103 @@ def test_shadow_started_over_the_secure_port_reports_the_pods_that_would_move_an
         for who in tokens:
             control_plane.kubectl("delete", "clusterrolebinding", f"{ns}-{who}", "--ignore-not-found", check=False)
         api.call("DELETE", f"/api/v1/namespaces/{ns}", ok=(200, 202, 404))
+
+
+def _decision(kb: Kubeberth, ns: str, name: str) -> dict | None:
+    """The pod's last decision record from the plain-HTTP port (GET /debug/decisions/<ns>/<pod>)."""
+    try:
+        with urllib.request.urlopen(f"http://127.0.0.1:{kb.port}/debug/decisions/{ns}/{name}", timeout=5) as resp:
+            return json.loads(resp.read())
+    except urllib.error.HTTPError:
+        return None
+
+
+def test_canary_at_10_percent_over_the_secure_port_binds_only_its_share_with_the_candidate_then_is_promoted(
+    control_plane: LocalControlPlane, sa_kubeconfig: str, api: Api, tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """`kubeberth canary start --share 10%` (admin token): exactly the pods whose uid hashes into
+    the share are decided and bound by the candidate (none in zone-c), the rest by the live
+    generation; `kubeberth canary promote` makes the candidate the live generation, which then
+    decides every pod; both steps are Events on the scheduler's Lease."""
+    from kubeberth.scheduling.canary import in_share
+
+    ns = f"kb-canary-{suffix()}"
+    api.call("POST", "/api/v1/namespaces", {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": ns}})
+    tokens = {who: control_plane.create_service_account_token(ns, who) for who in ("reader", "admin")}
+    for who in tokens:
+        control_plane.kubectl("create", "clusterrolebinding", f"{ns}-{who}", f"--clusterrole=kubeberth:{who}",
+                              f"--serviceaccount={ns}:{who}")
+    candidate = tmp_path / "candidate"
+    candidate.mkdir()
+    (candidate / "no_zone_c.py").write_text(NO_ZONE_C)
+    candidate_config = write_config(tmp_path / "candidate.yaml", plugins=("NoZoneC",))
+    port = free_port(avoid={control_plane.apiserver_port})
+    kb = Kubeberth(control_plane, sa_kubeconfig, write_config(tmp_path / "config.yaml"), False, f"kubeberth-canary-{suffix()}",
+                   args=[f"--secure-port={port}", "--bind-address=127.0.0.1", f"--cert-dir={tmp_path / 'certs'}"])
+    server = f"https://127.0.0.1:{port}"
+    ca = tmp_path / "certs" / "kubeberth.crt"
+    zones = {f"canary-{z}-{suffix()}": f"zone-{z}" for z in "abc"}
+    pods: dict[str, str] = {}  # name -> uid
+    client = ["--server", server, "--certificate-authority", str(ca)]
+
+    def report() -> dict:
+        assert main(["canary", "report", *client, "--token", tokens["reader"], "--json"]) == 0
+        return json.loads(capsys.readouterr().out)
+
+    try:
+        kb.wait_ready()
+        for node, zone in zones.items():
+            api.create_node(node, "8", "16Gi", labels={"topology.kubernetes.io/zone": zone})
+        assert _post(f"{server}/canary/start?plugins={candidate}&share=10%25", tokens["reader"], ca) == 403
+        assert main(["canary", "start", *client, "--token", tokens["admin"], "--plugins", str(candidate), "--share",
+                     "150%"]) == 2
+        assert "share: '150%'" in capsys.readouterr().err
+        assert main(["canary", "start", *client, "--token", tokens["admin"], "--plugins", str(candidate),
+                     "--config", str(candidate_config), "--share", "10%", "--promote", "manual", "--cpu-budget", "0"]) == 0
+        started = capsys.readouterr().out
+        assert "canary generation" in started and "share 0.1" in started
+        # Pods until at least two fall in the share (their uids come from the API server).
+        while len(pods) < 12 or sum(in_share(uid, 0.1) for uid in pods.values()) < 2:
+            assert len(pods) < 80, "the uid hash puts 10% of the pods in the share"
+            name = f"p{len(pods)}-{suffix()}"
+            pods[name] = api.create_pod(ns, name, cpu="50m")["metadata"]["uid"]
+        wait_for(lambda: len(api.bound(ns)) == len(pods), 30, "every pod bound")
+        bound = api.bound(ns)
+        share = {name for name, uid in pods.items() if in_share(uid, 0.1)}
+        found = wait_for(lambda: (r := report())["figures"]["canary"]["bound"] == len(share) and r, 15,
+                         "the canary's bindings reported")
+        assert found["state"] == "running" and found["figures"]["canary"]["errors"] == 0
+        assert {b["pod"] for b in found["bound"]} == {f"{ns}/{name}" for name in share}
+        assert found["figures"]["live"]["bound"] >= len(pods) - len(share)
+        assert all(zones[bound[name]] != "zone-c" for name in share)
+        generation = found["generation"]
+        for name in pods:
+            decision = wait_for(lambda n=name: _decision(kb, ns, n), 10, f"{name}'s decision")
+            assert (decision["generation"] == generation) == (name in share), (name, decision)
+        assert main(["canary", "promote", *client, "--token", tokens["admin"], "--json"]) == 0
+        promoted = json.loads(capsys.readouterr().out)
+        assert promoted["state"] == "promoted" and promoted["live_generation"] == generation
+        after = [f"q{i}-{suffix()}" for i in range(4)]
+        for name in after:
+            api.create_pod(ns, name, cpu="50m")
+        wait_for(lambda: all(n in api.bound(ns) for n in after), 30, "pods bound after the promotion")
+        for name in after:
+            assert wait_for(lambda n=name: _decision(kb, ns, n), 10, "decision")["generation"] == generation
+            assert zones[api.bound(ns)[name]] != "zone-c"
+        pods.update(dict.fromkeys(after, ""))
+
+        def lease_events() -> list[str]:
+            return [e["reason"] for e in api.events("kube-system") if e["reason"].startswith("Canary")
+                    and generation in (e.get("note") or "")]
+
+        wait_for(lambda: sorted(lease_events()) == ["CanaryPromoted", "CanaryStarted"], 15, "the canary's Lease events")
+    finally:
+        kb.stop()
+        for pod in pods:
+            api.delete_pod(ns, pod)
+        for node in zones:
+            api.delete_node(node)
+        for who in tokens:
+            control_plane.kubectl("delete", "clusterrolebinding", f"{ns}-{who}", "--ignore-not-found", check=False)
+        api.call("DELETE", f"/api/v1/namespaces/{ns}", ok=(200, 202, 404))
