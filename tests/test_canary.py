@@ -225,3 +225,31 @@ def test_the_readme_commands_start_promote_and_report_a_canary_recorded_on_the_l
         wait_for(lambda: run.load.stats.bound > bound + 5, 20, "pods bound after the promotion")
         assert main(["canary", "stop", *server]) == 0  # nothing running: the report as it is
         assert "promoted" in capsys.readouterr().out
+
+
+def test_an_erroring_candidate_is_rolled_back_by_the_controller_recorded_as_a_rollback_and_on_the_lease(
+    tmp_path: Path,
+) -> None:
+    _folder(tmp_path, "live", {"by_name.py": BY_NAME}, _config(scheduler_name="kubeberth"))
+    candidate, cfg = _folder(tmp_path, "candidate", {"by_name.py": BY_NAME, "breaks.py": BREAKS},
+                             _config("Breaks", scheduler_name="kubeberth"))
+    with EmbeddedRun(tmp_path, config_path=tmp_path / "live.yaml", plugins_dir=tmp_path / "live", nodes=12,
+                     rate=80.0, lifetime=0.5) as run:
+        live = run.generation
+        status, body = run.post(f"/canary/start?plugins={candidate}&config={cfg}&share=50%25&min_pods=5&min_seconds=0")
+        assert status == 200 and body["state"] == "running", body
+        report = wait_for(lambda: (r := run.get("/debug/canary")[1])["state"] == "rolled_back" and r, 20, "rollback")
+        assert report["verdict"]["automatic"] and "plugin 'Breaks'" in report["verdict"]["reason"]
+        assert report["figures"]["canary"]["bound"] == 0 and report["bound"] == []
+        assert run.generation is live
+        status, generation = run.get("/debug/generation")
+        assert generation["id"] == live.id and generation["canary"]["state"] == "rolled_back"
+        assert generation["last_reload"]["result"] == "rolled_back" and generation["last_reload"]["trigger"] == "canary"
+        events = [(e["reason"], e["type"]) for e in run.cluster.events if e["reason"].startswith("Canary")]
+        assert events == [("CanaryStarted", "Normal"), ("CanaryRolledBack", "Warning")]
+        assert run.post("/canary/promote") == (422, {"error": "canary: no canary is running to promote "
+                                                             "(kubeberth canary start --server URL ...)"})
+        assert run.load is not None
+        bound = run.load.stats.bound
+        wait_for(lambda: run.load is not None and run.load.stats.bound > bound + 5, 20, "pods bound by the live one")
+        assert run.get("/debug/canary")[1]["figures"]["canary"]["bound"] == 0

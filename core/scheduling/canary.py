@@ -199,12 +199,12 @@ class SideCounts:
     seconds: float = 0.0
     bound: int = 0
     bind_errors: int = 0
-    pods: set[str] = field(default_factory=set)  # uids attempted (distinct pods)
+    pods: int = 0  # pods attempted (their first attempt counted)
 
     def as_dict(self) -> dict[str, Any]:
         h = self.health
         return {
-            "pods": len(self.pods), "attempts": h.attempts, "scheduled": h.attempts - h.errors - h.unschedulable
+            "pods": self.pods, "attempts": h.attempts, "scheduled": h.attempts - h.errors - h.unschedulable
             + self.bind_errors, "unschedulable": h.unschedulable, "errors": h.errors, "bind_errors": self.bind_errors,
             "bound": self.bound, "error_rate": round(h.error_rate, 4), "unschedulable_rate": round(h.unschedulable_rate, 4),
             "ms_per_attempt": round(self.seconds * 1000 / h.attempts, 4) if h.attempts else None,
@@ -329,7 +329,7 @@ class CanaryRun:
         side = "canary" if self.owns(fw) else "live"
         counts = self.counts[side]
         counts.seconds += seconds
-        counts.pods.add(pod.uid)
+        counts.pods += record.attempt <= 1
         health = counts.health
         health.attempts += 1
         if record.result == "Error":
