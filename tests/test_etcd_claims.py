@@ -9,6 +9,7 @@ from __future__ import annotations
 import shutil
 import socket
 import subprocess
+import sys
 import tempfile
 import threading
 import time
@@ -279,6 +280,15 @@ def test_tls_with_a_client_certificate(tmp_path: Path) -> None:
             records.stop()
         server.stop()
         shutil.rmtree(server.data, ignore_errors=True)
+
+
+def test_missing_extra_is_one_line(monkeypatch: pytest.MonkeyPatch) -> None:
+    from kubeberth.api.extras import MissingExtraError
+
+    monkeypatch.setitem(sys.modules, "etcd3gw.client", None)  # as if kubeberth[etcd] were not installed
+    with pytest.raises(MissingExtraError, match=r"^--scale-out-store=etcd needs the 'etcd' extra: pip install "
+                       r"'kubeberth\[etcd\]'$"):
+        EtcdClaimRecords(EtcdOptions(("http://127.0.0.1:2379",), "/x"), "a")
 
 
 def test_flags_of_the_etcd_store_are_checked_at_start(tmp_path: Path) -> None:

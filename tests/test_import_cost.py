@@ -86,5 +86,5 @@ def test_every_extra_is_declared_in_pyproject() -> None:
     project = tomllib.loads((Path(__file__).resolve().parents[1] / "pyproject.toml").read_text())["project"]
     declared = project["optional-dependencies"]
     assert set(EXTRAS) <= set(declared)
-    assert "kubeberth[report,contrib,otlp-grpc]" in declared["all"]
+    assert "kubeberth[report,contrib,otlp-grpc,etcd]" in declared["all"]
     assert "kubeberth[all]" in declared["test"]

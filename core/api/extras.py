@@ -1,7 +1,8 @@
 """Optional features and the pip extra that installs each.
 
 The scheduler's own install stays small: the HTML report (plotly), the load-aware contrib plugins'
-Prometheus source (prometheus-api-client) and the gRPC OTLP exporter (grpcio) are extras. A feature
+Prometheus source (prometheus-api-client), the gRPC OTLP exporter (grpcio) and the etcd client of
+`--scale-out-store=etcd` (etcd3gw) are extras. A feature
 whose extra is missing fails with one line naming it, e.g.
 ``error: simulate --report needs the 'report' extra: pip install 'kubeberth[report]'`` (exit 2 from the CLI).
 """
@@ -20,6 +21,7 @@ EXTRAS: dict[str, str] = {
     "report": "plotly",
     "contrib": "prometheus_api_client",
     "otlp-grpc": "opentelemetry.exporter.otlp.proto.grpc",
+    "etcd": "etcd3gw",  # --scale-out-store=etcd
 }
 
 

@@ -31,6 +31,7 @@ from urllib.parse import urlsplit
 import orjson
 import requests  # etcd3gw's HTTP client (and the kubernetes client's)
 
+from ..api.extras import require_extra
 from ..errors import ConfigError
 from .claims_store import Claims, ClaimsListener, PreconditionFailed, Record, StoreError, decode_claim_map
 
@@ -109,11 +110,7 @@ class EtcdClaimRecords:
     """ClaimRecords under `<prefix>/claims/` in etcd, with their prefix watch (one thread)."""
 
     def __init__(self, options: EtcdOptions, identity: str, pool_size: int = 18) -> None:
-        try:
-            from etcd3gw.client import Etcd3Client
-        except ImportError as exc:
-            raise ConfigError(f"--scale-out-store=etcd needs the etcd extra: pip install 'kubeberth[etcd]' ({exc})"
-                              ) from None
+        Etcd3Client = require_extra("etcd", "--scale-out-store=etcd", module="etcd3gw.client").Etcd3Client  # noqa: N806
         self.options = options
         self.identity = identity
         self.key_prefix = options.prefix.rstrip("/").encode() + b"/claims/"
@@ -213,6 +210,8 @@ class EtcdClaimRecords:
         self._close_stream()
         if self._thread is not None:
             self._thread.join(5)
+            log.info("scale-out etcd watch stopped at revision %d (%d resumes, %d lists after compaction)",
+                     self._revision, self.resumes, self.relists)
 
     # ---- reads and the transaction (any thread) -------------------------------------------
     def read(self, node: str) -> Record:
