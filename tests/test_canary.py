@@ -38,6 +38,21 @@ class Breaks:
 '''
 
 
+REJECTS_ALL = '''import numpy as np
+from kubeberth import FilterResult, NodeView, PodView, hookimpl
+
+
+class RejectsAll:
+    name = "RejectsAll"
+
+    @hookimpl
+    def filter(self, pod: PodView, nodes: NodeView) -> FilterResult | None:
+        if pod.name == "kubeberth-dry-run":
+            return None
+        return FilterResult.reject_where(np.ones(len(nodes.names), dtype=bool), "candidate rejects every node")
+'''
+
+
 @pytest.fixture(scope="module")
 def objects() -> list[dict[str, Any]]:
     return generate_cluster(30, 80, seed=5)
@@ -145,6 +160,36 @@ def test_a_healthy_candidate_meeting_the_thresholds_is_promoted_and_then_decides
     zone = _zones(objects)
     assert all(zone[r.node] != "zone-c" for r in after if r.node)
     assert not [k for k in canary.scheduler._batches if k.startswith("canary:")]
+
+
+@pytest.mark.parametrize(("plugin", "policy", "reason"), [
+    ("RejectsAll", {}, "unschedulable rate 100.0% over 8 attempts exceeds the live side's 0.0%"),
+    ("NoZoneC", {"min_agreement": 0.99}, "is below 99.0%"),
+    ("NoZoneC", {"max_cost_ratio": 0.01}, "the live side's exceeds 0.01x"),
+])
+def test_each_threshold_rolls_a_canary_back_with_its_reason_and_figures(
+    tmp_path: Path, objects: list[dict[str, Any]], plugin: str, policy: dict[str, Any], reason: str
+) -> None:
+    text = {"RejectsAll": REJECTS_ALL, "NoZoneC": NO_ZONE_C}[plugin]
+    canary = Canary(tmp_path, objects, {"by_name.py": BY_NAME, "plugin.py": text}, (plugin,),
+                    CanarySelection.parse(share="50%"), CanaryPolicy(min_pods=8, min_seconds=0, cpu_budget=0, **policy))
+    assert [v.action for v in canary.verdicts] == ["rollback"]
+    verdict = canary.verdicts[0]
+    assert reason in verdict.reason, verdict.reason
+    assert verdict.figures["canary"]["attempts"] == 8 and verdict.figures["live"]["attempts"] > 0
+    assert canary.scheduler.generation is canary.live and canary.scheduler.canary is None
+
+
+def test_compare_live_has_the_candidate_re_decide_the_live_pods_read_only(
+    tmp_path: Path, objects: list[dict[str, Any]]
+) -> None:
+    canary = Canary(tmp_path, objects, {"by_name.py": BY_NAME, "no_zone_c.py": NO_ZONE_C}, ("NoZoneC",),
+                    CanarySelection.parse(share="10%"),
+                    CanaryPolicy(promote="manual", min_pods=1000, compare="live", cpu_budget=0))
+    run = canary.run
+    assert run is not None
+    assert run.compared == run.counts["live"].health.attempts and 0 < run.agreed < run.compared
+    assert run.counts["live"].bound == len([u for u in canary.bound if not in_share(u, 0.1)])
 
 
 def test_selection_by_namespace_and_label_selector_and_bad_input_names_the_field() -> None:
