@@ -9,6 +9,11 @@ JSON (tests/e2e/upstream_tables/); the test procedures (create, wait, expect) ar
 
     python scripts/upstream_integration_tables.py filters/filters_test.go tests/e2e/upstream_tables/filters.json \
         TestUnschedulablePodBecomesSchedulable TestNodeDeclaredFeaturesFilter  # tables left out (transcribed)
+    python scripts/upstream_integration_tables.py queueing/queue.go tests/e2e/upstream_tables/queueing.json \
+        --var CoreResourceEnqueueTestCases  # a package-level table (its struct's fields written lowerCamel)
+
+A package-level `var NAME = []*Case{...}` table (--var NAME) is dumped with the file's type and const
+declarations; its closures (trigger functions, which call the API) are left out as null and transcribed.
 
 Needs Go and the module cache of tests/e2e/k8s/go.mod (scripts/provision-k8s.sh); builds offline.
 """
@@ -174,14 +179,55 @@ def _program(source: str, skip: set[str], sched_root: Path) -> tuple[str, list[s
     return f"package main\n\n{imports}\n" + "".join(funcs) + DUMPER + main, names
 
 
+_CLOSURE = re.compile(r"(\n\t\t\w+: )func\(")
+
+
+def _var_program(source: str, var: str) -> tuple[str, list[str]]:
+    """A program dumping the package-level table `var NAME = ...{...}`: the file's imports, its type and const
+    declarations (testutils.TestContext standing in as testContext), the literal with each closure field
+    written as nil, and the dumper."""
+    start = source.index(f"\nvar {var} = ") + 1
+    literal = source[start:_block_end(source, start)]
+    while (m := _CLOSURE.search(literal)) is not None:  # a closure field: `Field: func(...) ... { ... },`
+        literal = literal[:m.start()] + m.group(1) + "nil" + literal[_block_end(literal, m.end()):]
+    decls = [m.group(0) for m in re.finditer(r"^(type \w+ (struct \{\n.*?^\}|\w+)|const \(\n.*?^\))\n", source,
+                                             re.M | re.S)]
+    body = "".join(decls).replace("*testutils.TestContext", "*testContext") + literal + "\n"
+    s = source[source.index("import ("):]
+    imports = s[:s.index(")\n") + 2]
+    own = {"encoding/json", "fmt", "os", "reflect", "testing", "unsafe"}
+    kept = []
+    for line in imports.splitlines()[1:-1]:
+        m = re.match(r'^\t(?:(\w+) )?"([^"]+)"$', line)
+        if m and m.group(2) not in own and re.search(rf"\b{m.group(1) or m.group(2).rsplit('/', 1)[-1]}\.", body):
+            kept.append(line + "\n")
+    head = "import (\n\t\"encoding/json\"\n\t\"fmt\"\n\t\"os\"\n\t\"reflect\"\n\t\"unsafe\"\n" + "".join(kept) + ")\n"
+    dumper = DUMPER.replace("out[c.Type().Field(i).Name] = dumpValue(f)", "out[lowerFirst(c.Type().Field(i).Name)] = dumpValue(f)")
+    # its rows are pointers to the case struct
+    dumper = dumper.replace("if e := v.Type().Elem(); e.Kind()", "if e := elemOf(v.Type()); e.Kind()")
+    dumper += "func elemOf(t reflect.Type) reflect.Type { if t.Elem().Kind() == reflect.Ptr { return t.Elem().Elem() }; " \
+              "return t.Elem() }\n"
+    dumper += "func lowerFirst(s string) string { return string(s[0]|0x20) + s[1:] }\n"
+    main = f"func main() {{\n\tout := map[string]any{{}}\n\tout[\"{var}\"] = dumpTable({var})\n" \
+           "\t_ = json.NewEncoder(os.Stdout).Encode(out)\n}\n"
+    return f"package main\n\n{head}\n" + body + dumper + main, [var]
+
+
 def main() -> int:
-    rel, dest = sys.argv[1], Path(sys.argv[2])
-    skip = set(sys.argv[3:])
+    args = sys.argv[1:]
+    var = ""
+    if "--var" in args:
+        at = args.index("--var")
+        var = args[at + 1]
+        del args[at:at + 2]
+    rel, dest = args[0], Path(args[1])
+    skip = set(args[2:])
     sched = scheduler_dir()
     if sched is None:
         print("kube-scheduler is not in the Go module cache: run scripts/provision-k8s.sh", file=sys.stderr)
         return 2
-    program, names = _program((integration_dir(sched) / rel).read_text(), skip, sched.parent.parent)
+    source = (integration_dir(sched) / rel).read_text()
+    program, names = _var_program(source, var) if var else _program(source, skip, sched.parent.parent)
     work = Path(tempfile.mkdtemp(prefix="upstream-tables-"))
     try:
         for name in ("go.mod", "go.sum"):

@@ -195,6 +195,26 @@ def test_moved_pod_still_backing_off_goes_to_backoff(q: SchedulingQueue, clock: 
     assert drain(q) == ["a"]
 
 
+def test_requeued_by_names_the_event_that_moved_the_pod(q: SchedulingQueue, clock: FakeClock) -> None:
+    """The event (its metric label) that moved a pod out of the unschedulable pool stays on the entry until it
+    is popped, through backoffQ; a first attempt, and a pod moved back by a failure, have none."""
+    q.add(pod("a"))
+    q.add(pod("b"))
+    a, b = q.pop(), q.pop()
+    assert a is not None and b is not None and a.requeued_by == "" == b.requeued_by
+    q.requeue_unschedulable(a, frozenset({"Fit"}), "no")
+    q.requeue_unschedulable(b, frozenset({"Affinity"}), "no")
+    assert a.requeued_by == ""
+    q.move_for_event("Node/UpdateNodeLabel", lambda _p, plugin, *_: plugin == "Fit")
+    assert a.where == "backoff" and a.requeued_by == "NodeUpdateNodeLabel" and b.requeued_by == ""
+    q.move_for_event("Pod/Delete", lambda *_: True)
+    assert b.requeued_by == "AssignedPodDelete" and a.requeued_by == "NodeUpdateNodeLabel"
+    q.flush_unschedulable(max_age=0)
+    clock.t += 1.001
+    assert {e.pod.name: e.requeued_by for e in (q.pop(), q.pop()) if e is not None} == {
+        "a": "NodeUpdateNodeLabel", "b": "AssignedPodDelete"}
+
+
 def test_move_during_cycle_sends_to_backoff(q: SchedulingQueue, clock: FakeClock) -> None:
     q.add(pod("a"))
     e = q.pop()

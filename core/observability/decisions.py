@@ -42,6 +42,8 @@ def attempt_summary(record: CycleRecord) -> dict[str, Any]:
         out["message"] = record.message
     if record.preemption:
         out["preemption"] = record.preemption
+    if record.requeued_by:
+        out["requeued_by"] = record.requeued_by
     return out
 
 

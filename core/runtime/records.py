@@ -93,6 +93,7 @@ class CycleRecord:
     attempt: int = 0
     first_attempt_ns: int = 0  # start of the pod's first attempt (scheduler_pod_scheduling_sli_duration_seconds)
     queue: dict[str, float] = field(default_factory=dict)  # seconds per queue before this attempt
+    requeued_by: str = ""  # the event that moved the pod out of the unschedulable pool before this attempt
     rejected_nodes: dict[str, dict[str, list[str]]] = field(default_factory=dict)  # unschedulable only
     preemption: dict[str, Any] | None = None  # plugin, candidates, victims, nominated_node
     binding: dict[str, Any] | None = None  # the binding cycle, once it finished
@@ -169,6 +170,7 @@ class CycleRecord:
             "binding": self.binding,
             "batch": self.batch,
             "queue_seconds": self.queue,
+            "requeued_by": self.requeued_by,
             "start_ns": self.start_ns,
             "duration_ms": round((self.end_ns - self.start_ns) / 1e6, 3),
             "plugins": [

@@ -102,6 +102,7 @@ class PodGroupCycle(SchedulerState):
         record.first_attempt_ns = entry.extra.setdefault("first_attempt_ns", record.start_ns)
         if entry.waited:
             record.queue, entry.waited = entry.waited, {}
+        record.requeued_by, entry.requeued_by = entry.requeued_by, ""
         return Member(entry, record)
 
     def _schedule_members(self, fw: Framework, group: dict[str, Any], members: list[Member]) -> None:

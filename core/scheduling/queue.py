@@ -61,6 +61,9 @@ class QueuedPod:
     since: float = 0.0  # when it entered `where`
     order: int = 0  # its place in `entries` (insertion order), kept while its uid stays queued
     waited: dict[str, float] = field(default_factory=dict)  # seconds per queue since the last pop
+    # The event (kube-scheduler's label) that last moved it out of the unschedulable pool or gating,
+    # since the last pop: why it is being retried ("" when it never waited there).
+    requeued_by: str = ""
 
 
 class SchedulingQueue:
@@ -111,6 +114,7 @@ class SchedulingQueue:
         entry.since = now
         if previous in _PARKED:
             self._parked.pop(entry.pod.uid, None)
+            entry.requeued_by = self._event
         if where in _PARKED:
             self._parked[entry.pod.uid] = entry
         if self.on_incoming is not None and where in _WAITING:

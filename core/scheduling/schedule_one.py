@@ -357,6 +357,7 @@ class ScheduleOne(SchedulerState):
         record.first_attempt_ns = entry.extra.setdefault("first_attempt_ns", record.start_ns)
         if entry.waited:
             record.queue, entry.waited = entry.waited, {}
+        record.requeued_by, entry.requeued_by = entry.requeued_by, ""
         state = CycleState()
         handle = self.handle_for(fw)
         shadow = self.shadow  # a candidate generation deciding beside this one (shadow.py)

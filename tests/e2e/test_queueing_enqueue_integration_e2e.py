@@ -1,0 +1,455 @@
+"""kube-scheduler v1.37.2 test/integration/scheduler/queueing TestCoreResourceEnqueue (the table
+CoreResourceEnqueueTestCases of queue.go, dumped to upstream_tables/queueing.json) against kubeberth on a
+real API server: the table's nodes, pods and other objects as they are, the trigger of each row
+transcribed (TRIGGERS: the same API writes), the same WantRequeuedPods.
+
+Upstream (RunTestCoreResourceEnqueue) pops every pod once by hand (each is rejected), runs the trigger,
+waits until its scheduler has handled the trigger's events (scheduler_event_handling_duration_seconds),
+then compares the pods in activeQ with WantRequeuedPods. Here one `kubeberth run` serves every row, each
+row's EnablePlugins a profile of it (PrioritySort, DefaultBinder and the row's plugins at multiPoint,
+`*` disabled), and kubeberth schedules on its own:
+- rejected: each pod's decision record (GET /debug/decisions/<ns>/<pod>) shows attempt 1, Unschedulable;
+- handled: kubeberth's scheduler_event_handling_duration_seconds_count has grown by one per write of the
+  trigger, for the write's event (kubeberth observes a node update once, as NodeUpdate, where upstream
+  counts each of its sub-events);
+- requeued: at that moment, a pod left where it was (held-pods dump, SIGUSR2: still in the unschedulable
+  pool, no second attempt) was not requeued; any other pod is attempted a second time, and that attempt's
+  decision record names the event that moved it out of the pool (requeued_by): the pods requeued are those
+  the trigger's events moved (kubeberth goes on scheduling, so a requeued pod's binding may move another
+  pod later, which upstream's stopped queue never sees).
+Every write of a row (its setup too) is waited for in the same way before the next step, so each pod's
+first attempt sees the row's nodes and objects, and the next row starts with the last one's deletions
+handled. Upstream runs with 0 s backoff, which the v1 configuration does not accept: 1 s here (under
+SchedulerPopFromBackoffQ a requeued pod is popped from backoffQ at once when activeQ is empty).
+Node and other cluster-scoped names carry a per-row suffix (the control plane is shared by the session).
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+import re
+import time
+import urllib.error
+import urllib.request
+from collections import Counter
+from collections.abc import Callable, Iterator
+from typing import Any
+
+import pytest
+import yaml
+from cluster import LocalControlPlane, wait_for
+from kubeberth_harness import PROFILE, Api, Kubeberth
+from upstream_integration import Case, case_of, serving, tables
+
+TABLE = {row["name"]: row for row in tables("queueing")["CoreResourceEnqueueTestCases"]}
+
+# The rows this module ports (scripts/upstream_cases.py counts them); four more are in test_queueing_hints_e2e.py.
+UPSTREAM_CASES = (
+    "TestCoreResourceEnqueue/Pod without a required toleration to a node isn't requeued to activeQ",
+    "TestCoreResourceEnqueue/Pod rejected by the PodAffinity plugin is requeued when a new Node is created",
+    "TestCoreResourceEnqueue/Pod updated with toleration requeued to activeQ",
+    "TestCoreResourceEnqueue/Pod rejected by the TaintToleration plugin is requeued when the Node's taint is updated",
+    "TestCoreResourceEnqueue/Pod rejected by the TaintToleration plugin is requeued when a Node that has the correspoding taint is added",
+    "TestCoreResourceEnqueue/Pod rejected by the NodeResourcesFit plugin is requeued when the Pod is updated to scale down",
+    "TestCoreResourceEnqueue/Pod rejected by the NodeResourcesFit plugin is requeued when a Pod is deleted",
+    "TestCoreResourceEnqueue/Pod rejected by the NodeResourcesFit plugin is requeued when a Node is created",
+    "TestCoreResourceEnqueue/Pod rejected by the NodeResourcesFit plugin is requeued when a Node is updated",
+    "TestCoreResourceEnqueue/Pod rejected by the NodeResourcesFit plugin isn't requeued when a Node has the extended resource, and DRAExtendedResource is disabled",
+    "TestCoreResourceEnqueue/Pod rejected by the NodeResourcesFit plugin isn't requeued when a Node has the extended resource, and DRAExtendedResource is enabled",
+    "TestCoreResourceEnqueue/Pod rejected by the NodeResourcesFit plugin isn't requeued when a Node does not have the extended resource, and DRAExtendedResource is disabled",
+    "TestCoreResourceEnqueue/Pod rejected by the NodeResourcesFit plugin is requeued when a Node does not have the extended resource, and DRAExtendedResource is enabled",
+    "TestCoreResourceEnqueue/Pod rejected by the NodeResourcesFit plugin is requeued when created DeviceClass having the extended resource matching pod's requests, and DRAExtendedResource is enabled",
+    "TestCoreResourceEnqueue/Pod rejected by the NodeResourcesFit plugin is requeued when updated DeviceClass has the extended resource, and DRAExtendedResource is enabled",
+    "TestCoreResourceEnqueue/Pod rejected by the NodeResourcesFit plugin isn't requeued when a Node is updated without increase in the requested resources",
+    "TestCoreResourceEnqueue/Pod rejected by the NodeResourcesFit plugin is requeued when a Node is updated with increase in the requested resources",
+    "TestCoreResourceEnqueue/Pod rejected by the NodeResourcesFit plugin is requeued when a Node is updated with increase in the allowed pods number",
+    "TestCoreResourceEnqueue/Updating pod label doesn't retry scheduling if the Pod was rejected by TaintToleration",
+    "TestCoreResourceEnqueue/Pod rejected by the PreFilter of NodeAffinity plugin and Filter of NodeResourcesFit is requeued based on both plugins",
+    "TestCoreResourceEnqueue/Pod rejected by the InterPodAffinity plugin is requeued when deleting the existed pod's label that matches the podAntiAffinity",
+    "TestCoreResourceEnqueue/Pod rejected by the InterPodAffinity plugin is requeued when deleting the existing pod that matches the target podAntiAffinity",
+    "TestCoreResourceEnqueue/Pod rejected by the InterPodAffinity plugin is requeued when deleting the existing pod with podAntiAffinity that matches the target pod",
+    "TestCoreResourceEnqueue/Pod rejected by the PodAffinity plugin is requeued when updating the existed pod's label to make it match the pod's podAffinity",
+    "TestCoreResourceEnqueue/Pod rejected by the InterPodAffinity plugin is requeued when creating the node with the topologyKey label of the pod affinity",
+    "TestCoreResourceEnqueue/Pod rejected by the InterPodAffinity plugin is requeued when updating the node with the topologyKey label of the pod affinity",
+    "TestCoreResourceEnqueue/Pod rejected by the InterPodAffinity plugin is requeued when updating the node with the topologyKey label of the pod anti affinity",
+    "TestCoreResourceEnqueue/Pod rejected by the InterPodAffinity plugin is requeued when creating the node with the topologyKey label of the pod anti affinity",
+    "TestCoreResourceEnqueue/Pod rejected with hostport by the NodePorts plugin is requeued when new node is created",
+    "TestCoreResourceEnqueue/Pod rejected by the NodeUnschedulable plugin is requeued when the node is turned to ready",
+    "TestCoreResourceEnqueue/Pod rejected by the NodeUnschedulable plugin is requeued when a new node is created",
+    "TestCoreResourceEnqueue/Pod rejected by the NodeUnschedulable plugin isn't requeued when another unschedulable node is created",
+    "TestCoreResourceEnqueue/Pods with PodTopologySpread should be requeued when a Pod with matching label is scheduled",
+    "TestCoreResourceEnqueue/Pods with PodTopologySpread should be requeued when a scheduled Pod label is updated to match the selector",
+    "TestCoreResourceEnqueue/Pods with PodTopologySpread should be requeued when a scheduled Pod with matching label is deleted",
+    "TestCoreResourceEnqueue/Pods with PodTopologySpread should be requeued when a Node with topology label is created",
+    "TestCoreResourceEnqueue/Pods with PodTopologySpread should be requeued when a Node is updated to have the topology label",
+    "TestCoreResourceEnqueue/Pods with PodTopologySpread should be requeued when a Node with a topology label is deleted",
+    "TestCoreResourceEnqueue/Pods with PodTopologySpread should be requeued when a NodeTaint of a Node with a topology label has been updated",
+)
+ROWS = [TABLE[c.split("/", 1)[1]] for c in UPSTREAM_CASES]
+# Rows whose outcome differs from upstream's (strict xfail), with the reason.
+DIFFERENCES: dict[str, str] = {}
+
+_HANDLED = re.compile(r'^scheduler_event_handling_duration_seconds_count\{event="([^"]+)"\} ([0-9.e+]+)$', re.M)
+_TAINT_NOT_READY = {"key": "node.kubernetes.io/not-ready", "effect": "NoSchedule"}
+
+
+def _profile_name(plugins: list[str] | None) -> str:
+    return f"{PROFILE}-" + ("-".join(p.lower() for p in plugins) if plugins else "all")
+
+
+def _config(path: Any) -> Any:
+    """One profile per EnablePlugins of the ported rows (RunTestCoreResourceEnqueue's WithProfiles)."""
+    profiles = []
+    for plugins in dict.fromkeys(tuple(r["enablePlugins"] or ()) for r in ROWS):
+        profile: dict[str, Any] = {"schedulerName": _profile_name(list(plugins))}
+        if plugins:
+            enabled = [{"name": "PrioritySort"}, {"name": "DefaultBinder"}, *({"name": p} for p in plugins)]
+            profile["plugins"] = {"multiPoint": {"enabled": enabled, "disabled": [{"name": "*"}]}}
+        profiles.append(profile)
+    path.write_text(yaml.safe_dump({
+        "apiVersion": "kubescheduler.config.k8s.io/v1", "kind": "KubeSchedulerConfiguration",
+        "podInitialBackoffSeconds": 1, "podMaxBackoffSeconds": 1, "leaderElection": {"leaderElect": False},
+        "profiles": profiles}))
+    return path
+
+
+@pytest.fixture(scope="module")
+def kubeberth_enqueue(control_plane: LocalControlPlane, sa_kubeconfig: str,
+                      tmp_path_factory: pytest.TempPathFactory) -> Iterator[Kubeberth]:
+    config = _config(tmp_path_factory.mktemp("enqueue") / "config.yaml")
+    with serving(control_plane, sa_kubeconfig, config, "enqueue") as kb:
+        yield kb
+
+
+def _get(kb: Kubeberth, path: str) -> tuple[int, bytes]:
+    try:
+        with urllib.request.urlopen(f"http://127.0.0.1:{kb.port}{path}", timeout=5) as resp:
+            return resp.status, resp.read()
+    except urllib.error.HTTPError as err:
+        return err.code, err.read()
+
+
+def _handled(kb: Kubeberth) -> Counter[str]:
+    """scheduler_event_handling_duration_seconds_count per event label."""
+    status, body = _get(kb, "/metrics")
+    assert status == 200
+    return Counter({label: int(float(v)) for label, v in _HANDLED.findall(body.decode())})
+
+
+def _decision(kb: Kubeberth, ns: str, name: str) -> dict[str, Any] | None:
+    status, body = _get(kb, f"/debug/decisions/{ns}/{name}")
+    return json.loads(body) if status == 200 else None
+
+
+class Row:
+    """One table row on the shared control plane: its writes, each waited for until kubeberth handled it."""
+
+    def __init__(self, case: Case, row: dict[str, Any]) -> None:
+        self.case, self.row, self.kb, self.api = case, row, case.kb, case.api
+        self.scheduler = _profile_name(row["enablePlugins"])
+        self.ns = case.ns("core-res-enqueue")
+        self.expected: Counter[str] = Counter()
+        self.base = _handled(self.kb)
+        self.live_nodes: set[str] = set()
+        self.pods: dict[str, dict[str, Any]] = {}  # upstream name -> the object as created
+
+    # ---- writes (each expects kubeberth to handle one event) ----
+    def write(self, label: str, method: str, path: str, body: Any = None, ok: tuple[int, ...] = (200, 201)) -> Any:
+        out = self.api.call(method, path, body, ok=ok)
+        self.expected[label] += 1
+        return out
+
+    def settle(self, timeout: float = 30) -> None:
+        """Wait until kubeberth has handled every write made so far (upstream's wait on its event-handling
+        metric, after the trigger; here after each step)."""
+        def done() -> bool:
+            now = _handled(self.kb)
+            return all(now[label] - self.base[label] >= n for label, n in self.expected.items())
+        try:
+            wait_for(done, timeout, "kubeberth handled the writes", interval=0.02)
+        except AssertionError as err:
+            now = _handled(self.kb)
+            raise AssertionError(f"{err}: wanted {dict(self.expected)}, handled "
+                                 f"{ {k: now[k] - self.base[k] for k in self.expected} }") from None
+
+    def quiesce(self, quiet: float = 0.3) -> None:
+        """Count from now on, once the handled events have not changed for `quiet` seconds."""
+        last, since = _handled(self.kb), time.monotonic()
+        while time.monotonic() - since < quiet:
+            time.sleep(0.05)
+            now = _handled(self.kb)
+            if now != last:
+                last, since = now, time.monotonic()
+        self.base, self.expected = last, Counter()
+
+    def node_body(self, node: dict[str, Any]) -> dict[str, Any]:
+        return dict(self.case.renamed({**node, "apiVersion": "v1", "kind": "Node"}))
+
+    def create_node(self, node: dict[str, Any]) -> None:
+        body = self.node_body(node)
+        self.write("NodeAdd", "POST", "/api/v1/nodes", body)
+        self.live_nodes.add(body["metadata"]["name"])
+        name = body["metadata"]["name"]
+        got = self.api.call("GET", f"/api/v1/nodes/{name}")
+        if node.get("status", {}).get("allocatable") and got.get("status", {}).get("allocatable") != \
+                body["status"]["allocatable"]:
+            got["status"] = body["status"]
+            self.write("NodeUpdate", "PUT", f"/api/v1/nodes/{name}/status", got)
+
+    def update_node(self, node: dict[str, Any], status: bool = False) -> None:
+        """Nodes().Update / UpdateStatus with the st.MakeNode object (no resourceVersion: unconditional)."""
+        body = self.node_body(node)
+        name = body["metadata"]["name"]
+        self.write("NodeUpdate", "PUT", f"/api/v1/nodes/{name}" + ("/status" if status else ""), body)
+
+    def delete_node(self, name: str) -> None:
+        real = self.case.node_name(name)
+        self.write("NodeDelete", "DELETE", f"/api/v1/nodes/{real}")
+        self.live_nodes.discard(real)
+
+    def pod_body(self, pod: dict[str, Any]) -> dict[str, Any]:
+        body = dict(self.case.renamed({**pod, "apiVersion": "v1", "kind": "Pod"}))
+        body.pop("status", None)
+        body["metadata"]["namespace"] = self.ns
+        body["spec"]["schedulerName"] = self.scheduler
+        return body
+
+    def create_pod(self, pod: dict[str, Any]) -> None:
+        body = self.pod_body(pod)
+        label = "AssignedPodAdd" if body["spec"].get("nodeName") else "UnscheduledPodAdd"
+        self.write(label, "POST", f"/api/v1/namespaces/{self.ns}/pods", body)
+        self.pods[pod["metadata"]["name"]] = pod
+
+    def update_pod(self, name: str, labels: dict[str, str] | None = None,
+                   tolerations: list[dict[str, Any]] | None = None) -> None:
+        """Pods().Update with the row's pod rebuilt by st.MakePod with other labels or tolerations."""
+        pod = copy.deepcopy(self.pods[name])
+        if labels is not None:
+            pod["metadata"]["labels"] = labels
+        if tolerations is not None:
+            pod["spec"]["tolerations"] = tolerations
+        body = self.pod_body(pod)
+        label = "AssignedPodUpdate" if body["spec"].get("nodeName") else "UnscheduledPodUpdate"
+        self.write(label, "PUT", f"/api/v1/namespaces/{self.ns}/pods/{name}", body)
+
+    def delete_pod(self, name: str) -> None:
+        label = "AssignedPodDelete" if self.pods[name]["spec"].get("nodeName") else "UnscheduledPodDelete"
+        self.write(label, "DELETE", f"/api/v1/namespaces/{self.ns}/pods/{name}", {"gracePeriodSeconds": 0})
+
+    def create_cluster_object(self, label: str, path: str, obj: dict[str, Any]) -> None:
+        body = self.case.renamed(obj)
+        self.write(label, "POST", path, body)
+        self.case.cluster_scoped.append(f"{path}/{body['metadata']['name']}")
+
+    def update_cluster_object(self, label: str, path: str, obj: dict[str, Any]) -> None:
+        body = self.case.renamed(obj)
+        current = self.api.call("GET", f"{path}/{body['metadata']['name']}")
+        body["metadata"]["resourceVersion"] = current["metadata"]["resourceVersion"]
+        self.write(label, "PUT", f"{path}/{body['metadata']['name']}", body)
+
+
+def st_node(name: str, labels: dict[str, str] | None = None, capacity: dict[str, str] | None = None,
+            taints: list[dict[str, str]] | None = None, unschedulable: bool | None = None) -> dict[str, Any]:
+    """st.MakeNode().Name(name)[.Label...][.Capacity(...)][.Taints(...)][.Unschedulable(...)].Obj():
+    capacity and allocatable `pods: 32` plus `capacity`."""
+    res = {"pods": "32", **(capacity or {})}
+    spec: dict[str, Any] = {}
+    if taints:
+        spec["taints"] = taints
+    if unschedulable is not None:
+        spec["unschedulable"] = unschedulable
+    return {"metadata": {"name": name, **({"labels": labels} if labels else {})}, "spec": spec,
+            "status": {"capacity": res, "allocatable": res}}
+
+
+def _device_class(extended_resource: str | None) -> dict[str, Any]:
+    spec = {"extendedResourceName": extended_resource} if extended_resource else {}
+    return {"apiVersion": "resource.k8s.io/v1", "kind": "DeviceClass", "metadata": {"name": "fake-class"},
+            "spec": spec}
+
+
+def _resize(r: Row, name: str, cpu: str) -> None:
+    """Pods().UpdateResize(st.MakePod().Name(name).Req({cpu}).Container("image")): con0's cpu request."""
+    pod = r.api.call("GET", f"/api/v1/namespaces/{r.ns}/pods/{name}")
+    pod["spec"]["containers"][0]["resources"] = {"requests": {"cpu": cpu}}
+    r.write("UnscheduledPodUpdate", "PUT", f"/api/v1/namespaces/{r.ns}/pods/{name}/resize", pod)
+
+
+DEVICE_CLASSES = "/apis/resource.k8s.io/v1/deviceclasses"
+# Each row's TriggerFn, transcribed: the same writes, through Row.
+TRIGGERS: dict[str, Callable[[Row], None]] = {
+    "Pod without a required toleration to a node isn't requeued to activeQ":
+        lambda r: r.update_node(st_node("fake-node", capacity={"cpu": "4"}, taints=[_TAINT_NOT_READY]), status=True),
+    "Pod rejected by the PodAffinity plugin is requeued when a new Node is created":
+        lambda r: r.create_node(st_node("fake-node2", {"node": "fake-node2"}, {"cpu": "2"})),
+    "Pod updated with toleration requeued to activeQ":
+        lambda r: r.update_pod("pod1", tolerations=[{"key": "taint-key", "operator": "Exists"}]),
+    "Pod rejected by the TaintToleration plugin is requeued when the Node's taint is updated":
+        lambda r: r.update_node(st_node("fake-node", taints=[{"key": "taint-key", "effect": "NoSchedule"}])),
+    "Pod rejected by the TaintToleration plugin is requeued when a Node that has the correspoding taint is added":
+        lambda r: r.create_node(st_node("fake-node2", taints=[{"key": "taint-key", "effect": "NoSchedule"}])),
+    "Pod rejected by the NodeResourcesFit plugin is requeued when the Pod is updated to scale down":
+        lambda r: _resize(r, "pod1", "2"),
+    "Pod rejected by the NodeResourcesFit plugin is requeued when a Pod is deleted":
+        lambda r: r.delete_pod("pod1"),
+    "Pod rejected by the NodeResourcesFit plugin is requeued when a Node is created":
+        lambda r: r.create_node(st_node("fake-node2", capacity={"cpu": "4"})),
+    "Pod rejected by the NodeResourcesFit plugin is requeued when a Node is updated":
+        lambda r: r.update_node(st_node("fake-node", capacity={"cpu": "4"}), status=True),
+    "Pod rejected by the NodeResourcesFit plugin isn't requeued when a Node has the extended resource, and DRAExtendedResource is disabled":
+        lambda r: r.update_node(st_node("fake-node1", capacity={"cpu": "4", "memory": "4000"}), status=True),
+    "Pod rejected by the NodeResourcesFit plugin isn't requeued when a Node has the extended resource, and DRAExtendedResource is enabled":
+        lambda r: r.update_node(st_node("fake-node1", capacity={"cpu": "4", "memory": "4000"}), status=True),
+    "Pod rejected by the NodeResourcesFit plugin isn't requeued when a Node does not have the extended resource, and DRAExtendedResource is disabled":
+        lambda r: r.update_node(st_node("fake-node1", capacity={"cpu": "4", "memory": "4000"}), status=True),
+    "Pod rejected by the NodeResourcesFit plugin is requeued when a Node does not have the extended resource, and DRAExtendedResource is enabled":
+        lambda r: r.update_node(st_node("fake-node1", capacity={"cpu": "4", "memory": "4000"}), status=True),
+    "Pod rejected by the NodeResourcesFit plugin is requeued when created DeviceClass having the extended resource matching pod's requests, and DRAExtendedResource is enabled":
+        lambda r: r.create_cluster_object("DeviceClassAdd", DEVICE_CLASSES, _device_class("example.com/gpu")),
+    "Pod rejected by the NodeResourcesFit plugin is requeued when updated DeviceClass has the extended resource, and DRAExtendedResource is enabled":
+        lambda r: r.update_cluster_object("DeviceClassUpdate", DEVICE_CLASSES, _device_class("example.com/gpu")),
+    "Pod rejected by the NodeResourcesFit plugin isn't requeued when a Node is updated without increase in the requested resources":
+        lambda r: r.update_node(st_node("fake-node1", capacity={"cpu": "4", "memory": "4000"}), status=True),
+    "Pod rejected by the NodeResourcesFit plugin is requeued when a Node is updated with increase in the requested resources":
+        lambda r: r.update_node(st_node("fake-node1", capacity={"cpu": "5"}), status=True),
+    "Pod rejected by the NodeResourcesFit plugin is requeued when a Node is updated with increase in the allowed pods number":
+        lambda r: r.update_node(st_node("fake-node1", capacity={"pods": "3"}), status=True),
+    "Updating pod label doesn't retry scheduling if the Pod was rejected by TaintToleration":
+        lambda r: r.update_pod("pod1", labels={"key": "val"}),
+    "Pod rejected by the PreFilter of NodeAffinity plugin and Filter of NodeResourcesFit is requeued based on both plugins":
+        lambda r: r.update_node(st_node("fake-node", {"metadata.name": "fake-node"}, {"cpu": "4"}), status=True),
+    "Pod rejected by the InterPodAffinity plugin is requeued when deleting the existed pod's label that matches the podAntiAffinity":
+        lambda r: r.update_pod("pod1", labels={"anti2": "anti2"}),
+    "Pod rejected by the InterPodAffinity plugin is requeued when deleting the existing pod that matches the target podAntiAffinity":
+        lambda r: r.delete_pod("pod1"),
+    "Pod rejected by the InterPodAffinity plugin is requeued when deleting the existing pod with podAntiAffinity that matches the target pod":
+        lambda r: r.delete_pod("pod1"),
+    "Pod rejected by the PodAffinity plugin is requeued when updating the existed pod's label to make it match the pod's podAffinity":
+        lambda r: r.update_pod("pod1", labels={"aaa": "bbb"}),
+    "Pod rejected by the InterPodAffinity plugin is requeued when creating the node with the topologyKey label of the pod affinity":
+        lambda r: r.create_node(st_node("fake-node2", {"zone": "zone1"})),
+    "Pod rejected by the InterPodAffinity plugin is requeued when updating the node with the topologyKey label of the pod affinity":
+        lambda r: r.update_node(st_node("fake-node", {"node": "fake-node", "region": "region-2"})),
+    "Pod rejected by the InterPodAffinity plugin is requeued when updating the node with the topologyKey label of the pod anti affinity":
+        lambda r: r.update_node(st_node("fake-node", {"service": "service-b", "region": "fake-node", "other": "fake-node"})),
+    "Pod rejected by the InterPodAffinity plugin is requeued when creating the node with the topologyKey label of the pod anti affinity":
+        lambda r: r.create_node(st_node("fake-node2", {"zone": "fake-node"})),
+    "Pod rejected with hostport by the NodePorts plugin is requeued when new node is created":
+        lambda r: r.create_node(st_node("fake-node2", {"node": "fake-node2"})),
+    "Pod rejected by the NodeUnschedulable plugin is requeued when the node is turned to ready":
+        lambda r: r.update_node(st_node("fake-node", unschedulable=False)),
+    "Pod rejected by the NodeUnschedulable plugin is requeued when a new node is created":
+        lambda r: r.create_node(st_node("fake-node2")),
+    "Pod rejected by the NodeUnschedulable plugin isn't requeued when another unschedulable node is created":
+        lambda r: r.create_node(st_node("fake-node2", unschedulable=True)),
+    "Pods with PodTopologySpread should be requeued when a Pod with matching label is scheduled":
+        lambda r: r.create_pod({"metadata": {"name": "pod5", "labels": {"key1": "val"}},
+                                "spec": {"nodeName": "fake-node", "containers": [{"name": "con0", "image": "image"}]}}),
+    "Pods with PodTopologySpread should be requeued when a scheduled Pod label is updated to match the selector":
+        lambda r: r.update_pod("pod1", labels={"key3": "val"}),
+    "Pods with PodTopologySpread should be requeued when a scheduled Pod with matching label is deleted":
+        lambda r: r.delete_pod("pod1"),
+    "Pods with PodTopologySpread should be requeued when a Node with topology label is created":
+        lambda r: r.create_node(st_node("fake-node3", {"node": "fake-node"})),
+    "Pods with PodTopologySpread should be requeued when a Node is updated to have the topology label":
+        lambda r: r.update_node(st_node("fake-node2", {"zone": "fake-node", "region": "fake-node", "service": "service-b"})),
+    "Pods with PodTopologySpread should be requeued when a Node with a topology label is deleted":
+        lambda r: r.delete_node("fake-node2"),
+    "Pods with PodTopologySpread should be requeued when a NodeTaint of a Node with a topology label has been updated":
+        lambda r: r.update_node(st_node("fake-node3", {"zone": "fake-node"},
+                                        taints=[{"key": "aaa", "value": "bbb", "effect": "NoSchedule"}])),
+}
+# Rows whose trigger updates an unscheduled pod (UnscheduledPodUpdate, like kubeberth's own status writes).
+POD_UPDATE_TRIGGERS = (
+    "Pod updated with toleration requeued to activeQ",
+    "Pod rejected by the NodeResourcesFit plugin is requeued when the Pod is updated to scale down",
+    "Updating pod label doesn't retry scheduling if the Pod was rejected by TaintToleration",
+)
+# Nodes a trigger creates (named like the row's nodes, so renamed alike).
+TRIGGER_NODES = ("fake-node2", "fake-node3")
+
+
+@pytest.fixture
+def case(kubeberth_enqueue: Kubeberth, api: Api) -> Iterator[Case]:
+    with case_of(api, kubeberth_enqueue) as c:
+        yield c
+
+
+def _params() -> list[Any]:
+    out = []
+    for row in ROWS:
+        marks = [pytest.mark.xfail(strict=True, reason=DIFFERENCES[row["name"]])] if row["name"] in DIFFERENCES else []
+        out.append(pytest.param(row, id=row["name"], marks=marks))
+    return out
+
+
+@pytest.mark.parametrize("tc", _params())
+def test_TestCoreResourceEnqueue(case: Case, tc: dict[str, Any]) -> None:  # noqa: N802 - the upstream name
+    """RunTestCoreResourceEnqueue for one row of CoreResourceEnqueueTestCases (see the module docstring)."""
+    r = Row(case, tc)
+    try:
+        _run(r, tc)
+    finally:
+        _forget(r)
+
+
+def _run(r: Row, tc: dict[str, Any]) -> None:
+    r.case.rename_nodes([n["metadata"]["name"] for n in tc["initialNodes"] or []] + list(TRIGGER_NODES))
+    for node in tc["initialNodes"] or []:
+        r.create_node(node)
+    for dc in tc["initialDeviceClasses"] or []:
+        r.create_cluster_object("DeviceClassAdd", DEVICE_CLASSES, {"apiVersion": "resource.k8s.io/v1",
+                                                                   "kind": "DeviceClass", **dc})
+    for pod in tc["initialPods"] or []:
+        r.create_pod(pod)
+    r.settle()  # the pods' first attempts see every node and object of the row
+    for pod in tc["pods"]:
+        r.create_pod(pod)
+    names = [p["metadata"]["name"] for p in tc["pods"]]
+    for name in names:  # each pod was attempted once, and rejected
+        wait_for(lambda name=name: (_decision(r.kb, r.ns, name) or {}).get("result") == "Unschedulable", 30,
+                 f"{r.ns}/{name} rejected")
+        got = _decision(r.kb, r.ns, name)
+        assert got is not None and got["attempt"] == 1, got
+    r.settle()
+    if tc["name"] in POD_UPDATE_TRIGGERS:
+        r.quiesce()  # kubeberth's own status writes of the rejections are UnscheduledPod updates too
+    r.expected = Counter()  # from here on, the trigger's writes
+    r.base = _handled(r.kb)
+    TRIGGERS[tc["name"]](r)
+    trigger = set(r.expected)
+    r.settle()
+    held = r.kb.held_pods()
+    requeued = {n for n in names if _requeued_by(r, n, f"{r.ns}/{n}" in held.get("unschedulable", []), trigger)}
+    want = set(tc["wantRequeuedPods"] or {})
+    assert requeued == want, f"requeued {sorted(requeued)}, want {sorted(want)}; held {held}\n{r.kb.log_tail(15)}"
+
+
+def _requeued_by(r: Row, name: str, left: bool, trigger: set[str]) -> bool:
+    """Did the trigger move the pod out of the unschedulable pool? A pod the dump found still there (`left`)
+    with no second attempt was not moved; any other has a second attempt, now or soon, whose record names the
+    event that moved it (requeued_by): one of the trigger's, or a later one (kubeberth, unlike upstream's
+    stopped queue, goes on scheduling: a requeued pod's binding is an AssignedPodAdd that may move another)."""
+    def second() -> dict[str, Any] | None:
+        got = _decision(r.kb, r.ns, name) or {}
+        return next((a for a in [got, *got.get("earlier_attempts", [])] if a.get("attempt") == 2), None)
+
+    if left and second() is None:
+        return False
+    wait_for(lambda: second() is not None, 30, f"{r.ns}/{name}'s second attempt")
+    by = (second() or {}).get("requeued_by", "")
+    return any(by.startswith(label) or (label == "UnscheduledPodUpdate" and by.startswith("TargetPod"))
+               for label in trigger)
+
+
+def _forget(r: Row) -> None:
+    """The row's objects go (case_of deletes them); wait until kubeberth has seen its nodes go, so the next
+    row's pods never see them."""
+    expected_deletes = len(r.live_nodes)
+    base = _handled(r.kb)["NodeDelete"]
+    r.case.cleanup()
+    r.case.namespaces.clear()
+    r.case.node_names.clear()
+    r.case.cluster_scoped.clear()
+    wait_for(lambda: _handled(r.kb)["NodeDelete"] - base >= expected_deletes, 30, "row's nodes deleted", interval=0.02)
