@@ -85,6 +85,35 @@ UPSTREAM_CASES = (
     "TestCoreResourceEnqueue/Pods with PodTopologySpread should be requeued when a Node is updated to have the topology label",
     "TestCoreResourceEnqueue/Pods with PodTopologySpread should be requeued when a Node with a topology label is deleted",
     "TestCoreResourceEnqueue/Pods with PodTopologySpread should be requeued when a NodeTaint of a Node with a topology label has been updated",
+    "TestCoreResourceEnqueue/Pod rejected with node by the VolumeZone plugin is requeued when the PV is added",
+    "TestCoreResourceEnqueue/Pod rejected with node by the VolumeZone plugin is requeued when the PV is updated",
+    "TestCoreResourceEnqueue/Pod rejected with node by the VolumeZone plugin is requeued when the PVC bound to the pod is added",
+    "TestCoreResourceEnqueue/Pod rejected with node by the VolumeZone plugin is requeued when the PVC bound to the pod is updated",
+    "TestCoreResourceEnqueue/Pod rejected with node by the VolumeZone plugin is requeued when the Storage class is added",
+    "TestCoreResourceEnqueue/Pod rejected with node by the VolumeZone plugin is not requeued when the PV is updated but the topology is same",
+    "TestCoreResourceEnqueue/Pod rejected by the VolumeRestriction plugin is requeued when the PVC bound to the pod is added",
+    "TestCoreResourceEnqueue/Pod rejected by the VolumeRestriction plugin is requeued when the pod is deleted",
+    "TestCoreResourceEnqueue/Pod rejected with node by the VolumeBinding plugin is requeued when the Node is created",
+    "TestCoreResourceEnqueue/Pod rejected with node by the VolumeBinding plugin is requeued when the Node is updated",
+    "TestCoreResourceEnqueue/Pod rejected with node by the VolumeBinding plugin is requeued when the PV is created",
+    "TestCoreResourceEnqueue/Pod rejected with node by the VolumeBinding plugin is requeued when the PV is updated",
+    "TestCoreResourceEnqueue/Pod rejected with node by the VolumeBinding plugin is requeued when the PVC is created",
+    "TestCoreResourceEnqueue/Pod rejected with node by the VolumeBinding plugin is requeued when the PVC is updated",
+    "TestCoreResourceEnqueue/Pod rejected with node by the VolumeBinding plugin is requeued when the StorageClass is created",
+    "TestCoreResourceEnqueue/Pod rejected with node by the VolumeBinding plugin is requeued when the StorageClass's AllowedTopologies is updated",
+    "TestCoreResourceEnqueue/Pod rejected with node by the VolumeBinding plugin is not requeued when the StorageClass is updated but the AllowedTopologies is same",
+    "TestCoreResourceEnqueue/Pod rejected with node by the VolumeBinding plugin is requeued when the CSINode is created",
+    "TestCoreResourceEnqueue/Pod rejected with node by the VolumeBinding plugin is requeued when the CSINode's MigratedPluginsAnnotation is updated",
+    "TestCoreResourceEnqueue/Pod rejected with node by the VolumeBinding plugin is requeued when the CSIDriver's StorageCapacity gets disabled",
+    "TestCoreResourceEnqueue/Pod rejected with node by the VolumeBinding plugin is not requeued when the CSIDriver is updated but the storage capacity is originally enabled",
+    "TestCoreResourceEnqueue/Pod rejected with node by the VolumeBinding plugin is requeued when the CSIStorageCapacity is created",
+    "TestCoreResourceEnqueue/Pod rejected with node by the VolumeBinding plugin is requeued when the CSIStorageCapacity is increased",
+    "TestCoreResourceEnqueue/Pod rejected with node by the VolumeBinding plugin is not requeued when the CSIStorageCapacity is updated but the volumelimit is not increased",
+    "TestCoreResourceEnqueue/Pod rejected the CSI NodeVolumeLimits plugin is requeued when the CSINode is added",
+    "TestCoreResourceEnqueue/Pod rejected with PVC by the CSI NodeVolumeLimits plugin is requeued when the pod having related PVC is deleted",
+    "TestCoreResourceEnqueue/Pod rejected with PVC by the CSI NodeVolumeLimits plugin is requeued when the related PVC is added",
+    "TestCoreResourceEnqueue/Pod with PVC rejected the CSI NodeVolumeLimits plugin is requeued when the VolumeAttachment is deleted",
+    "TestCoreResourceEnqueue/Pod with Inline Migratable volume (AWSEBSDriver and GCEPDDriver) rejected the CSI NodeVolumeLimits plugin is requeued (only AWSEBSDriver) when the VolumeAttachment is deleted",
 )
 ROWS = [TABLE[c.split("/", 1)[1]] for c in UPSTREAM_CASES]
 # Rows whose outcome differs from upstream's (strict xfail), with the reason.
@@ -237,16 +266,29 @@ class Row:
         label = "AssignedPodDelete" if self.pods[name]["spec"].get("nodeName") else "UnscheduledPodDelete"
         self.write(label, "DELETE", f"/api/v1/namespaces/{self.ns}/pods/{name}", {"gracePeriodSeconds": 0})
 
-    def create_cluster_object(self, label: str, path: str, obj: dict[str, Any]) -> None:
-        body = self.case.renamed(obj)
-        self.write(label, "POST", path, body)
-        self.case.cluster_scoped.append(f"{path}/{body['metadata']['name']}")
+    def _object(self, kind: str, obj: dict[str, Any]) -> tuple[str, dict[str, Any]]:
+        version, path = KINDS[kind]
+        body = dict(self.case.renamed({**obj, "apiVersion": version, "kind": kind}))
+        body.pop("status", None)
+        if "{ns}" in path:
+            body["metadata"]["namespace"] = self.ns
+        return path.format(ns=self.ns), body
 
-    def update_cluster_object(self, label: str, path: str, obj: dict[str, Any]) -> None:
-        body = self.case.renamed(obj)
-        current = self.api.call("GET", f"{path}/{body['metadata']['name']}")
-        body["metadata"]["resourceVersion"] = current["metadata"]["resourceVersion"]
-        self.write(label, "PUT", f"{path}/{body['metadata']['name']}", body)
+    def create(self, kind: str, obj: dict[str, Any]) -> None:
+        """<Kind>s().Create; a cluster-scoped object is deleted after the row."""
+        path, body = self._object(kind, obj)
+        self.write(f"{kind}Add", "POST", path, body)
+        if "namespace" not in body["metadata"]:
+            self.case.cluster_scoped.append(f"{path}/{body['metadata']['name']}")
+
+    def update(self, kind: str, obj: dict[str, Any]) -> None:
+        """<Kind>s().Update with the st.Make* object (no resourceVersion: an unconditional update)."""
+        path, body = self._object(kind, obj)
+        self.write(f"{kind}Update", "PUT", f"{path}/{body['metadata']['name']}", body)
+
+    def delete(self, kind: str, name: str) -> None:
+        path = KINDS[kind][1].format(ns=self.ns)
+        self.write(f"{kind}Delete", "DELETE", f"{path}/{self.case.node_name(name)}")
 
 
 def st_node(name: str, labels: dict[str, str] | None = None, capacity: dict[str, str] | None = None,
@@ -263,10 +305,8 @@ def st_node(name: str, labels: dict[str, str] | None = None, capacity: dict[str,
             "status": {"capacity": res, "allocatable": res}}
 
 
-def _device_class(extended_resource: str | None) -> dict[str, Any]:
-    spec = {"extendedResourceName": extended_resource} if extended_resource else {}
-    return {"apiVersion": "resource.k8s.io/v1", "kind": "DeviceClass", "metadata": {"name": "fake-class"},
-            "spec": spec}
+def _device_class(extended_resource: str) -> dict[str, Any]:
+    return {"metadata": {"name": "fake-class"}, "spec": {"extendedResourceName": extended_resource}}
 
 
 def _resize(r: Row, name: str, cpu: str) -> None:
@@ -277,6 +317,69 @@ def _resize(r: Row, name: str, cpu: str) -> None:
 
 
 DEVICE_CLASSES = "/apis/resource.k8s.io/v1/deviceclasses"
+STORAGE = "/apis/storage.k8s.io/v1"
+# kind -> (API version, collection path with {ns} for a namespaced kind)
+KINDS = {
+    "PersistentVolume": ("v1", "/api/v1/persistentvolumes"),
+    "PersistentVolumeClaim": ("v1", "/api/v1/namespaces/{ns}/persistentvolumeclaims"),
+    "StorageClass": ("storage.k8s.io/v1", f"{STORAGE}/storageclasses"),
+    "CSINode": ("storage.k8s.io/v1", f"{STORAGE}/csinodes"),
+    "CSIDriver": ("storage.k8s.io/v1", f"{STORAGE}/csidrivers"),
+    "CSIStorageCapacity": ("storage.k8s.io/v1", f"{STORAGE}/namespaces/{{ns}}/csistoragecapacities"),
+    "VolumeAttachment": ("storage.k8s.io/v1", f"{STORAGE}/volumeattachments"),
+    "DeviceClass": ("resource.k8s.io/v1", DEVICE_CLASSES),
+}
+# The table's fields of initial objects, in RunTestCoreResourceEnqueue's order of creation (nodes first, pods last).
+INITIAL = (("initialDeviceClasses", "DeviceClass"), ("initialCSINodes", "CSINode"),
+           ("initialStorageCapacities", "CSIStorageCapacity"), ("initialVolumeAttachment", "VolumeAttachment"),
+           ("initialCSIDrivers", "CSIDriver"), ("initialStorageClasses", "StorageClass"),
+           ("initialPVs", "PersistentVolume"), ("initialPVCs", "PersistentVolumeClaim"))
+# Cluster-scoped names of the rows' objects: renamed (a per-row suffix) wherever they appear, as node names are.
+CLUSTER_NAMES = ("pv1", "pv2", "sc1", "csidriver", "csinode", "volumeattachment1", "volumeattachment2",
+                 "fake-class")
+_1MI = {"storage": "1Mi"}
+_HOST_PATH = {"path": "/tmp", "type": "DirectoryOrCreate"}
+
+
+def st_pv(name: str, access: str, labels: dict[str, str] | None = None,
+          node_affinity: tuple[str, list[str]] | None = None) -> dict[str, Any]:
+    """st.MakePersistentVolume().Name(name)[.Label(s)][.NodeAffinityIn(key, values)].AccessModes([access])
+    .Capacity(1Mi).HostPathVolumeSource(/tmp, DirectoryOrCreate)."""
+    spec: dict[str, Any] = {"accessModes": [access], "capacity": _1MI, "hostPath": _HOST_PATH}
+    if node_affinity:
+        spec["nodeAffinity"] = {"required": {"nodeSelectorTerms": [{"matchExpressions": [
+            {"key": node_affinity[0], "operator": "In", "values": node_affinity[1]}]}]}}
+    return {"metadata": {"name": name, **({"labels": labels} if labels else {})}, "spec": spec}
+
+
+def st_pvc(name: str, access: str, volume: str = "", bound: bool = True) -> dict[str, Any]:
+    """st.MakePersistentVolumeClaim().Name(name)[.Annotation(AnnBindCompleted, "true")][.VolumeName(volume)]
+    .AccessModes([access]).Resources(requests storage 1Mi)."""
+    meta: dict[str, Any] = {"name": name}
+    if bound:
+        meta["annotations"] = {"pv.kubernetes.io/bind-completed": "true"}
+    spec: dict[str, Any] = {"accessModes": [access], "resources": {"requests": _1MI}}
+    if volume:
+        spec["volumeName"] = volume
+    return {"metadata": meta, "spec": spec}
+
+
+def st_storage_class(labels: dict[str, str] | None = None, zones: list[str] | None = None) -> dict[str, Any]:
+    """st.MakeStorageClass().Name("sc1")[.Label(...)].VolumeBindingMode(WaitForFirstConsumer).Provisioner("p")
+    [.AllowedTopologies(zone In zones)]."""
+    out: dict[str, Any] = {"metadata": {"name": "sc1", **({"labels": labels} if labels else {})},
+                           "volumeBindingMode": "WaitForFirstConsumer", "provisioner": "p"}
+    if zones:
+        out["allowedTopologies"] = [{"matchLabelExpressions": [{"key": "topology.kubernetes.io/zone", "values": zones}]}]
+    return out
+
+
+def _get_update(r: Row, kind: str, name: str, change: Callable[[dict[str, Any]], None]) -> None:
+    """Get, change, Update (the rows that read the object first)."""
+    path = KINDS[kind][1].format(ns=r.ns) + "/" + r.case.node_name(name)
+    obj = r.api.call("GET", path)
+    change(obj)
+    r.write(f"{kind}Update", "PUT", path, obj)
 # Each row's TriggerFn, transcribed: the same writes, through Row.
 TRIGGERS: dict[str, Callable[[Row], None]] = {
     "Pod without a required toleration to a node isn't requeued to activeQ":
@@ -306,9 +409,10 @@ TRIGGERS: dict[str, Callable[[Row], None]] = {
     "Pod rejected by the NodeResourcesFit plugin is requeued when a Node does not have the extended resource, and DRAExtendedResource is enabled":
         lambda r: r.update_node(st_node("fake-node1", capacity={"cpu": "4", "memory": "4000"}), status=True),
     "Pod rejected by the NodeResourcesFit plugin is requeued when created DeviceClass having the extended resource matching pod's requests, and DRAExtendedResource is enabled":
-        lambda r: r.create_cluster_object("DeviceClassAdd", DEVICE_CLASSES, _device_class("example.com/gpu")),
+        lambda r: r.create("DeviceClass", _device_class("example.com/gpu")),
     "Pod rejected by the NodeResourcesFit plugin is requeued when updated DeviceClass has the extended resource, and DRAExtendedResource is enabled":
-        lambda r: r.update_cluster_object("DeviceClassUpdate", DEVICE_CLASSES, _device_class("example.com/gpu")),
+        lambda r: _get_update(r, "DeviceClass", "fake-class",
+                              lambda dc: dc["spec"].update(extendedResourceName="example.com/gpu")),
     "Pod rejected by the NodeResourcesFit plugin isn't requeued when a Node is updated without increase in the requested resources":
         lambda r: r.update_node(st_node("fake-node1", capacity={"cpu": "4", "memory": "4000"}), status=True),
     "Pod rejected by the NodeResourcesFit plugin is requeued when a Node is updated with increase in the requested resources":
@@ -359,6 +463,69 @@ TRIGGERS: dict[str, Callable[[Row], None]] = {
     "Pods with PodTopologySpread should be requeued when a NodeTaint of a Node with a topology label has been updated":
         lambda r: r.update_node(st_node("fake-node3", {"zone": "fake-node"},
                                         taints=[{"key": "aaa", "value": "bbb", "effect": "NoSchedule"}])),
+    "Pod rejected with node by the VolumeZone plugin is requeued when the PV is added":
+        lambda r: r.create("PersistentVolume", st_pv("pv2", "ReadOnlyMany", {"topology.kubernetes.io/zone": "us-west1-a"})),
+    "Pod rejected with node by the VolumeZone plugin is requeued when the PV is updated":
+        lambda r: r.update("PersistentVolume", st_pv("pv2", "ReadOnlyMany", {"topology.kubernetes.io/zone": "us-west1-a"})),
+    "Pod rejected with node by the VolumeZone plugin is requeued when the PVC bound to the pod is added":
+        lambda r: r.create("PersistentVolumeClaim", st_pvc("pvc2", "ReadWriteOncePod", "pv2")),
+    "Pod rejected with node by the VolumeZone plugin is requeued when the PVC bound to the pod is updated":
+        lambda r: r.update("PersistentVolumeClaim", st_pvc("pvc2", "ReadWriteOncePod", "pv2")),
+    "Pod rejected with node by the VolumeZone plugin is requeued when the Storage class is added":
+        lambda r: r.create("StorageClass", st_storage_class()),
+    "Pod rejected with node by the VolumeZone plugin is not requeued when the PV is updated but the topology is same":
+        lambda r: r.update("PersistentVolume", st_pv("pv2", "ReadOnlyMany", {"topology.kubernetes.io/zone": "us-east1",
+                                                                             "unrelated": "unrelated"})),
+    "Pod rejected by the VolumeRestriction plugin is requeued when the PVC bound to the pod is added":
+        lambda r: r.create("PersistentVolumeClaim", st_pvc("pvc1", "ReadWriteOncePod", "pv1")),
+    "Pod rejected by the VolumeRestriction plugin is requeued when the pod is deleted":
+        lambda r: r.delete_pod("pod1"),
+    "Pod rejected with node by the VolumeBinding plugin is requeued when the Node is created":
+        lambda r: r.create_node(st_node("fake-node2", {"topology.kubernetes.io/zone": "us-east-1a"})),
+    "Pod rejected with node by the VolumeBinding plugin is requeued when the Node is updated":
+        lambda r: r.update_node(st_node("fake-node", {"node": "fake-node", "aaa": "ccc"})),
+    "Pod rejected with node by the VolumeBinding plugin is requeued when the PV is created":
+        lambda r: (r.delete("PersistentVolume", "pv1"),
+                   r.create("PersistentVolume", st_pv("pv1", "ReadWriteMany", node_affinity=("aaa", ["bbb"])))),
+    "Pod rejected with node by the VolumeBinding plugin is requeued when the PV is updated":
+        lambda r: r.update("PersistentVolume", st_pv("pv1", "ReadWriteMany",
+                                                     node_affinity=("topology.kubernetes.io/zone", ["us-east-1a"]))),
+    "Pod rejected with node by the VolumeBinding plugin is requeued when the PVC is created":
+        lambda r: (r.delete("PersistentVolumeClaim", "pvc1"),
+                   r.create("PersistentVolumeClaim", st_pvc("pvc1", "ReadOnlyMany", "pv1"))),
+    "Pod rejected with node by the VolumeBinding plugin is requeued when the PVC is updated":
+        lambda r: r.update("PersistentVolumeClaim", st_pvc("pvc1", "ReadWriteMany", "pv1")),
+    "Pod rejected with node by the VolumeBinding plugin is requeued when the StorageClass is created":
+        lambda r: r.create("StorageClass", st_storage_class()),
+    "Pod rejected with node by the VolumeBinding plugin is requeued when the StorageClass's AllowedTopologies is updated":
+        lambda r: r.update("StorageClass", st_storage_class(zones=["us-west-1a"])),
+    "Pod rejected with node by the VolumeBinding plugin is not requeued when the StorageClass is updated but the AllowedTopologies is same":
+        lambda r: r.update("StorageClass", st_storage_class({"key": "updated"}, ["us-west-1a"])),
+    "Pod rejected with node by the VolumeBinding plugin is requeued when the CSINode is created":
+        lambda r: r.create("CSINode", {"metadata": {"name": "fake-node"}, "spec": {"drivers": None}}),
+    "Pod rejected with node by the VolumeBinding plugin is requeued when the CSINode's MigratedPluginsAnnotation is updated":
+        lambda r: _get_update(r, "CSINode", "fake-node", lambda o: o["metadata"].setdefault("annotations", {}).update(
+            {"storage.alpha.kubernetes.io/migrated-plugins": "value"})),
+    "Pod rejected with node by the VolumeBinding plugin is requeued when the CSIDriver's StorageCapacity gets disabled":
+        lambda r: _get_update(r, "CSIDriver", "csidriver", lambda o: o["spec"].update(storageCapacity=False)),
+    "Pod rejected with node by the VolumeBinding plugin is not requeued when the CSIDriver is updated but the storage capacity is originally enabled":
+        lambda r: _get_update(r, "CSIDriver", "csidriver", lambda o: o["spec"].update(storageCapacity=True)),
+    "Pod rejected with node by the VolumeBinding plugin is requeued when the CSIStorageCapacity is created":
+        lambda r: r.create("CSIStorageCapacity", {"metadata": {"name": "csc"}, "storageClassName": "sc1", "capacity": "10"}),
+    "Pod rejected with node by the VolumeBinding plugin is requeued when the CSIStorageCapacity is increased":
+        lambda r: _get_update(r, "CSIStorageCapacity", "csc", lambda o: o.update(capacity="20")),
+    "Pod rejected with node by the VolumeBinding plugin is not requeued when the CSIStorageCapacity is updated but the volumelimit is not increased":
+        lambda r: _get_update(r, "CSIStorageCapacity", "csc", lambda o: o.update(capacity="5")),
+    "Pod rejected the CSI NodeVolumeLimits plugin is requeued when the CSINode is added":
+        lambda r: r.create("CSINode", {"metadata": {"name": "csinode"}, "spec": {"drivers": None}}),
+    "Pod rejected with PVC by the CSI NodeVolumeLimits plugin is requeued when the pod having related PVC is deleted":
+        lambda r: r.delete_pod("pod1"),
+    "Pod rejected with PVC by the CSI NodeVolumeLimits plugin is requeued when the related PVC is added":
+        lambda r: r.create("PersistentVolumeClaim", st_pvc("pvc2", "ReadWriteOncePod", "pv2")),
+    "Pod with PVC rejected the CSI NodeVolumeLimits plugin is requeued when the VolumeAttachment is deleted":
+        lambda r: r.delete("VolumeAttachment", "volumeattachment1"),
+    "Pod with Inline Migratable volume (AWSEBSDriver and GCEPDDriver) rejected the CSI NodeVolumeLimits plugin is requeued (only AWSEBSDriver) when the VolumeAttachment is deleted":
+        lambda r: r.delete("VolumeAttachment", "volumeattachment1"),
 }
 # Rows whose trigger updates an unscheduled pod (UnscheduledPodUpdate, like kubeberth's own status writes).
 POD_UPDATE_TRIGGERS = (
@@ -395,12 +562,13 @@ def test_TestCoreResourceEnqueue(case: Case, tc: dict[str, Any]) -> None:  # noq
 
 
 def _run(r: Row, tc: dict[str, Any]) -> None:
-    r.case.rename_nodes([n["metadata"]["name"] for n in tc["initialNodes"] or []] + list(TRIGGER_NODES))
+    r.case.rename_nodes([n["metadata"]["name"] for n in tc["initialNodes"] or []] + list(TRIGGER_NODES)
+                        + list(CLUSTER_NAMES))
     for node in tc["initialNodes"] or []:
         r.create_node(node)
-    for dc in tc["initialDeviceClasses"] or []:
-        r.create_cluster_object("DeviceClassAdd", DEVICE_CLASSES, {"apiVersion": "resource.k8s.io/v1",
-                                                                   "kind": "DeviceClass", **dc})
+    for field, kind in INITIAL:
+        for obj in tc[field] or []:
+            r.create(kind, obj)
     for pod in tc["initialPods"] or []:
         r.create_pod(pod)
     r.settle()  # the pods' first attempts see every node and object of the row
