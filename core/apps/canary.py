@@ -128,23 +128,34 @@ class CanaryController:
             generation = builder.build()  # KubeberthError names the file
             live = self.scheduler.generation
             run = CanaryRun(generation, live, selection, policy, self._verdict, self._compared)
-            error = self._on_loop(lambda: run.install(self.scheduler))
+            source = {"plugins_dir": str(plugins_dir) if plugins_dir else None, "config": str(config) if config else None}
+            error = self._on_loop(lambda: self._install(run, source))
             if error:
                 raise KubeberthError(f"canary: generation {generation.id} refused: {error}")
-            with self._lock:
-                self.run, self.state = run, "running"
-                labels = ("canary", "live") if policy.compare == "canary" else ("live", "canary")
-                self._report = DivergenceReport(labels, keep=DIVERGENCES_KEPT)
-                self._bound.clear()
-                self.steps = []
-                self._promoted.clear()
-                self._source = {"plugins_dir": str(plugins_dir) if plugins_dir else None,
-                                "config": str(config) if config else None}
-        what = ", ".join(f"{k} {v}" for k, v in _selection_text(selection).items())
-        self._step("started", "CanaryStarted", f"generation {generation.id} schedules {what} beside live {live.id} "
-                                               f"(promote {policy.promote} after {policy.min_pods} pods and "
-                                               f"{policy.min_seconds:g}s)", "Normal", {})
         return self.report()
+
+    def _install(self, run: CanaryRun, source: dict[str, Any]) -> str | None:
+        """On the scheduling thread: install `run` and record its start before any of its cycles."""
+        with self._lock:
+            if self.run is not None and self.state in ("running", "promoting"):
+                return f"generation {self.run.generation.id} is {self.state}: promote or stop it first"
+        error = run.install(self.scheduler)
+        if error is not None:
+            return error
+        policy = run.policy
+        with self._lock:
+            self.run, self.state = run, "running"
+            labels = ("canary", "live") if policy.compare == "canary" else ("live", "canary")
+            self._report = DivergenceReport(labels, keep=DIVERGENCES_KEPT)
+            self._bound.clear()
+            self.steps = []
+            self._promoted.clear()
+            self._source = source
+        what = ", ".join(f"{k} {v}" for k, v in _selection_text(run.selection).items())
+        self._step("started", "CanaryStarted", f"generation {run.generation.id} schedules {what} beside live "
+                                               f"{run.live.id} (promote {policy.promote} after {policy.min_pods} pods "
+                                               f"and {policy.min_seconds:g}s)", "Normal", {})
+        return None
 
     def promote(self, timeout: float = LOOP_TIMEOUT_SECONDS) -> dict[str, Any]:
         """Promote the running canary now (whatever its figures); waits for the swap."""
