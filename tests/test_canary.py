@@ -261,6 +261,8 @@ def test_the_readme_commands_start_promote_and_report_a_canary_recorded_on_the_l
         assert generation["id"] == promoted["generation"] and generation["previous"] == live.id
         assert generation["last_reload"]["trigger"] == "canary" and generation["rollback"]["on_probation"]
         assert [s["step"] for s in generation["canary"]["steps"]] == ["started", "promoted"]
+        assert main(["plugins", "list", "--server", run.url]) == 0
+        assert f"canary: generation {promoted['generation']} promoted (share 0.5): generation" in capsys.readouterr().out
         events = [e for e in run.cluster.events if e["reason"].startswith("Canary")]
         assert [(e["reason"], e["type"], e["regarding"].split()[0]) for e in events] == [
             ("CanaryStarted", "Normal", "Lease"), ("CanaryPromoted", "Normal", "Lease")]

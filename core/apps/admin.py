@@ -66,4 +66,10 @@ def render_generation(status: dict[str, Any]) -> str:
         if last.get("error"):
             line += f": {last['error']}"
         lines.append(line)
+    canary = status.get("canary")
+    if canary:
+        pods = ", ".join(f"{k} {v}" for k, v in canary["selection"].items())
+        last = canary["steps"][-1]["message"] if canary["steps"] else ""
+        lines.append(f"canary: generation {canary['generation']} {canary['state'].replace('_', ' ')} ({pods})"
+                     + (f": {last}" if last else ""))
     return "\n".join(lines)
