@@ -138,6 +138,7 @@ def test_a_candidate_that_errors_is_rolled_back_never_promoted_and_its_pods_go_b
     assert "plugin 'Breaks'" in verdict.reason and verdict.figures["canary"]["errors"] > 0
     assert verdict.figures["canary"]["bound"] == 0
     assert canary.scheduler.generation is canary.live and canary.scheduler.canary is None
+    assert canary.run is not None and canary.run._generation is None, "the ended canary keeps ids, not the candidate"
     bindings = canary.bindings()
     assert set(bindings) == set(canary.bound) and len(bindings) > 40, "every pod bound after the rollback"
     assert set(bindings.values()) == {canary.live.id}

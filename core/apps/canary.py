@@ -116,7 +116,7 @@ class CanaryController:
         with self._lock:
             if self.state in ("running", "promoting"):
                 assert self.run is not None
-                raise KubeberthError(f"canary: generation {self.run.generation.id} is {self.state}: promote or stop it "
+                raise KubeberthError(f"canary: generation {self.run.generation_id} is {self.state}: promote or stop it "
                                      "first (kubeberth canary promote|stop)")
         refused = self.reloader.guard.quarantine.refusal(Path(plugins_dir)) if plugins_dir is not None else None
         if refused is not None:
@@ -138,7 +138,7 @@ class CanaryController:
         """On the scheduling thread: install `run` and record its start before any of its cycles."""
         with self._lock:
             if self.run is not None and self.state in ("running", "promoting"):
-                return f"generation {self.run.generation.id} is {self.state}: promote or stop it first"
+                return f"generation {self.run.generation_id} is {self.state}: promote or stop it first"
         error = run.install(self.scheduler)
         if error is not None:
             return error
@@ -152,8 +152,8 @@ class CanaryController:
             self._promoted.clear()
             self._source = source
         what = ", ".join(f"{k} {v}" for k, v in _selection_text(run.selection).items())
-        self._step("started", "CanaryStarted", f"generation {run.generation.id} schedules {what} beside live "
-                                               f"{run.live.id} (promote {policy.promote} after {policy.min_pods} pods "
+        self._step("started", "CanaryStarted", f"generation {run.generation_id} schedules {what} beside live "
+                                               f"{run.live_id} (promote {policy.promote} after {policy.min_pods} pods "
                                                f"and {policy.min_seconds:g}s)", "Normal", {})
         return None
 
@@ -162,9 +162,9 @@ class CanaryController:
         run = self._running("promote")
         verdict = self._on_loop(lambda: run.decide("promote", "promotion asked for (kubeberth canary promote)"))
         if verdict is None and (run.verdict is None or run.verdict.action != "promote"):
-            raise KubeberthError(f"canary: generation {run.generation.id} was {self.state.replace('_', ' ')} already")
+            raise KubeberthError(f"canary: generation {run.generation_id} was {self.state.replace('_', ' ')} already")
         if not self._promoted.wait(timeout):
-            raise KubeberthError(f"canary: the scheduling loop did not swap generation {run.generation.id} in within "
+            raise KubeberthError(f"canary: the scheduling loop did not swap generation {run.generation_id} in within "
                                  f"{timeout:.0f}s")
         return self.report()
 
@@ -222,14 +222,14 @@ class CanaryController:
         if verdict.action == "stop":
             with self._lock:
                 self.state = "stopped"
-            self._step("stopped", "CanaryStopped", f"generation {run.generation.id} stopped: {verdict.reason}; "
+            self._step("stopped", "CanaryStopped", f"generation {run.generation_id} stopped: {verdict.reason}; "
                                                    f"{_figures_text(figures)}", "Normal", figures)
             return
         with self._lock:
             self.state = "rolled_back"
-        self.reloader.candidate_rolled_back(run.generation, verdict.reason)
-        self._step("rolled_back", "CanaryRolledBack", f"generation {run.generation.id} rolled back, its pods back to "
-                                                      f"{run.live.id}: {verdict.reason}; {_figures_text(figures)}",
+        self.reloader.candidate_rolled_back(run.generation_id, verdict.reason)
+        self._step("rolled_back", "CanaryRolledBack", f"generation {run.generation_id} rolled back, its pods back to "
+                                                      f"{run.live_id}: {verdict.reason}; {_figures_text(figures)}",
                    "Warning", figures)
 
     def _step(self, step: str, reason: str, message: str, event_type: str, figures: dict[str, Any]) -> None:
@@ -252,7 +252,7 @@ class CanaryController:
     def _binding_done(self, record: Any) -> None:
         run = self.run
         binding = record.binding or {}
-        if run is not None and binding.get("result") == "Bound" and binding.get("generation") == run.generation.id:
+        if run is not None and binding.get("result") == "Bound" and binding.get("generation") == run.generation_id:
             with self._lock:
                 self._bound.append({"pod": record.pod, "node": binding.get("node", "")})
 
@@ -263,7 +263,7 @@ class CanaryController:
         if run is None:
             return None
         with self._lock:
-            return {"generation": run.generation.id, "state": self.state, "selection": _selection_text(run.selection),
+            return {"generation": run.generation_id, "state": self.state, "selection": _selection_text(run.selection),
                     "steps": [{k: v for k, v in s.items() if k != "figures"} for s in self.steps]}
 
     def report(self) -> dict[str, Any]:
@@ -276,9 +276,9 @@ class CanaryController:
             divergences = self._report.as_dict()
             body = {
                 "state": self.state,
-                "generation": run.generation.id,
+                "generation": run.generation_id,
                 "live_generation": self.scheduler.generation.id,
-                "beside": run.live.id,
+                "beside": run.live_id,
                 **self._source,
                 "selection": _selection_text(run.selection),
                 "policy": run.policy.as_dict(),
@@ -324,7 +324,7 @@ class CanaryMetrics:
         active = GaugeMetricFamily("kubeberth_canary_active", "1 while a canary generation schedules a share of the pods.",
                                    labels=["generation"])
         if run is not None:
-            active.add_metric([run.generation.id], 1.0 if c.state in ("running", "promoting") else 0.0)
+            active.add_metric([run.generation_id], 1.0 if c.state in ("running", "promoting") else 0.0)
         yield active
         steps = CounterMetricFamily("kubeberth_canary_steps", "Canary steps (started, promoted, rolled_back, stopped).",
                                     labels=["step"])

@@ -349,15 +349,15 @@ class Reloader:
 
         return SwapRequest(self.scheduler, generation, check=False, on_swapped=swapped, hand_off=False).submit()
 
-    def candidate_rolled_back(self, candidate: Generation, reason: str, trigger: str = "canary") -> None:
-        """A candidate that scheduled beside the live generation was ended for `reason`: recorded
-        as a rollback is (history, kubeberth_reloads_total{result="rolled_back"}, a span); the
-        live generation never changed."""
-        message = f"generation {candidate.id} rolled back to {self.current.id}: {reason}"
+    def candidate_rolled_back(self, candidate: str, reason: str, trigger: str = "canary") -> None:
+        """The candidate generation `candidate` (an id), which scheduled beside the live one, was
+        ended for `reason`: recorded as a rollback is (history,
+        kubeberth_reloads_total{result="rolled_back"}, a span); the live generation never changed."""
+        message = f"generation {candidate} rolled back to {self.current.id}: {reason}"
         self._metric("rolled_back")
         self._span(
             "GenerationRollback",
-            {"kubeberth.generation": self.current.id, "kubeberth.rollback.from": candidate.id,
+            {"kubeberth.generation": self.current.id, "kubeberth.rollback.from": candidate,
              "kubeberth.rollback.reason": reason},
             message,
         )

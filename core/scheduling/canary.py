@@ -226,8 +226,9 @@ class CanaryRun:
         clock: Callable[[], float] = time.monotonic,
     ) -> None:
         policy.check()
-        self.generation = generation
-        self.live = live
+        self._generation: Generation | None = generation
+        self._live: Generation | None = live
+        self.generation_id, self.live_id = generation.id, live.id
         self.selection = selection
         self.policy = policy
         self.on_verdict = on_verdict
@@ -241,6 +242,18 @@ class CanaryRun:
         self._frameworks: dict[str, Framework] = {}  # live profile -> the candidate's framework
         self._comparer: ShadowRun | None = None
         self._scheduler: Scheduler | None = None
+
+    @property
+    def generation(self) -> Generation:
+        """The candidate (released once the canary ended: a rolled back one is not kept alive)."""
+        assert self._generation is not None, "the canary ended"
+        return self._generation
+
+    @property
+    def live(self) -> Generation:
+        """The live generation it runs beside (released once the canary ended)."""
+        assert self._live is not None, "the canary ended"
+        return self._live
 
     # ---- installing ------------------------------------------------------------------------
     def install(self, scheduler: Scheduler) -> str | None:
@@ -287,6 +300,11 @@ class CanaryRun:
         if not promoted:
             for fw in self.generation.profiles.values():
                 scheduler._handles.pop(id(fw), None)
+        # What the report keeps are ids and counts: neither generation is kept alive by it.
+        self._generation = self._live = None
+        self._frameworks = {}
+        self._comparer = None
+        self._scheduler = None
         for per_profile in (scheduler._batches, scheduler._incremental):
             for key in [k for k in per_profile if k.startswith(CACHE_PREFIX)]:
                 del per_profile[key]
@@ -307,15 +325,15 @@ class CanaryRun:
         """The framework that schedules `pod`: the candidate's for a selected pod of a live profile."""
         if self.verdict is not None and self.verdict.action != "promote":
             return live_fw
-        if pod.pod_group or live_fw.generation_id != self.live.id or not self.selection.selects(pod):
+        if pod.pod_group or live_fw.generation_id != self.live_id or not self.selection.selects(pod):
             return live_fw
         return self._frameworks.get(live_fw.profile, live_fw)
 
     def owns(self, fw: Framework) -> bool:
-        return fw.generation_id == self.generation.id
+        return fw.generation_id == self.generation_id
 
     def cache_key(self, fw: Framework) -> str:
-        return CACHE_PREFIX + fw.profile if fw.generation_id == self.generation.id else fw.profile
+        return CACHE_PREFIX + fw.profile if fw.generation_id == self.generation_id else fw.profile
 
     def before(self, scheduler: SchedulerState, pod: PodInfo, fw: Framework) -> _Token | None:
         comparer = self._comparer
@@ -341,15 +359,15 @@ class CanaryRun:
         if comparer is not None:  # every cycle counts toward its CPU budget; the compared side's are compared
             comparer.after(scheduler, fw, pod, record, token, seconds)
         if self.verdict is None:
-            if scheduler.generation is not self.live:
+            if scheduler.generation.id != self.live_id:
                 self._decide("rollback", f"the live generation changed to {scheduler.generation.id} (a reload) while "
-                                         f"the canary ran beside {self.live.id}")
+                                         f"the canary ran beside {self.live_id}")
             else:
                 self.evaluate()
 
     def binding_done(self, record: CycleRecord) -> None:
         binding = record.binding or {}
-        side = "canary" if binding.get("generation", record.generation) == self.generation.id else "live"
+        side = "canary" if binding.get("generation", record.generation) == self.generation_id else "live"
         counts = self.counts[side]
         if binding.get("result") == "Bound":
             counts.bound += 1
@@ -361,7 +379,7 @@ class CanaryRun:
                 self.evaluate()
 
     def plugin_timed_out(self, hang: Hang) -> None:
-        if hang.generation == self.generation.id and self.verdict is None:
+        if hang.generation == self.generation_id and self.verdict is None:
             self._decide("rollback", f"plugin {hang.plugin!r} of the candidate ran {hang.seconds:.1f}s at "
                                      f"{hang.extension_point} for pod {hang.pod}, past the plugin timeout")
 
@@ -438,6 +456,6 @@ class CanaryRun:
     def _decide(self, action: str, reason: str, automatic: bool = True) -> CanaryVerdict:
         verdict = self.verdict = CanaryVerdict(action, reason, self.figures(), automatic)
         log.log(logging.ERROR if action == "rollback" else logging.INFO, "canary generation %s: %s: %s",
-                self.generation.id, action, reason)
+                self.generation_id, action, reason)
         self.on_verdict(self, verdict)
         return verdict
