@@ -301,3 +301,25 @@ def test_an_erroring_candidate_is_rolled_back_by_the_controller_recorded_as_a_ro
         bound = run.load.stats.bound
         wait_for(lambda: run.load is not None and run.load.stats.bound > bound + 5, 20, "pods bound by the live one")
         assert run.get("/debug/canary")[1]["figures"]["canary"]["bound"] == 0
+
+
+@pytest.mark.timeout(60)
+def test_a_hanging_candidate_plugin_rolls_the_canary_back_at_once(tmp_path: Path) -> None:
+    from test_shadow import LOOPS
+
+    _folder(tmp_path, "live", {"by_name.py": BY_NAME}, _config(scheduler_name="kubeberth"))
+    candidate, cfg = _folder(tmp_path, "candidate", {"by_name.py": BY_NAME, "loops.py": LOOPS},
+                             _config("Loops", scheduler_name="kubeberth"))
+    with EmbeddedRun(tmp_path, config_path=tmp_path / "live.yaml", plugins_dir=tmp_path / "live", nodes=6,
+                     rate=50.0, lifetime=0.5, settings={"plugin_timeout_seconds": 0.3}) as run:
+        live = run.generation
+        status, body = run.post(f"/canary/start?plugins={candidate}&config={cfg}&share=50%25&min_pods=1000")
+        assert status == 200, body
+        report = wait_for(lambda: (r := run.get("/debug/canary")[1])["state"] == "rolled_back" and r, 20, "rollback")
+        assert "plugin 'Loops' of the candidate ran" in report["verdict"]["reason"], report["verdict"]
+        assert "past the plugin timeout" in report["verdict"]["reason"]
+        assert report["figures"]["canary"]["attempts"] < 1000 and report["figures"]["canary"]["bound"] == 0
+        assert run.load is not None
+        bound = run.load.stats.bound
+        wait_for(lambda: run.load is not None and run.load.stats.bound > bound + 10, 20, "live pods still bound")
+        assert run.generation is live
