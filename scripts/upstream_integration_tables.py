@@ -166,7 +166,7 @@ def _program(source: str, skip: set[str], sched_root: Path) -> tuple[str, list[s
         funcs[:] = [f.replace("testutils.PausePodConfig", "PausePodConfig") for f in funcs]
     # package-level declarations the tables use (not the test helpers bound to testutils)
     for m in re.finditer(r"^(var|const) (\(\n.*?^\)|.*?$)\n", source, re.M | re.S):
-        if "testutils." not in m.group(0):
+        if "testutils." not in m.group(0) and not m.group(0).startswith("var _ "):  # not interface assertions
             funcs.append(m.group(0))
     code = "".join(funcs)
     kept = []

@@ -221,6 +221,27 @@ def test_pending_pods_keep_their_record_past_the_bound() -> None:
     assert json.loads(body) == {"pod": "default/stuck", "state": "test", "message": "no record for default/stuck"}
 
 
+def test_an_earlier_attempt_says_why_it_was_retried_and_how_its_binding_failed() -> None:
+    """An attempt's summary keeps the event that requeued the pod before it (requeued_by), and a binding cycle
+    that failed after the node was picked (an error at Bind: the pod retried without any event)."""
+    store = DecisionStore(10)
+    first = _record("p", "u-p")
+    first.binding = {"node": "n1", "result": "Error", "plugin": "firstFailBindPlugin", "message": "rejects the Pod"}
+    first.attempt = 1
+    store.add(first)
+    second = _record("p", "u-p", "Unschedulable", "0/1 nodes are available.")
+    second.attempt = 2
+    store.add(second)
+    third = _record("p", "u-p")
+    third.attempt, third.requeued_by = 3, "NodeUpdateNodeLabel"
+    third.binding = {"node": "n1", "result": "Bound"}
+    store.add(third)
+    out = store.decision("default/p")
+    assert out["requeued_by"] == "NodeUpdateNodeLabel"
+    assert [(a["attempt"], a.get("binding"), a.get("requeued_by")) for a in out["earlier_attempts"]] == [
+        (1, {"result": "Error", "plugin": "firstFailBindPlugin", "message": "rejects the Pod"}, None), (2, None, None)]
+
+
 def test_many_pending_pods_are_all_kept_and_pruned_once_finished() -> None:
     pending = {f"u-p{i}" for i in range(500)}
     store = _tracked_store(10, pending)

@@ -32,6 +32,16 @@ _MOCK_FEATURE = (
     "the first container's name (ndftesting.SetFrameworkDuringTest); kubeberth infers a pod's features from its "
     "own list of real features, with no test hook to swap it"
 )
+_MOCK_FEATURE_TOLERATION = (
+    "replaces the node-declared-features framework's feature list in-process with a mock FeatureA, inferred from "
+    "the pod's first toleration having tolerationSeconds > 0 (ndftesting.SetFrameworkDuringTest); kubeberth infers "
+    "a pod's features from its own list of real features, with no test hook to swap it"
+)
+_POD_GROUP_API = (
+    "runs with GenericWorkload (beta, off by default) and creates scheduling.k8s.io/v1beta1 PodGroups, an API the "
+    "session's shared control plane does not serve (--runtime-config); kubeberth's gang scheduling is checked on an "
+    "API server of its own in tests/e2e/test_gang_scheduling_e2e.py"
+)
 
 UNPORTED_INTEGRATION: dict[str, str] = {
     'TestCPGScheduling/TestCPGHierarchicalScheduling': _COMPOSITE,
@@ -102,4 +112,16 @@ UNPORTED_INTEGRATION: dict[str, str] = {
     'TestTaintTolerationScoring/pod with Gt toleration prefers nodes with matching numeric taints': _COMPARISON_OPS,
     'TestPodTopologySpreadScoring/matchLabelKeys ignored when feature gate disabled, node-1 is the preferred fit':
         _MATCH_LABEL_KEYS_OFF,
+    # queueing/queue_test.go (CoreResourceEnqueueTestCases in queue.go)
+    'TestCoreResourceEnqueue/pod becomes schedulable after node update with required feature': _MOCK_FEATURE_TOLERATION,
+    'TestCoreResourceEnqueue/pod remains unschedulable after node update that does not update declared features':
+        _MOCK_FEATURE_TOLERATION,
+    'TestCoreResourceEnqueue/pod becomes schedulable after pod update that removes feature requirement':
+        _MOCK_FEATURE_TOLERATION,
+    'TestCoreResourceEnqueue/pod remains unschedulable after pod update that does not remove feature requirement':
+        _MOCK_FEATURE_TOLERATION,
+    'TestCoreResourceEnqueue/Pod rejected by the GangScheduling plugin is requeued when a new pod with matching scheduling group is created':
+        _POD_GROUP_API,
+    'TestCoreResourceEnqueue/Pod rejected by the GangScheduling plugin is requeued when a matching pod group is created':
+        _POD_GROUP_API,
 }

@@ -44,6 +44,9 @@ def attempt_summary(record: CycleRecord) -> dict[str, Any]:
         out["preemption"] = record.preemption
     if record.requeued_by:
         out["requeued_by"] = record.requeued_by
+    binding = record.binding
+    if binding and binding.get("result") != "Bound":  # the node was picked, its binding cycle failed
+        out["binding"] = {k: binding.get(k, "") for k in ("result", "plugin", "message")}
     return out
 
 

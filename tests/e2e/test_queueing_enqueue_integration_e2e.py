@@ -22,6 +22,9 @@ first attempt sees the row's nodes and objects, and the next row starts with the
 handled. Upstream runs with 0 s backoff, which the v1 configuration does not accept: 1 s here (under
 SchedulerPopFromBackoffQ a requeued pod is popped from backoffQ at once when activeQ is empty).
 Node and other cluster-scoped names carry a per-row suffix (the control plane is shared by the session).
+
+The same kubeberth serves queue_test.go's TestSchedulingGates (table in upstream_tables/queue_test.json) and
+TestRequeueByBindFailure (its test plugin, firstFailBindPlugin, a drop-in of the module's plugins directory).
 """
 
 from __future__ import annotations
@@ -39,8 +42,8 @@ from typing import Any
 import pytest
 import yaml
 from cluster import LocalControlPlane, wait_for
-from kubeberth_harness import PROFILE, Api, Kubeberth
-from upstream_integration import Case, case_of, serving, tables
+from kubeberth_harness import PROFILE, Api, Kubeberth, suffix
+from upstream_integration import PAUSE, Case, case_of, cases, make_node, tables
 
 TABLE = {row["name"]: row for row in tables("queueing")["CoreResourceEnqueueTestCases"]}
 
@@ -116,6 +119,9 @@ UPSTREAM_CASES = (
     "TestCoreResourceEnqueue/Pod with Inline Migratable volume (AWSEBSDriver and GCEPDDriver) rejected the CSI NodeVolumeLimits plugin is requeued (only AWSEBSDriver) when the VolumeAttachment is deleted",
 )
 ROWS = [TABLE[c.split("/", 1)[1]] for c in UPSTREAM_CASES]
+# queue_test.go's other tests ported here: TestSchedulingGates' table (upstream_tables/queue_test.json), TestRequeueByBindFailure.
+UPSTREAM_TESTS = ("TestSchedulingGates", "TestRequeueByBindFailure")
+GATES = tables("queue_test")["TestSchedulingGates"]
 # Rows whose outcome differs from upstream's (strict xfail), with the reason.
 DIFFERENCES: dict[str, str] = {}
 
@@ -143,12 +149,47 @@ def _config(path: Any) -> Any:
     return path
 
 
+FIRST_FAIL_BIND = '''"""queue_test.go's firstFailBindPlugin: rejects the first Bind call (an Error), binds as DefaultBinder does
+after that."""
+from kubeberth import Status, hookimpl
+
+
+class firstFailBindPlugin:  # noqa: N801 - upstream's name
+    name = "firstFailBindPlugin"
+
+    def __init__(self):
+        self.counter = 0
+
+    @hookimpl
+    def bind(self, pod, node_name, handle):
+        if self.counter == 0:
+            self.counter += 1  # fail in the first Bind call.
+            return Status.error("firstFailBindPlugin rejects the Pod")
+        return handle.bind(pod, node_name)
+'''
+BIND_FAILURE = f"{PROFILE}-bind-failure"
+
+
 @pytest.fixture(scope="module")
 def kubeberth_enqueue(control_plane: LocalControlPlane, sa_kubeconfig: str,
                       tmp_path_factory: pytest.TempPathFactory) -> Iterator[Kubeberth]:
-    config = _config(tmp_path_factory.mktemp("enqueue") / "config.yaml")
-    with serving(control_plane, sa_kubeconfig, config, "enqueue") as kb:
+    """The module's kubeberth: a profile per EnablePlugins, and TestRequeueByBindFailure's (its drop-in binder
+    in place of DefaultBinder at multiPoint)."""
+    tmp = tmp_path_factory.mktemp("enqueue")
+    config = _config(tmp / "config.yaml")
+    cfg = yaml.safe_load(config.read_text())
+    cfg["profiles"].append({"schedulerName": BIND_FAILURE, "plugins": {"multiPoint": {
+        "enabled": [{"name": "firstFailBindPlugin"}], "disabled": [{"name": "DefaultBinder"}]}}})
+    config.write_text(yaml.safe_dump(cfg))
+    plugins = tmp / "plugins"
+    plugins.mkdir(mode=0o755)
+    (plugins / "first_fail_bind.py").write_text(FIRST_FAIL_BIND)
+    kb = Kubeberth(control_plane, sa_kubeconfig, config, False, f"kubeberth-enqueue-{suffix()}", plugins_dir=plugins)
+    try:
+        kb.wait_ready()
         yield kb
+    finally:
+        kb.stop()
 
 
 def _get(kb: Kubeberth, path: str) -> tuple[int, bytes]:
@@ -577,7 +618,7 @@ def _run(r: Row, tc: dict[str, Any]) -> None:
     names = [p["metadata"]["name"] for p in tc["pods"]]
     for name in names:  # each pod was attempted once, and rejected
         wait_for(lambda name=name: (_decision(r.kb, r.ns, name) or {}).get("result") == "Unschedulable", 30,
-                 f"{r.ns}/{name} rejected")
+                 f"{r.ns}/{name} rejected", interval=0.02)
         got = _decision(r.kb, r.ns, name)
         assert got is not None and got["attempt"] == 1, got
     r.settle()
@@ -605,7 +646,7 @@ def _requeued_by(r: Row, name: str, left: bool, trigger: set[str]) -> bool:
 
     if left and second() is None:
         return False
-    wait_for(lambda: second() is not None, 30, f"{r.ns}/{name}'s second attempt")
+    wait_for(lambda: second() is not None, 30, f"{r.ns}/{name}'s second attempt", interval=0.02)
     by = (second() or {}).get("requeued_by", "")
     return any(by.startswith(label) or (label == "UnscheduledPodUpdate" and by.startswith("TargetPod"))
                for label in trigger)
@@ -621,3 +662,64 @@ def _forget(r: Row) -> None:
     r.case.node_names.clear()
     r.case.cluster_scoped.clear()
     wait_for(lambda: _handled(r.kb)["NodeDelete"] - base >= expected_deletes, 30, "row's nodes deleted", interval=0.02)
+
+
+def _wait_nodes_forgotten(kb: Kubeberth, base: int, count: int) -> None:
+    wait_for(lambda: _handled(kb)["NodeDelete"] - base >= count, 30, "nodes deleted", interval=0.02)
+
+
+@pytest.mark.parametrize("tc", cases(GATES, "TestSchedulingGates", {}))
+def test_TestSchedulingGates(case: Case, tc: dict[str, Any]) -> None:  # noqa: N802 - the upstream name
+    """One node; the pods created; those of `schedule` scheduled (upstream pops them one by one, kubeberth
+    schedules them on its own); those of `delete` deleted (an AssignedPodDelete); no pod of the case in activeQ
+    or backoffQ (held-pods dump: the gated ones are gated); then the gates of `rmGates` removed (a strategic merge
+    patch) and those pods scheduled."""
+    scheduler = _profile_name(None)  # the default plugins: upstream's default profile
+    ns = case.ns("pod-scheduling-gates")
+    case.rename_nodes(["node"])
+    case.node(make_node("node"))
+    for pod in tc["pods"]:
+        case.pod(pod, ns, scheduler=scheduler)
+    for name in tc["schedule"] or []:
+        case.wait_scheduled(ns, name)
+    for name in tc["delete"] or []:
+        case.api.call("DELETE", f"/api/v1/namespaces/{ns}/pods/{name}")  # DeleteOptions{}: the default grace
+        case.api.call("DELETE", f"/api/v1/namespaces/{ns}/pods/{name}", {"gracePeriodSeconds": 0}, ok=(200, 404))
+        wait_for(lambda name=name: case.api.pod(ns, name) is None, 30, f"{name} deleted")
+    held = case.kb.held_pods()
+    queued = [k for where in ("active", "backoff") for k in held.get(where, []) if k.startswith(f"{ns}/")]
+    assert queued == [], held
+    gated = {p["metadata"]["name"] for p in tc["pods"] if p["spec"].get("schedulingGates")}
+    assert {k.split("/", 1)[1] for k in held.get("gated", []) if k.startswith(f"{ns}/")} == gated, held
+    for name in tc["rmGates"] or []:
+        case.api._patch(f"/api/v1/namespaces/{ns}/pods/{name}", {"spec": {"schedulingGates": None}})
+    for name in tc["rmGates"] or []:
+        case.wait_scheduled(ns, name)
+    base = _handled(case.kb)["NodeDelete"]
+    case.cleanup()
+    case.node_names.clear()
+    _wait_nodes_forgotten(case.kb, base, 1)
+
+
+def test_TestRequeueByBindFailure(case: Case) -> None:  # noqa: N802 - the upstream name
+    """firstFailBindPlugin (a drop-in here, DefaultBinder disabled) fails the first Bind call: the pod goes back
+    to the queue with no event, and is scheduled by the second binding try; the plugin failed exactly once
+    (upstream's counter 1: the pod's first attempt ended in its error, the second bound it)."""
+    ns = case.ns("core-res-enqueue")
+    case.rename_nodes(["fake-node"])
+    case.node(make_node("fake-node"))
+    pod = {"metadata": {"name": "pod-1"}, "spec": {"containers": [{"name": "con0", "image": PAUSE}]}}
+    node = case.wait_scheduled(*case.pod(pod, ns, scheduler=BIND_FAILURE))
+    assert node == case.node_name("fake-node")
+    got = _decision(case.kb, ns, "pod-1")
+    assert got is not None and got["attempt"] == 2 and got["result"] == "Scheduled", got
+    first = [a for a in got["earlier_attempts"] if a["attempt"] == 1]
+    assert len(first) == 1 and first[0]["result"] == "Scheduled", got  # its node picked, then
+    # RunBindPlugins' wrapping, as kube-scheduler's: running Bind plugin "<name>": <its error>
+    assert first[0]["binding"] == {"result": "Error", "plugin": "firstFailBindPlugin", "message":
+                                   'running Bind plugin "firstFailBindPlugin": firstFailBindPlugin rejects the Pod'}, got
+    assert got["requeued_by"] == "", got  # back to the queue without any event
+    base = _handled(case.kb)["NodeDelete"]
+    case.cleanup()
+    case.node_names.clear()
+    _wait_nodes_forgotten(case.kb, base, 1)
