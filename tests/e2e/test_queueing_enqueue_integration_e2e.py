@@ -120,7 +120,7 @@ UPSTREAM_CASES = (
 )
 ROWS = [TABLE[c.split("/", 1)[1]] for c in UPSTREAM_CASES]
 # queue_test.go's other tests ported here: TestSchedulingGates' table (upstream_tables/queue_test.json), TestRequeueByBindFailure.
-UPSTREAM_TESTS = ("TestSchedulingGates", "TestRequeueByBindFailure")
+UPSTREAM_TESTS = ("TestSchedulingGates", "TestRequeueByBindFailure")  # and rescheduling_test.go's TestReScheduling
 GATES = tables("queue_test")["TestSchedulingGates"]
 # Rows whose outcome differs from upstream's (strict xfail), with the reason.
 DIFFERENCES: dict[str, str] = {}
@@ -168,6 +168,93 @@ class firstFailBindPlugin:  # noqa: N801 - upstream's name
         return handle.bind(pod, node_name)
 '''
 BIND_FAILURE = f"{PROFILE}-bind-failure"
+# rescheduling_test.go's test plugins (a drop-in): Permit and Reserve reject (Unschedulable) their first call only,
+# or fail (Error) every call; both register Node/Add with a hint that always queues.
+RESCHEDULING_PLUGINS = '''"""rescheduling_test.go's PermitPlugin and ReservePlugin, statusCode from the profile's pluginConfig."""
+from pydantic import BaseModel
+
+from kubeberth import PermitResult, Status, hookimpl
+
+
+class Args(BaseModel):
+    statusCode: str  # noqa: N815 - upstream's field
+
+
+class permit:  # noqa: N801 - upstream's plugin name
+    name = "permit"
+    Args = Args
+    requeue_on = ("Node/Add",)
+
+    def __init__(self, args):
+        self.code, self.numPermitCalled = args.statusCode, 0
+
+    @hookimpl
+    def permit(self, pod):
+        self.numPermitCalled += 1
+        if self.code == "Error":
+            return Status.error("failed to permit")
+        if self.code == "Unschedulable" and self.numPermitCalled <= 1:
+            return Status.unschedulable("reject to permit")
+        return PermitResult.approve()
+
+
+class reserve:  # noqa: N801 - upstream's plugin name
+    name = "reserve"
+    Args = Args
+    requeue_on = ("Node/Add",)
+
+    def __init__(self, args):
+        self.code, self.numReserveCalled, self.numUnreserveCalled = args.statusCode, 0, 0
+
+    @hookimpl
+    def reserve(self, pod):
+        self.numReserveCalled += 1
+        if self.code == "Error":
+            return Status.error("failed to reserve")
+        if self.code == "Unschedulable" and self.numReserveCalled <= 1:
+            return Status.unschedulable("reject to reserve")
+        return None
+
+    @hookimpl
+    def unreserve(self, pod):
+        self.numUnreserveCalled += 1
+'''
+# TestReScheduling's table (rescheduling_test.go: closures and plugin objects, transcribed): name -> (plugin,
+# statusCode, action, wantFirstSchedulingError, wantScheduled, wantError). Each case a profile of its own (its
+# plugin's counters start at zero, as upstream's Reset does).
+RESCHEDULING = {
+    "Rescheduling pod rejected by Permit Plugin": ("permit", "Unschedulable", "node", False, True, False),
+    "Rescheduling pod rejected by Permit Plugin with unrelated event":
+        ("permit", "Unschedulable", "pod", False, False, False),
+    "Rescheduling pod failed by Permit Plugin": ("permit", "Error", "node", True, False, True),
+    "Rescheduling pod rejected by Reserve Plugin": ("reserve", "Unschedulable", "node", False, True, False),
+    "Rescheduling pod rejected by Reserve Plugin with unrelated event":
+        ("reserve", "Unschedulable", "pod", False, False, False),
+    "Rescheduling pod failed by Reserve Plugin": ("reserve", "Error", "node", True, False, True),
+}
+UPSTREAM_RESCHEDULING = (
+    "TestReScheduling/Rescheduling pod rejected by Permit Plugin",
+    "TestReScheduling/Rescheduling pod rejected by Permit Plugin with unrelated event",
+    "TestReScheduling/Rescheduling pod failed by Permit Plugin",
+    "TestReScheduling/Rescheduling pod rejected by Reserve Plugin",
+    "TestReScheduling/Rescheduling pod rejected by Reserve Plugin with unrelated event",
+    "TestReScheduling/Rescheduling pod failed by Reserve Plugin",
+)
+
+
+def _rescheduling_profile(i: int) -> str:
+    return f"{PROFILE}-rescheduling-{i}"
+
+
+def _rescheduling_profiles() -> list[dict[str, Any]]:
+    """InitRegistryAndConfig: the default plugins, and the case's plugin at its extension point."""
+    out = []
+    for i, (plugin, code, *_rest) in enumerate(RESCHEDULING.values()):
+        points = {"permit": ["permit"], "reserve": ["reserve"]}[plugin]
+        out.append({"schedulerName": _rescheduling_profile(i),
+                    "plugins": {point: {"enabled": [{"name": plugin}]} for point in points},
+                    "pluginConfig": [{"name": plugin, "args": {"statusCode": code}}]})
+    return out
 
 
 @pytest.fixture(scope="module")
@@ -180,10 +267,12 @@ def kubeberth_enqueue(control_plane: LocalControlPlane, sa_kubeconfig: str,
     cfg = yaml.safe_load(config.read_text())
     cfg["profiles"].append({"schedulerName": BIND_FAILURE, "plugins": {"multiPoint": {
         "enabled": [{"name": "firstFailBindPlugin"}], "disabled": [{"name": "DefaultBinder"}]}}})
+    cfg["profiles"] += _rescheduling_profiles()
     config.write_text(yaml.safe_dump(cfg))
     plugins = tmp / "plugins"
     plugins.mkdir(mode=0o755)
     (plugins / "first_fail_bind.py").write_text(FIRST_FAIL_BIND)
+    (plugins / "rescheduling.py").write_text(RESCHEDULING_PLUGINS)
     kb = Kubeberth(control_plane, sa_kubeconfig, config, False, f"kubeberth-enqueue-{suffix()}", plugins_dir=plugins)
     try:
         kb.wait_ready()
@@ -723,3 +812,67 @@ def test_TestRequeueByBindFailure(case: Case) -> None:  # noqa: N802 - the upstr
     case.cleanup()
     case.node_names.clear()
     _wait_nodes_forgotten(case.kb, base, 1)
+
+
+def _scheduling_error(case: Case, ns: str, name: str) -> None:
+    """testutils.PodSchedulingError: PodScheduled False with a reason other than Unschedulable."""
+    def errored() -> bool:
+        conditions = (case.get(ns, name).get("status") or {}).get("conditions") or []
+        return any(c.get("type") == "PodScheduled" and c.get("status") == "False" and c.get("reason") != "Unschedulable"
+                   for c in conditions)
+    wait_for(errored, 30, f"{ns}/{name} scheduling error", interval=0.02)
+
+
+@pytest.mark.parametrize("name", list(RESCHEDULING))
+def test_TestReScheduling(case: Case, name: str) -> None:  # noqa: N802 - the upstream name
+    """Two nodes (test-node-0, test-node-1, in kubeberth's cache before the pod, as CreateAndWaitForNodesInCache);
+    test-pod's first attempt fails at the plugin (Unschedulable, or an Error); the action (a Node/Add, or another
+    pause pod: an event the plugins did not register); then the pod is scheduled, errs again, or stays unschedulable.
+    Upstream runs each case with SchedulerAsyncAPICalls on and off; kubeberth has one status-write path, run once.
+    For the unrelated event, upstream only checks the pod is still unschedulable; here also that it was not
+    retried (still its first attempt, in the unschedulable pool, after test-pod-2 bound and that was handled)."""
+    assert f"TestReScheduling/{name}" in UPSTREAM_RESCHEDULING
+    i = list(RESCHEDULING).index(name)
+    plugin, code, action, first_error, want_scheduled, want_error = RESCHEDULING[name]
+    scheduler = _rescheduling_profile(i)
+    nodes = ["test-node-0", "test-node-1", "fake-node"]
+    case.rename_nodes(nodes)
+    base = _handled(case.kb)
+    for node in nodes[:2]:
+        real = case.node_name(node)
+        case.node(make_node(node, labels={"kubernetes.io/hostname": real}))
+    wait_for(lambda: _handled(case.kb)["NodeAdd"] - base["NodeAdd"] >= 2, 30, "nodes in kubeberth's cache",
+             interval=0.02)
+    ns = case.ns("permit-plugin")
+    pause = {"metadata": {"name": "test-pod"}, "spec": {"containers": [{"name": "test-pod", "image": PAUSE}]}}
+    case.pod(pause, ns, scheduler=scheduler)
+    if first_error:
+        _scheduling_error(case, ns, "test-pod")
+    else:
+        case.wait_unschedulable(ns, "test-pod")
+    said = {("permit", "Error"): "failed to permit", ("permit", "Unschedulable"): "reject to permit",
+            ("reserve", "Error"): "failed to reserve", ("reserve", "Unschedulable"): "reject to reserve"}[plugin, code]
+    assert said in json.dumps(case.get(ns, "test-pod").get("status")), case.get(ns, "test-pod")  # the plugin's word
+    base = _handled(case.kb)
+    if action == "node":
+        case.node(make_node("fake-node"))
+    else:
+        other = {"metadata": {"name": "test-pod-2"}, "spec": {"containers": [{"name": "test-pod-2", "image": PAUSE}]}}
+        case.pod(other, ns, scheduler=scheduler)
+        case.wait_scheduled(ns, "test-pod-2")
+        wait_for(lambda: _handled(case.kb)["AssignedPodAdd"] > base["AssignedPodAdd"], 30, "test-pod-2's binding seen",
+                 interval=0.02)
+    if want_scheduled:
+        case.wait_scheduled(ns, "test-pod")
+    elif want_error:
+        _scheduling_error(case, ns, "test-pod")
+    else:
+        case.wait_unschedulable(ns, "test-pod")
+        held = case.kb.held_pods()
+        assert f"{ns}/test-pod" in held.get("unschedulable", []), held
+        assert (_decision(case.kb, ns, "test-pod") or {}).get("attempt") == 1
+    created = 3 if action == "node" else 2
+    base_delete = _handled(case.kb)["NodeDelete"]
+    case.cleanup()
+    case.node_names.clear()
+    _wait_nodes_forgotten(case.kb, base_delete, created)
