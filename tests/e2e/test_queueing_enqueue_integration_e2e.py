@@ -29,9 +29,11 @@ TestRequeueByBindFailure (its test plugin, firstFailBindPlugin, a drop-in of the
 
 from __future__ import annotations
 
+import contextlib
 import copy
 import json
 import re
+import signal
 import time
 import urllib.error
 import urllib.request
@@ -294,6 +296,25 @@ def _handled(kb: Kubeberth) -> Counter[str]:
     status, body = _get(kb, "/metrics")
     assert status == 200
     return Counter({label: int(float(v)) for label, v in _HANDLED.findall(body.decode())})
+
+
+def _held(kb: Kubeberth) -> dict[str, list[str]]:
+    """Kubeberth.held_pods (SIGUSR2: one "held pods:" JSON line from the loop thread), reading only what the log
+    gained since the signal, polled every 20 ms (a dump per row)."""
+    start = kb.log_path.stat().st_size
+    kb.proc.send_signal(signal.SIGUSR2)
+
+    def dumped() -> dict[str, list[str]] | None:
+        with kb.log_path.open("rb") as f:
+            f.seek(start)
+            text = f.read().decode(errors="replace")
+        for line in text.splitlines():
+            if "held pods: " in line:
+                with contextlib.suppress(ValueError):  # a line still being written
+                    return dict(json.loads(line.split("held pods: ", 1)[1]))
+        return None
+
+    return dict(wait_for(dumped, 10, f"{kb.name}'s held pods dump", interval=0.02))
 
 
 def _decision(kb: Kubeberth, ns: str, name: str) -> dict[str, Any] | None:
@@ -718,7 +739,7 @@ def _run(r: Row, tc: dict[str, Any]) -> None:
     TRIGGERS[tc["name"]](r)
     trigger = set(r.expected)
     r.settle()
-    held = r.kb.held_pods()
+    held = _held(r.kb)
     requeued = {n for n in names if _requeued_by(r, n, f"{r.ns}/{n}" in held.get("unschedulable", []), trigger)}
     want = set(tc["wantRequeuedPods"] or {})
     assert requeued == want, f"requeued {sorted(requeued)}, want {sorted(want)}; held {held}\n{r.kb.log_tail(15)}"
@@ -775,7 +796,7 @@ def test_TestSchedulingGates(case: Case, tc: dict[str, Any]) -> None:  # noqa: N
         case.api.call("DELETE", f"/api/v1/namespaces/{ns}/pods/{name}")  # DeleteOptions{}: the default grace
         case.api.call("DELETE", f"/api/v1/namespaces/{ns}/pods/{name}", {"gracePeriodSeconds": 0}, ok=(200, 404))
         wait_for(lambda name=name: case.api.pod(ns, name) is None, 30, f"{name} deleted")
-    held = case.kb.held_pods()
+    held = _held(case.kb)
     queued = [k for where in ("active", "backoff") for k in held.get(where, []) if k.startswith(f"{ns}/")]
     assert queued == [], held
     gated = {p["metadata"]["name"] for p in tc["pods"] if p["spec"].get("schedulingGates")}
@@ -868,7 +889,7 @@ def test_TestReScheduling(case: Case, name: str) -> None:  # noqa: N802 - the up
         _scheduling_error(case, ns, "test-pod")
     else:
         case.wait_unschedulable(ns, "test-pod")
-        held = case.kb.held_pods()
+        held = _held(case.kb)
         assert f"{ns}/test-pod" in held.get("unschedulable", []), held
         assert (_decision(case.kb, ns, "test-pod") or {}).get("attempt") == 1
     created = 3 if action == "node" else 2
