@@ -42,6 +42,11 @@ _POD_GROUP_API = (
     "session's shared control plane does not serve (--runtime-config); kubeberth's gang scheduling is checked on an "
     "API server of its own in tests/e2e/test_gang_scheduling_e2e.py"
 )
+_NODE_LIFECYCLE = (
+    "checks kube-controller-manager's node lifecycle controller, run in the test's own process, tainting a node by "
+    "its conditions (and PodTolerationRestriction admission) before the scheduler sees it; the shared control plane "
+    "runs no controller manager, and TaintToleration on such taints is covered by TestTaintTolerationFilter"
+)
 
 UNPORTED_INTEGRATION: dict[str, str] = {
     'TestCPGScheduling/TestCPGHierarchicalScheduling': _COMPOSITE,
@@ -124,4 +129,18 @@ UNPORTED_INTEGRATION: dict[str, str] = {
         _POD_GROUP_API,
     'TestCoreResourceEnqueue/Pod rejected by the GangScheduling plugin is requeued when a matching pod group is created':
         _POD_GROUP_API,
+    # taint/taint_test.go
+    'TestTaintNodeByCondition/not-ready node': _NODE_LIFECYCLE,
+    'TestTaintNodeByCondition/unschedulable node': _NODE_LIFECYCLE,
+    'TestTaintNodeByCondition/memory pressure node': _NODE_LIFECYCLE,
+    'TestTaintNodeByCondition/disk pressure node': _NODE_LIFECYCLE,
+    'TestTaintNodeByCondition/network unavailable and node is ready': _NODE_LIFECYCLE,
+    'TestTaintNodeByCondition/network unavailable and node is not ready': _NODE_LIFECYCLE,
+    'TestTaintNodeByCondition/pid pressure node': _NODE_LIFECYCLE,
+    'TestTaintNodeByCondition/multi taints on node': _NODE_LIFECYCLE,
+    'TestTaintNodeByCondition/node with numeric priority-class taint - pods with Gt toleration': _COMPARISON_OPS,
+    'TestTaintNodeByCondition/node with numeric error-rate taint - pods with Lt toleration': _COMPARISON_OPS,
+    'TestTaintNodeByCondition/node with multiple numeric taints - mixed tolerations': _COMPARISON_OPS,
+    'TestTaintNodeByCondition/node with numeric taint - pods with Lt or Gt tolerations, and NoExecute effect': _COMPARISON_OPS,
+    'TestTaintNodeByCondition/node with numeric taint - pods with PreferNoSchedule effect and Gt toleration': _COMPARISON_OPS,
 }
