@@ -47,6 +47,11 @@ _NODE_LIFECYCLE = (
     "its conditions (and PodTolerationRestriction admission) before the scheduler sees it; the shared control plane "
     "runs no controller manager, and TaintToleration on such taints is covered by TestTaintTolerationFilter"
 )
+_FAKE_CLOCK_BACKOFF = (
+    "steps the scheduler's clock (WithClock(fakeClock).Step) past a one-minute backoff, with SchedulerPopFromBackoffQ "
+    "turned off, so that a nominated pod's update lands while it is in backoffQ; kubeberth's run loop reads the real "
+    "clock and its feature gates are the process's (SchedulerPopFromBackoffQ on)"
+)
 
 UNPORTED_INTEGRATION: dict[str, str] = {
     'TestCPGScheduling/TestCPGHierarchicalScheduling': _COMPOSITE,
@@ -143,4 +148,7 @@ UNPORTED_INTEGRATION: dict[str, str] = {
     'TestTaintNodeByCondition/node with multiple numeric taints - mixed tolerations': _COMPARISON_OPS,
     'TestTaintNodeByCondition/node with numeric taint - pods with Lt or Gt tolerations, and NoExecute effect': _COMPARISON_OPS,
     'TestTaintNodeByCondition/node with numeric taint - pods with PreferNoSchedule effect and Gt toleration': _COMPARISON_OPS,
+    # eventhandler/eventhandler_test.go
+    'TestUpdateNominatedNodeName/Preempt nominated pod': _FAKE_CLOCK_BACKOFF,
+    'TestUpdateNominatedNodeName/Remove nominated pod': _FAKE_CLOCK_BACKOFF,
 }

@@ -122,7 +122,8 @@ UPSTREAM_CASES = (
 )
 ROWS = [TABLE[c.split("/", 1)[1]] for c in UPSTREAM_CASES]
 # queue_test.go's other tests ported here: TestSchedulingGates' table (upstream_tables/queue_test.json), TestRequeueByBindFailure.
-UPSTREAM_TESTS = ("TestSchedulingGates", "TestRequeueByBindFailure")  # and rescheduling_test.go's TestReScheduling
+UPSTREAM_TESTS = ("TestSchedulingGates", "TestRequeueByBindFailure")  # and rescheduling_test.go's TestReScheduling,
+UPSTREAM_EVENTHANDLER = ("TestUpdateNodeEvent",)  # eventhandler_test.go's
 GATES = tables("queue_test")["TestSchedulingGates"]
 # Rows whose outcome differs from upstream's (strict xfail), with the reason.
 DIFFERENCES: dict[str, str] = {}
@@ -221,6 +222,26 @@ class reserve:  # noqa: N801 - upstream's plugin name
     def unreserve(self, pod):
         self.numUnreserveCalled += 1
 '''
+# eventhandler_test.go's fooPlugin: a Filter passing a node without taints, or whose first taint the pod
+# tolerates; registers Node/UpdateNodeTaint.
+FOO_PLUGIN = '''"""eventhandler_test.go's fooPlugin."""
+from kubeberth import Status, hookimpl
+
+
+class foo:  # noqa: N801 - upstream's plugin name
+    name = "foo"
+    requeue_on = ("Node/UpdateNodeTaint",)
+
+    @hookimpl
+    def filter_node(self, pod, node):
+        if not node.taints:
+            return None
+        first = node.taints[0]
+        if any(t.tolerates(first.key, first.value, first.effect) for t in pod.tolerations):
+            return None
+        return Status.unschedulable()
+'''
+UPDATE_NODE_EVENT = f"{PROFILE}-update-node-event"
 # TestReScheduling's table (rescheduling_test.go: closures and plugin objects, transcribed): name -> (plugin,
 # statusCode, action, wantFirstSchedulingError, wantScheduled, wantError). Each case a profile of its own (its
 # plugin's counters start at zero, as upstream's Reset does).
@@ -270,11 +291,14 @@ def kubeberth_enqueue(control_plane: LocalControlPlane, sa_kubeconfig: str,
     cfg["profiles"].append({"schedulerName": BIND_FAILURE, "plugins": {"multiPoint": {
         "enabled": [{"name": "firstFailBindPlugin"}], "disabled": [{"name": "DefaultBinder"}]}}})
     cfg["profiles"] += _rescheduling_profiles()
+    cfg["profiles"].append({"schedulerName": UPDATE_NODE_EVENT, "plugins": {"filter": {
+        "enabled": [{"name": "foo"}], "disabled": [{"name": "*"}]}}})
     config.write_text(yaml.safe_dump(cfg))
     plugins = tmp / "plugins"
     plugins.mkdir(mode=0o755)
     (plugins / "first_fail_bind.py").write_text(FIRST_FAIL_BIND)
     (plugins / "rescheduling.py").write_text(RESCHEDULING_PLUGINS)
+    (plugins / "foo.py").write_text(FOO_PLUGIN)
     kb = Kubeberth(control_plane, sa_kubeconfig, config, False, f"kubeberth-enqueue-{suffix()}", plugins_dir=plugins)
     try:
         kb.wait_ready()
@@ -897,3 +921,27 @@ def test_TestReScheduling(case: Case, name: str) -> None:  # noqa: N802 - the up
     case.cleanup()
     case.node_names.clear()
     _wait_nodes_forgotten(case.kb, base_delete, created)
+
+
+def test_TestUpdateNodeEvent(case: Case) -> None:  # noqa: N802 - the upstream name
+    """eventhandler_test.go: node-0 tainted node.kubernetes.io/unschedulable:NoSchedule; test-pod (no tolerations)
+    rejected by fooPlugin (Filter: every other filter disabled); the node updated, a label added and its taints
+    removed (one update: UpdateNodeLabel and UpdateNodeTaint), and the pod is scheduled."""
+    case.rename_nodes(["node-0"])
+    real = case.node_name("node-0")
+    case.node({**make_node("node-0", labels={"kubernetes.io/hostname": real},
+                           taints=[{"key": "node.kubernetes.io/unschedulable", "effect": "NoSchedule"}])})
+    ns = case.ns("test-event")
+    pod = {"metadata": {"name": "test-pod"}, "spec": {"containers": [{"name": "test-pod", "image": PAUSE}]}}
+    case.pod(pod, ns, scheduler=UPDATE_NODE_EVENT)
+    case.wait_unschedulable(ns, "test-pod")
+    assert "foo" in json.dumps((_decision(case.kb, ns, "test-pod") or {}).get("rejected"))
+    node = case.api.call("GET", f"/api/v1/nodes/{real}")
+    node["metadata"]["labels"]["foo"] = "bar"
+    node["spec"]["taints"] = None
+    case.api.call("PUT", f"/api/v1/nodes/{real}", node)
+    case.wait_scheduled(ns, "test-pod")
+    base = _handled(case.kb)["NodeDelete"]
+    case.cleanup()
+    case.node_names.clear()
+    _wait_nodes_forgotten(case.kb, base, 1)
