@@ -52,6 +52,10 @@ _FAKE_CLOCK_BACKOFF = (
     "turned off, so that a nominated pod's update lands while it is in backoffQ; kubeberth's run loop reads the real "
     "clock and its feature gates are the process's (SchedulerPopFromBackoffQ on)"
 )
+_PRE_QUEUEING_HINTS = (
+    "SchedulerPreQueueingHints (alpha gate, off by default: a PreQueueingHintFn narrowing an event to the pods it "
+    "names) is not implemented"
+)
 
 UNPORTED_INTEGRATION: dict[str, str] = {
     'TestCPGScheduling/TestCPGHierarchicalScheduling': _COMPOSITE,
@@ -151,4 +155,6 @@ UNPORTED_INTEGRATION: dict[str, str] = {
     # eventhandler/eventhandler_test.go
     'TestUpdateNominatedNodeName/Preempt nominated pod': _FAKE_CLOCK_BACKOFF,
     'TestUpdateNominatedNodeName/Remove nominated pod': _FAKE_CLOCK_BACKOFF,
+    # prequeueinghint/prequeueinghint_test.go
+    'TestPreQueueingHintNarrowsPodSet/feature enabled: only targeted pod evaluated': _PRE_QUEUEING_HINTS,
 }

@@ -124,6 +124,7 @@ ROWS = [TABLE[c.split("/", 1)[1]] for c in UPSTREAM_CASES]
 # queue_test.go's other tests ported here: TestSchedulingGates' table (upstream_tables/queue_test.json), TestRequeueByBindFailure.
 UPSTREAM_TESTS = ("TestSchedulingGates", "TestRequeueByBindFailure")  # and rescheduling_test.go's TestReScheduling,
 UPSTREAM_EVENTHANDLER = ("TestUpdateNodeEvent",)  # eventhandler_test.go's
+UPSTREAM_PRE_QUEUEING_HINT = ("TestPreQueueingHintNarrowsPodSet/feature disabled: all pods evaluated",)
 GATES = tables("queue_test")["TestSchedulingGates"]
 # Rows whose outcome differs from upstream's (strict xfail), with the reason.
 DIFFERENCES: dict[str, str] = {}
@@ -242,6 +243,32 @@ class foo:  # noqa: N801 - upstream's plugin name
         return Status.unschedulable()
 '''
 UPDATE_NODE_EVENT = f"{PROFILE}-update-node-event"
+# prequeueinghint_test.go's preQueueingHintPlugin, its PreQueueingHintFn left out (SchedulerPreQueueingHints, alpha,
+# off: the ported case runs with it off); each QueueingHintFn call logged, for the test to count.
+PRE_QUEUEING_HINT_PLUGIN = '''"""prequeueinghint_test.go's preQueueingHintPlugin (its QueueingHintFn calls logged)."""
+import logging
+
+from kubeberth import Status, hookimpl
+
+log = logging.getLogger("PreQueueingHintTestPlugin")
+
+
+class PreQueueingHintTestPlugin:
+    name = "PreQueueingHintTestPlugin"
+    requeue_on = ("Node/UpdateNodeLabel",)
+    queueing_hints = {"Node/UpdateNodeLabel": "queueing_hint"}
+
+    @hookimpl
+    def filter_node(self, node):
+        if node.labels.get("enable-scheduling") == "true":
+            return None
+        return Status.unschedulable("node missing enable-scheduling label")
+
+    def queueing_hint(self, pod, old, new):
+        log.warning("queueingHint called for %s", pod.key)
+        return True
+'''
+PRE_QUEUEING_HINT = f"{PROFILE}-prequeueinghint"
 # TestReScheduling's table (rescheduling_test.go: closures and plugin objects, transcribed): name -> (plugin,
 # statusCode, action, wantFirstSchedulingError, wantScheduled, wantError). Each case a profile of its own (its
 # plugin's counters start at zero, as upstream's Reset does).
@@ -291,6 +318,8 @@ def kubeberth_enqueue(control_plane: LocalControlPlane, sa_kubeconfig: str,
     cfg["profiles"].append({"schedulerName": BIND_FAILURE, "plugins": {"multiPoint": {
         "enabled": [{"name": "firstFailBindPlugin"}], "disabled": [{"name": "DefaultBinder"}]}}})
     cfg["profiles"] += _rescheduling_profiles()
+    cfg["profiles"].append({"schedulerName": PRE_QUEUEING_HINT, "plugins": {"filter": {
+        "enabled": [{"name": "PreQueueingHintTestPlugin"}]}}})
     cfg["profiles"].append({"schedulerName": UPDATE_NODE_EVENT, "plugins": {"filter": {
         "enabled": [{"name": "foo"}], "disabled": [{"name": "*"}]}}})
     config.write_text(yaml.safe_dump(cfg))
@@ -299,6 +328,7 @@ def kubeberth_enqueue(control_plane: LocalControlPlane, sa_kubeconfig: str,
     (plugins / "first_fail_bind.py").write_text(FIRST_FAIL_BIND)
     (plugins / "rescheduling.py").write_text(RESCHEDULING_PLUGINS)
     (plugins / "foo.py").write_text(FOO_PLUGIN)
+    (plugins / "prequeueinghint.py").write_text(PRE_QUEUEING_HINT_PLUGIN)
     kb = Kubeberth(control_plane, sa_kubeconfig, config, False, f"kubeberth-enqueue-{suffix()}", plugins_dir=plugins)
     try:
         kb.wait_ready()
@@ -941,6 +971,40 @@ def test_TestUpdateNodeEvent(case: Case) -> None:  # noqa: N802 - the upstream n
     node["spec"]["taints"] = None
     case.api.call("PUT", f"/api/v1/nodes/{real}", node)
     case.wait_scheduled(ns, "test-pod")
+    base = _handled(case.kb)["NodeDelete"]
+    case.cleanup()
+    case.node_names.clear()
+    _wait_nodes_forgotten(case.kb, base, 1)
+
+
+def test_TestPreQueueingHintNarrowsPodSet_feature_disabled(case: Case) -> None:  # noqa: N802 - the upstream name
+    """TestPreQueueingHintNarrowsPodSet/feature disabled: all pods evaluated. node-1 (cpu 2) lacks the
+    enable-scheduling label, so preQueueingHintPlugin's Filter rejects pod-1..3; a label added to the node
+    (UpdateNodeLabel) has its QueueingHintFn called once per rejected pod: 3 calls (counted in kubeberth's log,
+    from the update on)."""
+    case.rename_nodes(["node-1"])
+    real = case.node_name("node-1")
+    case.node(make_node("node-1", labels={"kubernetes.io/hostname": real}, capacity={"cpu": "2"}))
+    ns = case.ns("prequeueinghint")
+    for i in (1, 2, 3):
+        case.pod({"metadata": {"name": f"pod-{i}"}, "spec": {"containers": [
+            {"name": "c", "image": "pause", "resources": {"requests": {"cpu": "100m"}}}]}}, ns, scheduler=PRE_QUEUEING_HINT)
+    for i in (1, 2, 3):
+        case.wait_unschedulable(ns, f"pod-{i}")
+        wait_for(lambda i=i: (_decision(case.kb, ns, f"pod-{i}") or {}).get("result") == "Unschedulable", 30,
+                 f"pod-{i} rejected", interval=0.02)
+    start = len(case.kb.log_text())
+    base = _handled(case.kb)["NodeUpdate"]
+    node = case.api.call("GET", f"/api/v1/nodes/{real}")
+    node["metadata"]["labels"]["some-label"] = "some-value"
+    case.api.call("PUT", f"/api/v1/nodes/{real}", node)
+    wait_for(lambda: _handled(case.kb)["NodeUpdate"] > base, 30, "the node update handled", interval=0.02)
+    def hint_calls() -> list[str]:
+        return [x for x in case.kb.log_text()[start:].splitlines() if "queueingHint called for" in x and f" {ns}/" in x]
+
+    wait_for(lambda: len(hint_calls()) >= 3, 10, "three hint calls logged", interval=0.02)
+    calls = hint_calls()
+    assert sorted(x.rsplit("/", 1)[1] for x in calls) == ["pod-1", "pod-2", "pod-3"], calls
     base = _handled(case.kb)["NodeDelete"]
     case.cleanup()
     case.node_names.clear()
