@@ -65,14 +65,15 @@ Guard = Callable[[Request], Response | Request]
 
 
 def check_route(check: Callable[[], tuple[bool, str]]) -> Handler:
-    """A probe endpoint: 200 "ok" when check() passes, else 503 with the reason."""
+    """A probe endpoint: 200 "ok" when check() passes, else 500 with the reason (k8s.io/apiserver's healthz
+    handler answers a failed check with http.StatusInternalServerError)."""
 
     def handler() -> tuple[int, str, bytes]:
         try:
             ok, why = check()
         except Exception as exc:  # noqa: BLE001 - a failing check is a failed probe
             ok, why = False, f"check raised {type(exc).__name__}: {exc}"
-        return (200, TEXT, b"ok") if ok else (503, TEXT, why.encode())
+        return (200, TEXT, b"ok") if ok else (500, TEXT, why.encode())
 
     return handler
 

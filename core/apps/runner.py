@@ -18,6 +18,7 @@ import os
 import signal
 import threading
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -44,6 +45,20 @@ from .serving.options import SecureServingOptions
 from .shadow import ShadowController, add_shadow_routes
 
 log = logging.getLogger(__name__)
+
+
+def _passes() -> tuple[bool, str]:
+    """healthz.PingHealthz (and LogHealthz: kubeberth's logging cannot block)."""
+    return True, ""
+
+
+def _all(checks: dict[str, Callable[[], tuple[bool, str]]]) -> tuple[bool, str]:
+    """The endpoint's checks in order; the first failure names its check (kube-scheduler lists each as [-]name)."""
+    for name, check in checks.items():
+        ok, why = check()
+        if not ok:
+            return False, f"[-]{name} failed: {why}"
+    return True, ""
 
 HEARTBEAT_SECONDS = 5.0
 STATUS_FLUSH_SECONDS = 1.0  # on shutdown, before the Lease is released
@@ -199,6 +214,11 @@ class Runner:
             self.http.add_route("/healthz", check_route(self.healthz))
             self.http.add_route("/livez", check_route(self.healthz))
             self.http.add_route("/readyz", check_route(self.readyz))
+            # kube-scheduler's named checks, each at /<endpoint>/<name> (healthz.InstallHandler's layout)
+            for endpoint, checks in (("/healthz", self.live_checks), ("/livez", self.live_checks),
+                                     ("/readyz", self.ready_checks)):
+                for name, check in checks().items():
+                    self.http.add_route(f"{endpoint}/{name}", check_route(check))
             add_observability_routes(self.http, self.observability)
             add_admin_routes(self.http, self.reloader)
             add_shadow_routes(self.http, self.shadow)
@@ -247,21 +267,51 @@ class Runner:
             log.info("dropped %d queued status writes on losing leadership", dropped)
 
     # ---- probes ----------------------------------------------------------------------
+    def live_checks(self) -> dict[str, Callable[[], tuple[bool, str]]]:
+        """/healthz and /livez, by name: kube-scheduler's ping, log and leaderElection (with leader election),
+        and kubeberth's scheduling-loop."""
+        checks = {"ping": _passes, "log": _passes, "scheduling-loop": self._loop_check}
+        if self.elector is not None:
+            checks["leaderElection"] = self._lease_check
+        return checks
+
+    def ready_checks(self) -> dict[str, Callable[[], tuple[bool, str]]]:
+        """/readyz, by name: kube-scheduler's ping, log, sched-handler-sync (the informers synced) and shutdown,
+        and kubeberth's leader-election-observed (with leader election)."""
+        checks = {"ping": _passes, "log": _passes, "sched-handler-sync": self._sync_check,
+                  "shutdown": self._shutdown_check}
+        if self.elector is not None:
+            checks["leader-election-observed"] = self._lease_observed_check
+        return checks
+
     def healthz(self) -> tuple[bool, str]:
+        return _all(self.live_checks())
+
+    def readyz(self) -> tuple[bool, str]:
+        return _all(self.ready_checks())
+
+    def _loop_check(self) -> tuple[bool, str]:
         stalled = time.monotonic() - self._heartbeat
         if stalled > LOOP_STALL_SECONDS:
             return False, f"scheduling loop has not drained events for {stalled:.0f}s"
+        return True, ""
+
+    def _lease_check(self) -> tuple[bool, str]:
         if self.elector is not None and not self.elector.healthy():
             return False, "leader lease not renewed past renewDeadline"
         return True, ""
 
-    def readyz(self) -> tuple[bool, str]:
-        if self.stop_event.is_set():
-            return False, "shutting down"
+    def _shutdown_check(self) -> tuple[bool, str]:
+        return (False, "shutting down") if self.stop_event.is_set() else (True, "")
+
+    def _sync_check(self) -> tuple[bool, str]:
         ready = getattr(self.backend, "ready", None)
         if ready is not None and not ready():
             pending = [k for k, inf in self.backend.informers.items() if not inf.synced.is_set()]
             return False, f"informers not synced: {', '.join(pending)}"
+        return True, ""
+
+    def _lease_observed_check(self) -> tuple[bool, str]:
         if self.elector is not None and not (self.elector.is_leader or self.elector.observed_ok):
             return False, "leader election has not reached the Lease API yet"
         return True, ""

@@ -39,6 +39,7 @@ import urllib.error
 import urllib.request
 from collections import Counter
 from collections.abc import Callable, Iterator
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -125,6 +126,25 @@ ROWS = [TABLE[c.split("/", 1)[1]] for c in UPSTREAM_CASES]
 UPSTREAM_TESTS = ("TestSchedulingGates", "TestRequeueByBindFailure")  # and rescheduling_test.go's TestReScheduling,
 UPSTREAM_EVENTHANDLER = ("TestUpdateNodeEvent",)  # eventhandler_test.go's
 UPSTREAM_PRE_QUEUEING_HINT = ("TestPreQueueingHintNarrowsPodSet/feature disabled: all pods evaluated",)
+# serving/endpoints_test.go's TestEndpointHandlers: name -> (path, useBrokenConfig, wantResponseCode)
+ENDPOINT_HANDLERS = {
+    "/healthz": ("/healthz", False, 200),
+    "/livez": ("/livez", False, 200),
+    "/livez with ping check": ("/livez/ping", False, 200),
+    "/readyz": ("/readyz", False, 200),
+    "/readyz with sched-handler-sync": ("/readyz/sched-handler-sync", False, 200),
+    "/readyz with shutdown": ("/readyz/shutdown", False, 200),
+    "/readyz with broken apiserver": ("/readyz", True, 500),
+}
+UPSTREAM_ENDPOINT_HANDLERS = (
+    "TestEndpointHandlers//healthz",
+    "TestEndpointHandlers//livez",
+    "TestEndpointHandlers//livez with ping check",
+    "TestEndpointHandlers//readyz",
+    "TestEndpointHandlers//readyz with sched-handler-sync",
+    "TestEndpointHandlers//readyz with shutdown",
+    "TestEndpointHandlers//readyz with broken apiserver",
+)
 GATES = tables("queue_test")["TestSchedulingGates"]
 # Rows whose outcome differs from upstream's (strict xfail), with the reason.
 DIFFERENCES: dict[str, str] = {}
@@ -1009,3 +1029,31 @@ def test_TestPreQueueingHintNarrowsPodSet_feature_disabled(case: Case) -> None: 
     case.cleanup()
     case.node_names.clear()
     _wait_nodes_forgotten(case.kb, base, 1)
+
+
+@pytest.mark.parametrize("name", list(ENDPOINT_HANDLERS))
+def test_TestEndpointHandlers(kubeberth_enqueue: Kubeberth, control_plane: LocalControlPlane, sa_kubeconfig: str,
+                              tmp_path: Path, name: str) -> None:  # noqa: N802 - the upstream name
+    """serving/endpoints_test.go: GET the path of a running scheduler (this module's kubeberth, its probe
+    address, where upstream reads kube-scheduler's secure port with the path always allowed); with a kubeconfig
+    pointing at 127.0.0.2 (no API server there: its informers never sync), /readyz answers 500. Upstream retries
+    while sched-handler-sync has not passed yet; the module's kubeberth is ready before its first test."""
+    assert f"TestEndpointHandlers/{name}" in UPSTREAM_ENDPOINT_HANDLERS
+    path, broken, want = ENDPOINT_HANDLERS[name]
+    if not broken:
+        assert _get(kubeberth_enqueue, path)[0] == want
+        return
+    config = tmp_path / "kubeconfig"
+    config.write_text(Path(sa_kubeconfig).read_text().replace("127.0.0.1", "127.0.0.2"))
+    kb = Kubeberth(control_plane, str(config), _config(tmp_path / "config.yaml"), False, f"kubeberth-broken-{suffix()}")
+    try:
+        def answered() -> int:
+            assert kb.proc.poll() is None, kb.log_tail()
+            return kb.probe(path)
+
+        wait_for(answered, 30, f"{path} served", interval=0.05)
+        status, body = _get(kb, path)
+        assert status == want, (status, body)
+        assert b"sched-handler-sync" in body, body
+    finally:
+        kb.stop()
