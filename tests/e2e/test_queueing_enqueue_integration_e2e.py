@@ -24,7 +24,10 @@ SchedulerPopFromBackoffQ a requeued pod is popped from backoffQ at once when act
 Node and other cluster-scoped names carry a per-row suffix (the control plane is shared by the session).
 
 The same kubeberth serves queue_test.go's TestSchedulingGates (table in upstream_tables/queue_test.json) and
-TestRequeueByBindFailure (its test plugin, firstFailBindPlugin, a drop-in of the module's plugins directory).
+TestRequeueByBindFailure, rescheduling_test.go's TestReScheduling, eventhandler_test.go's TestUpdateNodeEvent,
+prequeueinghint_test.go's case with its gate off and serving/endpoints_test.go's TestEndpointHandlers: one
+process for all (a profile per case where a test plugin counts its calls), the test plugins drop-ins of the
+module's plugins directory.
 """
 
 from __future__ import annotations
