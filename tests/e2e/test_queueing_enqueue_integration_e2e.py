@@ -266,6 +266,90 @@ class foo:  # noqa: N801 - upstream's plugin name
         return Status.unschedulable()
 '''
 UPDATE_NODE_EVENT = f"{PROFILE}-update-node-event"
+# nominated_node_name_test.go's test plugins. RunForeverPreBindPlugin runs until the test cancels it; kubeberth
+# cancels a PreBind only for preemption, so here it gives up after 3 s (the nomination is read well before).
+NNN_PLUGINS = '''"""nominated_node_name_test.go's FakePermitPlugin, RunForeverPreBindPlugin and NoNNNPostBindPlugin."""
+import logging
+
+from pydantic import BaseModel
+
+from kubeberth import PermitResult, PreBindPreFlightResult, Status, hookimpl
+
+log = logging.getLogger("NoNNNPostBindPlugin")
+
+
+class PermitArgs(BaseModel):
+    code: str
+
+
+class FakePermitPlugin:
+    name = "FakePermitPlugin"
+    Args = PermitArgs
+
+    def __init__(self, args):
+        self.code = args.code
+
+    @hookimpl
+    def permit(self, pod):
+        return PermitResult.wait(600) if self.code == "Wait" else PermitResult.approve()
+
+
+class RunForeverPreBindPlugin:
+    name = "RunForeverPreBindPlugin"
+
+    @hookimpl
+    def pre_bind_pre_flight(self, pod):
+        return PreBindPreFlightResult(allow_parallel=False)
+
+    @hookimpl
+    def pre_bind(self, state, pod):
+        reason = state.sleep_in_pre_bind(3.0)
+        return Status.error("context cancelled" if reason else "pre-bind cancelled")
+
+
+class NoNNNPostBindPlugin:
+    name = "NoNNNPostBindPlugin"
+
+    @hookimpl
+    def post_bind(self, pod):
+        if pod.nominated_node_name:
+            log.error("PostBind should not set .status.nominatedNodeName for pod %s, but it was set to %s",
+                      pod.key, pod.nominated_node_name)
+'''
+# TestNominatedNodeNameIsSetBeforePreBindAndWaitOnPermit: name -> (the case's plugin at its point, or None;
+# expectNominatedNodeName); NominatedNodeNameForExpectation at kubeberth's default, on (upstream runs both).
+NNN_CASES: dict[str, tuple[tuple[str, str, dict[str, str]] | None, bool]] = {
+    "NominatedNodeName is put if PreBindPlugin will run": (("preBind", "RunForeverPreBindPlugin", {}), True),
+    "NominatedNodeName is put if PermitPlugin will run at WaitOnPermit":
+        (("permit", "FakePermitPlugin", {"code": "Wait"}), True),
+    "NominatedNodeName is not put if PermitPlugin won't run at WaitOnPermit":
+        (("permit", "FakePermitPlugin", {"code": "Success"}), False),
+    "NominatedNodeName is not put if PermitPlugin nor PreBindPlugin will run": (None, False),
+}
+UPSTREAM_NNN = (
+    "TestNominatedNodeNameIsSetBeforePreBindAndWaitOnPermit/NominatedNodeName is put if PreBindPlugin will run",
+    "TestNominatedNodeNameIsSetBeforePreBindAndWaitOnPermit/NominatedNodeName is put if PermitPlugin will run at WaitOnPermit",
+    "TestNominatedNodeNameIsSetBeforePreBindAndWaitOnPermit/NominatedNodeName is not put if PermitPlugin won't run at WaitOnPermit",
+    "TestNominatedNodeNameIsSetBeforePreBindAndWaitOnPermit/NominatedNodeName is not put if PermitPlugin nor PreBindPlugin will run",
+)
+
+
+def _nnn_profile(i: int) -> str:
+    return f"{PROFILE}-nnn-{i}"
+
+
+def _nnn_profiles() -> list[dict[str, Any]]:
+    """InitRegistryAndConfig: NoNNNPostBindPlugin at postBind, the case's plugin at its point."""
+    out = []
+    for i, (plugin, _want) in enumerate(NNN_CASES.values()):
+        points: dict[str, Any] = {"postBind": {"enabled": [{"name": "NoNNNPostBindPlugin"}]}}
+        profile: dict[str, Any] = {"schedulerName": _nnn_profile(i), "plugins": points}
+        if plugin is not None:
+            points[plugin[0]] = {"enabled": [{"name": plugin[1]}]}
+            if plugin[2]:
+                profile["pluginConfig"] = [{"name": plugin[1], "args": plugin[2]}]
+        out.append(profile)
+    return out
 # prequeueinghint_test.go's preQueueingHintPlugin, its PreQueueingHintFn left out (SchedulerPreQueueingHints, alpha,
 # off: the ported case runs with it off); each QueueingHintFn call logged, for the test to count.
 PRE_QUEUEING_HINT_PLUGIN = '''"""prequeueinghint_test.go's preQueueingHintPlugin (its QueueingHintFn calls logged)."""
@@ -340,7 +424,7 @@ def kubeberth_enqueue(control_plane: LocalControlPlane, sa_kubeconfig: str,
     cfg = yaml.safe_load(config.read_text())
     cfg["profiles"].append({"schedulerName": BIND_FAILURE, "plugins": {"multiPoint": {
         "enabled": [{"name": "firstFailBindPlugin"}], "disabled": [{"name": "DefaultBinder"}]}}})
-    cfg["profiles"] += _rescheduling_profiles()
+    cfg["profiles"] += _rescheduling_profiles() + _nnn_profiles()
     cfg["profiles"].append({"schedulerName": PRE_QUEUEING_HINT, "plugins": {"filter": {
         "enabled": [{"name": "PreQueueingHintTestPlugin"}]}}})
     cfg["profiles"].append({"schedulerName": UPDATE_NODE_EVENT, "plugins": {"filter": {
@@ -351,6 +435,7 @@ def kubeberth_enqueue(control_plane: LocalControlPlane, sa_kubeconfig: str,
     (plugins / "first_fail_bind.py").write_text(FIRST_FAIL_BIND)
     (plugins / "rescheduling.py").write_text(RESCHEDULING_PLUGINS)
     (plugins / "foo.py").write_text(FOO_PLUGIN)
+    (plugins / "nnn.py").write_text(NNN_PLUGINS)
     (plugins / "prequeueinghint.py").write_text(PRE_QUEUEING_HINT_PLUGIN)
     kb = Kubeberth(control_plane, sa_kubeconfig, config, False, f"kubeberth-enqueue-{suffix()}", plugins_dir=plugins)
     try:
@@ -853,6 +938,40 @@ def _forget(r: Row) -> None:
 
 def _wait_nodes_forgotten(kb: Kubeberth, base: int, count: int) -> None:
     wait_for(lambda: _handled(kb)["NodeDelete"] - base >= count, 30, "nodes deleted", interval=0.02)
+
+
+@pytest.mark.parametrize("name", list(NNN_CASES))
+def test_TestNominatedNodeNameIsSetBeforePreBindAndWaitOnPermit(case: Case, name: str) -> None:  # noqa: N802
+    """Ten nodes (in kubeberth's cache first); test-pod: with a PreBind that will run, or a Permit that waits, its
+    status.nominatedNodeName is set (upstream waits 1 s; 10 s here, on a shared 2-core machine); with neither, it is
+    scheduled, and NoNNNPostBindPlugin saw no nomination at PostBind. NominatedNodeNameForExpectation is on (its
+    default; upstream also runs it off)."""
+    assert f"TestNominatedNodeNameIsSetBeforePreBindAndWaitOnPermit/{name}" in UPSTREAM_NNN
+    i = list(NNN_CASES).index(name)
+    want_nnn = NNN_CASES[name][1]
+    nodes = [f"test-node-{n}" for n in range(10)]
+    case.rename_nodes(nodes)
+    base = _handled(case.kb)
+    for node in nodes:
+        case.node(make_node(node, labels={"kubernetes.io/hostname": case.node_name(node)}))
+    wait_for(lambda: _handled(case.kb)["NodeAdd"] - base["NodeAdd"] >= 10, 30, "nodes in kubeberth's cache",
+             interval=0.02)
+    ns = case.ns("nnn-test")
+    start = len(case.kb.log_text())
+    pause = {"metadata": {"name": "test-pod"}, "spec": {"containers": [{"name": "test-pod", "image": PAUSE}]}}
+    case.pod(pause, ns, scheduler=_nnn_profile(i))
+    if want_nnn:
+        wait_for(lambda: (case.get(ns, "test-pod").get("status") or {}).get("nominatedNodeName"), 10,
+                 "status.nominatedNodeName", interval=0.02)
+        assert not case.get(ns, "test-pod")["spec"].get("nodeName")
+    else:
+        case.wait_scheduled(ns, "test-pod")
+        wait_for(lambda: f"bound {ns}/test-pod" in case.kb.log_text()[start:], 10, "the binding logged", interval=0.02)
+    assert "PostBind should not set" not in case.kb.log_text()[start:]
+    base_delete = _handled(case.kb)["NodeDelete"]
+    case.cleanup()
+    case.node_names.clear()
+    _wait_nodes_forgotten(case.kb, base_delete, 10)
 
 
 @pytest.mark.parametrize("tc", cases(GATES, "TestSchedulingGates", {}))
