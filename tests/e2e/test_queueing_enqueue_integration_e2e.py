@@ -316,6 +316,140 @@ class NoNNNPostBindPlugin:
             log.error("PostBind should not set .status.nominatedNodeName for pod %s, but it was set to %s",
                       pod.key, pod.nominated_node_name)
 '''
+# plugins_test.go's PreFilterPlugin, FilterPlugin, PreScorePlugin and ScorePlugin: each call logged (for the
+# test's call counts), failFilter & co from the case's pluginConfig.
+EXTENSION_PLUGINS = '''"""plugins_test.go's PreFilterPlugin, FilterPlugin, PreScorePlugin and ScorePlugin."""
+import logging
+
+from pydantic import BaseModel
+
+from kubeberth import PreFilterResult, Status, hookimpl
+
+log = logging.getLogger("plugins_test")
+
+
+class Args(BaseModel):
+    fail: bool = False
+    reject: bool = False
+    nodes: list[str] = []
+
+
+class PreFilterPlugin:
+    name = "prefilter-plugin"
+    Args = Args
+
+    def __init__(self, args):
+        self.args = args
+
+    @hookimpl
+    def pre_filter(self, pod):
+        log.warning("%s called for %s", self.name, pod.key)
+        if self.args.fail:
+            return Status.error(f"injecting failure for pod {pod.name}")
+        if self.args.reject:
+            return Status.unschedulable(f"reject pod {pod.name}")
+        if self.args.nodes:
+            return PreFilterResult(node_names=frozenset(self.args.nodes))
+        return None
+
+
+class FilterPlugin:
+    name = "filter-plugin"
+    Args = Args
+
+    def __init__(self, args):
+        self.args = args
+
+    @hookimpl
+    def filter_node(self, pod, node):
+        log.warning("%s called for %s", self.name, pod.key)
+        if self.args.fail:
+            return Status.error(f"injecting failure for pod {pod.name}")
+        return None
+
+
+class PreScorePlugin:
+    name = "prescore-plugin"
+    Args = Args
+
+    def __init__(self, args):
+        self.args = args
+
+    @hookimpl
+    def pre_score(self, pod):
+        log.warning("%s called for %s", self.name, pod.key)
+        if self.args.fail:
+            return Status.error(f"injecting failure for pod {pod.name}")
+        return None
+
+
+class ScorePlugin:
+    name = "score-plugin"
+    Args = Args
+
+    def __init__(self, args):
+        self.args, self.numScoreCalled = args, 0
+
+    @hookimpl
+    def score_node(self, pod, node):
+        self.numScoreCalled += 1
+        log.warning("%s called for %s", self.name, pod.key)
+        if self.args.fail:
+            raise RuntimeError(f"injecting failure for pod {pod.name}")
+        if self.numScoreCalled == 1:  # the first node is scored the highest, the rest lower
+            log.warning("%s highScoreNode %s for %s", self.name, node.name, pod.key)
+            return 100
+        return 1
+'''
+# plugins_test.go's cases of those four: (test, case) -> (plugin, extension point, args, nodes, outcome)
+EXTENSION_CASES: dict[tuple[str, str], tuple[str, str, dict[str, Any], int, str]] = {
+    ("TestPreFilterPlugin", "disable fail and reject flags"): ("prefilter-plugin", "preFilter", {}, 2, "scheduled"),
+    ("TestPreFilterPlugin", "enable fail and disable reject flags"):
+        ("prefilter-plugin", "preFilter", {"fail": True}, 2, "error"),
+    ("TestPreFilterPlugin", "disable fail and enable reject flags"):
+        ("prefilter-plugin", "preFilter", {"reject": True}, 2, "unschedulable"),
+    ("TestPreFilterPlugin", "inject legal node names in PreFilterResult"):
+        ("prefilter-plugin", "preFilter", {"nodes": ["test-node-0", "test-node-1"]}, 2, "scheduled"),
+    ("TestPreFilterPlugin", "inject legal and illegal node names in PreFilterResult"):
+        ("prefilter-plugin", "preFilter", {"nodes": ["test-node-0", "non-existent-node"]}, 2, "scheduled"),
+    ("TestFilterPlugin", "fail filter plugin"): ("filter-plugin", "filter", {"fail": True}, 1, "error"),
+    ("TestFilterPlugin", "do not fail filter plugin"): ("filter-plugin", "filter", {}, 1, "scheduled"),
+    ("TestPreScorePlugin", "fail preScore plugin"): ("prescore-plugin", "preScore", {"fail": True}, 2, "error"),
+    ("TestPreScorePlugin", "do not fail preScore plugin"): ("prescore-plugin", "preScore", {}, 2, "scheduled"),
+    ("TestScorePlugin", "fail score plugin"): ("score-plugin", "score", {"fail": True}, 10, "error"),
+    ("TestScorePlugin", "do not fail score plugin"): ("score-plugin", "score", {}, 10, "scheduled"),
+}
+UPSTREAM_EXTENSION_CASES = (
+    "TestPreFilterPlugin/disable fail and reject flags",
+    "TestPreFilterPlugin/enable fail and disable reject flags",
+    "TestPreFilterPlugin/disable fail and enable reject flags",
+    "TestPreFilterPlugin/inject legal node names in PreFilterResult",
+    "TestPreFilterPlugin/inject legal and illegal node names in PreFilterResult",
+    "TestFilterPlugin/fail filter plugin",
+    "TestFilterPlugin/do not fail filter plugin",
+    "TestPreScorePlugin/fail preScore plugin",
+    "TestPreScorePlugin/do not fail preScore plugin",
+    "TestScorePlugin/fail score plugin",
+    "TestScorePlugin/do not fail score plugin",
+)
+
+
+def _extension_node(name: str, i: int) -> str:
+    """A node of extension case `i`: a fixed name, as its PreFilterResult names it in the configuration."""
+    return f"{name}-ext{i}"
+
+
+def _extension_profiles() -> list[dict[str, Any]]:
+    """initRegistryAndConfig: the default plugins, and the case's plugin at its extension point."""
+    out = []
+    for i, (plugin, point, args, _nodes, _outcome) in enumerate(EXTENSION_CASES.values()):
+        args = {**args, "nodes": [_extension_node(n, i) if n.startswith("test-node") else n
+                                  for n in args.get("nodes", [])]}
+        out.append({"schedulerName": f"{PROFILE}-ext-{i}", "plugins": {point: {"enabled": [{"name": plugin}]}},
+                    "pluginConfig": [{"name": plugin, "args": args}]})
+    return out
+
+
 # TestNominatedNodeNameIsSetBeforePreBindAndWaitOnPermit: name -> (the case's plugin at its point, or None;
 # expectNominatedNodeName); NominatedNodeNameForExpectation at kubeberth's default, on (upstream runs both).
 NNN_CASES: dict[str, tuple[tuple[str, str, dict[str, str]] | None, bool]] = {
@@ -424,7 +558,7 @@ def kubeberth_enqueue(control_plane: LocalControlPlane, sa_kubeconfig: str,
     cfg = yaml.safe_load(config.read_text())
     cfg["profiles"].append({"schedulerName": BIND_FAILURE, "plugins": {"multiPoint": {
         "enabled": [{"name": "firstFailBindPlugin"}], "disabled": [{"name": "DefaultBinder"}]}}})
-    cfg["profiles"] += _rescheduling_profiles() + _nnn_profiles()
+    cfg["profiles"] += _rescheduling_profiles() + _nnn_profiles() + _extension_profiles()
     cfg["profiles"].append({"schedulerName": PRE_QUEUEING_HINT, "plugins": {"filter": {
         "enabled": [{"name": "PreQueueingHintTestPlugin"}]}}})
     cfg["profiles"].append({"schedulerName": UPDATE_NODE_EVENT, "plugins": {"filter": {
@@ -436,6 +570,7 @@ def kubeberth_enqueue(control_plane: LocalControlPlane, sa_kubeconfig: str,
     (plugins / "rescheduling.py").write_text(RESCHEDULING_PLUGINS)
     (plugins / "foo.py").write_text(FOO_PLUGIN)
     (plugins / "nnn.py").write_text(NNN_PLUGINS)
+    (plugins / "extension_points.py").write_text(EXTENSION_PLUGINS)
     (plugins / "prequeueinghint.py").write_text(PRE_QUEUEING_HINT_PLUGIN)
     kb = Kubeberth(control_plane, sa_kubeconfig, config, False, f"kubeberth-enqueue-{suffix()}", plugins_dir=plugins)
     try:
@@ -938,6 +1073,47 @@ def _forget(r: Row) -> None:
 
 def _wait_nodes_forgotten(kb: Kubeberth, base: int, count: int) -> None:
     wait_for(lambda: _handled(kb)["NodeDelete"] - base >= count, 30, "nodes deleted", interval=0.02)
+
+
+@pytest.mark.parametrize("key", list(EXTENSION_CASES), ids=["/".join(k) for k in EXTENSION_CASES])
+def test_plugins_extension_points(case: Case, key: tuple[str, str]) -> None:
+    """plugins_test.go's TestPreFilterPlugin, TestFilterPlugin, TestPreScorePlugin and TestScorePlugin: the case's
+    nodes (st.MakeNode, in kubeberth's cache first), a pause pod; it is scheduled, unschedulable, or has a scheduling
+    error; the plugin was called (once per node for FilterPlugin with one node and a scheduled pod); ScorePlugin's
+    pod lands on the node it scored first."""
+    assert "/".join(key) in UPSTREAM_EXTENSION_CASES
+    i = list(EXTENSION_CASES).index(key)
+    plugin, _point, _args, count, outcome = EXTENSION_CASES[key]
+    nodes = [f"test-node-{n}" for n in range(count)]
+    case.node_names.update({n: _extension_node(n, i) for n in nodes})
+    base = _handled(case.kb)
+    for node in nodes:
+        case.node(make_node(node, labels={"kubernetes.io/hostname": case.node_name(node)}))
+    wait_for(lambda: _handled(case.kb)["NodeAdd"] - base["NodeAdd"] >= count, 30, "nodes in kubeberth's cache",
+             interval=0.02)
+    ns = case.ns(key[0].removeprefix("Test").lower())
+    start = len(case.kb.log_text())
+    case.pod({"metadata": {"name": "test-pod"}, "spec": {"containers": [{"name": "test-pod", "image": PAUSE}]}},
+             ns, scheduler=f"{PROFILE}-ext-{i}")
+    node = ""
+    if outcome == "scheduled":
+        node = case.wait_scheduled(ns, "test-pod")
+    elif outcome == "unschedulable":
+        case.wait_unschedulable(ns, "test-pod")
+    else:
+        _scheduling_error(case, ns, "test-pod")
+    calls = [x for x in case.kb.log_text()[start:].splitlines() if f"{plugin} called for {ns}/test-pod" in x]
+    assert calls, f"{plugin} was not called"
+    if key == ("TestFilterPlugin", "do not fail filter plugin"):
+        assert len(calls) == 1, calls
+    if key == ("TestScorePlugin", "do not fail score plugin"):
+        high = [x.split("highScoreNode ", 1)[1].split(" ", 1)[0] for x in case.kb.log_text()[start:].splitlines()
+                if "highScoreNode" in x and f" for {ns}/test-pod" in x]
+        assert high == [node], (high, node)
+    base_delete = _handled(case.kb)["NodeDelete"]
+    case.cleanup()
+    case.node_names.clear()
+    _wait_nodes_forgotten(case.kb, base_delete, count)
 
 
 @pytest.mark.parametrize("name", list(NNN_CASES))
