@@ -11,6 +11,7 @@ JSON (tests/e2e/upstream_tables/); the test procedures (create, wait, expect) ar
         TestUnschedulablePodBecomesSchedulable TestNodeDeclaredFeaturesFilter  # tables left out (transcribed)
     python scripts/upstream_integration_tables.py queueing/queue.go tests/e2e/upstream_tables/queueing.json \
         --var CoreResourceEnqueueTestCases  # a package-level table (its struct's fields written lowerCamel)
+    python scripts/upstream_integration_tables.py queueing/queue_test.go tests/e2e/upstream_tables/queue_test.json
 
 A package-level `var NAME = []*Case{...}` table (--var NAME) is dumped with the file's type and const
 declarations; its closures (trigger functions, which call the API) are left out as null and transcribed.
