@@ -318,12 +318,13 @@ class NoNNNPostBindPlugin:
 '''
 # plugins_test.go's PreFilterPlugin, FilterPlugin, PreScorePlugin and ScorePlugin: each call logged (for the
 # test's call counts), failFilter & co from the case's pluginConfig.
-EXTENSION_PLUGINS = '''"""plugins_test.go's PreFilterPlugin, FilterPlugin, PreScorePlugin and ScorePlugin."""
+EXTENSION_PLUGINS = '''"""plugins_test.go's PreFilterPlugin, FilterPlugin, PreScorePlugin, ScorePlugin, ReservePlugin, PreBindPlugin
+and PostBindPlugin."""
 import logging
 
 from pydantic import BaseModel
 
-from kubeberth import PreFilterResult, Status, hookimpl
+from kubeberth import PreBindPreFlightResult, PreFilterResult, Status, hookimpl
 
 log = logging.getLogger("plugins_test")
 
@@ -383,6 +384,52 @@ class PreScorePlugin:
         return None
 
 
+class ReservePlugin:
+    name = "reserve-plugin"
+    Args = Args
+
+    def __init__(self, args):
+        self.args = args
+
+    @hookimpl
+    def reserve(self, pod):
+        log.warning("%s called for %s", self.name, pod.key)
+        if self.args.fail:
+            return Status.error(f"injecting failure for pod {pod.name}")
+        return None
+
+    @hookimpl
+    def unreserve(self, pod):
+        pass
+
+
+class PreBindPlugin:
+    name = "prebind-plugin"
+    Args = Args
+
+    def __init__(self, args):
+        self.args = args
+
+    @hookimpl
+    def pre_bind_pre_flight(self, pod):
+        return PreBindPreFlightResult(allow_parallel=False)
+
+    @hookimpl
+    def pre_bind(self, pod):
+        log.warning("%s called for %s", self.name, pod.key)
+        if self.args.fail:
+            return Status.error(f"injecting failure for pod {pod.name}")
+        return None
+
+
+class PostBindPlugin:
+    name = "postbind-plugin"
+
+    @hookimpl
+    def post_bind(self, pod):
+        log.warning("%s called for %s", self.name, pod.key)
+
+
 class ScorePlugin:
     name = "score-plugin"
     Args = Args
@@ -418,7 +465,13 @@ EXTENSION_CASES: dict[tuple[str, str], tuple[str, str, dict[str, Any], int, str]
     ("TestPreScorePlugin", "do not fail preScore plugin"): ("prescore-plugin", "preScore", {}, 2, "scheduled"),
     ("TestScorePlugin", "fail score plugin"): ("score-plugin", "score", {"fail": True}, 10, "error"),
     ("TestScorePlugin", "do not fail score plugin"): ("score-plugin", "score", {}, 10, "scheduled"),
+    ("TestReservePluginReserve", "fail reserve plugin"): ("reserve-plugin", "reserve", {"fail": True}, 2, "error"),
+    ("TestReservePluginReserve", "do not fail reserve plugin"): ("reserve-plugin", "reserve", {}, 2, "scheduled"),
+    # with postbind-plugin at postBind (POST_BIND_CASES)
+    ("TestPostBindPlugin", "plugin preBind fail"): ("prebind-plugin", "preBind", {"fail": True}, 2, "error"),
+    ("TestPostBindPlugin", "plugin preBind do not fail"): ("prebind-plugin", "preBind", {}, 2, "scheduled"),
 }
+POST_BIND_CASES = ("TestPostBindPlugin",)
 UPSTREAM_EXTENSION_CASES = (
     "TestPreFilterPlugin/disable fail and reject flags",
     "TestPreFilterPlugin/enable fail and disable reject flags",
@@ -431,6 +484,10 @@ UPSTREAM_EXTENSION_CASES = (
     "TestPreScorePlugin/do not fail preScore plugin",
     "TestScorePlugin/fail score plugin",
     "TestScorePlugin/do not fail score plugin",
+    "TestReservePluginReserve/fail reserve plugin",
+    "TestReservePluginReserve/do not fail reserve plugin",
+    "TestPostBindPlugin/plugin preBind fail",
+    "TestPostBindPlugin/plugin preBind do not fail",
 )
 
 
@@ -445,7 +502,10 @@ def _extension_profiles() -> list[dict[str, Any]]:
     for i, (plugin, point, args, _nodes, _outcome) in enumerate(EXTENSION_CASES.values()):
         args = {**args, "nodes": [_extension_node(n, i) if n.startswith("test-node") else n
                                   for n in args.get("nodes", [])]}
-        out.append({"schedulerName": f"{PROFILE}-ext-{i}", "plugins": {point: {"enabled": [{"name": plugin}]}},
+        points = {point: {"enabled": [{"name": plugin}]}}
+        if list(EXTENSION_CASES)[i][0] in POST_BIND_CASES:
+            points["postBind"] = {"enabled": [{"name": "postbind-plugin"}]}
+        out.append({"schedulerName": f"{PROFILE}-ext-{i}", "plugins": points,
                     "pluginConfig": [{"name": plugin, "args": args}]})
     return out
 
@@ -1077,10 +1137,11 @@ def _wait_nodes_forgotten(kb: Kubeberth, base: int, count: int) -> None:
 
 @pytest.mark.parametrize("key", list(EXTENSION_CASES), ids=["/".join(k) for k in EXTENSION_CASES])
 def test_plugins_extension_points(case: Case, key: tuple[str, str]) -> None:
-    """plugins_test.go's TestPreFilterPlugin, TestFilterPlugin, TestPreScorePlugin and TestScorePlugin: the case's
-    nodes (st.MakeNode, in kubeberth's cache first), a pause pod; it is scheduled, unschedulable, or has a scheduling
-    error; the plugin was called (once per node for FilterPlugin with one node and a scheduled pod); ScorePlugin's
-    pod lands on the node it scored first."""
+    """plugins_test.go's TestPreFilterPlugin, TestFilterPlugin, TestPreScorePlugin, TestScorePlugin,
+    TestReservePluginReserve and TestPostBindPlugin: the case's nodes (st.MakeNode, in kubeberth's cache first), a
+    pause pod; it is scheduled, unschedulable, or has a scheduling error; the plugin was called (once per node for
+    FilterPlugin with one node and a scheduled pod); ScorePlugin's pod lands on the node it scored first;
+    PostBindPlugin is called after a bind, not after a PreBind failure."""
     assert "/".join(key) in UPSTREAM_EXTENSION_CASES
     i = list(EXTENSION_CASES).index(key)
     plugin, _point, _args, count, outcome = EXTENSION_CASES[key]
@@ -1104,6 +1165,13 @@ def test_plugins_extension_points(case: Case, key: tuple[str, str]) -> None:
         _scheduling_error(case, ns, "test-pod")
     calls = [x for x in case.kb.log_text()[start:].splitlines() if f"{plugin} called for {ns}/test-pod" in x]
     assert calls, f"{plugin} was not called"
+    if key[0] in POST_BIND_CASES:  # PostBind runs after a bind only
+        def post_bound() -> list[str]:
+            return [x for x in case.kb.log_text()[start:].splitlines() if f"postbind-plugin called for {ns}/" in x]
+        if outcome == "scheduled":
+            wait_for(post_bound, 15, "postbind-plugin called", interval=0.02)
+        else:
+            assert post_bound() == []
     if key == ("TestFilterPlugin", "do not fail filter plugin"):
         assert len(calls) == 1, calls
     if key == ("TestScorePlugin", "do not fail score plugin"):
