@@ -332,6 +332,7 @@ log = logging.getLogger("plugins_test")
 class Args(BaseModel):
     fail: bool = False
     reject: bool = False
+    succeedOnRetry: bool = False  # noqa: N815 - upstream's field
     nodes: list[str] = []
 
 
@@ -357,6 +358,7 @@ class PreFilterPlugin:
 class FilterPlugin:
     name = "filter-plugin"
     Args = Args
+    requeue_on = ("Pod/Delete",)
 
     def __init__(self, args):
         self.args = args
@@ -366,6 +368,8 @@ class FilterPlugin:
         log.warning("%s called for %s", self.name, pod.key)
         if self.args.fail:
             return Status.error(f"injecting failure for pod {pod.name}")
+        if self.args.reject:
+            return Status.unschedulable(f"reject pod {pod.name}")
         return None
 
 
@@ -408,7 +412,7 @@ class PreBindPlugin:
     Args = Args
 
     def __init__(self, args):
-        self.args = args
+        self.args, self.podUIDs = args, set()
 
     @hookimpl
     def pre_bind_pre_flight(self, pod):
@@ -417,8 +421,13 @@ class PreBindPlugin:
     @hookimpl
     def pre_bind(self, pod):
         log.warning("%s called for %s", self.name, pod.key)
+        if pod.uid in self.podUIDs and self.args.succeedOnRetry:
+            return None
+        self.podUIDs.add(pod.uid)
         if self.args.fail:
             return Status.error(f"injecting failure for pod {pod.name}")
+        if self.args.reject:
+            return Status.unschedulable(f"reject pod {pod.name}")
         return None
 
 
@@ -472,6 +481,35 @@ EXTENSION_CASES: dict[tuple[str, str], tuple[str, str, dict[str, Any], int, str]
     ("TestPostBindPlugin", "plugin preBind do not fail"): ("prebind-plugin", "preBind", {}, 2, "scheduled"),
 }
 POST_BIND_CASES = ("TestPostBindPlugin",)
+# TestPrebindPlugin: name -> (prebind-plugin's args, with an unschedulable pod of a 2nd scheduler whose filter-plugin
+# rejects every node, outcome); two nodes.
+PREBIND_CASES: dict[str, tuple[dict[str, bool], bool, str]] = {
+    "disable fail and reject flags": ({}, False, "scheduled"),
+    "enable fail and disable reject flags": ({"fail": True}, False, "error"),
+    "disable fail and enable reject flags": ({"reject": True}, False, "unschedulable"),
+    "enable fail and reject flags": ({"fail": True, "reject": True}, False, "error"),
+    "fail on 1st try but succeed on retry": ({"fail": True, "succeedOnRetry": True}, False, "scheduled"),
+    "failure on preBind moves unschedulable pods": ({"fail": True}, True, "error"),
+}
+UPSTREAM_PREBIND = (
+    "TestPrebindPlugin/disable fail and reject flags",
+    "TestPrebindPlugin/enable fail and disable reject flags",
+    "TestPrebindPlugin/disable fail and enable reject flags",
+    "TestPrebindPlugin/enable fail and reject flags",
+    "TestPrebindPlugin/fail on 1st try but succeed on retry",
+    "TestPrebindPlugin/failure on preBind moves unschedulable pods",
+)
+
+
+def _prebind_profiles() -> list[dict[str, Any]]:
+    out = []
+    for i, (args, second, _outcome) in enumerate(PREBIND_CASES.values()):
+        out.append({"schedulerName": f"{PROFILE}-prebind-{i}", "plugins": {"preBind": {"enabled": [
+            {"name": "prebind-plugin"}]}}, "pluginConfig": [{"name": "prebind-plugin", "args": args}]})
+        if second:
+            out.append({"schedulerName": f"{PROFILE}-prebind-{i}-2nd", "plugins": {"filter": {"enabled": [
+                {"name": "filter-plugin"}]}}, "pluginConfig": [{"name": "filter-plugin", "args": {"reject": True}}]})
+    return out
 UPSTREAM_EXTENSION_CASES = (
     "TestPreFilterPlugin/disable fail and reject flags",
     "TestPreFilterPlugin/enable fail and disable reject flags",
@@ -618,7 +656,7 @@ def kubeberth_enqueue(control_plane: LocalControlPlane, sa_kubeconfig: str,
     cfg = yaml.safe_load(config.read_text())
     cfg["profiles"].append({"schedulerName": BIND_FAILURE, "plugins": {"multiPoint": {
         "enabled": [{"name": "firstFailBindPlugin"}], "disabled": [{"name": "DefaultBinder"}]}}})
-    cfg["profiles"] += _rescheduling_profiles() + _nnn_profiles() + _extension_profiles()
+    cfg["profiles"] += _rescheduling_profiles() + _nnn_profiles() + _extension_profiles() + _prebind_profiles()
     cfg["profiles"].append({"schedulerName": PRE_QUEUEING_HINT, "plugins": {"filter": {
         "enabled": [{"name": "PreQueueingHintTestPlugin"}]}}})
     cfg["profiles"].append({"schedulerName": UPDATE_NODE_EVENT, "plugins": {"filter": {
@@ -1182,6 +1220,47 @@ def test_plugins_extension_points(case: Case, key: tuple[str, str]) -> None:
     case.cleanup()
     case.node_names.clear()
     _wait_nodes_forgotten(case.kb, base_delete, count)
+
+
+@pytest.mark.parametrize("name", list(PREBIND_CASES))
+def test_TestPrebindPlugin(case: Case, name: str) -> None:  # noqa: N802 - the upstream name
+    """Two nodes; prebind-plugin in the default-scheduler profile, filter-plugin (rejecting) in a 2nd-scheduler one;
+    the unschedulable pod (2nd-scheduler) first, where the case has one; test-pod is scheduled (also after a first
+    PreBind failure, on retry, within 10 s), unschedulable, or has a scheduling error; prebind-plugin was called;
+    a PreBind failure moves the unschedulable pod: filter-plugin has run at least 2 x 2 nodes times for it."""
+    assert f"TestPrebindPlugin/{name}" in UPSTREAM_PREBIND
+    i = list(PREBIND_CASES).index(name)
+    _args, second, outcome = PREBIND_CASES[name]
+    nodes = ["test-node-0", "test-node-1"]
+    case.rename_nodes(nodes)
+    base = _handled(case.kb)
+    for node in nodes:
+        case.node(make_node(node, labels={"kubernetes.io/hostname": case.node_name(node)}))
+    wait_for(lambda: _handled(case.kb)["NodeAdd"] - base["NodeAdd"] >= 2, 30, "nodes in kubeberth's cache",
+             interval=0.02)
+    ns = case.ns("prebind-plugin")
+    start = len(case.kb.log_text())
+    pause = {"metadata": {"name": "test-pod"}, "spec": {"containers": [{"name": "test-pod", "image": PAUSE}]}}
+    if second:
+        other = {"metadata": {"name": "unschedulable-pod"}, "spec": {"containers": [{"name": "con0", "image": PAUSE}]}}
+        case.pod(other, ns, scheduler=f"{PROFILE}-prebind-{i}-2nd")
+    case.pod(pause, ns, scheduler=f"{PROFILE}-prebind-{i}")
+    if outcome == "scheduled":
+        case.wait_scheduled(ns, "test-pod")
+    elif outcome == "unschedulable":
+        case.wait_unschedulable(ns, "test-pod")
+    else:
+        _scheduling_error(case, ns, "test-pod")
+    log = case.kb.log_text()[start:]
+    assert f"prebind-plugin called for {ns}/test-pod" in log
+    if second:
+        def filtered() -> int:
+            return case.kb.log_text()[start:].count(f"filter-plugin called for {ns}/unschedulable-pod")
+        wait_for(lambda: filtered() >= 2 * len(nodes), 15, "the unschedulable pod retried", interval=0.02)
+    base_delete = _handled(case.kb)["NodeDelete"]
+    case.cleanup()
+    case.node_names.clear()
+    _wait_nodes_forgotten(case.kb, base_delete, 2)
 
 
 @pytest.mark.parametrize("name", list(NNN_CASES))
