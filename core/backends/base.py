@@ -83,6 +83,13 @@ class PodGone(LookupError):
     """
 
 
+class BackendUnavailable(ConnectionError):
+    """The API could not take a write: unreachable, overloaded (429, 5xx), or this replica may not
+    write (not the leader). Backends return it as the `err` of a bind's Error status: the
+    environment failed, not the plugins, so a reload's probation does not count it against them.
+    """
+
+
 @dataclass(frozen=True)
 class ObjectRef:
     """An object other than a pod that the scheduler records events about (the Lease it leads

@@ -14,7 +14,7 @@ from typing import Any
 
 from ..api.status import Code, Status
 from ..api.types import CycleState, PreBindCancellation
-from ..backends.base import PodGone
+from ..backends.base import BackendUnavailable, PodGone
 from ..cache.podinfo import PodInfo
 from ..runtime.framework import Framework
 from ..runtime.records import CycleRecord, Diagnosis
@@ -167,6 +167,8 @@ class BindingCycle(SchedulerState):
         }
         if nominated:
             binding["nominated"] = nominated
+        if isinstance(status.err, BackendUnavailable):
+            binding["unavailable"] = True  # the API failed, not the plugins (a probation does not count it)
         self.submit(BindingDone(entry, fw, handle, state, node, status, record, binding))
 
     def _wait_and_pre_bind(

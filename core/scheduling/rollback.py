@@ -5,7 +5,8 @@ Scheduler observer, after the cycle, a few integer additions). After a swap the 
 on probation for `window_seconds`; once it has made `min_attempts` attempts, it is rolled back if
 
 - its plugin Error rate (attempts ending in Error, in scheduling or binding) exceeds
-  `max_error_rate`, or
+  `max_error_rate` (a bind that failed because the API server was unreachable, overloaded or
+  this replica lost the lead is the environment's error, not the plugins': it is not counted), or
 - its unschedulable rate exceeds the baseline (the rate of the last generation that ran long
   enough to measure) by more than `unschedulable_margin`;
 
@@ -58,6 +59,7 @@ class Health:
 
     attempts: int = 0
     errors: int = 0
+    unavailable: int = 0  # binding errors of an unavailable API (not counted as errors)
     unschedulable: int = 0
     error_plugins: Counter[str] = field(default_factory=Counter)
 
@@ -132,7 +134,9 @@ class RollbackGuard:
         binding = record.binding or {}
         if binding.get("result") == "Error":
             health = self.health.get(record.generation)
-            if health is not None:
+            if health is not None and binding.get("unavailable"):
+                health.unavailable += 1  # the API server was down or refused: not the generation's error
+            elif health is not None:
                 health.errors += 1
                 health.error_plugins[binding.get("plugin") or "unknown"] += 1
                 self._check(record.generation)

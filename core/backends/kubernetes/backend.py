@@ -28,7 +28,16 @@ from typing import Any
 
 from ...api.status import Code, Status
 from ...cache.podinfo import PodInfo
-from ..base import OPTIONAL_KINDS, WATCHED_KINDS, Backend, ClusterEvent, EventSink, ObjectRef, PodGone
+from ..base import (
+    OPTIONAL_KINDS,
+    WATCHED_KINDS,
+    Backend,
+    BackendUnavailable,
+    ClusterEvent,
+    EventSink,
+    ObjectRef,
+    PodGone,
+)
 from .client import ApiError, RawClient, TokenBucket, WriteStats, rfc3339, separate_pool
 from .events import EventRecorder
 from .informer import LIST_ORDER, RESOURCES, Informer, object_path
@@ -207,7 +216,7 @@ class KubernetesBackend(Backend):
     # ---- writes --------------------------------------------------------------------------
     def bind(self, pod: PodInfo, node_name: str) -> Status:
         if not self.writes_allowed.is_set():
-            return Status.error("not the leader: binding refused")
+            return Status.error("not the leader: binding refused", err=BackendUnavailable("not the leader"))
         body = {
             "apiVersion": "v1",
             "kind": "Binding",
@@ -223,7 +232,9 @@ class KubernetesBackend(Backend):
                 log.info("binding %s to %s: the pod no longer exists", pod.key, node_name)
                 return Status.error(f"binding rejected: {exc.message}", err=PodGone(pod.key))
             log.info("binding %s to %s failed: %s", pod.key, node_name, exc)
-            return Status.error(f"binding rejected: {exc.message}" if exc.status else f"binding failed: {exc.message}")
+            unavailable = BackendUnavailable(exc.message) if exc.status in (0, 429) or exc.status >= 500 else None
+            return Status.error(f"binding rejected: {exc.message}" if exc.status else f"binding failed: {exc.message}",
+                                err=unavailable)
         self.write_stats.add("binds")
         log.info("bound %s (%s) to %s", pod.key, pod.uid, node_name)
         return Status.success()
