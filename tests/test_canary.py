@@ -323,3 +323,25 @@ def test_a_hanging_candidate_plugin_rolls_the_canary_back_at_once(tmp_path: Path
         bound = run.load.stats.bound
         wait_for(lambda: run.load is not None and run.load.stats.bound > bound + 10, 20, "live pods still bound")
         assert run.generation is live
+
+
+def test_a_bind_the_api_server_refused_for_being_unavailable_is_not_the_candidates_error() -> None:
+    from kubeberth.runtime.records import CycleRecord
+
+    candidate, live = build_generation(), build_generation()
+    verdicts: list[CanaryVerdict] = []
+    run = CanaryRun(candidate, live, CanarySelection.parse(share="50%"), CanaryPolicy(min_pods=5, max_error_rate=0),
+                    lambda _run, verdict: verdicts.append(verdict))
+
+    def bind(result: str, **extra: Any) -> None:
+        record = CycleRecord("ns/p", "uid", "kubeberth", candidate.id)
+        record.binding = {"generation": candidate.id, "result": result, "plugin": "DefaultBinder", **extra}
+        run.binding_done(record)
+
+    bind("Error", unavailable=True)
+    bind("Bound")
+    side = run.counts["canary"]
+    assert (side.health.errors, side.health.unavailable, side.bound, verdicts) == (0, 1, 1, [])
+    bind("Error")
+    assert side.health.errors == 1 and [v.action for v in verdicts] == ["rollback"]
+    assert "plugin 'DefaultBinder'" in verdicts[0].reason

@@ -206,7 +206,7 @@ class SideCounts:
         return {
             "pods": self.pods, "attempts": h.attempts, "scheduled": h.attempts - h.errors - h.unschedulable
             + self.bind_errors, "unschedulable": h.unschedulable, "errors": h.errors, "bind_errors": self.bind_errors,
-            "bound": self.bound, "error_rate": round(h.error_rate, 4), "unschedulable_rate": round(h.unschedulable_rate, 4),
+            "bound": self.bound, "api_unavailable": h.unavailable, "error_rate": round(h.error_rate, 4), "unschedulable_rate": round(h.unschedulable_rate, 4),
             "ms_per_attempt": round(self.seconds * 1000 / h.attempts, 4) if h.attempts else None,
         }
 
@@ -371,6 +371,8 @@ class CanaryRun:
         counts = self.counts[side]
         if binding.get("result") == "Bound":
             counts.bound += 1
+        elif binding.get("result") == "Error" and binding.get("unavailable"):
+            counts.health.unavailable += 1  # the API server was down or refused: neither generation's error
         elif binding.get("result") == "Error":
             counts.bind_errors += 1
             counts.health.errors += 1
