@@ -27,6 +27,7 @@ from kubeberth.backends.claims_store import Claims, ClaimStore  # noqa: E402
 from kubeberth.backends.etcd_claims import EtcdClaimRecords, EtcdOptions, _b64  # noqa: E402
 from kubeberth.cache.podinfo import PodInfo  # noqa: E402
 from kubeberth.errors import ConfigError  # noqa: E402
+from kubeberth.scheduling.ownership import ClaimFilter  # noqa: E402
 
 ETCD = shutil.which("etcd") or "/usr/bin/etcd"
 pytestmark = pytest.mark.skipif(not Path(ETCD).exists(), reason="no etcd binary (scripts/provision-k8s.sh installs it)")
@@ -137,15 +138,15 @@ def test_commit_is_a_transaction_on_the_mod_revision(etcd: Etcd, make_records: C
     a, b = ClaimStore(a_records, "a"), ClaimStore(b_records, "b")
     room = {"cpu": 1000, "pods": 10}  # what the cycle saw left on n1 after its own pod
 
-    assert a.commit(pod("p1"), "n1", frozenset(), room, False, frozenset())[0] == "ok"
+    assert a.commit(pod("p1"), "n1", frozenset(), room, False, ClaimFilter())[0] == "ok"
     stored = etcd.call("kv/range", {"key": _b64(a_records.key("n1"))})["kvs"][0]
     assert int(stored["create_revision"]) == int(stored["mod_revision"])  # created by the create_revision == 0 compare
     # B placed p2 on n1 without knowing p1: its transaction fails on the mod revision, the failure
     # branch hands back the key, and p1 (1 cpu) fits beside p2 in the room B's cycle saw.
-    assert b.commit(pod("p2"), "n1", frozenset(), room, False, frozenset())[0] == "ok"
+    assert b.commit(pod("p2"), "n1", frozenset(), room, False, ClaimFilter())[0] == "ok"
     assert b.stats.snapshot()["retries"] == 1 and b.stats.snapshot()["absorbed"] == 1
     # A third pod, placed by a cycle that knew p1 and saw half a cpu left: p2 does not fit beside it.
-    outcome, message = a.commit(pod("p3"), "n1", frozenset({"uid-p1"}), {"cpu": 500, "pods": 10}, False, frozenset())
+    outcome, message = a.commit(pod("p3"), "n1", frozenset({"uid-p1"}), {"cpu": 500, "pods": 10}, False, ClaimFilter())
     assert outcome == "conflict" and "cpu claimed meanwhile by b" in message, message
     wait(lambda: set(a_records.read("n1").claims) == {"uid-p1", "uid-p2"})
     # A failed bind drops its claim at once.
@@ -168,11 +169,11 @@ def test_watch_tells_others_claims_with_previous_values(make_records: Callable[.
     b_records.listeners.append(listen)
     a, b = ClaimStore(a_records, "a"), ClaimStore(b_records, "b")
     room = {"cpu": 8000, "pods": 10}
-    assert a.commit(pod("x1"), "n2", frozenset(), room, False, frozenset())[0] == "ok"
+    assert a.commit(pod("x1"), "n2", frozenset(), room, False, ClaimFilter())[0] == "ok"
     wait(lambda: any(set(c) == {"uid-x1"} for n, c in heard))
     # B's own commit on n2 changes only B's claims (prev_kv shows it): B's loop is not told.
-    assert b.commit(pod("x2"), "n2", frozenset({"uid-x1"}), room, False, frozenset())[0] == "ok"
-    assert a.commit(pod("x3"), "n3", frozenset(), room, False, frozenset())[0] == "ok"
+    assert b.commit(pod("x2"), "n2", frozenset({"uid-x1"}), room, False, ClaimFilter())[0] == "ok"
+    assert a.commit(pod("x3"), "n3", frozenset(), room, False, ClaimFilter())[0] == "ok"
     wait(lambda: any(n == "n3" for n, _ in heard))
     with lock:
         assert [n for n, _ in heard] == ["n2", "n3"], heard
@@ -184,7 +185,7 @@ def test_resume_after_a_break_and_a_new_list_after_compaction(etcd: Etcd, make_r
     a = ClaimStore(a_records, "a")
     room = {"cpu": 64000, "pods": 100}
     for i in range(3):
-        assert a.commit(pod(f"c{i}"), "n4", frozenset(), room, False, frozenset())[0] == "ok"
+        assert a.commit(pod(f"c{i}"), "n4", frozenset(), room, False, ClaimFilter())[0] == "ok"
     # C listed before those writes; its history is compacted away before its watch starts.
     revision = int(etcd.call("kv/range", {"key": _b64("/")})["header"]["revision"])
     etcd.call("kv/compaction", {"revision": revision, "physical": True})
@@ -196,7 +197,7 @@ def test_resume_after_a_break_and_a_new_list_after_compaction(etcd: Etcd, make_r
     etcd.stop()
     etcd.start()
     wait(lambda: c_records.resumes > resumes, 15)
-    assert a.commit(pod("c9"), "n4", frozenset({f"uid-c{i}" for i in range(3)}), room, False, frozenset())[0] == "ok"
+    assert a.commit(pod("c9"), "n4", frozenset({f"uid-c{i}" for i in range(3)}), room, False, ClaimFilter())[0] == "ok"
     wait(lambda: len(c_records.read("n4").claims) == 4, 15)
     assert c_records.relists == 1
     started = time.monotonic()
@@ -269,7 +270,7 @@ def test_tls_with_a_client_certificate(tmp_path: Path) -> None:
         records.connect()
         records.start()
         store = ClaimStore(records, "a")
-        assert store.commit(pod("t1"), "n1", frozenset(), {"cpu": 1000, "pods": 1}, False, frozenset())[0] == "ok"
+        assert store.commit(pod("t1"), "n1", frozenset(), {"cpu": 1000, "pods": 1}, False, ClaimFilter())[0] == "ok"
         wait(lambda: records is not None and records.read("n1").version is not None)
         # The CA alone (no client certificate) is refused by etcd: one line at the start.
         bare = EtcdClaimRecords(EtcdOptions((server.url,), "/tls", cafile=tls["ca"]), "b")

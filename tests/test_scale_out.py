@@ -13,7 +13,7 @@ import pytest
 from kubeberth.backends.embedded import EmbeddedCluster
 from kubeberth.cache.podinfo import PodInfo
 from kubeberth.runtime.generation import build_generation
-from kubeberth.scheduling.ownership import Ownership, ownership_key
+from kubeberth.scheduling.ownership import ClaimFilter, Ownership, ownership_key
 from kubeberth.scheduling.scale_out import ScaleOut
 from kubeberth.scheduling.scheduler import Scheduler
 
@@ -37,16 +37,18 @@ class MemoryClaims:
     """An in-memory claims store: per node a version and {uid: (replica, expiry)}; commit is the
     same rule as ClaimStore's (a live claim of another replica outside `seen` is a conflict)."""
 
+    ttl = 120.0
+
     def __init__(self, me: str, shared: dict[str, dict[str, tuple[str, float]]]) -> None:
         self.me = me
         self.shared = shared
         self.log: list[tuple[str, str, str]] = []
 
     def commit(self, p: PodInfo, node: str, known: frozenset[str], room: dict[str, int], strict: bool,
-               departed: frozenset[str]) -> tuple[str, str]:
+               counted: ClaimFilter) -> tuple[str, str]:
         claims = self.shared.setdefault(node, {})
-        for uid, (replica, _exp) in claims.items():  # the coarse rule: any news is a conflict
-            if replica != self.me and uid not in known and uid != p.uid and replica not in departed:
+        for uid, (replica, exp) in claims.items():  # the coarse rule: any news is a conflict
+            if replica != self.me and uid not in known and uid != p.uid and counted.counts(replica, exp):
                 self.log.append(("conflict", p.uid, node))
                 return "conflict", f"node {node} claimed by {replica}"
         claims[p.uid] = (self.me, 1e18)
@@ -157,12 +159,12 @@ def test_a_conflict_reruns_the_cycle_without_writing() -> None:
 
         class Racing:
             def commit(self, p: PodInfo, node: str, known: frozenset[str], room: dict[str, int], strict: bool,
-                       departed: frozenset[str]) -> tuple[str, str]:
+                       counted: ClaimFilter) -> tuple[str, str]:
                 if not race.is_set():  # the other replica claims this very node first
                     race.set()
                     shared.setdefault(node, {})["uid-theirs"] = ("b", 1e18)
                     sched.submit(lambda: so.apply_claims(node, dict(shared[node])))
-                return inner.commit(p, node, known, room, strict, departed)
+                return inner.commit(p, node, known, room, strict, counted)
 
             def finished(self, p: PodInfo, node: str, bound: bool) -> None:
                 inner.finished(p, node, bound)
@@ -237,5 +239,38 @@ def test_a_vanished_claim_lingers_until_the_bound_pod_shows() -> None:
         assert "uid-p" in sched.cluster.assumed and "uid-p" not in sched.queue.entries
         so.view.expire(so.clock() + LINGER_SECONDS + 1)
         assert "uid-p" not in sched.cluster.assumed
+    finally:
+        sched.shutdown()
+
+
+def test_claims_left_by_a_replica_never_seen_live_stop_counting_but_a_joiners_count() -> None:
+    """Replicas restarted after the old ones left (a rolling update) never see the old ones live:
+    their claims (kept for the claim TTL) must not hold room. A claim of a replica without a
+    member Lease counts only if made within a lease duration of the observation (a joiner's)."""
+    import time
+
+    from kubeberth.scheduling.ownership import ClaimFilter
+
+    now = time.time()
+    f = ClaimFilter(ttl=120.0)
+    assert f.counts("old", now + 100)  # membership not observed yet: everything counts
+    f = ClaimFilter(alive=frozenset({"a"}), dead_before=now - 15, ttl=120.0)
+    assert not f.counts("old", now - 30 + 120)  # made 30 s ago by a replica with no Lease: dead
+    assert f.counts("joiner", now - 2 + 120)  # made 2 s ago: a replica that may have just joined
+    assert f.counts("a", now - 60 + 120)
+
+    cluster = EmbeddedCluster()
+    cluster.apply(node("n0", cpu="1"))
+    cluster.apply(pod("p"))
+    sched, so = replica("a", {}, cluster, ["a"])
+    sched.start_backend()
+    try:
+        sched.drain_events()
+        so.apply_claims("n0", {"uid-p": ("old", now - 30 + 120)})
+        assert "uid-p" in sched.cluster.assumed  # counted until membership is observed
+        so.set_alive(frozenset({"a"}), now - 15)
+        assert "uid-p" not in sched.cluster.assumed and "uid-p" in sched.queue.entries
+        so.apply_claims("n0", {"uid-p": ("joiner", now - 2 + 120)})
+        assert "uid-p" in sched.cluster.assumed  # a recent claim of an unknown replica counts
     finally:
         sched.shutdown()

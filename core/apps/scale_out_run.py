@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import logging
+import time
 from functools import partial
 from typing import Any
 
@@ -88,12 +89,21 @@ class ScaleOutRun:
         self.records.listeners.append(self._claims_changed)
         self.membership = Membership(
             member_raw, self.watch, self.identity, lease_duration, retry_period,
-            on_change=self._members_changed, on_tick=lambda: scheduler.submit(self.scale_out.expire),
+            on_change=self._members_changed, on_tick=self._tick,
         )
 
     def _claims_changed(self, node: str, claims: Claims) -> None:
         """From the store's watch thread: a node's claims go to the loop."""
         self.scheduler.submit(partial(self.scale_out.apply_claims, node, node_claims(claims)))
+
+    def _tick(self) -> None:
+        """Every membership round (its thread): the raw live set goes to the loop (claims a replica
+        without a member Lease made over a lease duration ago stop counting), then expired claims end."""
+        if self.watch.synced.is_set():
+            alive = frozenset(self.membership.live())
+            dead_before = time.time() - self.membership.lease_duration
+            self.scheduler.submit(partial(self.scale_out.set_alive, alive, dead_before))
+        self.scheduler.submit(self.scale_out.expire)
 
     def _members_changed(self, members: tuple[str, ...]) -> None:
         self.store.stats.members = len(members)

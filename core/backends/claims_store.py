@@ -22,11 +22,14 @@ import threading
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 import orjson
 
 from ..cache.podinfo import PodInfo
+
+if TYPE_CHECKING:
+    from ..scheduling.ownership import ClaimFilter
 
 log = logging.getLogger(__name__)
 
@@ -208,33 +211,35 @@ class ClaimStore:
 
     # ---- the commit (binding workers) -------------------------------------------------
     def commit(self, pod: PodInfo, node: str, known: frozenset[str], room: dict[str, int], strict: bool,
-               departed: frozenset[str]) -> tuple[str, str]:
+               counted: ClaimFilter) -> tuple[str, str]:
         """("ok" | "conflict" | "error", message). `known`: the pods on `node` in the scheduling
         cycle's view; `room`: what was left there after the pod; `strict`: the pod has constraints
-        beyond resources; `departed`: replicas that left the group (their claims ended with them).
+        beyond resources; `counted`: whose claims still count (not a departed replica's, nor one a
+        replica without a member Lease made before membership was last observed).
 
         Claims of pods the cycle did not know are the only news. Another replica's is a conflict
         when either pod is strict; otherwise, and for our own commits made since the cycle, the
         placement stands if the room holds them all (Omega's fine-grained conflict check)."""
         with self._lock_for(node):
-            return self._commit(pod, node, known, room, strict, departed)
+            return self._commit(pod, node, known, room, strict, counted)
 
     def _commit(self, pod: PodInfo, node: str, known: frozenset[str], room: dict[str, int], strict: bool,
-                departed: frozenset[str]) -> tuple[str, str]:
+                counted: ClaimFilter) -> tuple[str, str]:
         for attempt in range(MAX_WRITE_ATTEMPTS):
             if attempt:
                 self.stats.add("retries")
             base = self.records.read(node)
             now = self.clock()
             news = [(uid, c) for uid, c in base.claims.items()
-                    if uid not in known and uid != pod.uid and c[2] > now and c[0] not in departed]
+                    if uid not in known and uid != pod.uid and c[2] > now and counted.counts(c[0], c[2])]
             if news:
                 why = _refused(news, room, strict, self.identity)
                 if why:
                     self.stats.add("conflicts")
                     return "conflict", f"node {node}: {why}; scheduling again on the fresh view"
                 self.stats.add("absorbed")
-            claims = {uid: c for uid, c in self._pruned(node, base.claims, now).items() if c[0] not in departed}
+            claims = {uid: c for uid, c in self._pruned(node, base.claims, now).items()
+                      if c[0] == self.identity or counted.counts(c[0], c[2])}
             claims[pod.uid] = [self.identity, pod.requests, round(now + self.ttl, 3), int(strict)]
             try:
                 self.records.write(node, base, claims)

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 from ..cache.cluster import ClusterState
 from ..cache.podinfo import PodInfo
+from .ownership import ClaimFilter
 
 # uid -> (replica, expiry in epoch seconds): one node's claims, as the claims store decodes them.
 NodeClaims = dict[str, tuple[str, float]]
@@ -33,12 +34,13 @@ class ClaimsView:
         self.me = me
         self.cluster = cluster
         self.claims: dict[str, NodeClaims] = {}  # node -> its claims as last applied (all of them)
-        # Replicas seen live and then gone (member Lease expired or deleted): their claims ended
-        # with them. A replica never seen yet (it may have just joined) keeps its claims counted.
-        self.departed: frozenset[str] = frozenset()
+        # Whose claims count: not those of replicas seen live and then gone, nor those a replica
+        # without a member Lease made before membership was last observed (ownership.ClaimFilter).
+        self.filter = ClaimFilter()
         self.counted: dict[str, str] = {}  # uid -> node: foreign claims assumed in the cluster here
         self._on_node: dict[str, set[str]] = {}  # node -> the uids counted there
         self._replica: dict[str, str] = {}  # uid -> the replica whose claim is counted
+        self._expiry: dict[str, float] = {}  # uid -> that claim's expiry
         self._linger: dict[str, float] = {}  # uid -> until when a vanished claim stays counted
         self._seen: dict[str, frozenset[str]] = {}
 
@@ -57,8 +59,8 @@ class ClaimsView:
             self.claims[node] = claims
         else:
             self.claims.pop(node, None)
-        departed = self.departed
-        live = {uid: c for uid, c in claims.items() if c[0] != self.me and c[1] > now and c[0] not in departed}
+        counts = self.filter.counts
+        live = {uid: c for uid, c in claims.items() if c[0] != self.me and c[1] > now and counts(c[0], c[1])}
         seen: set[str] = set()
         counted: list[PodInfo] = []
         freed: list[PodInfo] = []
@@ -81,14 +83,14 @@ class ClaimsView:
                 continue  # our own binding of it is in flight: not counted, not seen
             cluster.assume(pod, node)
             self.counted[uid] = node
-            self._replica[uid] = live[uid][0]
+            self._replica[uid], self._expiry[uid] = live[uid]
             self._on_node.setdefault(node, set()).add(uid)
             seen.add(uid)
             counted.append(pod)
         for uid in [u for u in self._on_node.get(node, ()) if u not in live]:
             pod = cluster.pods.get(uid)
             pending = pod is not None and uid in cluster.assumed
-            if pending and self._replica.get(uid) not in self.departed:
+            if pending and self.filter.counts(self._replica.get(uid, ""), self._expiry.get(uid, 0.0)):
                 self._linger.setdefault(uid, now + LINGER_SECONDS)  # maybe bound, not shown yet
                 seen.add(uid)
                 continue
@@ -99,10 +101,14 @@ class ClaimsView:
         self._seen[node] = frozenset(seen)
         return counted, freed
 
-    def set_departed(self, departed: frozenset[str], now: float) -> list[tuple[str, PodInfo]]:
-        """Replicas that left: their claims end now. Returns (node, pod) of the pods pending again."""
-        refilter = bool(departed - self.departed)
-        self.departed = departed
+    def counts_any_but(self, replicas: frozenset[str]) -> bool:
+        """Whether a claim of a replica outside `replicas` is counted here (or lingers)."""
+        return any(r not in replicas for r in self._replica.values())
+
+    def set_filter(self, claim_filter: ClaimFilter, now: float, refilter: bool) -> list[tuple[str, PodInfo]]:
+        """Whose claims count changed (`refilter`: some stop counting). Returns (node, pod) of the
+        pods pending again."""
+        self.filter = claim_filter
         freed: list[tuple[str, PodInfo]] = []
         if refilter:
             for node in list(self._on_node):
@@ -128,6 +134,7 @@ class ClaimsView:
 
     def _uncount(self, uid: str) -> None:
         self._replica.pop(uid, None)
+        self._expiry.pop(uid, None)
         self._linger.pop(uid, None)
         node = self.counted.pop(uid, None)
         if node is not None:

@@ -9,6 +9,7 @@ owner, or else the pod UID.
 from __future__ import annotations
 
 import hashlib
+from dataclasses import dataclass, replace
 
 from ..cache.podinfo import PodInfo
 
@@ -22,22 +23,61 @@ def _weight(member: str, key: str) -> int:
     return int.from_bytes(hashlib.blake2b(f"{member}\x00{key}".encode(), digest_size=8).digest(), "big")
 
 
+@dataclass(frozen=True)
+class ClaimFilter:
+    """Whose in-flight claims still count (docs/scale-out.md, "Claims").
+
+    Not a departed member's (seen live, then gone: its claims ended with it). Not a replica's that
+    holds no unexpired member Lease in the last observation (`alive`) either, if the claim was
+    made before `dead_before` (the observation's time less a lease duration: a replica that has
+    just joined writes its member Lease before its first claim, and one whose Lease this replica
+    has not seen for a lease duration is dead to every member). So the claims a replica left
+    behind before this one started, which it never saw live, do not hold room for their TTL.
+    Until membership has been observed (`alive` None), every claim counts."""
+
+    departed: frozenset[str] = frozenset()
+    alive: frozenset[str] | None = None
+    dead_before: float = 0.0  # epoch seconds
+    ttl: float = 120.0  # a claim's expiry is its making plus this
+
+    def counts(self, replica: str, expiry: float) -> bool:
+        if replica in self.departed:
+            return False
+        if self.alive is None or replica in self.alive:
+            return True
+        return expiry - self.ttl > self.dead_before
+
+
 class Ownership:
     """The live member set as this replica last saw it, and who owns what under it."""
 
-    def __init__(self, me: str) -> None:
+    def __init__(self, me: str, ttl: float = 120.0) -> None:
         self.me = me
         self.members: tuple[str, ...] = ()  # sorted; empty until membership has been observed
-        self.departed: frozenset[str] = frozenset()  # members seen live that have left since
+        self.claims = ClaimFilter(ttl=ttl)  # replaced whole (binding workers read it)
+
+    @property
+    def departed(self) -> frozenset[str]:
+        """Members seen live that have left since."""
+        return self.claims.departed
 
     def set_members(self, members: tuple[str, ...] | list[str]) -> bool:
         """Adopt a new live set; returns whether it changed."""
         new = tuple(sorted(set(members)))
         if new == self.members:
             return False
-        self.departed = (self.departed | (set(self.members) - set(new))) - set(new)
+        departed = (self.departed | (set(self.members) - set(new))) - set(new)
+        self.claims = replace(self.claims, departed=frozenset(departed))
         self.members = new
         return True
+
+    def set_alive(self, alive: frozenset[str], dead_before: float) -> bool:
+        """The replicas holding an unexpired member Lease (a membership round's raw observation,
+        adopted or not), and before when a claim of any other replica is dead; returns whether
+        the live set changed."""
+        before = self.claims.alive
+        self.claims = replace(self.claims, alive=alive | {self.me}, dead_before=dead_before)
+        return before != self.claims.alive
 
     def owner_of(self, key: str) -> str:
         """The member owning `key` ("" while no member is live)."""

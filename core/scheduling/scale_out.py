@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING, Protocol
 from ..api.status import Status
 from ..cache.podinfo import PodInfo
 from .claims_view import ClaimsView, NodeClaims
-from .ownership import Ownership
+from .ownership import ClaimFilter, Ownership
 from .queue import QueuedPod
 
 if TYPE_CHECKING:
@@ -69,10 +69,12 @@ class CommitConflict(Exception):
 
 class ClaimCommitter(Protocol):
     """The shared store of in-flight claims (backends/claims_store.py's ClaimStore, whichever
-    ClaimRecords store it writes to)."""
+    ClaimRecords store it writes to). `ttl`: how long after it is made a claim expires."""
+
+    ttl: float
 
     def commit(self, pod: PodInfo, node: str, known: frozenset[str], room: dict[str, int], strict: bool,
-               departed: frozenset[str]) -> tuple[str, str]: ...
+               counted: ClaimFilter) -> tuple[str, str]: ...
 
     def current(self, node: str) -> NodeClaims:
         """The node's claims as the store knows them now."""
@@ -88,7 +90,7 @@ class ScaleOut:
         self.me = me
         self.committer = committer
         self.clock = clock
-        self.ownership = Ownership(me)
+        self.ownership = Ownership(me, committer.ttl)
         self._sched: SchedulerState | None = None
         self._view: ClaimsView | None = None
 
@@ -115,11 +117,21 @@ class ScaleOut:
     def set_members(self, members: tuple[str, ...]) -> None:
         """A new live set: claims of replicas that left end (their pods are pending again), then
         the queue is rebalanced."""
+        before = self.ownership.departed
         if not self.ownership.set_members(members):
             return
-        for node, pod in self.view.set_departed(self.ownership.departed, self.clock()):
+        refilter = bool(self.ownership.departed - before)
+        for node, pod in self.view.set_filter(self.ownership.claims, self.clock(), refilter):
             self._freed([pod], node)
         self.rebalance()
+
+    def set_alive(self, alive: frozenset[str], dead_before: float) -> None:
+        """A membership round's raw observation (the replicas holding an unexpired member Lease):
+        claims a replica outside it made before `dead_before` stop counting."""
+        changed = self.ownership.set_alive(alive, dead_before)
+        refilter = changed or self.view.counts_any_but(self.ownership.claims.alive or frozenset())
+        for node, pod in self.view.set_filter(self.ownership.claims, self.clock(), refilter):
+            self._freed([pod], node)
 
     def rebalance(self) -> None:
         """Queued pods this replica no longer owns leave its queue; pending pods it now owns join."""
@@ -205,7 +217,7 @@ class ScaleOut:
         if self.me not in ownership.members:
             message = "this replica is not a live member (its member Lease is not renewed); not committing"
             return Status.error(message, PLUGIN, CommitConflict(message))
-        outcome, message = self.committer.commit(pod, node, view.known, view.room, view.strict, ownership.departed)
+        outcome, message = self.committer.commit(pod, node, view.known, view.room, view.strict, ownership.claims)
         if outcome == "ok":
             return Status.success()
         if outcome == "conflict":
