@@ -22,14 +22,11 @@ import threading
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import Any, Protocol
 
 import orjson
 
 from ..cache.podinfo import PodInfo
-
-if TYPE_CHECKING:
-    from ..scheduling.ownership import ClaimFilter
 
 log = logging.getLogger(__name__)
 
@@ -37,6 +34,12 @@ log = logging.getLogger(__name__)
 Claims = dict[str, list[Any]]
 # (node, its claims now; {} when its record is gone): what a store tells its listeners.
 ClaimsListener = Callable[[str, Claims], None]
+
+
+class CountedClaims(Protocol):
+    """Whose claims still count at a commit (the scheduling side's ownership.ClaimFilter)."""
+
+    def counts(self, replica: str, expiry: float) -> bool: ...
 
 # A claim stands for its pod until every replica's pod informer shows it bound, which under load
 # can take many seconds: claims are not pruned after the bind, they expire (a failed bind drops its
@@ -211,7 +214,7 @@ class ClaimStore:
 
     # ---- the commit (binding workers) -------------------------------------------------
     def commit(self, pod: PodInfo, node: str, known: frozenset[str], room: dict[str, int], strict: bool,
-               counted: ClaimFilter) -> tuple[str, str]:
+               counted: CountedClaims) -> tuple[str, str]:
         """("ok" | "conflict" | "error", message). `known`: the pods on `node` in the scheduling
         cycle's view; `room`: what was left there after the pod; `strict`: the pod has constraints
         beyond resources; `counted`: whose claims still count (not a departed replica's, nor one a
@@ -224,7 +227,7 @@ class ClaimStore:
             return self._commit(pod, node, known, room, strict, counted)
 
     def _commit(self, pod: PodInfo, node: str, known: frozenset[str], room: dict[str, int], strict: bool,
-                counted: ClaimFilter) -> tuple[str, str]:
+                counted: CountedClaims) -> tuple[str, str]:
         for attempt in range(MAX_WRITE_ATTEMPTS):
             if attempt:
                 self.stats.add("retries")
