@@ -183,23 +183,12 @@ class CanaryController:
         return run
 
     def _on_loop(self, work: Callable[[], Any]) -> Any:
-        done = threading.Event()
-        box: list[Any] = [None, None]
-
-        def call() -> None:
-            try:
-                box[0] = work()
-            except BaseException as exc:  # noqa: BLE001 - handed back to the caller
-                box[1] = exc
-            finally:
-                done.set()
-
-        self.scheduler.submit(call)
-        if not done.wait(LOOP_TIMEOUT_SECONDS):
-            raise KubeberthError(f"canary: the scheduling loop did not answer within {LOOP_TIMEOUT_SECONDS:.0f}s")
-        if box[1] is not None:
-            raise KubeberthError(f"canary: {type(box[1]).__name__}: {box[1]}")
-        return box[0]
+        try:
+            return self.scheduler.call(work, LOOP_TIMEOUT_SECONDS)
+        except TimeoutError:
+            raise KubeberthError(f"canary: the scheduling loop did not answer within {LOOP_TIMEOUT_SECONDS:.0f}s") from None
+        except Exception as exc:
+            raise KubeberthError(f"canary: {type(exc).__name__}: {exc}") from exc
 
     # ---- verdicts (the scheduling thread) ----------------------------------------------------------
     def _verdict(self, run: CanaryRun, verdict: CanaryVerdict) -> None:

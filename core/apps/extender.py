@@ -22,7 +22,6 @@ import signal
 import threading
 import time
 from collections.abc import Callable, Iterator, Mapping
-from concurrent.futures import Future
 from itertools import repeat
 from operator import itemgetter
 from typing import Any
@@ -160,17 +159,8 @@ class ExtenderService:
         return handler
 
     def _on_loop(self, fn: Callable[[dict[str, Any]], Any], args: dict[str, Any]) -> Any:
-        done: Future[Any] = Future()
-
-        def run() -> None:
-            try:
-                done.set_result(fn(args))
-            except BaseException as exc:  # noqa: BLE001 - handed to the waiting request thread
-                done.set_exception(exc)
-
-        self.scheduler.submit(run)
         try:
-            return done.result(timeout=REQUEST_TIMEOUT)
+            return self.scheduler.call(lambda: fn(args), REQUEST_TIMEOUT)
         except TimeoutError:
             raise TimeoutError(f"the scheduling loop did not answer within {REQUEST_TIMEOUT:.0f}s") from None
 

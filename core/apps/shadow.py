@@ -174,23 +174,12 @@ class ShadowController:
 
     def _on_loop(self, work: Any) -> Any:
         """Run `work` on the scheduling thread between cycles and wait for its result."""
-        done = threading.Event()
-        box: list[Any] = [None, None]
-
-        def call() -> None:
-            try:
-                box[0] = work()
-            except BaseException as exc:  # noqa: BLE001 - handed back to the caller
-                box[1] = exc
-            finally:
-                done.set()
-
-        self.scheduler.submit(call)
-        if not done.wait(INSTALL_TIMEOUT_SECONDS):
-            raise KubeberthError(f"shadow: the scheduling loop did not answer within {INSTALL_TIMEOUT_SECONDS:.0f}s")
-        if box[1] is not None:
-            raise KubeberthError(f"shadow: {type(box[1]).__name__}: {box[1]}")
-        return box[0]
+        try:
+            return self.scheduler.call(work, INSTALL_TIMEOUT_SECONDS)
+        except TimeoutError:
+            raise KubeberthError(f"shadow: the scheduling loop did not answer within {INSTALL_TIMEOUT_SECONDS:.0f}s") from None
+        except Exception as exc:
+            raise KubeberthError(f"shadow: {type(exc).__name__}: {exc}") from exc
 
     # ---- outcomes (the scheduling thread) --------------------------------------------------
     def _outcome(self, outcome: ShadowOutcome) -> None:

@@ -13,7 +13,8 @@ import threading
 import time
 from collections import deque
 from collections.abc import Callable
-from typing import Any
+from concurrent.futures import Future
+from typing import Any, TypeVar
 
 import numpy as np
 
@@ -34,6 +35,8 @@ from .queue import SchedulingQueue
 from .schedule_one import ScheduleOne
 from .state import SchedulerStats
 from .watchdog import Hang, Watchdog
+
+T = TypeVar("T")
 
 log = logging.getLogger(__name__)
 
@@ -148,6 +151,20 @@ class Scheduler(EventHandlers, ScheduleOne, PodGroupCycle, BindingCycle):
     def swap_generation(self, generation: Generation) -> None:
         """Ask the loop to switch generations between cycles (in-flight cycles keep theirs)."""
         self.submit(SwapGeneration(generation))
+
+    def call(self, work: Callable[[], T], timeout: float) -> T:
+        """Thread-safe: run `work` on the scheduling thread between cycles and wait for its result;
+        its exception is raised here, TimeoutError if the loop has not run it within `timeout`."""
+        done: Future[T] = Future()
+
+        def run() -> None:
+            try:
+                done.set_result(work())
+            except BaseException as exc:  # noqa: BLE001 - handed to the waiting thread
+                done.set_exception(exc)
+
+        self.submit(run)
+        return done.result(timeout=timeout)
 
     def request_move(self, event: str) -> None:
         """Thread-safe: between cycles, retry unschedulable pods whose rejecting plugins declared
