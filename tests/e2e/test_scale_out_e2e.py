@@ -16,7 +16,8 @@ nodes the test's pods fill exactly (one-cpu pods, NODES nodes of 16 cpu), pods c
   KUBEBERTH_E2E_SCALE_OUT_DRAIN=1).
 
 Figures are printed ("[e2e] ...") and recorded as test properties; docs/scale-out.md quotes them.
-Sizes: KUBEBERTH_E2E_SCALE_OUT_NODES (default 10, CI-sized) nodes of 16 cpu.
+Sizes: KUBEBERTH_E2E_SCALE_OUT_NODES (default 10, CI-sized) nodes of 16 cpu; KUBEBERTH_E2E_SCALE_OUT_REPLICAS
+(default 2) replicas in the protocol's race.
 """
 
 from __future__ import annotations
@@ -40,6 +41,7 @@ from kubeberth_harness import Api, Kubeberth, suffix, write_config
 NODES = int(os.environ.get("KUBEBERTH_E2E_SCALE_OUT_NODES", "10"))
 CPU = 16
 PODS = NODES * CPU  # fills every node exactly
+REPLICAS = int(os.environ.get("KUBEBERTH_E2E_SCALE_OUT_REPLICAS", "2"))  # of the protocol's race
 RATE = 150.0
 ACTIVE = {"KUBEBERTH_REPLICAS_MODE": "active-active"}
 STORES = ("kubernetes", "etcd")
@@ -163,12 +165,12 @@ def totals(procs: list[Kubeberth]) -> dict[str, int]:
 BACKLOG = PODS + PODS // 4  # a quarter more than fits: each replica fills the nodes with its own pick
 
 
-def race(api: Api, namespace: str, make_nodes: Any, start_kubeberth: Any, env: dict[str, str] | None
-         ) -> tuple[list[str], list[Kubeberth], int, float]:
-    """The backlog, then two replicas at once. Returns (nodes, replicas, pods bound, seconds)."""
+def race(api: Api, namespace: str, make_nodes: Any, start_kubeberth: Any, env: dict[str, str] | None,
+         replicas: int = 2) -> tuple[list[str], list[Kubeberth], int, float]:
+    """The backlog, then `replicas` at once. Returns (nodes, replicas, pods bound, seconds)."""
     node_names = make_nodes(NODES)
     backlog(api, namespace, BACKLOG)
-    procs = start_ready(start_kubeberth, 2, env=env)
+    procs = start_ready(start_kubeberth, replicas, env=env)
     start = time.monotonic()
     bound = settle(api, namespace, PODS, timeout=90)
     return node_names, procs, bound, time.monotonic() - start
@@ -200,7 +202,7 @@ def test_active_active_no_overcommit(api: Api, namespace: str, make_nodes: Any, 
                                      store: str) -> None:
     """The same race with the protocol: no node over, each pod bound once, every node filled."""
     env = store_env(control_plane, store)
-    node_names, procs, bound, seconds = race(api, namespace, make_nodes, start_kubeberth, env)
+    node_names, procs, bound, seconds = race(api, namespace, make_nodes, start_kubeberth, env, REPLICAS)
     time.sleep(2)
     pods = api.pods(namespace)
     over = overcommitted(node_objects(api, node_names), pods)
