@@ -157,6 +157,32 @@ def test_commit_is_a_transaction_on_the_mod_revision(etcd: Etcd, make_records: C
     assert snap["claim_writes"] == snap["commits"] + snap["releases"] == 2
 
 
+def test_a_preemptors_reservation_holds_the_room_its_victims_free_until_it_commits(
+        make_records: Callable[..., EtcdClaimRecords]) -> None:
+    """Before its victims are deleted, a preemptor's node is claimed for it (strict, no capacity
+    check): another replica's commit there that did not know the claim conflicts, however much
+    room it saw. The preemptor's own commit on the node keeps it; a commit elsewhere drops it."""
+    a_records, b_records = make_records("a"), make_records("b")
+    a, b = ClaimStore(a_records, "a"), ClaimStore(b_records, "b")
+    room = {"cpu": 8000, "pods": 10}
+    assert a.reserve(pod("high"), "r1") == ("ok", "")
+    assert a.reserve(pod("high"), "r1") == ("ok", "")  # again: already there, no second write
+    assert a.stats.snapshot()["reservations"] == 1 and a_records.read("r1").claims["uid-high"][3] == 1
+    wait(lambda: "uid-high" in b_records.read("r1").claims)
+    outcome, message = b.commit(pod("other"), "r1", frozenset(), room, False, ClaimFilter())
+    assert outcome == "conflict" and "constraints beyond resources" in message, message
+    # The preemptor placed on its node: its claim becomes the placement's.
+    assert a.commit(pod("high"), "r1", frozenset(), room, False, ClaimFilter())[0] == "ok"
+    assert set(a_records.read("r1").claims) == {"uid-high"}
+    # Another preemptor reserved r2 but was placed on r3: r2 is free again.
+    assert a.reserve(pod("moved"), "r2")[0] == "ok"
+    assert a.commit(pod("moved"), "r3", frozenset(), room, False, ClaimFilter())[0] == "ok"
+    assert "uid-moved" not in a_records.read("r2").claims
+    snap = a.stats.snapshot()
+    assert snap["releases"] == 1
+    assert snap["claim_writes"] == snap["commits"] + snap["releases"] + snap["reservations"] == 5
+
+
 def test_watch_tells_others_claims_with_previous_values(make_records: Callable[..., EtcdClaimRecords]) -> None:
     a_records, b_records = make_records("a"), make_records("b")
     heard: list[tuple[str, Claims]] = []

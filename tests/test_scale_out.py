@@ -59,6 +59,11 @@ class MemoryClaims:
         if not bound:
             self.shared.get(node, {}).pop(p.uid, None)
 
+    def reserve(self, p: PodInfo, node: str) -> tuple[str, str]:
+        self.shared.setdefault(node, {})[p.uid] = (self.me, 1e18)
+        self.log.append(("reserve", p.uid, node))
+        return "ok", ""
+
     def current(self, node: str) -> dict[str, tuple[str, float]]:
         return dict(self.shared.get(node, {}))
 
@@ -272,5 +277,46 @@ def test_claims_left_by_a_replica_never_seen_live_stop_counting_but_a_joiners_co
         assert "uid-p" not in sched.cluster.assumed and "uid-p" in sched.queue.entries
         so.apply_claims("n0", {"uid-p": ("joiner", now - 2 + 120)})
         assert "uid-p" in sched.cluster.assumed  # a recent claim of an unknown replica counts
+    finally:
+        sched.shutdown()
+
+
+def test_a_preemptor_reserves_its_node_before_its_victims_are_deleted() -> None:
+    """Active-active preemption: the room the victims free is claimed for the preemptor before the
+    first victim goes, so another replica (which counts the claim as an assumed pod, or conflicts
+    on it at commit) does not fill it meanwhile; the preemptor's own commit then keeps the claim."""
+    cluster = EmbeddedCluster()
+    cluster.apply(node("n0", cpu="1"))
+    low = pod("low")
+    low["spec"]["nodeName"] = "n0"
+    low["spec"]["priority"] = 0
+    low["spec"]["terminationGracePeriodSeconds"] = 0  # deleted at once (the embedded API's graceful wait is not the point)
+    cluster.apply(low)
+    high = pod("high")
+    high["spec"]["priority"] = 100
+    cluster.apply(high)
+    shared: dict[str, dict[str, tuple[str, float]]] = {}
+    sched, so = replica("a", shared, cluster, ["a"])
+    deleted_with_claims: list[dict[str, tuple[str, float]]] = []
+    delete = cluster.delete
+
+    def watched_delete(kind: str, key: str) -> Any:
+        if kind == "Pod" and key == "default/low":
+            deleted_with_claims.append(dict(shared.get("n0", {})))
+        return delete(kind, key)
+
+    cluster.delete = watched_delete  # type: ignore[method-assign]
+    sched.start_backend()
+    try:
+        sched.drain_events()
+        for _ in range(20):
+            sched.run_until_settled(timeout=10)
+            if cluster.store["Pod"].get("default/high", {}).get("spec", {}).get("nodeName"):
+                break
+        log = so.committer.log  # type: ignore[attr-defined]
+        assert ("reserve", "uid-high", "n0") in log
+        assert deleted_with_claims and "uid-high" in deleted_with_claims[0]  # claimed before the victim went
+        assert cluster.store["Pod"]["default/high"]["spec"]["nodeName"] == "n0"
+        assert log.index(("reserve", "uid-high", "n0")) < log.index(("ok", "uid-high", "n0"))
     finally:
         sched.shutdown()

@@ -135,9 +135,12 @@ METRICS = {
                 "Claims writes retried after their precondition failed (a 409 from the API server, a failed etcd "
                 "transaction)."),
     "claim_writes": ("kubeberth_scale_out_claim_writes_total",
-                     "Claims writes the store accepted (commits and releases); one refused by its precondition is "
-                     "counted in kubeberth_scale_out_commit_retries_total."),
-    "releases": ("kubeberth_scale_out_claim_releases_total", "Claims dropped after a failed bind."),
+                     "Claims writes the store accepted (commits, releases and reservations); one refused by its "
+                     "precondition is counted in kubeberth_scale_out_commit_retries_total."),
+    "releases": ("kubeberth_scale_out_claim_releases_total",
+                 "Claims dropped after a failed bind, or a preemption's reservation left for another node."),
+    "reservations": ("kubeberth_scale_out_reservations_total",
+                     "Strict claims written for a preemptor on its node before its victims were deleted."),
     "absorbed": ("kubeberth_scale_out_absorbed_total",
                  "Commits that found claims made since the cycle looked, all fitting beside the pod (no conflict)."),
     "errors": ("kubeberth_scale_out_commit_errors_total",
@@ -200,6 +203,7 @@ class ClaimStore:
         self._locks: dict[str, threading.Lock] = {}
         self._locks_lock = threading.Lock()
         self._finished: dict[str, dict[str, float]] = {}  # node -> our bound pods' uids -> when
+        self._reserved: dict[str, str] = {}  # preemptor uid -> the node reserved for it
 
     def _lock_for(self, node: str) -> threading.Lock:
         with self._locks_lock:
@@ -253,9 +257,42 @@ class ClaimStore:
                 return "error", f"writing the claims of node {node}: {exc}"
             self.stats.add("claim_writes")
             self.stats.add("commits")
+            reserved = self._reserved.pop(pod.uid, None)
+            if reserved is not None and reserved != node:
+                self._drop(pod, reserved)  # a preemption's reservation elsewhere: the room is free again
             return "ok", ""
         self.stats.add("conflicts")
         return "conflict", f"node {node}: claims kept changing over {MAX_WRITE_ATTEMPTS} writes"
+
+    # ---- preemption (the thread deleting the victims) ------------------------------------
+    def reserve(self, pod: PodInfo, node: str) -> tuple[str, str]:
+        """Before a preemptor's victims on `node` are deleted: a strict claim for it there, with
+        no capacity check (the victims still hold the room), so no other replica's commit takes
+        the room they free until it sees the claim (a strict claim unseen is a conflict). Kept by
+        the preemptor's own commit on `node`, dropped when it commits elsewhere, else it expires.
+        Returns ("ok" | "error", message); a claim already there is kept."""
+        with self._lock_for(node):
+            for _ in range(MAX_WRITE_ATTEMPTS):
+                base = self.records.read(node)
+                if base.claims.get(pod.uid, [""])[0] == self.identity:
+                    self._reserved[pod.uid] = node
+                    return "ok", ""
+                now = self.clock()
+                claims = dict(self._pruned(node, base.claims, now))
+                claims[pod.uid] = [self.identity, pod.requests, round(now + self.ttl, 3), 1]
+                try:
+                    self.records.write(node, base, claims)
+                except PreconditionFailed:
+                    self.stats.add("retries")
+                    continue
+                except StoreError as exc:
+                    self.stats.add("errors")
+                    return "error", f"reserving node {node} for {pod.key}: {exc}"
+                self.stats.add("claim_writes")
+                self.stats.add("reservations")
+                self._reserved[pod.uid] = node
+                return "ok", ""
+        return "error", f"reserving node {node} for {pod.key}: its claims kept changing over {MAX_WRITE_ATTEMPTS} writes"
 
     def _pruned(self, node: str, claims: Claims, now: float) -> Claims:
         """Without expired claims and our own finished ones older than the grace period."""
@@ -273,6 +310,12 @@ class ClaimStore:
             with self._lock_for(node):
                 self._finished.setdefault(node, {})[pod.uid] = self.clock()
             return
+        self._drop(pod, node)
+
+    def _drop(self, pod: PodInfo, node: str) -> None:
+        """Remove our claim for `pod` on `node` (best effort; it expires otherwise)."""
+        if self._reserved.get(pod.uid) == node:
+            del self._reserved[pod.uid]
         with self._lock_for(node):
             for _ in range(3):
                 base = self.records.read(node)

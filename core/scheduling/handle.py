@@ -47,7 +47,7 @@ class FrameworkHandle:
 
     __slots__ = (
         "framework", "_backend", "_cluster", "_now", "_waiting", "_request_move", "_activate", "_run_async", "_in_pre_bind",
-        "_held_uid", "_held",
+        "_held_uid", "_held", "_reserve",
     )
 
     def __init__(
@@ -61,7 +61,10 @@ class FrameworkHandle:
         activate: Callable[[list[str]], None] | None = None,
         run_async: Callable[[Callable[[], None], Callable[[], None] | None], None] | None = None,
         pods_in_pre_bind: Mapping[str, PreBindCancellation] | None = None,
+        reserve: Callable[[PodInfo, str], None] | None = None,
     ) -> None:
+        """`reserve(preemptor, node)`: called before a preemptor's first victim on `node` is
+        deleted (active-active scale out claims the room for it; docs/scale-out.md)."""
         self.framework = framework
         self._backend = backend
         self._cluster = cluster
@@ -73,6 +76,7 @@ class FrameworkHandle:
         self._in_pre_bind = pods_in_pre_bind if pods_in_pre_bind is not None else {}
         self._held_uid = ""  # the preemptor whose nomination waits for its PodScheduled condition
         self._held: str | None = None
+        self._reserve = reserve
 
     # ---- reads ---------------------------------------------------------------------------
     @property
@@ -133,6 +137,8 @@ class FrameworkHandle:
         generation = (victim.raw.get("metadata") or {}).get("generation")
         if isinstance(generation, int) and generation:
             condition["observedGeneration"] = generation  # PodObservedGenerationTracking (GA in v1.35)
+        if self._reserve is not None and pod_group is None and node_name:
+            self._reserve(_info(preemptor), node_name)
         marked = self._backend.mark_disruption_target(_info(victim), condition)
         if not marked.ok:
             return marked

@@ -82,6 +82,10 @@ class ClaimCommitter(Protocol):
 
     def finished(self, pod: PodInfo, node: str, bound: bool) -> None: ...
 
+    def reserve(self, pod: PodInfo, node: str) -> tuple[str, str]:
+        """A strict claim for a preemptor on `node`, before its victims are deleted."""
+        ...
+
 
 class ScaleOut:
     """This replica's part in a group of active replicas."""
@@ -229,3 +233,13 @@ class ScaleOut:
 
     def finished(self, pod: PodInfo, node: str, bound: bool) -> None:
         self.committer.finished(pod, node, bound)
+
+    def reserve(self, pod: PodInfo, node: str) -> None:
+        """Before a preemptor's victims on `node` are deleted (the thread deleting them): the room
+        they free is claimed for it, so another replica does not fill it meanwhile. A failure is
+        logged and the preemption goes on (as a single scheduler's would)."""
+        if self.me not in self.ownership.members:
+            return
+        outcome, message = self.committer.reserve(pod, node)
+        if outcome != "ok":
+            log.warning("scale-out: %s; deleting the victims without it", message)

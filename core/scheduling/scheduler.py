@@ -194,9 +194,14 @@ class Scheduler(EventHandlers, ScheduleOne, PodGroupCycle, BindingCycle):
         if h is None or h.framework is not framework:
             h = self._handles[id(framework)] = FrameworkHandle(
                 framework, self.backend, self.cluster, self.clock.now, self.waiting_pods, self.request_move,
-                self.queue.activate, self.run_async, self.pods_in_pre_bind,
+                self.queue.activate, self.run_async, self.pods_in_pre_bind, self._reserve_for_preemption,
             )
         return h
+
+    def _reserve_for_preemption(self, preemptor: PodInfo, node: str) -> None:
+        scale_out = self.scale_out
+        if scale_out is not None:
+            scale_out.reserve(preemptor, node)
 
     def framework_for(self, pod: PodInfo) -> Framework | None:
         fw = self.generation.framework_for(pod.scheduler_name)
