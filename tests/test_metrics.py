@@ -292,7 +292,10 @@ def test_permit_wait_is_observed_by_result(scheduler_tester: Any) -> None:
     families = {f.name: f for f in text_string_to_metric_families(obs.metrics.exposition()[2].decode())}
     name = "scheduler_permit_wait_duration_seconds"
     counts = {s.labels["result"]: s.value for s in families[name].samples if s.name == f"{name}_count"}
-    assert counts == {"Success": 1, "Unschedulable": 1}
+    # The timed-out pod may be tried again (an event moves it back, e.g. the held pod's binding):
+    # every wait of it that timed out is one Unschedulable observation.
+    timed_out = [r for r in t.scheduler.records if r.pod.endswith("/timed-out") and r.result == "Scheduled"]
+    assert timed_out and counts == {"Success": 1, "Unschedulable": len(timed_out)}
     sums = {s.labels["result"]: s.value for s in families[name].samples if s.name == f"{name}_sum"}
     # Wall-clock seconds, as every duration metric (the tester's clock is virtual: timeouts cost no time).
     assert sums["Success"] > 0 and sums["Unschedulable"] > 0

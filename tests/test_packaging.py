@@ -97,7 +97,7 @@ def test_sdist_and_wheel_metadata(dist: Path) -> None:
     meta = _metadata(wheel)
     assert (meta["Name"], meta["Version"]) == ("kubeberth", version)
     assert meta["License-Expression"] == "Apache-2.0" and meta["License-File"] == "LICENSE"
-    assert sorted(meta.get_all("Provides-Extra")) == ["all", "contrib", "otlp-grpc", "report", "test"]
+    assert sorted(meta.get_all("Provides-Extra")) == ["all", "contrib", "etcd", "otlp-grpc", "report", "test"]
     assert "Programming Language :: Python :: 3.11" in meta.get_all("Classifier")
     assert meta.get_all("Project-URL")
     # The wheel says what pyproject.toml says, core and extras alike.

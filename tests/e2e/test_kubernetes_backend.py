@@ -317,9 +317,10 @@ def test_paged_relist_that_outlives_the_watch_window_does_not_relist_again(
             api.delete_pod(ns, "p0")
             fired.append(compact_etcd(cp))  # two revisions past the list's: a watch from it is expired
 
-    def names(typ: str) -> set[str]:
+    def names(typ: str) -> set[str]:  # this test's namespace: the plane is shared with the expiry test
         with lock:
-            return {e.obj["metadata"]["name"] for e in seen if e.kind == "Pod" and e.type == typ}
+            return {e.obj["metadata"]["name"] for e in seen if e.kind == "Pod" and e.type == typ
+                    and e.obj["metadata"].get("namespace") == ns}
 
     backend = KubernetesBackend(load_api_client(cp.admin_kubeconfig), [PROFILE])
     backend.start(sink)
