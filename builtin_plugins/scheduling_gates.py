@@ -7,9 +7,10 @@ from kubeberth import Code, PodView, Status, hookimpl
 
 class SchedulingGates:
     name = "SchedulingGates"
-    # Gates go away only by the pod's own update, which re-runs PreEnqueue for it: no cluster
-    # event can release a gated pod (upstream registers only the pod's gate-removing update).
-    requeue_on: frozenset[str] = frozenset()
+    # Gates go away only by the pod's own update: the queue re-runs PreEnqueue for a gated pod's
+    # update only for an event its gating plugin registered (kube-scheduler's EventsToRegister).
+    requeue_on: frozenset[str] = frozenset({"TargetPod/UpdatePodSchedulingGatesEliminated"})
+    queueing_hints = {"TargetPod/UpdatePodSchedulingGatesEliminated": "is_schedulable_after_gates_eliminated"}
 
     @hookimpl
     def pre_enqueue(self, pod: PodView) -> Status | None:
@@ -19,3 +20,7 @@ class SchedulingGates:
                 (f"waiting for scheduling gates: [{' '.join(pod.scheduling_gates)}]",),
             )
         return None
+
+    def is_schedulable_after_gates_eliminated(self, pod: PodView, old: PodView | None, new: PodView | None) -> bool:
+        """isSchedulableAfterUpdateTargetPodSchedulingGatesEliminated: always Queue."""
+        return True

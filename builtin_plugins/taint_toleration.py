@@ -13,6 +13,7 @@ from typing import Any
 import numpy as np
 from kubeberth import (
     Code,
+    CycleState,
     FilterResult,
     FilterScope,
     MemoKey,
@@ -20,7 +21,9 @@ from kubeberth import (
     NodeView,
     PodView,
     ScoreScope,
+    Status,
     Taint,
+    Toleration,
     hookimpl,
 )
 from kubeberth.api.helpers import default_normalize_score, first_untolerated
@@ -28,6 +31,8 @@ from kubeberth.api.signing import TOLERATIONS_SIGNER, SignFragment, tolerations_
 
 _FILTER_KEY = "TaintToleration.filter"
 _SCORE_KEY = "TaintToleration.score"
+# kube-scheduler's preScoreStateKey: the pod's PreferNoSchedule tolerations, written by PreScore.
+PRE_SCORE_KEY = "PreScoreTaintToleration"
 
 
 # kube-scheduler v1.37 reports every untolerated taint with this one text, so all such nodes
@@ -57,6 +62,11 @@ class _TaintSetVerdicts:
             )
             self.codes = np.concatenate([self.codes, extra])
         return self.codes
+
+
+def tolerations_prefer_no_schedule(tolerations: Sequence[Toleration]) -> tuple[Toleration, ...]:
+    """getAllTolerationPreferNoSchedule: the tolerations with effect PreferNoSchedule or none (all effects)."""
+    return tuple(t for t in tolerations if t.effect in ("", "PreferNoSchedule"))
 
 
 def _node_taints(node: Any) -> list[Taint]:
@@ -124,23 +134,33 @@ class TaintToleration:
         return FilterResult.from_rejections(len(nodes), {REASON: codes}, Code.UNSCHEDULABLE_AND_UNRESOLVABLE)
 
     @hookimpl
-    def score(self, pod: PodView, nodes: NodeView) -> np.ndarray:
-        """Count of PreferNoSchedule taints not tolerated by tolerations with that (or no) effect."""
+    def pre_score(self, state: CycleState, pod: PodView) -> Status | None:
+        """kube-scheduler's TaintToleration.PreScore: the pod's tolerations with effect PreferNoSchedule or
+        none (getAllTolerationPreferNoSchedule), once per cycle, for Score. Never skips, as upstream."""
+        state[PRE_SCORE_KEY] = tolerations_prefer_no_schedule(pod.tolerations)
+        return None
+
+    @hookimpl
+    def score(self, state: CycleState, pod: PodView, nodes: NodeView) -> np.ndarray | Status:
+        """TaintToleration.Score: count of PreferNoSchedule taints not tolerated by the PreScore state's
+        tolerations; an Error when PreScore did not run (getPreScoreState)."""
+        tolerations: tuple[Toleration, ...] | None = state.get(PRE_SCORE_KEY)
+        if tolerations is None:
+            return Status.error(f'failed to read "{PRE_SCORE_KEY}" from cycleState: not found')
         table = nodes.table
         found = self._score_key.get(pod)
         if found is None or found[0] is not table:
             per_table = self._score_counts.get(table)
             if per_table is None:
                 per_table = self._score_counts[table] = {}
-            counts = per_table.get(pod.tolerations)
+            counts = per_table.get(tolerations)
             if counts is None:
-                counts = per_table[pod.tolerations] = [np.zeros(0, dtype=np.int64)]
+                counts = per_table[tolerations] = [np.zeros(0, dtype=np.int64)]
             found = self._score_key.set(pod, (table, counts))
-        counts = found[1]  # [per taint set count], shared by pods with the same tolerations
+        counts = found[1]  # [per taint set count], shared by pods with the same PreferNoSchedule tolerations
         sets = table.taint_sets.values
         per_set = counts[0]
         if per_set.shape[0] < len(sets):
-            tolerations = [t for t in pod.tolerations if t.effect in ("", "PreferNoSchedule")]
             extra = [
                 sum(
                     1

@@ -225,7 +225,7 @@ class MetricsAPISource:
 
     def ingest(self, body: dict[str, Any], now: float) -> dict[str, dict[str, float]]:
         """Fold one NodeMetricsList into the history; return mean/stddev per node over the window."""
-        from kubernetes.utils import parse_quantity
+        from kubeberth.api.helpers import parse_quantity
 
         horizon = now - self.args.window_seconds
         for item in body.get("items") or ():

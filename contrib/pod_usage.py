@@ -6,7 +6,7 @@ import math
 from typing import Any
 
 from kubeberth import PodView
-from kubernetes.utils import parse_quantity
+from kubeberth.api.helpers import parse_quantity
 
 
 def _millis(quantity: Any) -> int:

@@ -22,7 +22,7 @@ from collections import defaultdict
 from typing import Any
 
 from kubeberth import ClusterView, PodView, Status, hookimpl
-from kubernetes.utils import parse_quantity
+from kubeberth.api.helpers import parse_quantity
 
 GONE = "node(s) disappeared before binding"
 

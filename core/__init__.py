@@ -29,7 +29,7 @@ if TYPE_CHECKING:
         Rejection,
         Status,
     )
-    from .api.types import PreBindCancellation
+    from .api.types import PodGroupCycleState, PreBindCancellation
     from .api.views import (
         ClusterView,
         DeviceStateView,
@@ -70,6 +70,7 @@ __all__ = [
     "StrictArgs",
     "Code",
     "CycleState",
+    "PodGroupCycleState",
     "PreBindCancellation",
     "Diagnosis",
     "FilterResult",
@@ -120,6 +121,7 @@ _LAZY: dict[str, str] = {
     "PreFilterResult": ".api.status",
     "Rejection": ".api.status",
     "Status": ".api.status",
+    "PodGroupCycleState": ".api.types",
     "PreBindCancellation": ".api.types",
     "ClusterView": ".api.views",
     "DeviceStateView": ".api.views",

@@ -12,6 +12,12 @@ JSON (tests/e2e/upstream_tables/); the test procedures (create, wait, expect) ar
     python scripts/upstream_integration_tables.py queueing/queue.go tests/e2e/upstream_tables/queueing.json \
         --var CoreResourceEnqueueTestCases  # a package-level table (its struct's fields written lowerCamel)
     python scripts/upstream_integration_tables.py queueing/queue_test.go tests/e2e/upstream_tables/queue_test.json
+    python scripts/upstream_integration_tables.py podgroup/podgroup_test.go tests/e2e/upstream_tables/podgroup.json
+        # likewise podgroup_affinity_test.go, podgroup_pvc_test.go, topology_aware_scheduling/tas_test.go (podgroup_tas)
+
+A podgroup table's cases are stepsframework.Step lists: the package's types are copied into the program (it
+imports testutils), the file's lower-case helpers (makeNode, makePod) with them, and each step is written with its
+name and its one operation.
 
 A package-level `var NAME = []*Case{...}` table (--var NAME) is dumped with the file's type and const
 declarations; its closures (trigger functions, which call the API) are left out as null and transcribed.
@@ -29,12 +35,13 @@ import subprocess
 import sys
 import tempfile
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "scripts"))
 from upstream_cases import integration_dir, scheduler_dir  # noqa: E402
 
-_TABLE = re.compile(r"^\t(tests|testCases) := (\[\]struct|map\[string\]struct)", re.M)
+_TABLE = re.compile(r"^\t(tests|testCases) := (\[\]struct|map\[string\]struct|\[\]\w+\{)", re.M)
 _FUNC = re.compile(r"^func (Test\w+)\(t \*testing\.T\) \{\n", re.M)
 
 DUMPER = r'''
@@ -148,9 +155,12 @@ def _program(source: str, skip: set[str], sched_root: Path) -> tuple[str, list[s
         table = _TABLE.search(body)
         if name in skip or not table:
             continue
-        literal_start = body.index("{", body.index("struct", table.start()))
-        literal_start = _block_end(body, literal_start)  # end of the struct type
-        literal_end = _block_end(body, literal_start)
+        if table.group(2).endswith("{"):  # `[]scenario{`: a table of a named case type
+            literal_end = _block_end(body, table.end() - 1)
+        else:
+            literal_start = body.index("{", body.index("struct", table.start()))
+            literal_start = _block_end(body, literal_start)  # end of the struct type
+            literal_end = _block_end(body, literal_start)
         code = body[:literal_end].replace("*testutils.TestContext", "*testContext")
         funcs.append(f"func table{name}(t *testing.T) any {{\n{code}\n\treturn {table.group(1)}\n}}\n")
         names.append(name)
@@ -169,6 +179,8 @@ def _program(source: str, skip: set[str], sched_root: Path) -> tuple[str, list[s
     for m in re.finditer(r"^(var|const) (\(\n.*?^\)|.*?$)\n", source, re.M | re.S):
         if "testutils." not in m.group(0) and not m.group(0).startswith("var _ "):  # not interface assertions
             funcs.append(m.group(0))
+    funcs += _helpers(source)
+    imports = _steps_framework(funcs, imports, sched_root)
     code = "".join(funcs)
     kept = []
     for line in imports.splitlines()[1:-1]:
@@ -178,6 +190,35 @@ def _program(source: str, skip: set[str], sched_root: Path) -> tuple[str, list[s
     imports = "import (\n" + extra + "".join(kept) + ")\n"
     main = f"func main() {{\n\tout := map[string]any{{}}\n{calls}\n\t_ = json.NewEncoder(os.Stdout).Encode(out)\n}}\n"
     return f"package main\n\n{imports}\n" + "".join(funcs) + DUMPER + main, names
+
+
+_HELPER = re.compile(r"^(func [a-z]\w*\(|type \w+ struct \{)", re.M)
+
+
+def _helpers(source: str) -> list[str]:
+    """The file's lower-case helper functions (makeNode, makePod, ...) and its case types (`type scenario
+    struct`) that the tables are built with; not the test plugins' types or anything bound to testutils."""
+    out = []
+    for m in _HELPER.finditer(source):
+        decl = source[m.start():_block_end(source, m.start())] + "\n"
+        if not re.search(r"\b(testutils|fwk|framework)\.|\bctx\b", decl):
+            out.append(decl)
+    return out
+
+
+def _steps_framework(funcs: list[str], imports: str, sched_root: Path) -> str:
+    """podgroup tables are []stepsframework.Step: its types are copied in (the package imports testutils,
+    whose etcd dependencies the module cache lacks) and the table's `stepsframework.` dropped."""
+    if not any("stepsframework." in f for f in funcs):
+        return imports
+    path = sched_root / "test" / "integration" / "scheduler" / "podgroup" / "stepsframework" / "stepsframework.go"
+    steps = path.read_text()
+    types = [m.group(0) + "\n" for m in re.finditer(r"^type \w+ struct \{\n.*?^\}", steps, re.M | re.S)]
+    funcs[:] = [f.replace("stepsframework.", "") for f in funcs] + types
+    theirs = steps[steps.index("import (") + len("import ("): steps.index(")\n", steps.index("import ("))]
+    ours = imports.splitlines()
+    extra = [line for line in theirs.splitlines() if line.strip() and line not in ours]
+    return "\n".join(ours[:1] + extra + ours[1:]) + "\n"
 
 
 _CLOSURE = re.compile(r"(\n\t\t\w+: )func\(")
@@ -214,6 +255,18 @@ def _var_program(source: str, var: str) -> tuple[str, list[str]]:
     return f"package main\n\n{head}\n" + body + dumper + main, [var]
 
 
+def _compact_steps(obj: Any) -> Any:
+    """A stepsframework.Step with only its name and its operation (the one field set): RunSteps runs the first
+    operation set, and the dump of every unset one (null, "", false) is noise."""
+    if isinstance(obj, list):
+        return [_compact_steps(x) for x in obj]
+    if not isinstance(obj, dict):
+        return obj
+    if "RunScheduleOne" in obj and "Name" in obj:
+        return {k: v for k, v in obj.items() if v not in (None, "", False)}
+    return {k: _compact_steps(v) for k, v in obj.items()}
+
+
 def main() -> int:
     args = sys.argv[1:]
     var = ""
@@ -242,17 +295,22 @@ def main() -> int:
             if done.returncode == 0:
                 break
             unused = re.findall(r'"([^"]+)" imported(?: as \w+)? and not used', done.stderr)
-            declared = re.findall(r"declared and not used: (\w+)", done.stderr)
+            declared = [(int(n), v) for n, v in re.findall(r"main\.go:(\d+):\d+: declared and not used: (\w+)", done.stderr)]
             if not unused and not declared:
                 print(done.stderr, file=sys.stderr)
                 return 1
+            lines = program.split("\n")
+            for line, var in sorted(declared, reverse=True):  # `_ = var` before the return of its table function
+                end = next(i for i in range(line, len(lines)) if re.fullmatch(r"\treturn (tests|testCases)", lines[i]))
+                lines.insert(end, f"\t_ = {var}")
+            program = "\n".join(lines)
             for path in unused:
                 program = re.sub(rf'^\t(\w+ )?"{re.escape(path)}"\n', "", program, count=1, flags=re.M)
-            for var in declared:
-                program = re.sub(r"(\n\treturn (tests|testCases)\n\}\n)", rf"\n\t_ = {var}\1", program, count=1)
         else:
             return 1
         tables = json.loads(done.stdout)
+        if "stepsframework." in source:
+            tables = _compact_steps(tables)
     finally:
         shutil.rmtree(work, ignore_errors=True)
     dest.parent.mkdir(parents=True, exist_ok=True)

@@ -285,7 +285,9 @@ def test_an_erroring_candidate_is_rolled_back_by_the_controller_recorded_as_a_ro
                      rate=80.0, lifetime=0.5) as run:
         live = run.generation
         status, body = run.post(f"/canary/start?plugins={candidate}&config={cfg}&share=50%25&min_pods=5&min_seconds=0")
-        assert status == 200 and body["state"] == "running", body
+        # One error already exceeds the budget (1 % of 5 attempts): on a busy machine the first candidate
+        # pod can fail, and the canary be rolled back, before the start's answer is written.
+        assert status == 200 and body["state"] in ("running", "rolled_back"), body
         report = wait_for(lambda: (r := run.get("/debug/canary")[1])["state"] == "rolled_back" and r, 20, "rollback")
         assert report["verdict"]["automatic"] and "plugin 'Breaks'" in report["verdict"]["reason"]
         assert report["figures"]["canary"]["bound"] == 0 and report["bound"] == []
@@ -293,8 +295,12 @@ def test_an_erroring_candidate_is_rolled_back_by_the_controller_recorded_as_a_ro
         status, generation = run.get("/debug/generation")
         assert generation["id"] == live.id and generation["canary"]["state"] == "rolled_back"
         assert generation["last_reload"]["result"] == "rolled_back" and generation["last_reload"]["trigger"] == "canary"
-        events = [(e["reason"], e["type"]) for e in run.cluster.events if e["reason"].startswith("Canary")]
-        assert events == [("CanaryStarted", "Normal"), ("CanaryRolledBack", "Warning")]
+        def canary_events() -> list[tuple[str, str]]:
+            return [(e["reason"], e["type"]) for e in run.cluster.events if e["reason"].startswith("Canary")]
+
+        # The rollback's event is recorded after its state shows (on a busy machine, a moment after).
+        wait_for(lambda: len(canary_events()) >= 2, 10, "the rollback's event")
+        assert canary_events() == [("CanaryStarted", "Normal"), ("CanaryRolledBack", "Warning")]
         assert run.post("/canary/promote") == (422, {"error": "canary: no canary is running to promote "
                                                              "(kubeberth canary start --server URL ...)"})
         assert run.load is not None

@@ -210,6 +210,30 @@ def test_multipoint_reconfigured_default_keeps_its_position(in_tmp: Path) -> Non
     assert fw.score_weights()["NodeResourcesFit"] == 4
 
 
+def test_a_default_disabled_and_enabled_again_at_one_point_takes_the_enabled_order(in_tmp: Path) -> None:
+    """kube-scheduler's expandMultiPointPlugins skips a multiPoint plugin disabled at the point, so enabling it there
+    again is no override keeping its default position: it comes where that point's list puts it (bind_test.go's
+    and plugins_test.go's configurations: a test binder before DefaultBinder). Without the disable, the override
+    keeps the default's place first."""
+    gen = build("""\
+        profiles:
+        - plugins:
+            filter:
+              disabled: [{name: NodeResourcesFit}]
+              enabled: [{name: FilterOne}, {name: NodeResourcesFit}]
+        """)
+    filters = gen.default_profile.enabled("filter")
+    assert filters.index("FilterOne") + 1 == filters.index("NodeResourcesFit") == len(filters) - 1
+    gen = build("""\
+        profiles:
+        - plugins:
+            filter:
+              enabled: [{name: FilterOne}, {name: NodeResourcesFit}]
+        """)
+    filters = gen.default_profile.enabled("filter")
+    assert filters.index("NodeResourcesFit") < filters.index("FilterOne") == len(filters) - 1
+
+
 def test_disable_one_default_at_one_point(in_tmp: Path) -> None:
     gen = build("""\
         profiles:

@@ -183,6 +183,42 @@ def test_a_preemptors_reservation_holds_the_room_its_victims_free_until_it_commi
     assert snap["claim_writes"] == snap["commits"] + snap["releases"] + snap["reservations"] == 5
 
 
+def test_a_preemptor_that_preempts_again_elsewhere_keeps_one_reservation(
+        make_records: Callable[..., EtcdClaimRecords]) -> None:
+    """A preemptor whose first node did not work out preempts on another: its reservation moves
+    there. Left behind, the first would refuse every other replica's commit on that node for the
+    claim TTL (a strict claim they cannot count: they assume the pod on one node only), and this
+    replica's own commits there for want of room; a preemption wave of 12 preemptors across 3
+    replicas ended with none bound."""
+    a_records, b_records = make_records("a"), make_records("b")
+    a, b = ClaimStore(a_records, "a"), ClaimStore(b_records, "b")
+    room = {"cpu": 8000, "pods": 10}
+    assert a.reserve(pod("high", 8000), "q1") == ("ok", "")
+    assert a.reserve(pod("high", 8000), "q2") == ("ok", "")
+    assert "uid-high" not in a_records.read("q1").claims and "uid-high" in a_records.read("q2").claims
+    wait(lambda: "uid-high" not in b_records.read("q1").claims and "uid-high" in b_records.read("q2").claims)
+    assert b.commit(pod("other"), "q1", frozenset(), room, False, ClaimFilter())[0] == "ok"
+    assert a.commit(pod("mine", 8000), "q1", frozenset({"uid-other"}), {"cpu": 0, "pods": 9}, False,
+                    ClaimFilter())[0] == "ok"
+    snap = a.stats.snapshot()
+    assert snap["reservations"] == 2 and snap["releases"] == 1
+
+
+def test_a_reservation_on_a_node_another_replica_claimed_unseen_is_refused(
+        make_records: Callable[..., EtcdClaimRecords]) -> None:
+    """Two replicas' preemptors choosing one node at once: the second reservation finds the
+    first, which its replica's view did not count, and is refused, so its victims stay; once the
+    view counts it (`known`), reserving there is allowed again."""
+    a_records, b_records = make_records("a"), make_records("b")
+    a, b = ClaimStore(a_records, "a"), ClaimStore(b_records, "b")
+    assert a.reserve(pod("first", 8000), "w1", frozenset(), ClaimFilter()) == ("ok", "")
+    wait(lambda: "uid-first" in b_records.read("w1").claims)
+    outcome, message = b.reserve(pod("second", 8000), "w1", frozenset(), ClaimFilter())
+    assert outcome == "conflict" and "replica a" in message and "a reservation" in message, message
+    assert "uid-second" not in b_records.read("w1").claims and b.stats.snapshot()["reservations"] == 0
+    assert b.reserve(pod("second", 8000), "w1", frozenset({"uid-first"}), ClaimFilter())[0] == "ok"
+
+
 def test_watch_tells_others_claims_with_previous_values(make_records: Callable[..., EtcdClaimRecords]) -> None:
     a_records, b_records = make_records("a"), make_records("b")
     heard: list[tuple[str, Claims]] = []
@@ -334,3 +370,22 @@ def test_flags_of_the_etcd_store_are_checked_at_start(tmp_path: Path) -> None:
         etcd_records(settings(scale_out_etcd_endpoints="http://127.0.0.1:1", scale_out_etcd_certfile=cert), "g", "a", 4)
     with pytest.raises(ConfigError, match="absolute key prefix"):
         etcd_records(settings(scale_out_etcd_endpoints="http://127.0.0.1:1", scale_out_etcd_prefix="x"), "g", "a", 4)
+
+
+def test_a_constrained_pod_claimed_meanwhile_elsewhere_in_the_domain_is_a_conflict(
+        make_records: Callable[..., EtcdClaimRecords]) -> None:
+    """A pod whose constraints span nodes (zone spread, zone anti-affinity) commits against the other nodes of its
+    topology domain too: another replica's constrained pod claimed on one of them since the cycle looked is a
+    conflict; one the cycle knew, or a plain pod, is not."""
+    a_records, b_records = make_records("a"), make_records("b")
+    a, b = ClaimStore(a_records, "a"), ClaimStore(b_records, "b")
+    room = {"cpu": 8000, "pods": 10}
+    assert b.commit(pod("spread-b"), "n1", frozenset(), room, True, ClaimFilter())[0] == "ok"
+    assert b.commit(pod("plain-b"), "n3", frozenset(), room, False, ClaimFilter())[0] == "ok"
+    wait(lambda: set(a_records.read("n1").claims) == {"uid-spread-b"} and bool(a_records.read("n3").claims))
+    outcome, message = a.commit(pod("spread-a"), "n2", frozenset(), room, True, ClaimFilter(), {"n1": frozenset()})
+    assert outcome == "conflict" and "node n1 of the pod's topology domain" in message and "replica b" in message
+    assert "uid-spread-a" not in a_records.read("n2").claims
+    assert a.commit(pod("spread-a"), "n2", frozenset(), room, True, ClaimFilter(),
+                    {"n1": frozenset({"uid-spread-b"}), "n3": frozenset()})[0] == "ok"
+    assert a.stats.snapshot()["conflicts"] == 1

@@ -8,11 +8,13 @@ from __future__ import annotations
 
 import logging
 import math
+import time
 from typing import Any
 
 import numpy as np
 import pytest
 from kubeberth import Code, FilterResult, PermitResult, PreFilterResult, Status, hookimpl
+from kubeberth.backends.base import PodGone
 from kubeberth.cache.podinfo import PodInfo
 from kubeberth.runtime.framework import num_feasible_nodes_to_find
 from kubeberth.testing import PROFILE, make_node, make_pod
@@ -932,3 +934,69 @@ def test_pre_filter_unschedulable_lets_later_pre_filters_run(scheduler_tester) -
     t.settle(timeout=10)
     assert "pre_filter:TPreSeen:no" in seen
     assert t.events("no", "FailedScheduling") == ["0/2 nodes are available: pod is not welcome here."]
+
+
+# ---- a pod deleted while binding: its failed binding still frees what it reserved --------------
+GONE: dict[str, Any] = {}
+
+
+def _wait(check: Any, what: str) -> None:
+    deadline = time.monotonic() + 10
+    while not check():
+        assert time.monotonic() < deadline, f"timed out waiting for {what}"
+        time.sleep(0.01)
+
+
+class TReserving:
+    """preemption_test.go's reservingPlugin: the others fail Filter while "v" holds its reservation."""
+
+    name = "TReserving"
+    requeue_on = ("Pod/Delete",)
+
+    def __init__(self) -> None:
+        self.reserved = False
+
+    @hookimpl
+    def filter_node(self, pod: PodInfo) -> Status | None:
+        return Status.unschedulable("resources are reserved") if self.reserved and pod.name != "v" else None
+
+    @hookimpl
+    def reserve(self, pod: PodInfo) -> None:
+        self.reserved = self.reserved or pod.name == "v"
+
+    @hookimpl
+    def unreserve(self, pod: PodInfo) -> None:
+        self.reserved = self.reserved and pod.name != "v"
+
+
+class TGoneBinder:
+    """Binds "v" only after "w" was found unschedulable and "v" was deleted (and the cache saw it): the API
+    answers NotFound, as a victim deleted while blocked in binding."""
+
+    name = "TGoneBinder"
+
+    @hookimpl
+    def bind(self, pod: PodInfo, node_name: str, handle) -> Status:
+        if pod.name != "v":
+            return handle.bind(pod, node_name)
+        t = GONE["tester"]
+        s = t.scheduler
+        _wait(lambda: getattr(s.queue.entries.get("w"), "where", "") == "unschedulable", "w unschedulable")
+        t.delete("Pod", "default/v")
+        _wait(lambda: "v" not in s.cluster.pods and s.queue.entries["w"].where == "unschedulable"
+              and s.queue.entries["w"].attempts >= 2, "v gone from the cache and w retried")
+        return Status.error("pods \"v\" not found", err=PodGone(pod.key))
+
+
+def test_binding_of_a_pod_deleted_meanwhile_moves_the_pods_it_held_back(scheduler_tester) -> None:
+    """TestAsyncPreemption's "victim blocked in binding ... deleted and its resources are unreserved": kube-scheduler's
+    handleBindingCycleError forgets the pod (a no-op: its deletion removed it) and moves the unschedulable pods with
+    an AssignedPodDelete event, which is when the pod's reservation is released (Unreserve)."""
+    t = scheduler_tester([TReserving, TGoneBinder], objects=[*nodes(1), pod("v", priority=10), pod("w")],
+                         base=("PrioritySort",))
+    GONE["tester"] = t
+    try:
+        t.settle(timeout=20)
+    finally:
+        GONE.clear()
+    assert t.node_of("w") == "n0"

@@ -62,6 +62,12 @@ def test_placed_pod_events_and_labels() -> None:
     relabelled_raw["metadata"]["labels"] = {"app": "x"}
     assert _placed_pod_events(base, PodInfo.from_dict(relabelled_raw)) == ["Pod/UpdatePodLabel", "Pod/UpdatePodScaleDown"]
     assert _placed_pod_events(base, base) == []
+    annotated_raw = make_pod("p", "200m", uid="p", node="n1")
+    annotated_raw["metadata"]["annotations"] = {"foo": "bar"}  # plugins_test.go TestPreEnqueuePluginEventsToRegister
+    assert _placed_pod_events(base, PodInfo.from_dict(annotated_raw)) == ["Pod/Update"]
+    status_only = make_pod("p", "200m", uid="p", node="n1")
+    status_only["status"] = {"phase": "Running"}
+    assert _placed_pod_events(base, PodInfo.from_dict(status_only)) == []
     assert event_label("Pod/Delete") == "AssignedPodDelete"
     assert event_label("Pod/UpdatePodLabel") == "AssignedPodUpdatePodLabel"
     assert event_label("Node/UpdateNodeLabel") == "NodeUpdateNodeLabel"

@@ -666,3 +666,26 @@ def test_misspelled_args_key_in_simulate_is_one_line_exit_2(tmp_path: Path, caps
     assert code == 2
     assert err == (f"error: {tmp_path / 'config.yaml'}: profiles[0].pluginConfig[0].args.podLabel: unknown key for plugin "
                    "'Team' (did you mean 'label'? it takes: label)\n")
+
+
+def test_own_entry_points_are_deferred_until_a_profile_enables_them() -> None:
+    """kubeberth's own plugins are imported when a profile enables them, not at every scan: a start
+    with the default profile imports none of contrib. Each one's entry point name is its plugin name
+    (what the deferred spec is registered under before its module is imported)."""
+    import subprocess
+
+    code = textwrap.dedent("""
+        import sys
+        from kubeberth.runtime.generation import build_generation
+        from kubeberth.runtime.plugins import discover_entry_points
+        specs = discover_entry_points()
+        assert not [m for m in sys.modules if m.startswith("kubeberth.contrib.")], "scan imported contrib"
+        build_generation(None)
+        assert not [m for m in sys.modules if m.startswith("kubeberth.contrib.")], "default profile imported contrib"
+        own = [s for s in specs if s.source.startswith("entrypoint:kubeberth==")]
+        assert len(own) > 30
+        for s in own:
+            assert s.hooks and s.obj.name == s.name, s  # loads it: the name check runs in the loader
+        assert all(s.builtin == s.obj.__module__.startswith("kubeberth.builtin_plugins") for s in own)
+    """)
+    subprocess.run([sys.executable, "-c", code], check=True, timeout=120)

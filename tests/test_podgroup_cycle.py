@@ -40,9 +40,8 @@ def test_a_gang_that_fits_binds_in_one_cycle(tester: SchedulerTester) -> None:
 
 def test_a_gang_that_cannot_fit_binds_none_and_holds_nothing(tester: SchedulerTester) -> None:
     """Two 1500m members fit on 4 cpus, the third does not: the group gives up at once, with no
-    reservation left behind and no Permit timeout to wait for. (Its members were rejected by no
-    plugin but the group, so any event retries them, as upstream: the PodGroup's condition update
-    does once.)"""
+    reservation left behind and no Permit timeout to wait for. (The group backs off as one entity,
+    whatever event comes, and is retried once its backoff ends, as upstream.)"""
     assert tester.schedule(*gang("big", 3, 3, "1500m")) == {"big-0": None, "big-1": None, "big-2": None}
     # The members that were placed carry the group's status behind kube-scheduler's errPodGroupUnschedulable.
     for placed in ("big-0", "big-1"):
@@ -248,3 +247,49 @@ def test_a_group_whose_pods_disagree_is_an_error_for_every_member(change: dict[s
         found = t.scheduler.backend.get("PodGroup", "default/mixed")
         condition = found["status"]["conditions"][0]
         assert (condition["status"], condition["reason"], condition["message"]) == ("False", "SchedulerError", message)
+
+
+# ---- PodGroupCycleState ------------------------------------------------------------------------------
+class GroupStateUser:
+    """Per-pod PreFilter writing into the pod group's cycle state (state.pod_group_cycle), PodGroupPostFilter
+    reading it (and running the group's algorithm again), PreBind looking for it."""
+
+    name = "GroupStateUser"
+
+    def __init__(self) -> None:
+        self.post_filter_saw: list[tuple[str, list[str], list[str]]] = []
+        self.pre_bind_saw: list[object] = []
+
+    @hookimpl
+    def pre_filter(self, state: Any, pod: Any) -> None:
+        if state.pod_group_cycle is not None:
+            state.pod_group_cycle.setdefault("members", []).append(pod.name)
+
+    @hookimpl
+    def pod_group_post_filter(self, state: Any, pod_group: PodGroupInfo, schedule: Any) -> Status:
+        before = sorted(state.get("members", []))
+        schedule()  # on a fresh PodGroupCycleState, as upstream's pgSchedulingFunc (NewCycleState)
+        self.post_filter_saw.append((type(state).__name__, before, sorted(state.get("members", []))))
+        return Status.unschedulable("nothing to preempt")
+
+    @hookimpl
+    def pre_bind(self, state: Any, pod: Any) -> None:
+        self.pre_bind_saw.append(state.pod_group_cycle)
+
+
+def test_the_group_post_filter_reads_what_its_members_prefilter_wrote() -> None:
+    """TestPodGroupCycleStatePreserved in small: the members' PreFilter writes into the PodGroupCycleState the
+    group's PodGroupPostFilter is given; its schedule() does not write into it."""
+    with SchedulerTester(["NodeResourcesFit", "GangScheduling", GroupStateUser], objects=[make_node("n1", cpu="4")],
+                         feature_gates=GATES) as t:
+        assert t.schedule(*gang("big", 3, 3, "1500m")) == {"big-0": None, "big-1": None, "big-2": None}
+        saw = t.plugin("GroupStateUser").post_filter_saw
+        assert saw and saw[0] == ("PodGroupCycleState", ["big-0", "big-1", "big-2"], ["big-0", "big-1", "big-2"])
+
+
+def test_a_member_goes_to_binding_without_the_group_cycle_state() -> None:
+    """SetPodGroupSchedulingCycle(nil) before the binding cycle: PreBind sees no pod group cycle."""
+    with SchedulerTester(["NodeResourcesFit", "GangScheduling", GroupStateUser], objects=[make_node("n1", cpu="4")],
+                         feature_gates=GATES) as t:
+        assert t.schedule(*gang("fits", 2, 2, "1")) == {"fits-0": "n1", "fits-1": "n1"}
+        assert t.plugin("GroupStateUser").pre_bind_saw == [None, None]

@@ -250,3 +250,20 @@ def test_pod_level_resize_in_flight() -> None:
         "status": {"resources": {"requests": {"cpu": "2"}}, "allocatedResources": {"cpu": "2"}},
     })
     assert pod.requests["cpu"] == 2000 and pod.nonzero_cpu == 2000
+
+
+def test_running_pods_of_one_template_share_their_requests_and_empty_maps() -> None:
+    """What a running pod costs the cache: pods with the same requests share one requests dict, pods without
+    labels or nodeSelector one empty dict; a pod with its own labels keeps its own copy (not the API object's)."""
+    from kubeberth.cache.podinfo import PodInfo
+
+    def parsed(name: str, labels: dict[str, str] | None = None) -> PodInfo:
+        raw = make_pod(name, cpu="100m", memory="500Mi")
+        if labels:
+            raw["metadata"]["labels"] = labels
+        return PodInfo.from_dict(raw)
+
+    a, b, c = parsed("a"), parsed("b"), parsed("c", {"app": "web"})
+    assert a.requests is b.requests and a.requests == {"cpu": 100, "memory": 500 * 2**20}
+    assert a.labels is b.labels and a.labels == {} and a.node_selector is b.node_selector == {}
+    assert c.labels == {"app": "web"} and c.labels is not c.raw["metadata"]["labels"]

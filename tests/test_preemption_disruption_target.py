@@ -67,3 +67,23 @@ def test_victim_marked_then_deleted(with_condition: bool) -> None:
         t.settle()
         assert t.node_of("preemptor") == "node1"
         assert "default/victim1" not in t.placements()
+
+
+def test_a_victim_seen_terminating_since_it_was_chosen_is_left_alone() -> None:
+    """Handle.delete_victim on a victim whose deletion the cache has seen since the preemption chose it (another
+    replica preempted it, or anyone deleted it): no condition, no delete, no second Preempted event."""
+    from kubeberth.cache.podinfo import PodInfo
+
+    with SchedulerTester(default_plugins=True) as t:
+        t.add(make_node("node1", cpu="4"), _victim(False))
+        t.sync()
+        chosen = PodInfo.from_dict(t.pod("victim1"))  # as the preemption's cycle saw it
+        preemptor = PodInfo.from_dict(make_pod("preemptor", "2", uid="preemptor", priority=1000))
+        handle = t.scheduler.handle_for(t.framework)
+        assert handle.delete_victim(chosen, preemptor, "node1").ok
+        assert t.pod("victim1")["metadata"].get("deletionTimestamp")
+        t.sync()
+        assert handle.delete_victim(chosen, preemptor, "node1").ok  # the same victim, chosen again meanwhile
+        counts = [n for (key, reason, _), n in t.backend.event_counts.items() if key.endswith("/victim1")
+                  and reason == "Preempted"]
+        assert counts == [1]

@@ -286,6 +286,33 @@ def test_update_of_unschedulable_pod_asks_its_rejecting_plugins(q: SchedulingQue
     assert e is not None and e.pod.priority == 4
 
 
+@pytest.mark.parametrize(("registered", "admitted"), [((), False), (("TargetPod/UpdatePodSchedulingGatesEliminated",), True)])
+def test_update_of_gated_pod_asks_its_gating_plugin(clock: FakeClock, registered: tuple[str, ...],
+                                                    admitted: bool) -> None:
+    """kube-scheduler's PriorityQueue.Update for a gated pod (its gating plugin is one of its PendingPlugins): PreEnqueue
+    runs again only when the gating plugin registered an event of the update (isPodWorthRequeuing); a plugin with no
+    event keeps the pod gated even once its gates are gone (plugins_test.go TestPreEnqueuePluginEventsToRegister)."""
+    calls = []
+
+    def gating(p: PodInfo) -> Status:
+        calls.append(p.name)
+        return Status(Code.UNSCHEDULABLE_AND_UNRESOLVABLE, ("gated",), "Gates") if p.scheduling_gates else Status()
+
+    def interested(_pod: object, plugin: str, event: str, *_changed: object) -> bool:
+        return plugin == "Gates" and event in registered
+
+    q = SchedulingQueue(priority_sort, gating, clock)
+    q.add(pod("g", schedulingGates=[{"name": "wait"}]))
+    assert q.entries["g"].where == "gated" and q.entries["g"].gating_plugin == "Gates"
+    q.update(pod("g", priority=2, schedulingGates=[{"name": "wait"}]), interested, None, ["TargetPod/Update"])
+    assert calls == ["g"]  # an event it did not register: PreEnqueue is not run again
+    q.update(pod("g"), interested, None, ["TargetPod/UpdatePodSchedulingGatesEliminated"])
+    assert calls == ["g", "g"] if admitted else calls == ["g"]
+    e = q.pop()
+    assert (e is not None and e.pod.name == "g" and e.requeued_by == "TargetPodUpdatePodSchedulingGatesEliminated") \
+        if admitted else (e is None and q.entries["g"].where == "gated" and q.entries["g"].pod.priority == 0)
+
+
 def test_delete_and_done(q: SchedulingQueue, clock: FakeClock) -> None:
     q.add(pod("a"))
     q.add(pod("b"))
@@ -330,7 +357,7 @@ def _queue_with_one_pod_per_place(pop_from_backoff: bool) -> SchedulingQueue:
     hpp, hpp2, up = q.pop(), q.pop(), q.pop()
     assert hpp is not None and hpp2 is not None and up is not None
     q.requeue_unschedulable(up, frozenset({"plugin"}), "")
-    q.move_seq += 1  # an event during hpp's cycle sends it to backoffQ
+    q.move_for_event("Node/Add", lambda p, *_: p.name == "hpp")  # an event during hpp's cycle sends it to backoffQ
     q.requeue_unschedulable(hpp, frozenset({"plugin"}), "")
     q.requeue_error(hpp2, "")
     q.add(pod("mpp", 500))
@@ -361,7 +388,7 @@ def test_pop_from_backoff_q_orders_same_expiry_by_active_q(clock: FakeClock) -> 
     q.add(pod("high", 10))
     high, low = q.pop(), q.pop()
     assert high is not None and low is not None
-    q.move_seq += 1
+    q.move_for_event("Node/Add", lambda *_: True)  # an event while they are in flight: both to backoffQ
     q.requeue_unschedulable(low, frozenset({"plugin"}), "")
     q.requeue_unschedulable(high, frozenset({"plugin"}), "")
     assert low.backoff_until == high.backoff_until > clock.t
@@ -375,7 +402,7 @@ def test_pop_from_backoff_q_skips_stale_backoff_items(clock: FakeClock) -> None:
     q.add(pod("a"))
     a = q.pop()
     assert a is not None
-    q.move_seq += 1
+    q.move_for_event("Node/Add", lambda *_: True)  # an event while it is in flight: to backoffQ
     q.requeue_unschedulable(a, frozenset({"plugin"}), "")
     q.activate(["a"])
     assert q.pop() is a
@@ -383,3 +410,29 @@ def test_pop_from_backoff_q_skips_stale_backoff_items(clock: FakeClock) -> None:
     assert a.where == "backoff" and q.pop() is None
     clock.t = a.backoff_until
     assert q.pop() is a
+
+
+def test_released_gated_pod_still_backing_off_goes_to_backoff(clock: FakeClock) -> None:
+    """kube-scheduler's requeuePodWithQueueingStrategy: a pod rejected, then held by a PreEnqueue plugin on its way
+    back, and released by an event its gating plugin registered while its backoff runs, waits in backoffQ (not
+    activeQ); once the backoff is over it is popped."""
+    gate = {"on": False}
+
+    def pre_enqueue(p: PodInfo) -> Status:
+        return Status(Code.UNSCHEDULABLE_AND_UNRESOLVABLE, ("held",), "Gates") if gate["on"] else Status()
+
+    q = SchedulingQueue(priority_sort, pre_enqueue, clock)
+    q.add(pod("r"))
+    e = q.pop()
+    assert e is not None
+    q.requeue_unschedulable(e, frozenset({"NodeResourcesFit"}), "no room")
+    assert q.entries["r"].where == "unschedulable" and q.entries["r"].backoff_until > clock()
+    gate["on"] = True
+    q.move_for_event("Node/Add", lambda *_: True)
+    assert q.entries["r"].where == "gated"
+    gate["on"] = False
+    q.move_for_event("Pod/Delete", lambda *_: True, registered=lambda *_: True)
+    assert q.entries["r"].where == "backoff"
+    clock.t += 20
+    e = q.pop()
+    assert e is not None and e.pod.name == "r"

@@ -15,6 +15,8 @@ from kubeberth.api.placement import (
     PodGroupPostFilterResult,
 )
 from kubeberth.api.status import Code, Status
+from kubeberth.api.types import CycleState, PodGroupCycleState
+from kubeberth.runtime.filter_points import run_post_filter
 from kubeberth.runtime.hooks import BoundHook
 from kubeberth.runtime.pod_group_points import (
     PodGroupHooks,
@@ -22,7 +24,7 @@ from kubeberth.runtime.pod_group_points import (
     run_placement_scores,
     run_pod_group_post_filter,
 )
-from kubeberth.runtime.records import CycleRecord
+from kubeberth.runtime.records import CycleRecord, Diagnosis
 
 INFO = PodGroupInfo("ns", "g")
 HANDLE: Any = None
@@ -48,12 +50,12 @@ def test_pod_group_post_filter_adds_unschedulable_reasons_and_stops_at_success()
         BoundHook("A", lambda: Status(Code.UNSCHEDULABLE, ("no room",)), ()),
         BoundHook("B", lambda: Status(Code.UNSCHEDULABLE, ("no victims",)), ()),
     ]
-    status, _ = run_pod_group_post_filter(hooks, INFO, lambda: ([], Status.success()), CLUSTER, HANDLE, record)
+    status, _ = run_pod_group_post_filter(hooks, INFO, lambda: ([], Status.success()), CLUSTER, HANDLE, record, PodGroupCycleState())
     assert (status.code, status.reasons, status.plugin) == (Code.UNSCHEDULABLE, ("no room", "no victims"), "A")
     assert record.preemption is None
     ok = PodGroupPostFilterResult(Status.success(), {"u1": "n1"}, ("ns/v",))
     hooks.insert(1, BoundHook("W", lambda: ok, ()))
-    status, outcome = run_pod_group_post_filter(hooks, INFO, lambda: ([], Status.success()), CLUSTER, HANDLE, record)
+    status, outcome = run_pod_group_post_filter(hooks, INFO, lambda: ([], Status.success()), CLUSTER, HANDLE, record, PodGroupCycleState())
     assert status.ok and status.plugin == "W" and outcome is ok
     assert record.preemption is not None and record.preemption["nominations"] == {"u1": "n1"}
     assert [s[1] for s in record.steps] == ["A", "B", "A", "W"]
@@ -65,7 +67,7 @@ def test_pod_group_post_filter_turns_a_raise_into_an_error() -> None:
     def boom() -> None:
         raise RuntimeError("bug")
 
-    status, _ = run_pod_group_post_filter([BoundHook("X", boom, ())], INFO, lambda: ([], Status.success()), CLUSTER, HANDLE, record)
+    status, _ = run_pod_group_post_filter([BoundHook("X", boom, ())], INFO, lambda: ([], Status.success()), CLUSTER, HANDLE, record, PodGroupCycleState())
     assert status.code == Code.ERROR and 'error in "X" PodGroupPostFilter plugins' in status.message
 
 
@@ -108,3 +110,24 @@ def test_pod_group_hooks_bind_only_marked_implementations() -> None:
     hooks = PodGroupHooks.of({"Gang": Gang(), "Unmarked": Unmarked()}, {})
     assert [h.plugin for h in hooks.feasible] == ["Gang"]
     assert [h.argnames for h in hooks.feasible] == [("pod_group",)]
+
+
+def test_post_filter_stops_at_the_first_success_with_or_without_a_nomination() -> None:
+    """RunPostFilterPlugins returns at the first Success (plugins_test.go TestPostFilterPlugin, "Filter failed
+    and PostFilter passed": the second PostFilter plugin is not called); Unschedulable goes on to the next."""
+    calls: list[str] = []
+
+    def hook(name: str, result: Any) -> BoundHook:
+        def run() -> Any:
+            calls.append(name)
+            return result
+        return BoundHook(name, run, ())
+
+    made_room = Status(Code.SUCCESS, ("make room for pod p to be schedulable",))
+    nominated, status = run_post_filter([hook("A", made_room), hook("B", None)], CycleState(), CLUSTER, CLUSTER,
+                                        HANDLE, Diagnosis(1), None)
+    assert (nominated, status.ok, status.message, calls) == (None, True, "make room for pod p to be schedulable", ["A"])
+    calls.clear()
+    nominated, status = run_post_filter([hook("A", Status.unschedulable("no")), hook("B", None)], CycleState(),
+                                        CLUSTER, CLUSTER, HANDLE, Diagnosis(1), None)
+    assert (nominated, status.ok, calls) == (None, True, ["A", "B"])

@@ -6,16 +6,20 @@ Kubernetes ClaimStore (which tests/e2e/test_scale_out_e2e.py runs against a real
 from __future__ import annotations
 
 import threading
+import time
 from collections import Counter
 from typing import Any
 
 import pytest
+from kubeberth import PermitResult, hookimpl
 from kubeberth.backends.embedded import EmbeddedCluster
 from kubeberth.cache.podinfo import PodInfo
+from kubeberth.runtime.config import parse_configuration
 from kubeberth.runtime.generation import build_generation
 from kubeberth.scheduling.ownership import ClaimFilter, Ownership, ownership_key
-from kubeberth.scheduling.scale_out import ScaleOut
+from kubeberth.scheduling.scale_out import ScaleOut, domain_keys
 from kubeberth.scheduling.scheduler import Scheduler
+from kubeberth.testing.tester import profile_config
 
 
 def pod(name: str, cpu: str = "1", group: str = "") -> dict[str, Any]:
@@ -45,7 +49,7 @@ class MemoryClaims:
         self.log: list[tuple[str, str, str]] = []
 
     def commit(self, p: PodInfo, node: str, known: frozenset[str], room: dict[str, int], strict: bool,
-               counted: ClaimFilter) -> tuple[str, str]:
+               counted: ClaimFilter, domain: dict[str, frozenset[str]] | None = None) -> tuple[str, str]:
         claims = self.shared.setdefault(node, {})
         for uid, (replica, exp) in claims.items():  # the coarse rule: any news is a conflict
             if replica != self.me and uid not in known and uid != p.uid and counted.counts(replica, exp):
@@ -59,8 +63,13 @@ class MemoryClaims:
         if not bound:
             self.shared.get(node, {}).pop(p.uid, None)
 
-    def reserve(self, p: PodInfo, node: str) -> tuple[str, str]:
-        self.shared.setdefault(node, {})[p.uid] = (self.me, 1e18)
+    def reserve(self, p: PodInfo, node: str, known: frozenset[str], counted: ClaimFilter) -> tuple[str, str]:
+        claims = self.shared.setdefault(node, {})
+        for uid, (replica, exp) in claims.items():  # another replica's claim unknown here: refused
+            if replica != self.me and uid not in known and uid != p.uid and counted.counts(replica, exp):
+                self.log.append(("refused", p.uid, node))
+                return "conflict", f"node {node} claimed meanwhile by replica {replica}"
+        claims[p.uid] = (self.me, 1e18)
         self.log.append(("reserve", p.uid, node))
         return "ok", ""
 
@@ -164,7 +173,7 @@ def test_a_conflict_reruns_the_cycle_without_writing() -> None:
 
         class Racing:
             def commit(self, p: PodInfo, node: str, known: frozenset[str], room: dict[str, int], strict: bool,
-                       counted: ClaimFilter) -> tuple[str, str]:
+                       counted: ClaimFilter, domain: dict[str, frozenset[str]] | None = None) -> tuple[str, str]:
                 if not race.is_set():  # the other replica claims this very node first
                     race.set()
                     shared.setdefault(node, {})["uid-theirs"] = ("b", 1e18)
@@ -318,5 +327,267 @@ def test_a_preemptor_reserves_its_node_before_its_victims_are_deleted() -> None:
         assert deleted_with_claims and "uid-high" in deleted_with_claims[0]  # claimed before the victim went
         assert cluster.store["Pod"]["default/high"]["spec"]["nodeName"] == "n0"
         assert log.index(("reserve", "uid-high", "n0")) < log.index(("ok", "uid-high", "n0"))
+    finally:
+        sched.shutdown()
+
+
+def test_claims_of_deleted_pods_take_no_room_at_commit() -> None:
+    """A pod bound by another replica and then deleted (a preemption's victim) keeps its claim in
+    the node's record until the claim expires. The room is free: a commit there must not count
+    that claim as news. Counted, it refused every placement on the node for the claim TTL (a
+    preemption wave across replicas: no preemptor bound on the room its victims freed)."""
+    cluster = EmbeddedCluster()
+    cluster.apply(node("n0", cpu="1"))
+    old = pod("old")
+    old["spec"]["nodeName"] = "n0"
+    cluster.apply(old)
+    shared: dict[str, dict[str, tuple[str, float]]] = {"n0": {"uid-old": ("b", 1e18)}}
+    sched, so = replica("a", shared, cluster, ["a", "b"])
+    sched.start_backend()
+    try:
+        sched.drain_events()
+        so.apply_claims("n0", dict(shared["n0"]))
+        cluster.delete("Pod", "default/old")
+        sched.drain_events()
+        cluster.apply(pod("new"))
+        for _ in range(3):
+            sched.run_until_settled(timeout=10)
+        log = so.committer.log  # type: ignore[attr-defined]
+        assert ("ok", "uid-new", "n0") in log and not [x for x in log if x[0] == "conflict"], log
+        assert cluster.store["Pod"]["default/new"]["spec"]["nodeName"] == "n0"
+    finally:
+        sched.shutdown()
+
+
+def test_a_preemption_on_a_node_another_replica_claimed_meanwhile_deletes_no_victim() -> None:
+    """Another replica reserved the node for its own preemptor (or placed a pod there) and this
+    replica does not count that claim yet: its preemptor deletes no victim there, it is tried
+    again (two replicas preempting on one node at once both deleted victims there). Once the
+    claim is counted, the victims are chosen with it and the preemption goes on."""
+    cluster = EmbeddedCluster()
+    cluster.apply(node("n0", cpu="2"))
+    low = pod("low")
+    low["spec"].update(nodeName="n0", priority=0, terminationGracePeriodSeconds=0)
+    cluster.apply(low)
+    high = pod("high", cpu="2")
+    high["spec"]["priority"] = 100
+    cluster.apply(high)
+    shared: dict[str, dict[str, tuple[str, float]]] = {"n0": {"uid-theirs": ("b", 1e18)}}  # unknown here
+    sched, so = replica("a", shared, cluster, ["a", "b"])
+    so.ownership.owns = lambda p: True  # type: ignore[method-assign]  # this replica schedules both pods
+    sched.start_backend()
+    try:
+        sched.drain_events()
+        log = so.committer.log  # type: ignore[attr-defined]
+        for _ in range(200):  # the preemptor is tried again while the claim stands: a bounded number of cycles
+            sched.step()
+            sched.drain_events(block_for=0.01)
+            if log.count(("refused", "uid-high", "n0")) >= 2:
+                break
+        assert log.count(("refused", "uid-high", "n0")) >= 2 and ("reserve", "uid-high", "n0") not in log, log
+        assert "default/low" in cluster.store["Pod"]  # no victim deleted
+        del shared["n0"]["uid-theirs"]  # the other replica's claim ends
+        for _ in range(20):
+            sched.run_until_settled(timeout=10)
+            if cluster.store["Pod"].get("default/high", {}).get("spec", {}).get("nodeName"):
+                break
+        assert ("reserve", "uid-high", "n0") in log and "default/low" not in cluster.store["Pod"]
+        assert cluster.store["Pod"]["default/high"]["spec"]["nodeName"] == "n0"
+    finally:
+        sched.shutdown()
+
+
+def test_no_preemption_on_a_node_where_another_replicas_preemptor_is_in_flight() -> None:
+    """Another replica's preemptor reserved the node and this replica counts it (assumed there),
+    but it is not bound yet: its victims may still show here, and a second preemption on the node
+    would pick some of them again (a victim preempted by two replicas, and too little room for
+    the second preemptor). The reservation is refused until that pod is bound."""
+    cluster = EmbeddedCluster()
+    cluster.apply(node("n0", cpu="3"))
+    low = pod("low")
+    low["spec"].update(nodeName="n0", priority=0, terminationGracePeriodSeconds=0)
+    cluster.apply(low)
+    theirs = pod("theirs")
+    theirs["spec"]["priority"] = 100
+    cluster.apply(theirs)
+    high = pod("high", cpu="2")
+    high["spec"]["priority"] = 100
+    cluster.apply(high)
+    shared: dict[str, dict[str, tuple[str, float]]] = {"n0": {"uid-theirs": ("b", 1e18)}}
+    sched, so = replica("a", shared, cluster, ["a", "b"])
+    so.ownership.owns = lambda p: p.name != "theirs"  # type: ignore[method-assign]
+    sched.start_backend()
+    try:
+        sched.drain_events()
+        so.apply_claims("n0", dict(shared["n0"]))
+        assert "uid-theirs" in sched.cluster.assumed  # counted: in flight at b
+        log = so.committer.log  # type: ignore[attr-defined]
+        for _ in range(200):
+            sched.step()
+            sched.drain_events(block_for=0.01)
+            if ("refused", "uid-high", "n0") in log:
+                break
+        assert ("refused", "uid-high", "n0") in log and "default/low" in cluster.store["Pod"], log
+        theirs["spec"]["nodeName"] = "n0"  # b's preemptor bound
+        cluster.apply(theirs)
+        for _ in range(20):
+            sched.run_until_settled(timeout=10)
+            if cluster.store["Pod"].get("default/high", {}).get("spec", {}).get("nodeName"):
+                break
+        assert ("reserve", "uid-high", "n0") in log and "default/low" not in cluster.store["Pod"]
+        assert cluster.store["Pod"]["default/high"]["spec"]["nodeName"] == "n0"
+    finally:
+        sched.shutdown()
+
+
+def gang_cluster(async_preemption: bool) -> tuple[EmbeddedCluster, Scheduler, ScaleOut, dict[str, Any]]:
+    """Two 1-cpu nodes each running a low-priority pod, and a 2-member gang of 1-cpu pods of high priority
+    (GenericWorkload): it fits only by preempting both."""
+    from kubeberth.api.features import FeatureGates
+    from kubeberth.testing import make_pod_group
+
+    cluster = EmbeddedCluster()
+    for n in ("n0", "n1"):
+        cluster.apply(node(n, cpu="1"))
+        low = pod(f"low-{n}")
+        low["spec"].update(nodeName=n, priority=0, terminationGracePeriodSeconds=0)
+        cluster.apply(low)
+    group = make_pod_group("train", 2)
+    group["spec"]["priority"] = 100
+    cluster.apply(group)
+    for i in range(2):
+        member = pod(f"train-{i}", group="train")
+        member["spec"]["priority"] = 100
+        cluster.apply(member)
+    gates = FeatureGates.parse({"GenericWorkload": True, "SchedulerAsyncPreemption": async_preemption})
+    sched = Scheduler(build_generation(feature_gates=gates), cluster, seed=1, binding_workers=1)
+    shared: dict[str, Any] = {}
+    so = ScaleOut("a", MemoryClaims("a", shared))
+    so.attach(sched)
+    sched.scale_out = so
+    so.set_members(("a", "b"))
+    so.ownership.owns = lambda p: True  # type: ignore[method-assign]  # this replica owns the gang
+    return cluster, sched, so, shared
+
+
+@pytest.mark.parametrize("async_preemption", [False, True], ids=["sync", "async"])
+def test_a_pod_group_reserves_every_members_node_before_its_first_victim(async_preemption: bool) -> None:
+    """A gang's preemption across replicas: each nominated member's node is claimed for that member
+    before any victim is deleted (as a single preemptor's node is), and while another replica holds an
+    unseen claim on one of them nothing is deleted anywhere; once it ends, the gang preempts and binds."""
+    cluster, sched, so, shared = gang_cluster(async_preemption)
+    shared["n1"] = {"uid-theirs": ("b", 1e18)}  # another replica's claim this view does not count
+    log = so.committer.log  # type: ignore[attr-defined]
+    claims_at_first_delete: list[set[str]] = []
+    delete = cluster.delete
+
+    def watched_delete(kind: str, key: str) -> Any:
+        if kind == "Pod" and key.startswith("default/low") and not claims_at_first_delete:
+            claims_at_first_delete.append({uid for claims in shared.values() for uid in claims})
+        return delete(kind, key)
+
+    cluster.delete = watched_delete  # type: ignore[method-assign]
+    sched.start_backend()
+    try:
+        sched.drain_events()
+        for _ in range(300):
+            sched.step()
+            sched.drain_events(block_for=0.01)
+            if [x for x in log if x[0] == "refused"]:
+                break
+        assert [x for x in log if x[0] == "refused"], log
+        assert {"default/low-n0", "default/low-n1"} <= set(cluster.store["Pod"])  # no victim deleted anywhere
+        del shared["n1"]["uid-theirs"]
+        for _ in range(30):
+            sched.run_until_settled(timeout=10)
+            if all(cluster.store["Pod"].get(f"default/train-{i}", {}).get("spec", {}).get("nodeName") for i in range(2)):
+                break
+        placed = {f"uid-train-{i}": cluster.store["Pod"][f"default/train-{i}"]["spec"].get("nodeName") for i in range(2)}
+        assert sorted(placed.values()) == ["n0", "n1"]
+        assert not [k for k in cluster.store["Pod"] if k.startswith("default/low")]
+        assert claims_at_first_delete and {"uid-train-0", "uid-train-1"} <= claims_at_first_delete[0]
+        for uid, n in placed.items():  # each member reserved the node it was then placed on, before its commit
+            assert log.index(("reserve", uid, n)) < log.index(("ok", uid, n)), log
+    finally:
+        sched.shutdown()
+
+
+class _HoldAtPermit:
+    """Holds the pods named held and rejected at Permit until the test ends their wait."""
+
+    name = "HoldAtPermit"
+
+    @hookimpl
+    def permit(self, pod: Any) -> PermitResult | None:
+        return PermitResult.wait(30) if pod.name in ("held", "rejected") else None
+
+
+def _until(done: Any, seconds: float = 10) -> bool:
+    deadline = time.monotonic() + seconds
+    while not done() and time.monotonic() < deadline:
+        time.sleep(0.01)
+    return bool(done())
+
+
+def test_a_pod_held_at_permit_holds_its_claim_while_it_waits() -> None:
+    """The commit is the binding cycle's first step: a pod waiting at Permit (a gang member until its gang is
+    complete) has its claim in the store for every replica while it waits, and it is bound on that claim once
+    allowed; a wait that ends in a rejection drops the claim."""
+    config = parse_configuration(profile_config([_HoldAtPermit], default_plugins=True, profile="kubeberth"))
+    cluster = EmbeddedCluster()
+    cluster.apply(node("n0", cpu="2"))
+    cluster.apply(pod("held"))
+    cluster.apply(pod("rejected"))
+    shared: dict[str, dict[str, tuple[str, float]]] = {}
+    sched = Scheduler(build_generation(config=config, extra_plugins=[_HoldAtPermit]), cluster, seed=1,
+                      binding_workers=2)
+    so = ScaleOut("a", MemoryClaims("a", shared))
+    so.attach(sched)
+    sched.scale_out = so
+    so.set_members(("a",))
+    sched.start_backend()
+    try:
+        sched.drain_events()
+        sched.step()
+        sched.step()
+        waiting = {w.pod.name: w for w in sched.waiting_pods.values()}
+        assert set(waiting) == {"held", "rejected"}
+        assert _until(lambda: {"uid-held", "uid-rejected"} <= set(shared.get("n0", {})))
+        assert not any(p["spec"].get("nodeName") for p in cluster.pods())  # claimed while waiting, not bound
+        waiting["rejected"].reject("HoldAtPermit", "not this time")
+        assert _until(lambda: "uid-rejected" not in shared["n0"])
+        waiting["held"].allow("HoldAtPermit")
+        assert _until(lambda: bool(cluster.store["Pod"]["default/held"]["spec"].get("nodeName")))
+        assert cluster.store["Pod"]["default/held"]["spec"]["nodeName"] == "n0" and "uid-held" in shared["n0"]
+    finally:
+        sched.shutdown()
+
+
+def test_the_cycle_view_of_a_pod_whose_constraints_span_nodes_covers_its_domain() -> None:
+    """domain_keys: the hard constraints' keys wider than a node; the cycle view then lists the other nodes of the
+    chosen node's zone with the pods known there, and none for a pod without such constraints."""
+    spread = pod("spread")
+    spread["spec"]["topologySpreadConstraints"] = [
+        {"maxSkew": 1, "topologyKey": "zone", "whenUnsatisfiable": "DoNotSchedule", "labelSelector": {}},
+        {"maxSkew": 1, "topologyKey": "kubernetes.io/hostname", "whenUnsatisfiable": "DoNotSchedule"},
+        {"maxSkew": 1, "topologyKey": "rack", "whenUnsatisfiable": "ScheduleAnyway"}]
+    spread["spec"]["affinity"] = {"podAntiAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": [
+        {"topologyKey": "region", "labelSelector": {}}]}}
+    assert domain_keys(PodInfo.from_dict(spread)) == {"zone", "region"}
+    cluster = EmbeddedCluster()
+    for name, zone in (("a1", "a"), ("a2", "a"), ("a3", "a"), ("b1", "b")):
+        n = node(name)
+        n["metadata"]["labels"]["zone"] = zone
+        cluster.apply(n)
+    placed = pod("placed")
+    placed["spec"]["nodeName"] = "a2"
+    cluster.apply(placed)
+    sched, so = replica("a", {}, cluster, ["a"])
+    sched.start_backend()
+    try:
+        sched.drain_events()
+        view = so.cycle_view(PodInfo.from_dict(spread), "a1")
+        assert view.strict and view.domain == {"a2": frozenset({"uid-placed"}), "a3": frozenset()}
+        assert so.cycle_view(PodInfo.from_dict(pod("plain")), "a1").domain == {}
     finally:
         sched.shutdown()

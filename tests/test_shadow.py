@@ -137,7 +137,7 @@ def _simulate(tmp: Path, objects: list[dict[str, Any]], shadow: tuple[Path, Path
 def _stored(result: Any) -> tuple[Any, ...]:
     """What the live run left in the cluster: every pod as stored, every event."""
     pods = sorted(json.dumps(p, sort_keys=True) for p in result.backend.pods())
-    events = [json.dumps(e, sort_keys=True, default=str) for e in result.backend.events]
+    events = sorted(json.dumps(e, sort_keys=True, default=str) for e in result.backend.events)  # binding workers record in parallel
     return result.placements, pods, events
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import pytest
+from kubeberth.api.status import Code, Status
 from kubeberth.scheduling.waiting_pods import WaitingPod, go_duration
 from kubeberth.testing import pod_info
 
@@ -39,3 +40,16 @@ def test_allowed_by_every_plugin_succeeds() -> None:
     assert not waiting.done
     waiting.allow("B")
     assert waiting.wait().ok
+
+
+def test_preempt_ends_the_wait_with_an_error_once_and_again_for_a_second_preemption() -> None:
+    """kube-scheduler's WaitingPod.Preempt (plugins_test.go TestPreemptWithPermitPlugin): an Error, so the victim is
+    retried after its backoff instead of parked; a second preemption before its binding cycle reports back finds it
+    preempted (no delete call); a pod whose wait ended otherwise is not preempted in memory."""
+    waiting = WaitingPod(pod_info(), {"A": 60.0})
+    assert waiting.preempt("DefaultPreemption", "preempted")
+    assert waiting.wait() == Status(Code.ERROR, ("preempted",), "DefaultPreemption")
+    assert waiting.preempt("DefaultPreemption", "preempted")
+    allowed = WaitingPod(pod_info(), {"A": 60.0})
+    allowed.allow("A")
+    assert not allowed.preempt("DefaultPreemption", "preempted")

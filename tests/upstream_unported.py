@@ -22,11 +22,6 @@ _REMOVE_ELSEWHERE = (
     "RemovePod is handed existingPods[0] (deletedPodIdx left at 0) with node-b's NodeInfo, where that pod is not "
     "placed; kubeberth's PreFilter state follows the cluster, where a pod leaves the node it is on"
 )
-_PLACEMENT_SCORE = (
-    "NodeResourcesFit.ScorePlacement scores a whole pod group's proposed placement (a PlacementScore plugin of "
-    "the pod group cycle, TopologyAwareWorkloadScheduling: alpha, off by default); kubeberth has no pod group "
-    "scheduling cycle, so no placements to score"
-)
 _DRA_NODE_MATCH_CACHE = (
     "reads back what it stored in resourceAllocationScorer's private NodeMatches cache (a sync.Map keyed by node "
     "and selector, used when scoring DRA-backed extended resources); kubeberth evaluates a ResourceSlice's node "
@@ -574,14 +569,6 @@ UNPORTED: dict[str, str] = {
     'Test_allocationResultRequiresDRAOptionalNodeOperations/nil': _DRA_OPTIONAL_NODE_OPS,
     'Test_allocationResultRequiresDRAOptionalNodeOperations/no-skip-node-operations': _DRA_OPTIONAL_NODE_OPS,
     'Test_allocationResultRequiresDRAOptionalNodeOperations/with-skip-node-operations': _DRA_OPTIONAL_NODE_OPS,
-    "TestScorePlacement_Resources/Computes score based on total requests": _PLACEMENT_SCORE,
-    "TestScorePlacement_Resources/Computes score using weights": _PLACEMENT_SCORE,
-    "TestScorePlacement_Resources/Does not include nodes from outside of placement": _PLACEMENT_SCORE,
-    "TestScorePlacement_Resources/Does not include scalar resources if all pods in pod group have zero requests":
-        _PLACEMENT_SCORE,
-    "TestScorePlacement_Resources/Handles multiple pods per node": _PLACEMENT_SCORE,
-    "TestScorePlacement_Resources/Includes pre-existing pods from outside of pod group": _PLACEMENT_SCORE,
-    "TestScorePlacement_Resources/Includes scalar resources if any pod in pod group has nonzero requests": _PLACEMENT_SCORE,
     "TestComputePodResourceRequestWithNodeAllocatableDRA/Pod with DRA claim and EnableDRANodeAllocatableResources enabled":
         _DRA_NODE_ALLOCATABLE,
     "TestComputePodResourceRequestWithNodeAllocatableDRA/Pod with DRA claim specifying Overhead and EnableDRANodeAllocatableResources enabled":

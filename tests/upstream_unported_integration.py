@@ -52,6 +52,16 @@ _FAKE_CLOCK_BACKOFF = (
     "turned off, so that a nominated pod's update lands while it is in backoffQ; kubeberth's run loop reads the real "
     "clock and its feature gates are the process's (SchedulerPopFromBackoffQ on)"
 )
+_POD_INJECTOR = (
+    "its podInjectorPlugin creates a member pod through the test's clientset from PreFilter, in the middle of the pod "
+    "group's cycle, and holds the cycle until the scheduler's own queue lists the pod in pendingPodGroupPods (an "
+    "in-process read of SchedulingQueue): kubeberth's loop cannot be held from a plugin until an informer event is in"
+)
+_SCHEDULE_ONE = (
+    "runs the scheduler without its loop and steps it (RunScheduleOne) between reads of activeQ (PodsInActiveQ), to "
+    "check which pod one given cycle pops; kubeberth's loop pops on its own, so the order of single cycles is not "
+    "observable from outside"
+)
 _PRE_QUEUEING_HINTS = (
     "SchedulerPreQueueingHints (alpha gate, off by default: a PreQueueingHintFn narrowing an event to the pods it "
     "names) is not implemented"
@@ -66,6 +76,12 @@ UNPORTED_INTEGRATION: dict[str, str] = {
     'TestCPGScheduling/TestCPGBasicWithUnschedulableBasicChildren': _COMPOSITE,
     'TestCPGScheduling/TestCPGDynamicChildAddition': _COMPOSITE,
     'TestPodGroupDependentRequiredValidation': _COMPOSITE,
+    # podgroup/queueing_test.go: every case builds a CompositePodGroup tree
+    'TestCPGQueueing/Incomplete CPG tree buffers pods and missing root CPG wakes them up': _COMPOSITE,
+    'TestCPGQueueing/Node add triggers queueing hint for complete CPG tree from unschedulableQ': _COMPOSITE,
+    'TestCPGQueueing/Pod add triggers queueing hint for unschedulable CPG root': _COMPOSITE,
+    'TestCPGQueueing/PodGroup add triggers queueing hint for unschedulable CPG root': _COMPOSITE,
+    'TestCPGQueueing/PodGroup update (reduce minCount) triggers queueing hint for unschedulable CPG tree': _COMPOSITE,
     'TestCPGTopologyAwareScheduling/parent CPG has topology constraints, children do not; schedules on a single rack': _COMPOSITE,
     'TestCPGTopologyAwareScheduling/parent CPG has topology constraints, children do not; preexisting pod belonging to the hierarchy determines the topology': _COMPOSITE,
     'TestCPGTopologyAwareScheduling/parent CPG has topology constraints, children do not; remains pending when no single rack can fit all children': _COMPOSITE,
@@ -105,6 +121,28 @@ UNPORTED_INTEGRATION: dict[str, str] = {
     'TestDeferredResizeQueueingHints/target pod spec scale down wakes queue': _DEFERRED_RESIZE,
     'TestDeferredResizeNodePreemptionPolicy': _DEFERRED_RESIZE,
     'TestDeferredResizeQueueingHandlers': _DEFERRED_RESIZE,
+    # preemption/preemption_test.go
+    'TestPreemption/pod group victim across multiple nodes, pod-group-as-victim enabled': _POD_GROUP_API,
+    'TestPreemption/pod group occupying a single node, pod-group-as-victim enabled': _POD_GROUP_API,
+    'TestPreemption/multiple victim pod groups, only subset selected for preemption': _POD_GROUP_API,
+    'TestPreemption/unsuccessful pod group preemption when freeing lower priority group is insufficient': _POD_GROUP_API,
+    'TestPreemption/pod group victim across multiple nodes, DisruptionModeSingle enabled': _POD_GROUP_API,
+    'TestPreemption/CPG victim across multiple nodes, pod-group-as-victim enabled': _COMPOSITE,
+    'TestPreemption/CPG occupying a single node, pod-group-as-victim enabled': _COMPOSITE,
+    'TestPreemption/multiple victim CPGs, only subset selected for preemption': _COMPOSITE,
+    'TestPreemption/unsuccessful CPG preemption when freeing lower priority group is insufficient': _COMPOSITE,
+    'TestPreemption/CPG victim across multiple nodes, DisruptionModeSingle enabled': _COMPOSITE,
+    "TestAsyncPreemption/gated preemptor is eventually scheduled even if victim deletion doesn't raise queue hints": (
+        "flushes the unschedulable pool by hand (MoveAllToActiveOrBackoffQueue with UnschedulableTimeout) once the "
+        "victims are gone; kubeberth flushes it on its own timer only (podMaxInUnschedulablePodsDuration, 5 minutes, "
+        "as kube-scheduler's), too long for a CI case"),
+    "TestAsyncPreemption/While lower priority Pod is waiting for preemption, higher priority Pod takes its place on "
+    "the node": (
+        "schedules the mid-priority preemptor again (it must preempt on node2) only by the test's ScheduleOne, after "
+        "its first preemption has ended; kubeberth's own loop retries it on that preemption's last victim's deletion "
+        "event, which can come before the preemption's end is recorded: the second preemption then starts and the "
+        "first one's end clears its running mark (Executor.preempting, keyed by pod, as kube-scheduler's), so the pod "
+        "is retried in the middle of it, depending on whether the watch event or the API call's answer comes first"),
     'TestTaintTolerationGtLtIntegration': _COMPARISON_OPS,
     # filters/filters_test.go
     'TestTaintTolerationFilter/Pod with Gt toleration matches node taint with greater value': _COMPARISON_OPS,
@@ -157,4 +195,37 @@ UNPORTED_INTEGRATION: dict[str, str] = {
     'TestUpdateNominatedNodeName/Remove nominated pod': _FAKE_CLOCK_BACKOFF,
     # prequeueinghint/prequeueinghint_test.go
     'TestPreQueueingHintNarrowsPodSet/feature enabled: only targeted pod evaluated': _PRE_QUEUEING_HINTS,
+    # podgroup/queueing/queueing_test.go
+    'TestPodGroupQueueing/Gang scheduling pod group member pod added mid-cycle is correctly buffered and retried after unschedulable attempt': _POD_INJECTOR,
+    'TestPodGroupQueueing/Gang scheduling pod group member pod added mid-cycle is correctly buffered and retried after schedulable attempt': _POD_INJECTOR,
+    'TestPodGroupQueueing/Basic policy pod group member pod added mid-cycle is correctly buffered and retried after unschedulable attempt': _POD_INJECTOR,
+    'TestPodGroupQueueing/Basic policy pod group member pod added mid-cycle is correctly buffered and retried after schedulable attempt': _POD_INJECTOR,
+    'TestPodGroupRequeueRemainingOnSchedulingSuccess/After successfully scheduling a podgroup and requeuing a remaining unscheduled pod, the next scheduling attempt prioritizes the higher priority pod': _SCHEDULE_ONE,
+    'TestPodGroupRequeueRemainingOnSchedulingSuccess/After successfully scheduling a podgroup and requeuing a remaining unscheduled pod, the next scheduling attempt prioritizes the old pod if priorities are equal': _SCHEDULE_ONE,
+    'TestPodGroupRequeueRemainingOnSchedulingSuccess/After successfully scheduling a podgroup with a new pending pod added mid-cycle, an older individual pod in queue is prioritized if priorities are equal': _SCHEDULE_ONE,
+    'TestPodGroupSequentialQueueing/Gang scheduling pod group fails scheduling and retries without any cluster change': _SCHEDULE_ONE,
+    'TestPodGroupSequentialQueueing/Basic policy pod group partially fails scheduling and retries without any cluster change': _SCHEDULE_ONE,
+    # preemption/podgroup/podgrouppreemption_test.go: TestCompositePodGroupPreemption runs with CompositePodGroup on
+    'TestCompositePodGroupPreemption/3-Level Nested CPG resolves DisruptionMode up to the grandparent': _COMPOSITE,
+    'TestCompositePodGroupPreemption/Binding first before preemption for CPG': _COMPOSITE,
+    'TestCompositePodGroupPreemption/Binding first before preemption for gang policy': _COMPOSITE,
+    'TestCompositePodGroupPreemption/CPG Gang scheduling: preemption with pod anti-affinity constraints': _COMPOSITE,
+    'TestCompositePodGroupPreemption/CPG Gang scheduling: preemption with pod node port': _COMPOSITE,
+    'TestCompositePodGroupPreemption/CPG Missing Parent Reference Fallback': _COMPOSITE,
+    'TestCompositePodGroupPreemption/CPG Partial Preemption': _COMPOSITE,
+    'TestCompositePodGroupPreemption/CPG Preemption aborted if victim yields insufficient resources': _COMPOSITE,
+    'TestCompositePodGroupPreemption/CPG PreemptionPolicy PreemptLowerPriority allows preemption': _COMPOSITE,
+    'TestCompositePodGroupPreemption/CPG PreemptionPolicy PreemptNever prevents preemption': _COMPOSITE,
+    'TestCompositePodGroupPreemption/CPG Tie-Breaking: PodGroup chosen over CompositePodGroup': _COMPOSITE,
+    'TestCompositePodGroupPreemption/CPG Victim Across Multiple Nodes, CPG DisruptionModeAll': _COMPOSITE,
+    'TestCompositePodGroupPreemption/CPG Victim Across Multiple Nodes, CPG DisruptionModeSingle': _COMPOSITE,
+    'TestCompositePodGroupPreemption/CPG with PreemptLowerPriority Policy': _COMPOSITE,
+    'TestCompositePodGroupPreemption/CPG with PreemptNever Policy': _COMPOSITE,
+    'TestCompositePodGroupPreemption/CPG with PreemptNever preemption policy in all pods does not perform preemption, with PodGroupPreemptionPolicy disabled': _COMPOSITE,
+    'TestCompositePodGroupPreemption/CPG with default preemption policy performs preemption, with PodGroupPreemptionPolicy enabled': _COMPOSITE,
+    'TestCompositePodGroupPreemption/Hierarchical DisruptionMode - Grandparent Single, Parent All': _COMPOSITE,
+    'TestCompositePodGroupPreemption/PDB Violation reprieves only the child PG (DisruptionModeSingle)': _COMPOSITE,
+    'TestCompositePodGroupPreemption/PDB Violation reprieves the entire CPG victim (DisruptionModeAll)': _COMPOSITE,
+    'TestCompositePodGroupPreemption/Reserve plugins are called during preemption simulation, so second pod fails': _COMPOSITE,
+    'TestCompositePodGroupPreemption/Scheduler targets lower-priority CPG over higher-priority CPG': _COMPOSITE,
 }

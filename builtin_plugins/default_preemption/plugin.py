@@ -7,7 +7,7 @@ from __future__ import annotations
 import random
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 from kubeberth import (
@@ -19,7 +19,9 @@ from kubeberth import (
     NodeInfo,
     PodView,
     PostFilterResult,
+    PreBindCancellation,
     Status,
+    WaitingPodHandle,
     hookimpl,
 )
 from kubeberth.api.placement import PodGroupInfo, PodGroupPostFilterResult
@@ -59,15 +61,57 @@ class Preempted:
     status: Status
 
 
+RESERVATION_REFUSED = "another scheduler replica holds a member's nominated node: nothing preempted, tried again"
+
+
+class _HeldAtCycle:
+    """The handle as the preemption's cycle saw it, for the victims' preemption off the scheduling thread: a
+    victim held at Permit, or in PreBind, then is still found there (get_waiting_pod, get_pod_in_pre_bind)
+    after its wait or PreBind ended and its binding cycle reported back. A victim preempted in memory by an
+    earlier attempt of the same preemptor is so preempted again (a no-op) rather than deleted: it had already
+    gone back to the queue."""
+
+    def __init__(self, handle: Handle, victims: list[PodView]) -> None:
+        self._handle = handle
+        self._held = {v.uid: w for v in victims if (w := handle.get_waiting_pod(v.uid)) is not None}
+        self._in_pre_bind = {v.uid: c for v in victims if (c := handle.get_pod_in_pre_bind(v.uid)) is not None}
+
+    def get_waiting_pod(self, uid: str) -> WaitingPodHandle | None:
+        return self._held.get(uid) or self._handle.get_waiting_pod(uid)
+
+    def get_pod_in_pre_bind(self, uid: str) -> PreBindCancellation | None:
+        return self._in_pre_bind.get(uid) or self._handle.get_pod_in_pre_bind(uid)
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._handle, name)
+
+    @classmethod
+    def of(cls, handle: Handle, victims: list[PodView]) -> Handle:
+        """Called on the scheduling thread, where the cycle chose `victims`."""
+        return cast("Handle", cls(handle, victims))
+
+
+def _reserve_nominated(found: PodGroupPreemption, preemptor: PodGroupPreemptor, handle: Handle) -> bool:
+    """Every nominated member's node claimed for it (Handle.reserve_room) before the group's first
+    victim goes; False when another active-active replica holds one of them: then nothing is deleted."""
+    members = {m.uid: m for m in preemptor.members}
+    for uid, node in found.nominations.items():
+        member = members.get(uid)
+        if member is not None and not handle.reserve_room(member, node).ok:
+            return False
+    return True
+
+
 def preempt_pod(
     victim: PodView, preemptor: PodView, node: str, handle: Handle, pod_group: Mapping[str, Any] | None = None
 ) -> Preempted:
-    """kube-scheduler's default PreemptPod: reject a victim waiting at Permit, cancel one whose
+    """kube-scheduler's default PreemptPod: preempt a victim waiting at Permit (an Error ends its wait: it is retried
+    after its backoff), cancel one whose
     PreBind is running (PodsInPreBind), else mark it a DisruptionTarget and delete it
     (Handle.delete_victim). Thread-safe."""
     waiting = handle.get_waiting_pod(victim.uid)
-    if waiting is not None:
-        waiting.reject(DefaultPreemption.name, "preempted")
+    if waiting is not None and waiting.preempt(DefaultPreemption.name, "preempted"):
+        # an Error ends its wait: the victim goes back to backoffQ (executor.go's PreemptPod)
         return Preempted(True, Status.success())
     in_pre_bind = handle.get_pod_in_pre_bind(victim.uid)
     if in_pre_bind is not None and in_pre_bind.cancel(f"preempted by {DefaultPreemption.name}"):
@@ -335,7 +379,9 @@ class DefaultPreemption:
         found = evaluator.select_victims(schedule)
         if isinstance(found, Status):
             return PodGroupPostFilterResult(found)
-        self._preempt_for_group(found, preemptor, pod_group, cluster, handle)
+        refused = self._preempt_for_group(found, preemptor, pod_group, cluster, handle)
+        if refused is not None:
+            return PodGroupPostFilterResult(refused)
         message = f"found a placement for podgroup, preempting {len(found.victims)} victims"
         return PodGroupPostFilterResult(
             Status(Code.SUCCESS, (message,)), found.nominations, tuple(v.key for v in found.victims)
@@ -348,31 +394,38 @@ class DefaultPreemption:
         info: PodGroupInfo,
         cluster: ClusterView,
         handle: Handle,
-    ) -> None:
+    ) -> Status | None:
         """Executor.actuatePodGroupPreemption: every victim preempted (DisruptionTarget, then deleted),
         off the scheduling thread under SchedulerAsyncPreemption with the group held by PreEnqueue
-        until the last victim's preemption has started."""
+        until the last victim's preemption has started. An Error when, before any victim, a member's
+        node could not be reserved (active-active: another replica preempts or places there)."""
         victims = [v for v in found.victims if not v.deleting]
         if not victims:
-            return
+            return None
         for victim in victims:
             self._remember(victim.uid, cluster)
         group = info.pod_group or {}
         stand_in = preemptor.members[0]
         key = _group_key(group, info.namespace, info.name)
+        held = _HeldAtCycle.of(handle, victims)
 
         def preempt(victim: PodView) -> Preempted:
-            return self.preempt_pod(victim, stand_in, "cluster", handle, pod_group=group)
+            return self.preempt_pod(victim, stand_in, "cluster", held, pod_group=group)
 
         if not self.async_preemption:
+            if not _reserve_nominated(found, preemptor, handle):
+                return Status.error(RESERVATION_REFUSED)
             for victim in victims:
                 preempt(victim)
-            return
+            return None
         members = list(preemptor.members)
         outcome = {"error": False, "last_in_memory": False}
         self._preempting.add(key)
 
         def work() -> None:
+            if not _reserve_nominated(found, preemptor, handle):
+                outcome["error"] = True  # nothing deleted: the members are tried again
+                return
             for victim in victims[:-1]:
                 if not preempt(victim).status.ok:
                     outcome["error"] = True
@@ -389,6 +442,7 @@ class DefaultPreemption:
                 handle.activate(members)
 
         handle.run_async(work, then)
+        return None
 
     @staticmethod
     def _call_extenders(pod: PodView, candidates: list[Candidate], handle: Handle) -> tuple[list[Candidate], Status | None]:
@@ -427,16 +481,17 @@ class DefaultPreemption:
         for victim in victims:
             self._remember(victim.uid, cluster)
         uid, node, preempt = pod.uid, best.node, self.preempt_pod
+        held = _HeldAtCycle.of(handle, victims)
         outcome = {"error": False, "last_in_memory": False}
         self._preempting.add(uid)
 
         def work() -> None:
             for victim in victims[:-1]:
-                if not preempt(victim, pod, node, handle).status.ok:
+                if not preempt(victim, pod, node, held).status.ok:
                     outcome["error"] = True
                     return  # skip the last victim: the preemptor comes back sooner
             self._last_victim[uid] = victims[-1].uid
-            last = preempt(victims[-1], pod, node, handle)
+            last = preempt(victims[-1], pod, node, held)
             outcome["error"] = not last.status.ok
             outcome["last_in_memory"] = last.in_memory
 

@@ -141,19 +141,23 @@ class PodGroupEvaluator:
         )
 
     def _members_fit(self, placed: list[ProposedAssignment], what_if: Any) -> bool:
-        """Every placed member passes the filters on its node, in order, each seeing those before it
-        (reprieveVictim); the members are taken off again before returning."""
-        added: list[PodView] = []
+        """Every placed member passes the filters on its node, in order, each seeing those before it assumed
+        and reserved (reprieveVictim: the Reserve plugins run for it with its CycleState, their result
+        ignored); the members are unreserved and taken off again before returning."""
+        added: list[tuple[ProposedAssignment, CycleState]] = []
         try:
             for a in placed:
                 if not self._fits(a.pod, a.node_name):
                     return False
                 what_if.add(a.pod, a.node_name)
-                added.append(a.pod)
+                state = a.state if a.state is not None else CycleState()
+                added.append((a, state))
+                self.handle.run_reserve(state, a.pod, a.node_name)
             return True
         finally:
-            for pod in reversed(added):
-                what_if.remove(pod)
+            for a, state in reversed(added):
+                self.handle.run_unreserve(state, a.pod, a.node_name)
+                what_if.remove(a.pod)
 
     def _fits(self, pod: PodView, node: str) -> bool:
         """RunFilterPluginsWithNominatedPods for one member on one node, PreFilter run afresh on the

@@ -17,6 +17,7 @@ from kubeberth import (
     FeatureGates,
     FilterResult,
     FilterScope,
+    Handle,
     MemoKey,
     NodeTableView,
     NodeView,
@@ -30,6 +31,7 @@ from kubeberth import (
 )
 from kubeberth.api.device_counts import DEVICE_CLASS_RESOURCE_PREFIX
 from kubeberth.api.helpers import CPU, EPHEMERAL_STORAGE, MEMORY, PODS, shape_table
+from kubeberth.api.placement import PodGroupAssignments, PodGroupInfo
 from kubeberth.api.signing import RESOURCES_SIGNER, SignFragment, resources_signer
 
 from .args import LEAST_ALLOCATED, MOST_ALLOCATED, REQUESTED_TO_CAPACITY_RATIO, NodeResourcesFitArgs
@@ -298,3 +300,21 @@ class NodeResourcesFit:
             return most_allocated(alloc, req, weights)
         assert self.lut is not None
         return requested_to_capacity_ratio(alloc, req, weights, self.lut)
+
+    @hookimpl
+    def placement_score(self, pod_group: PodGroupInfo, placement: PodGroupAssignments, handle: Handle) -> int:
+        """Fit.ScorePlacement (resourceAllocationScorer.scorePlacement, MostAllocated whatever the scoring
+        strategy, as kube-scheduler builds its placement scorer under TopologyAwareWorkloadScheduling): the
+        members this placement places plus what is requested on all of its nodes, against their allocatable
+        summed, per scored resource (non-zero requests, a scalar resource only where the members ask for it)."""
+        table = handle.cluster.table
+        group = np.zeros(len(self.scorer.names), dtype=np.int64)
+        for assigned in placement.proposed_assignments:
+            group += np.asarray(self.scorer.pod_requests(assigned.pod), dtype=np.int64)
+        nodes = placement.placement.nodes if placement.placement is not None else ()
+        rows = np.asarray([table.row_of[n] for n in nodes if n in table.row_of], dtype=np.int64)
+        alloc, req = self.scorer.allocatable_requested(table, rows, group.tolist())
+        counted = alloc != 0  # calculateNodeAllocatableRequest: a node without the resource adds nothing
+        allocated = np.where(counted, req - group, 0).sum(axis=0)
+        allocatable = np.where(counted, alloc, 0).sum(axis=0)
+        return int(most_allocated(allocatable[None, :], (group + allocated)[None, :], self.scorer.weights)[0])

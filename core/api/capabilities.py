@@ -21,6 +21,11 @@ A hint that also names a `cluster` parameter — `hint(pod, old, new, cluster)` 
 ClusterState after the event was applied (to look up what else the pod needs, as upstream's hints
 read their listers).
 
+An event of a custom resource is named `<plural>.<version>.<group>` (kube-scheduler's GVK string, e.g.
+`foos.v1.example.com`), alone for every change or with `/Add|Update|Delete`: the Kubernetes backend then
+list+watches that resource (the scheduler's service account needs list and watch on it); the embedded
+backend produces no such events.
+
 The defaults are the safe ones: any event may help (requeue on everything), the filter may read
 any pod anywhere, and PreFilter is re-run for every hypothetical check preemption makes.
 """
@@ -43,10 +48,25 @@ _EVENT = re.compile(
     r"|^Node/UpdateNode(Allocatable|Label|Taint|Condition|Annotation|PreemptionPolicy|DeclaredFeature)$"
     r"|^Pod/UpdatePod(Label|ScaleDown)$"
 )
+# A custom resource's events, as kube-scheduler's ClusterEvent with a GVK string resource:
+# <plural>.<version>.<group> (e.g. foos.v1.example.com), alone or with /Add|Update|Delete.
+_LABEL = r"[a-z0-9]([-a-z0-9]*[a-z0-9])?"
+_CUSTOM = re.compile(rf"^({_LABEL}\.v[0-9]+[a-z0-9]*(\.{_LABEL})+)(/(Add|Update|Delete))?$")
+
+
+def custom_resource(event: str) -> str | None:
+    """The `<plural>.<version>.<group>` of a custom resource's event ('foos.v1.example.com/Add'), else
+    None (kube-scheduler's addAllEventHandlers: the default case, a GVK string for its dynamic informers)."""
+    found = _CUSTOM.match(event)
+    return found.group(1) if found else None
+
+
+def _is_event(event: object) -> bool:
+    return isinstance(event, str) and (_EVENT.match(event) is not None or _CUSTOM.match(event) is not None)
 
 __all__ = [
     "ASSIGNED_POD_UPDATE_EVENTS", "CLUSTER_EVENTS", "NODE_UPDATE_EVENTS", "TARGET_POD_EVENTS", "Capabilities",
-    "FilterScope", "PreFilterState", "ScoreScope", "capabilities_of",
+    "FilterScope", "PreFilterState", "ScoreScope", "capabilities_of", "custom_resource",
 ]
 
 NODE_UPDATE_EVENTS = (
@@ -132,7 +152,8 @@ one event each, and not at all when none of these changed. `Node/Update` in `req
 `queueing_hints` key) stands for all of them, as upstream's Update ActionType does; a hint under an
 exact sub-event wins over the one under `Node/Update`. A placed pod's update is fired the same way,
 as `Pod/UpdatePodLabel` and `Pod/UpdatePodScaleDown` (its requests lowered by an in-place resize),
-both covered by `Pod/Update`; an update that changes neither fires nothing.
+both covered by `Pod/Update`; any other change of its spec, labels or annotations fires `Pod/Update`
+itself (PodSchedulingPropertiesChange's general update), a status-only update nothing.
 `Pod/Add` is a pod newly placed on a node (bound or assumed), `Pod/Delete` a placed pod gone
 (or an assumed one forgotten after its binding cycle failed). `UnscheduledPod/Add` is a new pending
 pod that belongs to a PodGroup (kube-scheduler fires it under GenericWorkload, where a new member
@@ -251,11 +272,12 @@ def capabilities_of(plugin: Any) -> Capabilities:
     if requeue_on is not None:
         if isinstance(requeue_on, str) or not isinstance(requeue_on, Collection):
             raise TypeError(f"requeue_on must be a collection of event names like 'Node/Add', got {requeue_on!r}")
-        bad = sorted(str(e) for e in requeue_on if not isinstance(e, str) or not _EVENT.match(e))
+        bad = sorted(str(e) for e in requeue_on if not _is_event(e))
         if bad:
             raise TypeError(
                 f"requeue_on: {bad} are not events; write Kind or Kind/Add|Update|Delete (or a sub-event such as "
-                "'Node/UpdateNodeLabel', 'TargetPod/UpdatePodLabel'), e.g. 'Node/Add'"
+                "'Node/UpdateNodeLabel', 'TargetPod/UpdatePodLabel'), e.g. 'Node/Add', or a custom resource as "
+                "<plural>.<version>.<group>[/Add|Update|Delete], e.g. 'foos.v1.example.com/Add'"
             )
         requeue_on = frozenset(requeue_on)
     scope = getattr(plugin, "filter_scope", FilterScope.CLUSTER)
@@ -270,7 +292,7 @@ def capabilities_of(plugin: Any) -> Capabilities:
     hints: dict[str, QueueingHint] = {}
     with_cluster: set[str] = set()
     for event, method in declared.items():
-        if not isinstance(event, str) or "/" not in event or not _EVENT.match(event):
+        if not isinstance(event, str) or "/" not in event or not _is_event(event):
             raise TypeError(f"queueing_hints: {event!r} is not an event; write Kind/Add|Update|Delete, e.g. 'Node/Add'")
         if requeue_on is not None and not _covers(requeue_on, event):
             raise TypeError(f"queueing_hints: {event!r} is not in requeue_on")

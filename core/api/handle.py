@@ -45,6 +45,11 @@ class WaitingPodHandle(Protocol):
 
     def reject(self, plugin: str, message: str) -> None: ...
 
+    def preempt(self, plugin: str, message: str) -> bool:
+        """Preemption's end of the wait (kube-scheduler's WaitingPod.Preempt): an Error, so the pod is retried
+        after its backoff; True again for a pod already preempted, False when the wait had ended otherwise."""
+        ...
+
 
 @runtime_checkable
 class Handle(Protocol):
@@ -96,8 +101,17 @@ class Handle(Protocol):
         `pod_group`: the PodGroup preempting as a whole (its members' stand-in is `preemptor`)."""
         ...
 
-    def bind(self, pod: PodView, node_name: str) -> Status:
-        """Bind the pod through the Binding subresource (for bind plugins)."""
+    def reserve_room(self, preemptor: PodView, node_name: str) -> Status:
+        """Claim the room on `node_name` for `preemptor` before its victims there are deleted, so another
+        active-active replica (docs/scale-out.md) does not fill it meanwhile. Success with one scheduler, or
+        when claimed; an Error when another replica holds a claim there this view does not count: delete
+        nothing then, the preemptor is tried again. `delete_victim` does this itself for a single pod; a
+        pod group's preemption calls it for every member's nominated node before its first victim."""
+        ...
+
+    def bind(self, pod: PodView, node_name: str, annotations: Mapping[str, str] | None = None) -> Status:
+        """Bind the pod through the Binding subresource (for bind plugins). `annotations` go on the Binding's
+        metadata, which the API server copies onto the pod (e.g. which plugin bound it)."""
         ...
 
     def update_object(self, kind: str, obj: dict[str, Any], subresource: str = "") -> Status:
@@ -134,7 +148,9 @@ class Handle(Protocol):
     def activate(self, pods: Sequence[PodView]) -> None:
         """Move these pending pods from backoff or the unschedulable pool straight to the active
         queue (kube-scheduler's Handle.Activate), e.g. the rest of a gang when one member waits at
-        Permit. Gated and in-flight pods are left alone. Scheduling-cycle hooks only."""
+        Permit. Gated and in-flight pods are left alone. From a scheduling-cycle hook the pods move at
+        once; from a binding-cycle hook (pre_bind, bind, post_bind: kube-scheduler's PodsToActivate,
+        applied after PostBind) they move on the scheduling thread between cycles."""
         ...
 
     def run_async(self, work: Callable[[], None], then: Callable[[], None] | None = None) -> None:
@@ -194,4 +210,24 @@ class Handle(Protocol):
     ) -> np.ndarray:
         """Run the Filter chain (or just `plugins`) over `nodes` with `state`; returns the feasible
         mask aligned with `nodes`, and fills `diagnosis` with per-plugin reasons when given."""
+        ...
+
+    def run_reserve(self, state: CycleState, pod: PodView, node_name: str) -> Status:
+        """kube-scheduler's Handle.RunReservePluginsReserve: the profile's Reserve plugins for the pod on the
+        node, in order, with `state`; the first non-success status (e.g. a pod group's preemption reserving a
+        member it simulates on its node, as the cycle would)."""
+        ...
+
+    def run_unreserve(self, state: CycleState, pod: PodView, node_name: str) -> None:
+        """kube-scheduler's Handle.RunReservePluginsUnreserve: undo run_reserve (every Reserve plugin's
+        Unreserve, in reverse order)."""
+        ...
+
+    def run_scores(
+        self, state: CycleState, pod: PodView, nodes: NodeView, plugins: Sequence[str] | None = None
+    ) -> tuple[np.ndarray, Status]:
+        """kube-scheduler's Handle.RunScorePlugins: Score and NormalizeScore (all plugins, or just `plugins`)
+        over `nodes` with `state` (PreScore is not run: call it first where a plugin needs it); returns the
+        weighted totals aligned with `nodes` and Success, or zeros and the failing plugin's Error status
+        (e.g. a PostFilter plugin scoring the nodes it would make room on)."""
         ...

@@ -54,7 +54,7 @@ if TYPE_CHECKING:
         PreFilterResult,
         Status,
     )
-    from .types import CycleState, NodeInfo
+    from .types import CycleState, NodeInfo, PodGroupCycleState
     from .views import ClusterView, PodView
 
 PROJECT = "kubeberth"
@@ -282,11 +282,12 @@ def post_bind(state: CycleState, pod: PodView, node_name: str, handle: Handle) -
 # ---- the pod group scheduling cycle (GenericWorkload; kubeberth.api.placement) ------------------
 @hookspec
 def placement_generate(
-    state: CycleState, pod_group: PodGroupInfo, placement: Placement, handle: Handle
+    state: PodGroupCycleState, pod_group: PodGroupInfo, placement: Placement, handle: Handle
 ) -> list[Placement] | Status | None:
     """PlacementGenerate: called at the start of a pod group cycle under the
     TopologyAwareWorkloadScheduling gate; only the profile's first placement_generate plugin runs.
 
+    :param state: The group's PodGroupCycleState (shared with its members' `state.pod_group_cycle`).
     :param pod_group: The group being scheduled.
     :param placement: A Placement over every node.
     :returns: The candidate placements for the whole group (e.g. one per topology domain), or a
@@ -310,16 +311,18 @@ def placement_feasible(state: CycleState, pod_group: PodGroupInfo, progress: Pla
 
 @hookspec
 def pod_group_post_filter(  # type: ignore[empty-body]  # a hookspec: pluggy never runs its body
-    state: CycleState,
+    state: PodGroupCycleState,
     pod_group: PodGroupInfo,
     schedule: Callable[[], tuple[list[ProposedAssignment], Status]],
     cluster: ClusterView,
     handle: Handle,
 ) -> PodGroupPostFilterResult | Status:
     """PodGroupPostFilter: called when a pod group failed its cycle as Unschedulable, to make room
-    for the whole group (workload-aware preemption). Asked of the profile's postFilter plugins
-    that implement it, in order, until one succeeds or answers UnschedulableAndUnresolvable.
+    for the whole group (workload-aware preemption). Asked of the profile's podGroupPostFilter
+    plugins, in order, until one succeeds or answers UnschedulableAndUnresolvable.
 
+    :param state: The group's PodGroupCycleState: what its members' per-pod plugins wrote into
+        `state.pod_group_cycle` during the cycle (kube-scheduler's podGroupCycleState).
     :param pod_group: The group (PodGroupInfo) that did not fit.
     :param schedule: Re-runs the group's algorithm on the cluster as it is then (e.g. with victims
         taken off hypothetically); returns (list of ProposedAssignment, Status). Nothing stays assumed.
@@ -362,7 +365,7 @@ EXTENSION_POINTS: tuple[ExtensionPoint, ...] = (
     ExtensionPoint("pre_enqueue", "preEnqueue", ("pre_enqueue",)),
     ExtensionPoint("pre_filter", "preFilter", ("pre_filter",)),
     ExtensionPoint("filter", "filter", ("filter", "filter_node")),
-    ExtensionPoint("post_filter", "postFilter", ("post_filter",), "pod_group_post_filter"),
+    ExtensionPoint("post_filter", "postFilter", ("post_filter",)),
     ExtensionPoint("pre_score", "preScore", ("pre_score",)),
     ExtensionPoint("score", "score", ("score", "score_node"), "normalize_score"),
     ExtensionPoint("reserve", "reserve", ("reserve",), "unreserve"),
@@ -373,6 +376,8 @@ EXTENSION_POINTS: tuple[ExtensionPoint, ...] = (
     # kube-scheduler's placementGenerate and placementScore plugin sets (the pod group cycle).
     ExtensionPoint("placement_generate", "placementGenerate", ("placement_generate",)),
     ExtensionPoint("placement_score", "placementScore", ("placement_score",), "normalize_placement_score"),
+    # kube-scheduler's podGroupPostFilter plugin set: asked when a pod group's cycle is Unschedulable.
+    ExtensionPoint("pod_group_post_filter", "podGroupPostFilter", ("pod_group_post_filter",)),
 )
 """Extension points in lifecycle order; a configuration enables plugins at these."""
 

@@ -59,8 +59,21 @@ class PreBindCancellation:
         return self._event.wait(seconds)
 
 
+class PodGroupCycleState(dict[str, Any]):
+    """kube-scheduler's PodGroupCycleState: data shared by the plugins of one pod group's scheduling
+    cycle (keyed by plugin-chosen strings). The group's placement_generate and pod_group_post_filter
+    plugins get it as their `state`; its members' per-pod plugins reach it as `state.pod_group_cycle`
+    (e.g. a PreFilter writes what the group's PodGroupPostFilter reads). One per attempt of the group;
+    PodGroupPostFilter's `schedule()` runs the group's algorithm again on a fresh one, as upstream's."""
+
+
 class CycleState(dict[str, Any]):
     """Data shared by all plugins within one scheduling cycle (keyed by plugin-chosen strings)."""
+
+    # The pod group cycle's state while this pod is scheduled as a member of its group (kube-scheduler's
+    # GetPodGroupSchedulingCycle; None, as IsPodGroupSchedulingCycle false, outside one and once the pod
+    # goes on to Reserve, Permit and binding for real).
+    pod_group_cycle: PodGroupCycleState | None = None
 
     # Set by the binding cycle's pre-flights (kube-scheduler's SkipPreBindPlugins and
     # ParallelPreBindPlugins); class-level empty defaults keep a cycle that never gets there free.

@@ -126,9 +126,10 @@ class Backend(abc.ABC):
         """Stop watching; pending writes may finish."""
 
     @abc.abstractmethod
-    def bind(self, pod: PodInfo, node_name: str) -> Status:
-        """Bind through the Binding subresource. Conflict/NotFound -> an Error status saying so;
-        NotFound carries a `PodGone` as the status's `err`."""
+    def bind(self, pod: PodInfo, node_name: str, annotations: Mapping[str, str] | None = None) -> Status:
+        """Bind through the Binding subresource, `annotations` on the Binding (the API server copies them onto
+        the pod). Conflict/NotFound -> an Error status saying so; NotFound carries a `PodGone` as the
+        status's `err`."""
 
     @abc.abstractmethod
     def record_event(self, pod: PodInfo, event_type: str, reason: str, message: str) -> None:
@@ -154,7 +155,7 @@ class Backend(abc.ABC):
     def mark_disruption_target(self, pod: PodInfo, condition: dict[str, Any]) -> Status:
         """Set a preemption victim's DisruptionTarget condition before it is deleted, and wait for
         the write (kube-scheduler's PreemptPod patches the status first, then deletes). A victim
-        already gone is a success with `PodGone` as `err` (nothing is left to delete)."""
+        already gone, or being deleted, is a success with `PodGone` as `err` (nothing is left to delete)."""
         self.patch_pod_condition(pod, condition)
         return Status.success()
 
@@ -171,7 +172,8 @@ class Backend(abc.ABC):
 
     @abc.abstractmethod
     def delete_pod(self, pod: PodInfo, reason: str) -> Status:
-        """Delete a preemption victim."""
+        """Delete a preemption victim. One gone, or found being deleted by someone else, is a success
+        with `PodGone` as `err`: no Preempted event (another deletion reports it)."""
 
     def get_object(self, kind: str, key: str) -> dict[str, Any] | None:
         """A fresh read of one object ('ns/name' or 'name'); None when it does not exist."""

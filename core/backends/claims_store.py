@@ -218,7 +218,7 @@ class ClaimStore:
 
     # ---- the commit (binding workers) -------------------------------------------------
     def commit(self, pod: PodInfo, node: str, known: frozenset[str], room: dict[str, int], strict: bool,
-               counted: CountedClaims) -> tuple[str, str]:
+               counted: CountedClaims, domain: dict[str, frozenset[str]] | None = None) -> tuple[str, str]:
         """("ok" | "conflict" | "error", message). `known`: the pods on `node` in the scheduling
         cycle's view; `room`: what was left there after the pod; `strict`: the pod has constraints
         beyond resources; `counted`: whose claims still count (not a departed replica's, nor one a
@@ -226,9 +226,31 @@ class ClaimStore:
 
         Claims of pods the cycle did not know are the only news. Another replica's is a conflict
         when either pod is strict; otherwise, and for our own commits made since the cycle, the
-        placement stands if the room holds them all (Omega's fine-grained conflict check)."""
+        placement stands if the room holds them all (Omega's fine-grained conflict check).
+
+        `domain` (a pod whose constraints span nodes): the other nodes of its topology domains, each
+        with the pods the cycle knew there; another replica's constrained (strict) pod claimed on
+        one of them since is a conflict too. Read from the same copies, not written: a placement
+        made at the very moment of this commit on another node can still cross it."""
         with self._lock_for(node):
+            if domain:
+                crossed = self._domain_news(domain, counted)
+                if crossed:
+                    self.stats.add("conflicts")
+                    return "conflict", f"node {node}: {crossed}; scheduling again on the fresh view"
             return self._commit(pod, node, known, room, strict, counted)
+
+    def _domain_news(self, domain: dict[str, frozenset[str]], counted: CountedClaims) -> str:
+        """Why another replica's constrained pod, claimed since the cycle looked on another node of
+        the pod's topology domains, refuses the placement ("" when there is none)."""
+        now = self.clock()
+        for other, known in domain.items():
+            for uid, c in self.records.read(other).claims.items():
+                if (c[0] != self.identity and uid not in known and c[2] > now and len(c) > 3 and c[3]
+                        and counted.counts(c[0], c[2])):
+                    return (f"a constrained pod (uid {uid}) claimed meanwhile by replica {c[0]} on node {other} "
+                            "of the pod's topology domain")
+        return ""
 
     def _commit(self, pod: PodInfo, node: str, known: frozenset[str], room: dict[str, int], strict: bool,
                 counted: CountedClaims) -> tuple[str, str]:
@@ -265,12 +287,30 @@ class ClaimStore:
         return "conflict", f"node {node}: claims kept changing over {MAX_WRITE_ATTEMPTS} writes"
 
     # ---- preemption (the thread deleting the victims) ------------------------------------
-    def reserve(self, pod: PodInfo, node: str) -> tuple[str, str]:
+    def reserve(self, pod: PodInfo, node: str, known: frozenset[str] = frozenset(),
+                counted: CountedClaims | None = None) -> tuple[str, str]:
         """Before a preemptor's victims on `node` are deleted: a strict claim for it there, with
         no capacity check (the victims still hold the room), so no other replica's commit takes
         the room they free until it sees the claim (a strict claim unseen is a conflict). Kept by
-        the preemptor's own commit on `node`, dropped when it commits elsewhere, else it expires.
-        Returns ("ok" | "error", message); a claim already there is kept."""
+        the preemptor's own commit on `node`, dropped when it commits elsewhere or reserves another
+        node (a preemptor holds one reservation: the others would block their nodes for the claim
+        TTL, and another replica, which assumes the pod on one node, would conflict on the rest),
+        else it expires.
+
+        Refused ("conflict") when the node holds a live claim of another replica for a pod outside
+        `known` (the claims this replica's view counts on the node): another replica's preemptor
+        reserved it, or placed a pod there, since this replica chose its victims. Two replicas
+        preempting on one node at once would both delete victims there, and one preemptor would
+        then preempt again elsewhere. Returns ("ok" | "conflict" | "error", message); a claim
+        already there is kept."""
+        before = self._reserved.get(pod.uid)
+        outcome, message = self._reserve(pod, node, known, counted)
+        if outcome == "ok" and before is not None and before != node:
+            self._drop(pod, before)  # after the new one is written, outside its node's lock
+        return outcome, message
+
+    def _reserve(self, pod: PodInfo, node: str, known: frozenset[str],
+                 counted: CountedClaims | None) -> tuple[str, str]:
         with self._lock_for(node):
             for _ in range(MAX_WRITE_ATTEMPTS):
                 base = self.records.read(node)
@@ -278,6 +318,14 @@ class ClaimStore:
                     self._reserved[pod.uid] = node
                     return "ok", ""
                 now = self.clock()
+                news = [(uid, c) for uid, c in base.claims.items()
+                        if c[0] != self.identity and uid not in known and uid != pod.uid and c[2] > now
+                        and (counted is None or counted.counts(c[0], c[2]))]
+                if news:
+                    uid, c = news[0]
+                    self.stats.add("conflicts")
+                    return "conflict", (f"node {node} claimed meanwhile by replica {c[0]} (pod uid {uid}"
+                                        f"{', a reservation' if len(c) > 3 and c[3] else ''}); not preempting there")
                 claims = dict(self._pruned(node, base.claims, now))
                 claims[pod.uid] = [self.identity, pod.requests, round(now + self.ttl, 3), 1]
                 try:

@@ -24,7 +24,7 @@ import threading
 import time
 import uuid
 from collections import Counter
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from typing import Any
 
 from ..api.status import Code, Status
@@ -221,7 +221,7 @@ class EmbeddedCluster(Backend):
             new[part] = merged
         return new, ""
 
-    def bind(self, pod: PodInfo, node_name: str) -> Status:
+    def bind(self, pod: PodInfo, node_name: str, annotations: Mapping[str, str] | None = None) -> Status:
         with self._lock:
             if node_name not in self.store.get("Node", {}):
                 return Status.error(f'nodes "{node_name}" not found')
@@ -230,7 +230,11 @@ class EmbeddedCluster(Backend):
             if current is not None and section(current, "spec").get("nodeName"):
                 self.bind_conflicts += 1
                 return Status.error(f'Operation cannot be fulfilled on pods/binding "{pod.name}": pod {pod.name} is already assigned to node "{current["spec"]["nodeName"]}"')
-            new, err = self._replace_pod(pod, {"spec": {"nodeName": node_name}})
+            change: dict[str, Any] = {"spec": {"nodeName": node_name}}
+            if annotations and current is not None:  # kube-apiserver's binding sets the Binding's annotations on the pod
+                merged = {**(section(current, "metadata").get("annotations") or {}), **annotations}
+                change["metadata"] = {"annotations": merged}
+            new, err = self._replace_pod(pod, change)
             if new is None:
                 return Status.error(err, err=PodGone(pod.key))
             status = dict(new.get("status") or {})
@@ -433,7 +437,7 @@ class EmbeddedCluster(Backend):
                 return Status.error(f'pods "{pod.name}" not found')
             meta = current.get("metadata") or {}
             if meta.get("deletionTimestamp"):
-                return Status.success()  # already terminating
+                return Status(Code.SUCCESS, (), "", PodGone(pod.key))  # already terminating
             spec = current.get("spec") or {}
             grace = spec.get("terminationGracePeriodSeconds")
             grace = max(0, int(grace)) if isinstance(grace, int) else DEFAULT_TERMINATION_GRACE_SECONDS

@@ -360,6 +360,9 @@ class Settings(BaseSettings):
     otlp_endpoint: str | None = None
     seed: int | None = None
     binding_workers: int = 16
+    # Whole-response API requests through libcurl (`curl`), or all through urllib3 (`urllib3`:
+    # the official client's pool, about 4x the CPU per request; docs/benchmarks.md "the API path").
+    api_transport: Literal["curl", "urllib3"] = "curl"
     decision_records: int = 1000  # pods whose last decision /debug/decisions keeps (0: off)
     decision_annotation: bool = False  # write kubeberth.io/last-decision on pods (needs patch on pods)
     # Hot reload (docs/hot-reload.md): watch --config and --plugins-dir, debounce file-event bursts.

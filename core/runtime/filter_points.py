@@ -169,8 +169,8 @@ def run_post_filter(
     hooks: Sequence[BoundHook], state: CycleState, pod: PodInfo, cluster: ClusterState, handle: Handle,
     diagnosis: Diagnosis, record: Recorder | None,
 ) -> tuple[str | None, Status]:
-    """RunPostFilterPlugins: in order until one nominates a node (success) or one answers
-    UnschedulableAndUnresolvable; (nominated node or None, status)."""
+    """RunPostFilterPlugins: in order until one succeeds (with a nominated node or without one: kube-scheduler
+    returns at the first Success) or one answers UnschedulableAndUnresolvable; (nominated node or None, status)."""
     kwargs = {"state": state, "pod": pod, "cluster": cluster, "handle": handle, "diagnosis": diagnosis}
     messages = []
     for hook in hooks:
@@ -187,8 +187,8 @@ def run_post_filter(
             record.post_filter_step(hook.plugin, t0, status.code, nominated, outcome)
         if status.code == Code.ERROR:
             raise PluginFailure(status)
-        if status.ok and nominated:
-            return nominated, status
+        if status.ok:
+            return nominated or None, status
         if status.message:
             messages.append(status.message)
         if status.code == Code.UNSCHEDULABLE_AND_UNRESOLVABLE:

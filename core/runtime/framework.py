@@ -34,7 +34,7 @@ from ..api.capabilities import Capabilities, capabilities_of
 from ..api.features import DEFAULT_FEATURE_GATES, FeatureGates
 from ..api.signing import PodSignature, SignFragment, join_fragments
 from ..api.status import Code, Status
-from ..api.types import MAX_NODE_SCORE, CycleState, NodeInfo
+from ..api.types import MAX_NODE_SCORE, CycleState, NodeInfo, PodGroupCycleState
 from . import bind_points, filter_points, pod_group_points, score_points
 from .extenders import HTTPExtender
 from .hooks import BoundHook, PluginFailure, call_status, filter_node_adapter, score_node_adapter
@@ -338,10 +338,12 @@ class Framework:
             found = self._pod_group_hooks = PodGroupHooks.of(self.plugins, self.points)
         return found
 
-    def run_placement_generate(self, info: PodGroupInfo, everything: Placement, handle: Handle) -> list[Placement] | Status:
+    def run_placement_generate(
+        self, info: PodGroupInfo, everything: Placement, handle: Handle, state: PodGroupCycleState
+    ) -> list[Placement] | Status:
         """RunPlacementGeneratePlugins: the candidate placements for the group, or a Status."""
         hooks = self.points.get("placement_generate", ())
-        return pod_group_points.run_placement_generate(hooks, info, everything, handle)
+        return pod_group_points.run_placement_generate(hooks, info, everything, handle, state)
 
     def run_placement_feasible(self, info: PodGroupInfo, progress: PlacementProgress, handle: Handle) -> Status:
         """RunPlacementFeasiblePlugins: can the group still meet its constraints given `progress`?"""
@@ -356,8 +358,10 @@ class Framework:
         return pod_group_points.run_placement_scores(hooks, normalizers, info, assignments, handle)
 
     def run_pod_group_post_filter(
-        self, info: PodGroupInfo, schedule: Schedule, cluster: ClusterState, handle: Handle, record: Recorder
+        self, info: PodGroupInfo, schedule: Schedule, cluster: ClusterState, handle: Handle, record: Recorder,
+        state: PodGroupCycleState,
     ) -> tuple[Status, PodGroupPostFilterResult | None]:
-        """RunPodGroupPostFilterPlugins: (status, the last plugin's result; None without plugins)."""
+        """RunPodGroupPostFilterPlugins with the group's PodGroupCycleState: (status, the last plugin's result;
+        None without plugins)."""
         hooks = self.pod_group_hooks.post_filter
-        return pod_group_points.run_pod_group_post_filter(hooks, info, schedule, cluster, handle, record)
+        return pod_group_points.run_pod_group_post_filter(hooks, info, schedule, cluster, handle, record, state)

@@ -155,10 +155,11 @@ def _resolve_points(
             and m.name not in disabled
             and m.name not in explicit_names
         ]
-        # Explicit entries that override a multiPoint plugin keep that plugin's position.
+        # Explicit entries that override a multiPoint plugin keep that plugin's position; one disabled at this
+        # point first is no override (kube-scheduler's expandMultiPointPlugins skips it): it keeps its own place.
         ordered: list[PluginRef] = []
         for m in multi:
-            if m.name in explicit_names:
+            if m.name in explicit_names and "*" not in disabled and m.name not in disabled:
                 ordered.append(next(r for r in explicit if r.name == m.name))
         ordered += from_multi
         ordered += [r for r in explicit if r.name not in {o.name for o in ordered}]

@@ -7,13 +7,14 @@ plugin instances is the Generation's job, so a reload simply discovers again.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import inspect
 import linecache
 import sys
+import threading
 import traceback
-from collections.abc import Mapping
-from dataclasses import dataclass
+from collections.abc import Callable, Mapping
 from importlib.metadata import EntryPoint, entry_points
 from pathlib import Path
 from types import ModuleType
@@ -27,21 +28,54 @@ from ..errors import PluginLoadError
 from .dropins import DropinImports, check_folder_permissions
 
 ENTRY_POINT_GROUP = "kubeberth.plugins"
+OWN_DISTRIBUTION = "kubeberth"  # its entry points are deferred (PluginSpec.deferred)
 _IMPL_ATTR = f"{hookspecs.PROJECT}_impl"
 _SPEC_NAMES = {
     name for name, obj in vars(hookspecs).items() if callable(obj) and hasattr(obj, f"{hookspecs.PROJECT}_spec")
 }
 
 
-@dataclass(frozen=True)
 class PluginSpec:
-    """A discovered plugin: where it came from and which hooks it implements."""
+    """A discovered plugin: where it came from and which hooks it implements.
 
-    name: str
-    obj: Any
-    source: str
-    version: str
-    hooks: tuple[str, ...]
+    A spec of one of kubeberth's own entry points is deferred: its module is imported (and the
+    plugin validated) the first time `obj` or `hooks` is read, i.e. when a profile enables it, so
+    a start does not import the plugins no profile uses."""
+
+    __slots__ = ("_hooks", "_load", "_lock", "_obj", "module", "name", "source", "version")
+
+    def __init__(self, name: str, obj: Any, source: str, version: str, hooks: tuple[str, ...]) -> None:
+        self.name, self.source, self.version = name, source, version
+        self._obj, self._hooks = obj, hooks
+        self.module = str(getattr(obj, "__module__", "") or "")
+        self._load: Callable[[], PluginSpec] | None = None
+        self._lock: threading.Lock | None = None
+
+    @classmethod
+    def deferred(cls, name: str, module: str, source: str, version: str, load: Callable[[], PluginSpec]) -> PluginSpec:
+        """A spec whose object `load()` imports and validates when first needed."""
+        spec = cls(name, None, source, version, ())
+        spec.module, spec._load, spec._lock = module, load, threading.Lock()
+        return spec
+
+    def _loaded(self) -> None:
+        if self._load is None or self._lock is None:
+            return
+        with self._lock:
+            if self._load is not None:
+                real = self._load()
+                self._obj, self._hooks, self.module = real.obj, real.hooks, real.module
+                self._load = None
+
+    @property
+    def obj(self) -> Any:
+        self._loaded()
+        return self._obj
+
+    @property
+    def hooks(self) -> tuple[str, ...]:
+        self._loaded()
+        return self._hooks
 
     @property
     def args_model(self) -> type[BaseModel] | None:
@@ -50,7 +84,10 @@ class PluginSpec:
 
     @property
     def builtin(self) -> bool:
-        return getattr(self.obj, "__module__", "").startswith("kubeberth.builtin_plugins")
+        return self.module.startswith("kubeberth.builtin_plugins")
+
+    def __repr__(self) -> str:
+        return f"PluginSpec({self.name!r}, source={self.source!r}, version={self.version!r})"
 
     def as_dict(self) -> dict[str, Any]:
         return {
@@ -177,18 +214,44 @@ def distribution_of(ep: EntryPoint, seen: dict[int, tuple[str, str]]) -> tuple[s
 
 
 def discover_entry_points() -> list[PluginSpec]:
+    """A spec per installed plugin. Third-party ones are imported and validated now (an import
+    error stops the start, naming the entry point); kubeberth's own are deferred until a profile
+    enables them (their entry point names are their plugin names: tests/test_plugin_loading.py)."""
     specs = []
     dists: dict[int, tuple[str, str]] = {}
     pm = scratch_manager()
     for ep in sorted(entry_points(group=ENTRY_POINT_GROUP), key=lambda e: e.name):
         dist_name, dist_version = distribution_of(ep, dists)
-        where = f"entry point {ep.name!r} ({ep.value}) from {dist_name}"
-        try:
-            obj = ep.load()
-        except Exception as exc:
-            raise PluginLoadError(f"{where}: import failed: {type(exc).__name__}: {exc}") from None
-        specs.append(_spec_for(obj, ep.name, f"entrypoint:{dist_name}=={dist_version}", dist_version, where, pm))
+        if dist_name == OWN_DISTRIBUTION:
+            load = functools.partial(_load_entry_point, ep, dist_name, dist_version, None)
+            specs.append(PluginSpec.deferred(ep.name, ep.module, f"entrypoint:{dist_name}=={dist_version}",
+                                             dist_version, load))
+        else:
+            specs.append(_load_entry_point(ep, dist_name, dist_version, pm))
     return specs
+
+
+_SCRATCH: list[pluggy.PluginManager] = []  # one shared by deferred loads (reading the hookspecs is most of the cost)
+_SCRATCH_LOCK = threading.Lock()
+
+
+def _load_entry_point(ep: EntryPoint, dist_name: str, version: str, pm: pluggy.PluginManager | None) -> PluginSpec:
+    where = f"entry point {ep.name!r} ({ep.value}) from {dist_name}"
+    try:
+        obj = ep.load()
+    except Exception as exc:
+        raise PluginLoadError(f"{where}: import failed: {type(exc).__name__}: {exc}") from None
+    source = f"entrypoint:{dist_name}=={version}"
+    if pm is None:
+        with _SCRATCH_LOCK:
+            if not _SCRATCH:
+                _SCRATCH.append(scratch_manager())
+            spec = _spec_for(obj, ep.name, source, version, where, _SCRATCH[0])
+    else:
+        spec = _spec_for(obj, ep.name, source, version, where, pm)
+    if dist_name == OWN_DISTRIBUTION and spec.name != ep.name:
+        raise PluginLoadError(f"{where}: plugin is named {spec.name!r}; its entry point must carry the same name")
+    return spec
 
 
 def _plugins_in_module(module: ModuleType) -> list[Any]:

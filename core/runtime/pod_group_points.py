@@ -18,7 +18,7 @@ import numpy as np
 
 from ..api.placement import PlacementScore, PodGroupPostFilterResult
 from ..api.status import Code, Status
-from ..api.types import MAX_NODE_SCORE, CycleState
+from ..api.types import MAX_NODE_SCORE, CycleState, PodGroupCycleState
 from .hooks import BoundHook
 
 if TYPE_CHECKING:
@@ -44,7 +44,7 @@ class PodGroupHooks:
     """The companion hooks of the pod group cycle, bound from a profile's plugin instances."""
 
     feasible: tuple[BoundHook, ...] = ()  # placement_feasible: every plugin of the profile with the hook
-    post_filter: tuple[BoundHook, ...] = ()  # pod_group_post_filter of the postFilter plugins, in order
+    post_filter: tuple[BoundHook, ...] = ()  # the podGroupPostFilter plugins, in order
     normalizers: Mapping[str, BoundHook] | None = None  # normalize_placement_score per placement_score plugin
 
     @classmethod
@@ -54,7 +54,7 @@ class PodGroupHooks:
             if (m := getattr(instance, "placement_feasible", None)) is not None and hasattr(m, _IMPL)
         )
         post_filter = tuple(
-            BoundHook.of(h.plugin, m) for h in points.get("post_filter", ())
+            BoundHook.of(h.plugin, m) for h in points.get("pod_group_post_filter", ())
             if (m := getattr(plugins.get(h.plugin), "pod_group_post_filter", None)) is not None and hasattr(m, _IMPL)
         )
         normalizers = {
@@ -65,7 +65,7 @@ class PodGroupHooks:
 
 
 def run_placement_generate(
-    hooks: Sequence[BoundHook], info: PodGroupInfo, everything: Placement, handle: Handle
+    hooks: Sequence[BoundHook], info: PodGroupInfo, everything: Placement, handle: Handle, state: PodGroupCycleState
 ) -> list[Placement] | Status:
     """RunPlacementGeneratePlugins: the first placement_generate plugin splits all nodes
     (`everything`); without one, the group is tried on all nodes."""
@@ -73,7 +73,7 @@ def run_placement_generate(
         return [everything]
     hook = hooks[0]
     try:
-        out = hook.call({"state": CycleState(), "pod_group": info, "placement": everything, "handle": handle})
+        out = hook.call({"state": state, "pod_group": info, "placement": everything, "handle": handle})
     except Exception as exc:  # a plugin bug fails the group's attempt, not the loop
         return Status.error(f"plugin {hook.plugin} raised {type(exc).__name__}: {exc}", hook.plugin)
     if isinstance(out, Status):
@@ -148,7 +148,7 @@ def _normalize_placement_scores(
 
 def run_pod_group_post_filter(
     hooks: Sequence[BoundHook], info: PodGroupInfo, schedule: Schedule, cluster: ClusterState, handle: Handle,
-    record: Recorder,
+    record: Recorder, state: PodGroupCycleState,
 ) -> tuple[Status, PodGroupPostFilterResult | None]:
     """RunPodGroupPostFilterPlugins: in order until one succeeds or answers
     UnschedulableAndUnresolvable; the Unschedulable ones' reasons add up (the first names the
@@ -162,7 +162,7 @@ def run_pod_group_post_filter(
         plugin = hook.plugin
         t0 = time.time_ns()
         try:
-            out = hook.call({"state": CycleState(), "pod_group": info, "schedule": schedule, "cluster": cluster,
+            out = hook.call({"state": state, "pod_group": info, "schedule": schedule, "cluster": cluster,
                              "handle": handle})
         except Exception as exc:  # a plugin bug fails the group's attempt, not the loop
             out = Status.error(f"plugin {plugin} raised {type(exc).__name__}: {exc}", plugin)

@@ -52,6 +52,10 @@ class BindingPool:
             self._threads.append(t)
             t.start()
 
+    def owns_current_thread(self) -> bool:
+        """Is the caller one of this pool's workers (a binding cycle)?"""
+        return threading.current_thread() in self._threads
+
     def backlog(self) -> int:
         """Bindings submitted and not yet started."""
         return self._tasks.qsize()
@@ -132,13 +136,17 @@ class BindingCycle(SchedulerState):
         scale_out = self.scale_out
         committed = False
         try:
-            status = self._wait_and_pre_bind(fw, handle, state, pod, node, waiting, run)
-            if status.ok and scale_out is not None:
+            status = Status.success()
+            if scale_out is not None:
                 # Active-active: the placement is committed against the other replicas' claims
-                # just before Bind (docs/scale-out.md); a conflict ends the cycle like a failed bind.
+                # first (docs/scale-out.md). A pod held at Permit (a gang member) so holds its room
+                # for every replica while it waits, and one that loses the commit writes nothing
+                # (no nomination, no PreBind); a conflict ends the cycle like a failed bind.
                 status = scale_out.commit(pod, node, entry.extra.get(SCALE_OUT_SEEN) or UNKNOWN_VIEW)
                 committed = status.ok
                 run.step("Commit", status.code.name)
+            if status.ok:
+                status = self._wait_and_pre_bind(fw, handle, state, pod, node, waiting, run)
             if status.ok:
                 status = self._bind(fw, handle, state, pod, node, run)
             if committed and scale_out is not None:
@@ -277,13 +285,17 @@ class BindingCycle(SchedulerState):
             return
         self.stats.bind_failures += 1
         done.framework.run_unreserve(done.state, pod, done.node, self.cluster, done.handle)
-        was_assumed = pod.uid in self.cluster.assumed
+        # kube-scheduler's ForgetPod fails only for a pod the cache holds as bound (not assumed);
+        # a pod already gone from the cache (its deletion event came during the binding) forgets fine
+        bound = pod.uid in self.cluster.placement and pod.uid not in self.cluster.assumed
         self.cluster.forget(pod)
         self._requeue_failed_binding(done)
-        if was_assumed:
+        if not bound:
             # Forgetting an assumed pod frees what it held: kube-scheduler treats it as an
-            # assigned pod's deletion for the pods waiting for room, after the pod itself is
-            # requeued (so the move does not send it to backoff) and leaving it where it is.
+            # assigned pod's deletion for the pods waiting for room (also when the pod was deleted
+            # while binding: what a plugin reserved for it is released only now, by Unreserve), after
+            # the pod itself is requeued (so the move does not send it to backoff) and leaving it
+            # where it is.
             # The event carries the assumed pod, on its node (upstream's assumedPod), so that hints
             # asking "was it placed?" (NodeResourcesFit's) see it freeing room.
             assumed = copy.copy(pod)

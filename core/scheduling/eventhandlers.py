@@ -3,6 +3,7 @@ queue, and which unschedulable pods an event may help."""
 
 from __future__ import annotations
 
+import dataclasses
 import logging
 import queue as queue_mod
 import time
@@ -161,13 +162,9 @@ class EventHandlers(SchedulerState):
         self.queue.move_for_event(f"{kind}/{verb}", self._interested, old=old, new=new)
 
     def _apply_pod_event(self, typ: str, obj: dict[str, Any]) -> None:
+        """One pod watch event into the cache and the queue: a delete, a bound or finished pod, or a pending one."""
         if typ == "DELETED":
-            uid = _meta(obj).get("uid") or _fallback_uid(obj)
-            self.skipped_pods.pop(uid, None)
-            removed = self.cluster.remove_pod(uid)
-            self._no_longer_pending(uid, "pod deleted")
-            if removed is not None and removed.node_name:
-                self.queue.move_for_event("Pod/Delete", self._interested, old=removed)
+            self._pod_deleted(obj)
             return
         if self._confirm_assumed(obj):
             return
@@ -179,19 +176,45 @@ class EventHandlers(SchedulerState):
         if self.skipped_pods:
             self.skipped_pods.pop(pod.uid, None)
         if pod.node_name or pod.is_terminal:
-            was_placed = pod.uid in self.cluster.placement
-            previous = self.cluster.pods.get(pod.uid) if was_placed else None
-            self.cluster.upsert_pod(pod)
-            self._no_longer_pending(pod.uid, "pod bound elsewhere" if pod.node_name else "pod finished")
-            if not was_placed and pod.node_name and not pod.is_terminal:
-                self.queue.move_for_event("Pod/Add", self._interested, new=pod)
-            elif previous is not None and pod.is_terminal:
-                # kube-scheduler's assigned-pod informer drops finished pods: an AssignedPod delete.
-                self.queue.move_for_event("Pod/Delete", self._interested, old=previous)
-            elif previous is not None and pod.node_name:
-                for pod_event in _placed_pod_events(previous, pod):
-                    self.queue.move_for_event(pod_event, self._interested, old=previous, new=pod)
-            return
+            self._pod_placed_or_finished(pod)
+        else:
+            self._pod_pending(pod)
+
+    def _pod_deleted(self, obj: dict[str, Any]) -> None:
+        """A deleted pod leaves the cache and the queue; a bound (or assumed) one is an AssignedPod delete."""
+        uid = _meta(obj).get("uid") or _fallback_uid(obj)
+        self.skipped_pods.pop(uid, None)
+        assumed_row = self.cluster.placement.get(uid) if uid in self.cluster.assumed else None
+        removed = self.cluster.remove_pod(uid)
+        self._no_longer_pending(uid, "pod deleted")
+        if self.scale_out is not None:
+            self.scale_out.gone(uid)
+        if removed is not None and not removed.node_name and assumed_row is not None:
+            # kube-scheduler's handleAssumedPodDeletion: an assumed pod (binding, or held at Permit) deleted
+            # frees its node as an AssignedPod delete does
+            removed = dataclasses.replace(removed, node_name=self.cluster.table.names[assumed_row] or "")
+        if removed is not None and removed.node_name:
+            self.queue.move_for_event("Pod/Delete", self._interested, old=removed)
+
+    def _pod_placed_or_finished(self, pod: PodInfo) -> None:
+        """A pod bound to a node (by anyone) or terminal: cached, no longer pending, and the event it makes."""
+        was_placed = pod.uid in self.cluster.placement
+        previous = self.cluster.pods.get(pod.uid) if was_placed else None
+        self.cluster.upsert_pod(pod)
+        self._no_longer_pending(pod.uid, "pod bound elsewhere" if pod.node_name else "pod finished")
+        if pod.is_terminal and self.scale_out is not None:
+            self.scale_out.gone(pod.uid)
+        if not was_placed and pod.node_name and not pod.is_terminal:
+            self.queue.move_for_event("Pod/Add", self._interested, new=pod)
+        elif previous is not None and pod.is_terminal:
+            # kube-scheduler's assigned-pod informer drops finished pods: an AssignedPod delete.
+            self.queue.move_for_event("Pod/Delete", self._interested, old=previous)
+        elif previous is not None and pod.node_name:
+            for pod_event in _placed_pod_events(previous, pod):
+                self.queue.move_for_event(pod_event, self._interested, old=previous, new=pod)
+
+    def _pod_pending(self, pod: PodInfo) -> None:
+        """An unbound pod of ours: cached, then queued, updated in the queue, or left as it is."""
         if pod.deleting:
             self._no_longer_pending(pod.uid, "pod being deleted")
             return
@@ -278,12 +301,18 @@ _ACTIONS = {"ADDED": "Add", "MODIFIED": "Update", "DELETED": "Delete"}
 def _placed_pod_events(old: PodInfo, new: PodInfo) -> list[str]:
     """The updates of a placed pod that a default plugin registers for (kube-scheduler's AssignedPod
     UpdatePodLabel and UpdatePodScaleDown, in PodSchedulingPropertiesChange's order): new labels, a
-    request scaled down (an in-place resize; requests count the resources the kubelet allocated)."""
+    request scaled down (an in-place resize; requests count the resources the kubelet allocated).
+    Any other change of the pod (its spec, annotations) is PodSchedulingPropertiesChange's general
+    `Pod/Update`, which only plugins registering Pod/Update (or every Pod event) hear; a status-only
+    update, or one of kubeberth's decision annotation, fires nothing (kube-scheduler fires the general
+    update for those too: kubelet status churn would scan the unschedulable pool for nothing)."""
     events = []
     if old.labels != new.labels:
         events.append("Pod/UpdatePodLabel")
     if any(value > new.requests.get(name, 0) for name, value in old.requests.items()):
         events.append("Pod/UpdatePodScaleDown")
+    if not events and _scheduling_relevant_change(old, new):
+        events.append("Pod/Update")
     return events
 
 

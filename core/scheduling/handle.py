@@ -21,6 +21,7 @@ from ..cache.cluster import ClusterState
 from ..cache.nodetable import NodeView
 from ..cache.podinfo import PodInfo
 from ..runtime.framework import Framework
+from ..runtime.hooks import PluginFailure
 from ..runtime.records import Diagnosis
 from .extenders import preempt_with_extenders
 from .waiting_pods import WaitingPod
@@ -61,10 +62,11 @@ class FrameworkHandle:
         activate: Callable[[list[str]], None] | None = None,
         run_async: Callable[[Callable[[], None], Callable[[], None] | None], None] | None = None,
         pods_in_pre_bind: Mapping[str, PreBindCancellation] | None = None,
-        reserve: Callable[[PodInfo, str], None] | None = None,
+        reserve: Callable[[PodInfo, str], str] | None = None,
     ) -> None:
         """`reserve(preemptor, node)`: called before a preemptor's first victim on `node` is
-        deleted (active-active scale out claims the room for it; docs/scale-out.md)."""
+        deleted (active-active scale out claims the room for it; docs/scale-out.md); a message
+        back means another replica claimed the node meanwhile: no victim is deleted there."""
         self.framework = framework
         self._backend = backend
         self._cluster = cluster
@@ -120,6 +122,13 @@ class FrameworkHandle:
         held, self._held_uid, self._held = self._held, "", None
         return held
 
+    def reserve_room(self, preemptor: PodView, node_name: str) -> Status:
+        """See kubeberth.api.Handle.reserve_room (the scale-out reservation; nothing with one scheduler)."""
+        if self._reserve is None or not node_name:
+            return Status.success()
+        refused = self._reserve(_info(preemptor), node_name)
+        return Status.error(refused) if refused else Status.success()
+
     def delete_victim(
         self, victim: PodView, preemptor: PodView, node_name: str = "", *, pod_group: Mapping[str, Any] | None = None
     ) -> Status:
@@ -137,23 +146,30 @@ class FrameworkHandle:
         generation = (victim.raw.get("metadata") or {}).get("generation")
         if isinstance(generation, int) and generation:
             condition["observedGeneration"] = generation  # PodObservedGenerationTracking (GA in v1.35)
-        if self._reserve is not None and pod_group is None and node_name:
-            self._reserve(_info(preemptor), node_name)
+        current = self._cluster.pods.get(victim.uid)
+        if current is not None and current.deleting:
+            return Status.success()  # its deletion seen since it was chosen: nothing to do, no event
+        if pod_group is None and node_name:
+            reserved = self.reserve_room(preemptor, node_name)
+            if not reserved.ok:
+                return reserved  # the preemption stops here; the preemptor is tried again
         marked = self._backend.mark_disruption_target(_info(victim), condition)
         if not marked.ok:
             return marked
         if marked.err is not None:
-            return Status.success()  # already gone: nothing to delete, no event (as upstream)
+            return Status.success()  # already gone or being deleted: nothing to delete, no event
         by = preemptor.key if pod_group is None else f"podgroup {preemptor.namespace}/{pod_group_name(pod_group)}"
         status = self._backend.delete_pod(_info(victim), f"preempted by {by}")
-        if status.ok:
+        if status.ok and status.err is None:  # PodGone: gone, or another deletion under way (which reports it)
             uid = preemptor.uid if pod_group is None else (pod_group.get("metadata") or {}).get("uid", "")
             self._backend.record_event(
                 _info(victim), "Normal", "Preempted", f"Preempted by {kind} {uid} on node {node_name or victim.node_name}"
             )
         return status
 
-    def bind(self, pod: PodView, node_name: str) -> Status:
+    def bind(self, pod: PodView, node_name: str, annotations: Mapping[str, str] | None = None) -> Status:
+        if annotations:
+            return self._backend.bind(_info(pod), node_name, annotations=annotations)
         return self._backend.bind(_info(pod), node_name)
 
     def update_object(self, kind: str, obj: dict[str, Any], subresource: str = "") -> Status:
@@ -231,3 +247,21 @@ class FrameworkHandle:
     ) -> np.ndarray:
         fw = self.framework if plugins is None else self.framework.only("filter", plugins)
         return fw.run_filters(state, _info(pod), nodes, self._cluster, self, diagnosis)
+
+    def run_reserve(self, state: CycleState, pod: PodView, node_name: str) -> Status:
+        return self.framework.run_reserve(state, _info(pod), node_name, self._cluster, self)
+
+    def run_unreserve(self, state: CycleState, pod: PodView, node_name: str) -> None:
+        self.framework.run_unreserve(state, _info(pod), node_name, self._cluster, self)
+
+    def run_scores(
+        self, state: CycleState, pod: PodView, nodes: NodeView, plugins: Sequence[str] | None = None
+    ) -> tuple[np.ndarray, Status]:
+        fw = self.framework if plugins is None else self.framework.only("score", plugins)
+        info = _info(pod)
+        try:
+            raw = fw.run_raw_scores(state, info, nodes, self._cluster, self, None)
+            total, _ = fw.normalize_scores(state, info, nodes, raw)
+        except PluginFailure as failure:
+            return np.zeros(len(nodes), dtype=np.int64), failure.status
+        return total, Status.success()

@@ -21,8 +21,8 @@ The group is first checked as upstream's validatePodGroup does (one schedulerNam
 priority, one preemption policy). The PodGroup's PodGroupInitiallyScheduled condition follows each
 attempt (True once the group is scheduled).
 
-When the group is Unschedulable, the profile's postFilter plugins implementing `pod_group_post_filter`
-(DefaultPreemption: workload-aware preemption) are asked to make room for the whole group, with a
+When the group is Unschedulable, the profile's podGroupPostFilter plugins (`pod_group_post_filter`;
+DefaultPreemption: workload-aware preemption) are asked to make room for the whole group, with a
 function that re-runs the group's algorithm on the cluster as it is then. On success every member
 goes back to the queue nominated to its node, waiting for the victims to go (the group status gains
 the plugin's message); on an error the group fails with it. Not (yet) as upstream: CompositePodGroup
@@ -46,7 +46,7 @@ from ..api.placement import (
     ProposedAssignment,
 )
 from ..api.status import Code, Status
-from ..api.types import CycleState
+from ..api.types import CycleState, PodGroupCycleState
 from ..objects import PodGroup
 from ..runtime.framework import Framework, PluginFailure
 from ..runtime.records import CycleRecord, Diagnosis, ScheduleResult
@@ -118,9 +118,10 @@ class PodGroupCycle(SchedulerState):
         pods = tuple(m.entry.pod for m in members)
         info = PodGroupInfo(pod.namespace, pod.pod_group, cast(PodGroup, group), pods)
         handle = self.handle_for(fw)
-        result = self._pod_group_algorithm(fw, handle, info, members)
+        pg_state = PodGroupCycleState()  # the group's cycle state, shared by its plugins and its members'
+        result = self._pod_group_algorithm(fw, handle, info, members, pg_state)
         if result.status.code == Code.UNSCHEDULABLE:
-            self._pod_group_post_filter(fw, handle, info, members, result)
+            self._pod_group_post_filter(fw, handle, info, members, result, pg_state)
         self._submit(fw, handle, result)
         self._set_condition(group, result.status)
 
@@ -164,15 +165,16 @@ class PodGroupCycle(SchedulerState):
 
     # ---- the algorithm -----------------------------------------------------------------
     def _pod_group_algorithm(
-        self, fw: Framework, handle: FrameworkHandle, info: PodGroupInfo, members: list[Member]
+        self, fw: Framework, handle: FrameworkHandle, info: PodGroupInfo, members: list[Member],
+        pg_state: PodGroupCycleState,
     ) -> GroupResult:
         """podGroupSchedulingAlgorithm: one implicit placement of all nodes, or (TAS) each generated
         placement in turn and the best scored one. Nothing stays assumed when it returns."""
         if not fw.feature_gates.enabled("TopologyAwareWorkloadScheduling"):
-            return self._on_placement(fw, handle, info, members, None)
+            return self._on_placement(fw, handle, info, members, None, pg_state)
         table = self.cluster.table
         everything = Placement("", tuple(table.names[r] or "" for r in table.ordered_rows().tolist()))
-        placements = self._generate_placements(fw, handle, info, everything)
+        placements = fw.run_placement_generate(info, everything, handle, pg_state)
         if isinstance(placements, Status):
             return GroupResult(placements, members)
         first: GroupResult | None = None
@@ -180,7 +182,7 @@ class PodGroupCycle(SchedulerState):
         for placement in placements:
             for m in members:  # each placement starts the members afresh
                 m.state, m.result, m.status, m.node = CycleState(), None, Status.success(), None
-            result = self._on_placement(fw, handle, info, members, placement)
+            result = self._on_placement(fw, handle, info, members, placement, pg_state)
             if result.status.code == Code.ERROR:
                 return result
             first = first or GroupResult(result.status, [copy_member(m) for m in members], dict(result.placed), placement)
@@ -196,12 +198,6 @@ class PodGroupCycle(SchedulerState):
             return feasible[0]
         best = self._best_placement(fw, handle, info, feasible)
         return best if isinstance(best, GroupResult) else GroupResult(best, members)
-
-    def _generate_placements(
-        self, fw: Framework, handle: FrameworkHandle, info: PodGroupInfo, everything: Placement
-    ) -> list[Placement] | Status:
-        """RunPlacementGeneratePlugins: the first placement_generate plugin splits all nodes."""
-        return fw.run_placement_generate(info, everything, handle)
 
     def _best_placement(
         self, fw: Framework, handle: FrameworkHandle, info: PodGroupInfo, feasible: list[GroupResult]
@@ -228,9 +224,13 @@ class PodGroupCycle(SchedulerState):
         info: PodGroupInfo,
         members: list[Member],
         placement: Placement | None,
+        pg_state: PodGroupCycleState,
     ) -> GroupResult:
         """podGroupSchedulingDefaultAlgorithm on one placement (None: every node). Each member is
-        assumed and reserved so the next sees it; all of it is undone before returning."""
+        assumed and reserved so the next sees it; all of it is undone before returning. The members'
+        states are pod group cycles of `pg_state` (SetPodGroupSchedulingCycle)."""
+        for m in members:
+            m.state.pod_group_cycle = pg_state
         reverts: list[Callable[[], None]] = []
         try:
             return self._try_members(fw, handle, info, members, placement, reverts)
@@ -329,9 +329,11 @@ class PodGroupCycle(SchedulerState):
 
     # ---- PodGroupPostFilter ------------------------------------------------------------
     def _pod_group_post_filter(
-        self, fw: Framework, handle: FrameworkHandle, info: PodGroupInfo, members: list[Member], result: GroupResult
+        self, fw: Framework, handle: FrameworkHandle, info: PodGroupInfo, members: list[Member], result: GroupResult,
+        pg_state: PodGroupCycleState,
     ) -> None:
-        """RunPodGroupPostFilterPlugins, then applyPodGroupPostFilterResult onto `result`."""
+        """RunPodGroupPostFilterPlugins with the group's cycle state, then applyPodGroupPostFilterResult onto
+        `result`."""
         if not fw.pod_group_hooks.post_filter:
             return
 
@@ -341,7 +343,7 @@ class PodGroupCycle(SchedulerState):
                 Member(m.entry, CycleRecord(m.entry.pod.key, m.entry.pod.uid, fw.profile, fw.generation_id))
                 for m in members
             ]
-            again = self._pod_group_algorithm(fw, handle, info, scratch)
+            again = self._pod_group_algorithm(fw, handle, info, scratch, PodGroupCycleState())  # NewCycleState()
             placed = [
                 ProposedAssignment(m.entry.pod, node, state)
                 for m in again.members if (found := again.placed.get(m.entry.pod.uid)) for node, state in (found,)
@@ -349,7 +351,7 @@ class PodGroupCycle(SchedulerState):
             return placed, again.status
 
         record = members[0].record  # the group's attempt is counted once (scheduler_workload_preemption_attempts_total)
-        status, outcome = fw.run_pod_group_post_filter(info, schedule, self.cluster, handle, record)
+        status, outcome = fw.run_pod_group_post_filter(info, schedule, self.cluster, handle, record, pg_state)
         # applyPodGroupPostFilterResult
         if status.ok and outcome is not None:
             result.waiting_on_preemption = True
@@ -365,6 +367,7 @@ class PodGroupCycle(SchedulerState):
         """submitPodGroupAlgorithmResult: placed members of a feasible group go on to Reserve,
         Permit and binding for real; the others back to the queue."""
         group_status = result.status
+        rejected: list[tuple[QueuedPod, frozenset[str], str]] = []  # back to the queue as the group entity
         for m in result.members:
             entry = m.entry
             if group_status.code == Code.ERROR:
@@ -382,20 +385,33 @@ class PodGroupCycle(SchedulerState):
             placed = result.placed.get(entry.pod.uid)
             if placed is not None and group_status.ok:
                 node, state = placed
+                state.pod_group_cycle = None  # SetPodGroupSchedulingCycle(nil) before binding
                 self._assume_reserve_permit(fw, handle, state, entry, node, m.record)
                 continue
+            stamp = entry.timestamp
             if m.result is not None and not m.status.ok:  # the member's own failure
                 diagnosis = m.result.diagnosis
                 plugins: frozenset[str] = frozenset()
                 if diagnosis is not None:
                     plugins = frozenset(diagnosis.unschedulable_plugins)
                     record_rejected_nodes(m.record, diagnosis, self.cluster.table.names)
-                self._group_member_unschedulable(entry, m.record, m.status.message, plugins)
+                message = m.status.message
             elif m.node is not None:  # placed, but the group was not: NewStatus(group's message).WithError
-                message = f"{POD_GROUP_UNSCHEDULABLE}, {group_status.message}"
-                self._group_member_unschedulable(entry, m.record, message, frozenset())
+                message, plugins = f"{POD_GROUP_UNSCHEDULABLE}, {group_status.message}", frozenset()
             else:  # not tried: the group's status (completePodGroupAlgorithmResult)
-                self._group_member_unschedulable(entry, m.record, group_status.message, frozenset())
+                message, plugins = group_status.message, frozenset()
+            self.stats.unschedulable_attempts += 1
+            m.record.result, m.record.message, m.record.node = "Unschedulable", message, None
+            if group_status.ok:
+                # the group was scheduled: its remaining pods go straight back to activeQ with their timestamp,
+                # so the next attempt (the remaining pods alone) can preempt for them at once
+                self._requeue_unschedulable(entry, message, plugins)
+                self.queue.requeue_remaining(entry, stamp)
+            else:
+                self._report_unschedulable(entry, message)
+                rejected.append((entry, plugins, message))
+        if rejected:
+            self.queue.requeue_rejected_group(rejected)
 
     def _set_condition(self, group: dict[str, Any], status: Status) -> None:
         """updatePodGroupCondition: the PodGroup's PodGroupInitiallyScheduled condition, written
@@ -407,13 +423,6 @@ class PodGroupCycle(SchedulerState):
         if not written.ok:
             meta = group.get("metadata") or {}
             log.warning("PodGroup %s/%s: %s", meta.get("namespace"), meta.get("name"), written.message)
-
-    def _group_member_unschedulable(
-        self, entry: QueuedPod, record: CycleRecord, message: str, plugins: frozenset[str]
-    ) -> None:
-        self.stats.unschedulable_attempts += 1
-        record.result, record.message, record.node = "Unschedulable", message, None
-        self._requeue_unschedulable(entry, message, plugins)
 
 
 def _undo(fw: Framework, handle: FrameworkHandle, cluster: Any, m: Member) -> Callable[[], None]:

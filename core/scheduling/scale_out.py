@@ -6,8 +6,8 @@ test each. When set, it is this object, which ties the parts to the loop:
   (EventHandlers._apply_pod_event); a new live set rebalances the queue;
 - other replicas' claims (`ClaimsView`) in the node table, applied on the loop thread;
 - the commit: the scheduling cycle records the claims it counted on its node
-  (ScheduleOne._assume_reserve_permit), the binding cycle commits just before Bind
-  (BindingCycle._binding_cycle) through a `ClaimCommitter` (backends/claims_store.py's ClaimStore,
+  (ScheduleOne._assume_reserve_permit), and of the other nodes of its topology domains for a pod
+  whose constraints span nodes; the binding cycle commits first (BindingCycle._binding_cycle) through a `ClaimCommitter` (backends/claims_store.py's ClaimStore,
   over a Lease per node or an etcd key per node: the loop does not know which), and a conflict
   re-runs the pod's cycle at once, up to MAX_IMMEDIATE_RETRIES, then after its backoff.
 """
@@ -18,9 +18,11 @@ import copy
 import logging
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import partial
 from typing import TYPE_CHECKING, Protocol
+
+import numpy as np
 
 from ..api.status import Status
 from ..cache.podinfo import PodInfo
@@ -50,13 +52,31 @@ def strict(pod: PodInfo) -> bool:
     )
 
 
+HOSTNAME = "kubernetes.io/hostname"
+
+
+def domain_keys(pod: PodInfo) -> frozenset[str]:
+    """The topology keys wider than a node of the pod's hard constraints on other pods (a DoNotSchedule
+    spread constraint, a required pod affinity or anti-affinity term): another replica's constrained pod
+    placed meanwhile anywhere in the chosen node's domain of one of them may break it (docs/scale-out.md)."""
+    keys = {c.get("topologyKey") for c in pod.topology_spread_constraints
+            if c.get("whenUnsatisfiable", "DoNotSchedule") == "DoNotSchedule"}
+    for kind in ("podAffinity", "podAntiAffinity"):
+        terms = (pod.affinity.get(kind) or {}).get("requiredDuringSchedulingIgnoredDuringExecution") or ()
+        keys.update(t.get("topologyKey") for t in terms if isinstance(t, dict))
+    return frozenset(k for k in keys if isinstance(k, str) and k and k != HOSTNAME)
+
+
 @dataclass(frozen=True)
 class CycleView:
-    """A scheduling cycle's knowledge of its node, checked by the commit (docs/scale-out.md)."""
+    """A scheduling cycle's knowledge of its node, checked by the commit (docs/scale-out.md), and of
+    the other nodes of its topology domains (`domain`: node -> the uids known there) for a pod
+    whose constraints span nodes."""
 
     known: frozenset[str]  # uids on the node in this replica's view (bound, assumed, counted claims)
     room: dict[str, int]  # allocatable - requested after the pod, per resource column
     strict: bool
+    domain: dict[str, frozenset[str]] = field(default_factory=dict)
 
 
 # A binding with no recorded cycle view (none is expected): any claim made meanwhile conflicts.
@@ -74,7 +94,7 @@ class ClaimCommitter(Protocol):
     ttl: float
 
     def commit(self, pod: PodInfo, node: str, known: frozenset[str], room: dict[str, int], strict: bool,
-               counted: ClaimFilter) -> tuple[str, str]: ...
+               counted: ClaimFilter, domain: dict[str, frozenset[str]] | None = None) -> tuple[str, str]: ...
 
     def current(self, node: str) -> NodeClaims:
         """The node's claims as the store knows them now."""
@@ -82,8 +102,9 @@ class ClaimCommitter(Protocol):
 
     def finished(self, pod: PodInfo, node: str, bound: bool) -> None: ...
 
-    def reserve(self, pod: PodInfo, node: str) -> tuple[str, str]:
-        """A strict claim for a preemptor on `node`, before its victims are deleted."""
+    def reserve(self, pod: PodInfo, node: str, known: frozenset[str], counted: ClaimFilter) -> tuple[str, str]:
+        """A strict claim for a preemptor on `node`, before its victims are deleted; refused when
+        the node holds another replica's live claim outside `known`."""
         ...
 
 
@@ -97,6 +118,9 @@ class ScaleOut:
         self.ownership = Ownership(me, committer.ttl)
         self._sched: SchedulerState | None = None
         self._view: ClaimsView | None = None
+        # uid -> when: pods deleted (or finished) here within the claim TTL. Their claims stay in
+        # the store until they expire, but take no room: a commit must not count them as news.
+        self._gone: dict[str, float] = {}
 
     def attach(self, sched: SchedulerState) -> None:
         """Bind to the loop (after Scheduler.__init__: the view works on its cluster)."""
@@ -174,8 +198,15 @@ class ScaleOut:
                 queue.delete(pod.uid)  # in flight at another replica (ownership moved)
         self._freed(freed, node)
 
+    def gone(self, uid: str) -> None:
+        """A pod was deleted, or finished (the loop's pod events)."""
+        self._gone[uid] = self.clock()
+
     def expire(self) -> None:
         """Claims past their expiry end (called every membership round)."""
+        if self._gone:
+            before = self.clock() - self.committer.ttl
+            self._gone = {uid: at for uid, at in self._gone.items() if at > before}
         for pod in self.view.expire(self.clock()):
             self._freed([pod], "")
 
@@ -193,13 +224,44 @@ class ScaleOut:
 
     def cycle_view(self, pod: PodInfo, node: str) -> CycleView:
         """What the scheduling cycle knew of `node` when it placed `pod` there (the pod assumed):
-        every pod on it (bound, ours in flight, other replicas' counted claims) and the room left."""
+        every pod on it (bound, ours in flight, other replicas' counted claims), and the pods whose
+        claims the node's record still holds but which are gone here (deleted or finished, e.g. a
+        preemption's victims: their claims last until they expire and must not count as news),
+        and the room left; for a pod whose constraints span nodes, the same of every other node of
+        the chosen node's topology domains."""
         cluster = self.sched.cluster
         row = cluster.table.row_of[node]
         table = cluster.table
         free = table.allocatable[row] - table.requested[row]
         room = {name: int(free[i]) for i, name in enumerate(table.resources)}
-        return CycleView(frozenset(cluster.pods_on.get(row, ())), room, strict(pod))
+        is_strict = strict(pod)
+        keys = domain_keys(pod) if is_strict else frozenset()
+        domain = {other: self._known_on(other) for other in self._domain_nodes(row, keys)} if keys else {}
+        return CycleView(self._known_on(node), room, is_strict, domain)
+
+    def _known_on(self, node: str) -> frozenset[str]:
+        """The uids on `node` in this replica's view, and those whose claims its record still holds
+        but which are gone here (they take no room and are no news)."""
+        cluster = self.sched.cluster
+        known = frozenset(cluster.pods_on.get(cluster.table.row_of[node], ()))
+        gone = self._gone
+        if gone:
+            ended = [uid for uid in self.committer.current(node) if uid in gone]
+            if ended:
+                known = known.union(ended)
+        return known
+
+    def _domain_nodes(self, row: int, keys: frozenset[str]) -> set[str]:
+        """The other nodes sharing a value of one of `keys` with the node at `row`."""
+        table = self.sched.cluster.table
+        out: set[str] = set()
+        for key in keys:
+            ids, _ = table.label_values(key)
+            if ids[row] < 0:
+                continue
+            out.update(table.names[r] or "" for r in np.flatnonzero(ids == ids[row]).tolist() if r != row)
+        out.discard("")
+        return out
 
     def requeue_conflict(self, entry: QueuedPod, message: str) -> None:
         """A conflict: at once on the fresh view (the loop has drained the claims since), up to
@@ -221,25 +283,46 @@ class ScaleOut:
         if self.me not in ownership.members:
             message = "this replica is not a live member (its member Lease is not renewed); not committing"
             return Status.error(message, PLUGIN, CommitConflict(message))
-        outcome, message = self.committer.commit(pod, node, view.known, view.room, view.strict, ownership.claims)
+        outcome, message = self.committer.commit(pod, node, view.known, view.room, view.strict, ownership.claims,
+                                                 view.domain or None)
         if outcome == "ok":
             return Status.success()
         if outcome == "conflict":
             # The claims that conflicted reach the loop before this binding's outcome does, so the
             # cycle re-runs on them even if the watch has not delivered them yet.
-            self.sched.submit(partial(self.apply_claims, node, self.committer.current(node)))
+            for looked in (node, *view.domain):
+                self.sched.submit(partial(self.apply_claims, looked, self.committer.current(looked)))
             return Status.error(message, PLUGIN, CommitConflict(message))
         return Status.error(message, PLUGIN)
 
     def finished(self, pod: PodInfo, node: str, bound: bool) -> None:
         self.committer.finished(pod, node, bound)
 
-    def reserve(self, pod: PodInfo, node: str) -> None:
+    def reserve(self, pod: PodInfo, node: str) -> str:
         """Before a preemptor's victims on `node` are deleted (the thread deleting them): the room
-        they free is claimed for it, so another replica does not fill it meanwhile. A failure is
-        logged and the preemption goes on (as a single scheduler's would)."""
-        if self.me not in self.ownership.members:
-            return
-        outcome, message = self.committer.reserve(pod, node)
+        they free is claimed for it, so another replica does not fill it meanwhile. Returns why
+        the preemption must not go on ("" when it may): the node holds a claim of another replica
+        this replica's view does not count (its preemptor reserved the node, or it placed a pod
+        there, since the victims were chosen), or one for a pod still in flight there; the
+        preemptor is then scheduled again, on a view that counts it. A store error is logged and the preemption goes on (as a single
+        scheduler's would)."""
+        ownership = self.ownership
+        if self.me not in ownership.members:
+            return ""
+        seen = self.view.seen_on(node)  # replaced whole on the loop thread
+        # Another replica's pod still in flight on the node (its preemptor's reservation, a
+        # placement not bound yet) refuses it too, known or not: that replica may be deleting
+        # victims there which this view still shows, and would pick the same ones. One replica
+        # preempts on a node at a time.
+        assumed = self.sched.cluster.assumed
+        known = frozenset(uid for uid in seen if uid not in assumed)
+        gone = self._gone
+        ended = [uid for uid in self.committer.current(node) if uid in gone] if gone else []
+        outcome, message = self.committer.reserve(pod, node, known.union(ended) if ended else known, ownership.claims)
+        if outcome == "conflict":
+            # As after a commit's conflict: the loop counts the claim before the preemptor's next try.
+            self.sched.submit(partial(self.apply_claims, node, self.committer.current(node)))
+            return message
         if outcome != "ok":
             log.warning("scale-out: %s; deleting the victims without it", message)
+        return ""

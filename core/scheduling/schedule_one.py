@@ -29,7 +29,7 @@ from .incremental import IncrementalCycles, ShapeVerdicts
 from .nominated import filter_with_nominated
 from .queue import QueuedPod
 from .scale_out import SEEN_KEY as SCALE_OUT_SEEN
-from .state import SchedulerState
+from .state import CLEAR_NOMINATED_NODE, SchedulerState
 from .waiting_pods import WaitingPod
 
 log = logging.getLogger(__name__)
@@ -375,12 +375,12 @@ class ScheduleOne(SchedulerState):
             self.stats.errors += 1
             record.result, record.message = "Error", failure.status.message
             record.error_plugin = failure.status.plugin
-            self._requeue_error(entry, failure.status.message)
+            self._requeue_error(entry, failure.status.message, clear_nomination=True)
         except PluginTimeout as timeout:  # the watchdog's, delivered just past the plugin call (C-blocked)
             self.stats.errors += 1
             record.result = "Error"
             record.message = f"scheduling cycle interrupted past the plugin call: PluginTimeout: {timeout}"
-            self._requeue_error(entry, record.message)
+            self._requeue_error(entry, record.message, clear_nomination=True)
         finally:
             record.end_ns = time.time_ns()
             elapsed = time.perf_counter() - t0
@@ -398,7 +398,10 @@ class ScheduleOne(SchedulerState):
     ) -> None:
         pod = entry.pod
         diagnosis = result.diagnosis or Diagnosis(0)
-        nominated, write_nominated = None, None
+        # schedulingAlgorithm: with no node at all (ErrNoNodesAvailable) or no PostFilter plugin, the result is
+        # clearNominatedNode (a nomination the pod had is dropped); otherwise PostFilter's NominatingInfo.
+        nominated: str | None = None
+        write_nominated: str | None = CLEAR_NOMINATED_NODE
         if fw.points.get("post_filter") and diagnosis.num_all_nodes:
             nominated, post_status, write_nominated = self._run_post_filter(fw, state, pod, diagnosis, record)
             if nominated:
@@ -454,13 +457,15 @@ class ScheduleOne(SchedulerState):
                 self.stats.errors += 1
                 record.result, record.message = "Error", status.message
                 record.error_plugin = status.plugin
-                self._requeue_error(entry, status.message)
+                self._requeue_error(entry, status.message, clear_nomination=True)
             else:
-                # kube-scheduler reports a Reserve or Permit rejection as a FitError over the one node.
+                # kube-scheduler reports a Reserve or Permit rejection as a FitError over the one node, and
+                # schedulingCycle's result for it is clearNominatedNode.
                 message = Diagnosis.one_node(status).message()
                 self.stats.unschedulable_attempts += 1
                 record.result, record.message = "Unschedulable", message
-                self._requeue_unschedulable(entry, message, frozenset({status.plugin}))
+                self._requeue_unschedulable(entry, message, frozenset({status.plugin}), CLEAR_NOMINATED_NODE,
+                                            update_pod=True)
             return
         waiting = None
         if waits:

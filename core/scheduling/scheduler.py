@@ -114,6 +114,7 @@ class Scheduler(EventHandlers, ScheduleOne, PodGroupCycle, BindingCycle):
             cfg.podInitialBackoffSeconds,
             cfg.podMaxBackoffSeconds,
             pop_from_backoff=generation.feature_gates.enabled("SchedulerPopFromBackoffQ"),
+            group_entities=generation.feature_gates.enabled("GenericWorkload"),
         )
         self.queue.registered = self._registered
         self.pool = BindingPool(binding_workers, "kubeberth-bind")
@@ -194,14 +195,21 @@ class Scheduler(EventHandlers, ScheduleOne, PodGroupCycle, BindingCycle):
         if h is None or h.framework is not framework:
             h = self._handles[id(framework)] = FrameworkHandle(
                 framework, self.backend, self.cluster, self.clock.now, self.waiting_pods, self.request_move,
-                self.queue.activate, self.run_async, self.pods_in_pre_bind, self._reserve_for_preemption,
+                self.activate, self.run_async, self.pods_in_pre_bind, self._reserve_for_preemption,
             )
         return h
 
-    def _reserve_for_preemption(self, preemptor: PodInfo, node: str) -> None:
+    def activate(self, uids: list[str]) -> None:
+        """Handle.activate: on the scheduling thread at once; from a binding cycle (a PreBind or PostBind, as
+        kube-scheduler's PodsToActivate, which it applies after PostBind) between cycles, through the loop."""
+        if self.pool.owns_current_thread():
+            self.submit(lambda: self.queue.activate(uids))
+            return
+        self.queue.activate(uids)
+
+    def _reserve_for_preemption(self, preemptor: PodInfo, node: str) -> str:
         scale_out = self.scale_out
-        if scale_out is not None:
-            scale_out.reserve(preemptor, node)
+        return scale_out.reserve(preemptor, node) if scale_out is not None else ""
 
     def framework_for(self, pod: PodInfo) -> Framework | None:
         fw = self.generation.framework_for(pod.scheduler_name)
@@ -270,7 +278,7 @@ class Scheduler(EventHandlers, ScheduleOne, PodGroupCycle, BindingCycle):
                 continue
             if self.backend.fire_timers(self.clock.now()):
                 continue
-            nxt = _earliest(self.queue.next_backoff_expiry(), self.backend.next_timer())
+            nxt = _earliest(self._next_retry_worth_waiting(), self.backend.next_timer())
             if nxt is not None:
                 if isinstance(self.clock, VirtualClock):
                     self.clock.advance_to(nxt)
@@ -279,6 +287,20 @@ class Scheduler(EventHandlers, ScheduleOne, PodGroupCycle, BindingCycle):
                 continue
             if self.drain_events() == 0:
                 return
+
+    def _next_retry_worth_waiting(self) -> float | None:
+        """The earliest backoff expiry, unless every pod backing off is a member of a rejected pod group with no
+        move request since its attempt: kube-scheduler retries such a group after every backoff for ever
+        (AddAttemptedPodGroupIfNeeded; cluster events do not move it), and with nothing changed the next attempt
+        fails the same way, so a loop that settles does not wait for it (as for Permit rounds)."""
+        queue = self.queue
+        expiry = queue.next_backoff_expiry()
+        if expiry is None:
+            return None
+        backing_off = [e for e in queue.entries.values() if e.where == "backoff"]
+        if backing_off and all(e.group_attempt and e.move_seq_at_pop == queue.move_seq for e in backing_off):
+            return None
+        return expiry
 
     def _only_held_at_permit(self) -> bool:
         """Every binding in flight is a pod still waiting at Permit (nothing will report)."""

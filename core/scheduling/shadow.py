@@ -75,7 +75,7 @@ class ReadOnlyBackend(Backend):
     def get_object(self, kind: str, key: str) -> dict[str, Any] | None:
         return self._reads.get_object(kind, key)
 
-    def bind(self, pod: PodInfo, node_name: str) -> Status:
+    def bind(self, pod: PodInfo, node_name: str, annotations: Mapping[str, str] | None = None) -> Status:
         return self._refuse("bind")
 
     def record_event(self, pod: PodInfo, event_type: str, reason: str, message: str) -> None:

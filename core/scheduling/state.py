@@ -40,6 +40,8 @@ if TYPE_CHECKING:
     from .watchdog import Hang
 
 UNSCHEDULABLE = "Unschedulable"
+# kube-scheduler's clearNominatedNode (NominatingInfo ModeOverride, ""): a nomination to drop
+CLEAR_NOMINATED_NODE = ""
 
 
 @dataclass
@@ -170,23 +172,37 @@ class SchedulerState:
         (reason Unschedulable) and the pod back in the unschedulable pool, retried on an event one of
         `plugins` registered. `update_pod`: the condition and `nominated` are one pods/status patch
         (updatePod; `nominated` None leaves the nomination as is)."""
+        self._report_unschedulable(entry, message, nominated, update_pod)
+        self.queue.requeue_unschedulable(entry, plugins, message)
+
+    def _report_unschedulable(
+        self, entry: QueuedPod, message: str, nominated: str | None = None, update_pod: bool = False
+    ) -> None:
+        """The unschedulable outcome's FailedScheduling event and PodScheduled=False condition (see
+        `_requeue_unschedulable`), the pod's place in the queue left to the caller."""
         pod = entry.pod
         backend = self.backend
         backend.record_event(pod, "Warning", "FailedScheduling", message)
         condition = {"type": "PodScheduled", "status": "False", "reason": UNSCHEDULABLE, "message": message}
+        if nominated == CLEAR_NOMINATED_NODE:
+            self.cluster.nominate(pod, None)  # AddNominatedPod with clearNominatedNode: the nominator forgets it
         if update_pod:
             backend.patch_pod_status(pod, condition, nominated)
         else:
             backend.patch_pod_condition(pod, condition)
-        self.queue.requeue_unschedulable(entry, plugins, message)
 
-    def _requeue_error(self, entry: QueuedPod, message: str) -> None:
+    def _requeue_error(self, entry: QueuedPod, message: str, clear_nomination: bool = False) -> None:
         """An error outcome: kube-scheduler reports errors like fit failures, an event and a
-        SchedulerError condition; the pod goes to backoff, or to `failed` after max_errors_per_pod."""
+        SchedulerError condition; the pod goes to backoff, or to `failed` after max_errors_per_pod.
+        `clear_nomination`: the scheduling cycle's result is clearNominatedNode (its errors are): the
+        condition and the cleared nomination are one pods/status patch (updatePod)."""
         self.backend.record_event(entry.pod, "Warning", "FailedScheduling", message)
-        self.backend.patch_pod_condition(
-            entry.pod, {"type": "PodScheduled", "status": "False", "reason": "SchedulerError", "message": message}
-        )
+        condition = {"type": "PodScheduled", "status": "False", "reason": "SchedulerError", "message": message}
+        if clear_nomination:
+            self.cluster.nominate(entry.pod, None)
+            self.backend.patch_pod_status(entry.pod, condition, CLEAR_NOMINATED_NODE)
+        else:
+            self.backend.patch_pod_condition(entry.pod, condition)
         if self.max_errors_per_pod is not None and entry.errors + 1 >= self.max_errors_per_pod:
             entry.errors += 1
             entry.last_message = message

@@ -18,6 +18,7 @@ import time
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
+from ..api.capabilities import custom_resource
 from ..api.status import Code
 from ..api.types import CycleState
 from ..backends.base import kinds_for
@@ -156,9 +157,18 @@ def _watch_new_kinds(sched: Scheduler, generation: Generation) -> None:
 
 
 def watched_kinds(generation: Generation) -> tuple[str, ...]:
-    """The kinds a backend watches for `generation`: the base kinds and its plugins' extra ones."""
+    """The kinds a backend watches for `generation`: the base kinds, its plugins' extra ones, and the
+    custom resources ('<plural>.<version>.<group>') its enabled plugins registered events of (as
+    kube-scheduler's addAllEventHandlers starts a dynamic informer for each such GVK)."""
     enabled = {p for fw in generation.profiles.values() for point in fw.points for p in fw.enabled(point)}
-    return kinds_for(enabled, generation.feature_gates)
+    custom: dict[str, None] = {}
+    for fw in generation.profiles.values():
+        for plugin in sorted({p for point in fw.points for p in fw.enabled(point)}):
+            caps = fw.capabilities_of(plugin)
+            for event in sorted({*(caps.requeue_on or ()), *caps.queueing_hints}):
+                if (gvk := custom_resource(event)) is not None:
+                    custom[gvk] = None
+    return (*kinds_for(enabled, generation.feature_gates), *custom)
 
 
 def _pick_up_profiles(sched: Scheduler, names: set[str]) -> None:

@@ -80,6 +80,20 @@ class WaitingPod:
                 self._status = Status(Code.UNSCHEDULABLE, (message,), plugin)
                 self._done.set()
 
+    def preempt(self, plugin: str, message: str) -> bool:
+        """kube-scheduler's waitingPod.Preempt: end the wait with an Error, so the pod goes back to backoffQ and is
+        retried (a rejection would park it until an event its rejecting plugin registered). True again for a pod
+        already preempted this way whose binding cycle has not reported back yet (kube-scheduler drops it from the
+        waiting pods at once; kubeberth between cycles): a second preemption must not delete it. False when the
+        wait had ended otherwise (the caller deletes the victim instead)."""
+        preempted = Status(Code.ERROR, (message,), plugin)
+        with self._lock:
+            if self._status is not None:
+                return self._status == preempted
+            self._status = preempted
+            self._done.set()
+            return True
+
     def next_deadline(self) -> float | None:
         """When the earliest pending plugin's wait runs out (None: not held any more)."""
         with self._lock:

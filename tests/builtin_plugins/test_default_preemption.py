@@ -7,7 +7,16 @@ from typing import Any
 
 import numpy as np
 import pytest
-from kubeberth import Code, CycleState, Diagnosis, FilterScope, PostFilterResult, Status
+from kubeberth import (
+    Code,
+    CycleState,
+    Diagnosis,
+    FilterScope,
+    PermitResult,
+    PostFilterResult,
+    Status,
+    hookimpl,
+)
 from kubeberth.backends.embedded import EmbeddedCluster
 from kubeberth.builtin_plugins.default_preemption import (
     PDB,
@@ -471,6 +480,54 @@ def test_async_preemption_holds_the_preemptor_until_its_victims_are_preempted() 
         assert entry.last_message == "waiting for the preemption for this pod to be finished"
         release.set()
         t.settle()
+        assert t.node_of("default/vip") == "n1"
+
+
+class _HoldLow:
+    """Holds the pod named low at Permit."""
+
+    name = "HoldLow"
+
+    @hookimpl
+    def permit(self, pod: Any) -> PermitResult | None:
+        return PermitResult.wait(600) if pod.name == "low" else None
+
+
+def test_a_victim_preempted_at_permit_by_an_earlier_attempt_is_not_deleted() -> None:
+    """A preemptor's retry may choose again the victim its earlier attempt preempted at Permit, while that victim's
+    binding cycle has not reported back; when the retry's preemption runs after the report, the victim is back in
+    the queue: it is preempted again in memory, never deleted (kube-scheduler deletes only a pod not held at Permit)."""
+    import threading
+    import time
+
+    from kubeberth.builtin_plugins.default_preemption.plugin import preempt_pod
+    from kubeberth.testing import SchedulerTester
+
+    release = threading.Event()
+    with SchedulerTester([_HoldLow, "NodeResourcesFit", "DefaultPreemption"],
+                         objects=[make_node("n1", cpu="2"), make_pod("low", cpu="2", priority=1)]) as t:
+        plugin = t.plugin("DefaultPreemption")
+        assert t.step() and [w.pod.name for w in t.scheduler.waiting_pods.values()] == ["low"]
+        held = next(iter(t.scheduler.waiting_pods.values()))
+
+        def blocked(victim: PodInfo, preemptor: PodInfo, node: str, handle: Any) -> Any:
+            assert release.wait(timeout=30)
+            return preempt_pod(victim, preemptor, node, handle)
+
+        plugin.preempt_pod = blocked
+        t.add(make_pod("vip", cpu="2", priority=100))
+        assert t.step()  # the retry's cycle chose low; its preemption waits for the release
+        assert held.preempt("DefaultPreemption", "preempted")  # the earlier attempt's, in memory
+        deadline = time.monotonic() + 10
+        while time.monotonic() < deadline:  # low's binding cycle reports back: no longer held, nor on n1
+            t.step()
+            if not t.scheduler.waiting_pods and held.pod.uid not in t.cluster.placement:
+                break
+            time.sleep(0.01)
+        assert not t.scheduler.waiting_pods
+        release.set()
+        t.settle()
+        assert t.node_of("default/low") is None  # still there, pending
         assert t.node_of("default/vip") == "n1"
 
 

@@ -107,12 +107,14 @@ def test_normalize_placement_score(tt: dict[str, Any]) -> None:
 
 
 def test_the_gate_adds_it_to_the_default_profile_with_weight_1() -> None:
-    """applyTopologyAwareWorkloadScheduling: multiPoint PodGroupPodsCount, weight 1 (placementScore)."""
+    """applyTopologyAwareWorkloadScheduling: multiPoint PodGroupPodsCount, weight 1 (placementScore, after
+    NodeResourcesFit, a PlacementScorePlugin of the default multiPoint set)."""
     off = build_generation(feature_gates=FeatureGates.parse("GenericWorkload=true")).default_profile
-    assert off.enabled("placement_score") == []
+    assert off.enabled("placement_score") == ["NodeResourcesFit"]
     gates = FeatureGates.parse("GenericWorkload=true,TopologyAwareWorkloadScheduling=true")
     on = build_generation(feature_gates=gates).default_profile
-    assert [(h.plugin, h.weight) for h in on.points["placement_score"]] == [("PodGroupPodsCount", 1)]
+    assert [(h.plugin, h.weight) for h in on.points["placement_score"]] == [("NodeResourcesFit", 1),
+                                                                            ("PodGroupPodsCount", 1)]
     assert on.enabled("score") == off.enabled("score")  # not a node score plugin
 
 
@@ -120,4 +122,5 @@ def test_enabled_by_name_with_a_weight_in_placement_score() -> None:
     config = parse_configuration({"profiles": [{"schedulerName": "kubeberth", "plugins": {
         "placementScore": {"enabled": [{"name": "PodGroupPodsCount", "weight": 3}]}}}]})
     fw = build_generation(config=config).default_profile
-    assert [(h.plugin, h.weight) for h in fw.points["placement_score"]] == [("PodGroupPodsCount", 3)]
+    assert [(h.plugin, h.weight) for h in fw.points["placement_score"]] == [("NodeResourcesFit", 1),
+                                                                            ("PodGroupPodsCount", 3)]

@@ -13,7 +13,7 @@ import struct
 import threading
 import time
 import urllib.request
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from typing import Any
 
 from cluster import LOOPBACK, LocalControlPlane, wait_for
@@ -30,12 +30,15 @@ def pod_body(name: str, cpu: str = "100m", memory: str = "64Mi", labels: dict[st
     }
 
 
-def create_riding_out(cp: LocalControlPlane, ns: str, body: dict, deadline: float = 90.0) -> None:
-    """POST a pod, retrying while the API server is down or stalled; 409 means an earlier try landed."""
+def create_riding_out(cp: LocalControlPlane, ns: str, body: dict, deadline: float = 90.0,
+                      post: Callable[[str, dict], tuple[int, Any]] | None = None) -> None:
+    """POST a pod, retrying while the API server is down or stalled; 409 means an earlier try landed.
+    `post(path, body)` -> (status, answer) sends it (default: cp.request, 5 s timeout)."""
+    send = post or (lambda path, obj: cp.request("POST", path, obj, timeout=5))
     give_up = time.monotonic() + deadline
     while True:
         try:
-            status, data = cp.request("POST", f"/api/v1/namespaces/{ns}/pods", body, timeout=5)
+            status, data = send(f"/api/v1/namespaces/{ns}/pods", body)
         except OSError:
             status, data = 0, None
         if status in (200, 201, 409):

@@ -110,12 +110,18 @@ class Kubeberth:
         self.proc = subprocess.Popen(argv, stdout=self.log, stderr=subprocess.STDOUT, start_new_session=True,
                                      env={**os.environ, **(env or {})})
 
-    def probe(self, path: str) -> int:
+    def get(self, path: str, timeout: float = 5) -> tuple[int, bytes]:
+        """GET one of its endpoints (/metrics, /debug/decisions/...): the status and the body, an error's too."""
         try:
-            with urllib.request.urlopen(f"http://127.0.0.1:{self.port}{path}", timeout=2) as resp:
-                return resp.status
+            with urllib.request.urlopen(f"http://127.0.0.1:{self.port}{path}", timeout=timeout) as resp:
+                return resp.status, resp.read()
         except urllib.error.HTTPError as err:
-            return err.code
+            return err.code, err.read()
+
+    def probe(self, path: str) -> int:
+        """The status of a GET, 0 when it is not served (yet)."""
+        try:
+            return self.get(path, timeout=2)[0]
         except OSError:
             return 0
 
@@ -166,9 +172,9 @@ class Kubeberth:
 
 def write_config(path: Path, leader_elect: bool = False, lease: tuple[str, str, str] = ("15s", "10s", "2s"),
                  backoff: float = 1, plugins: tuple[str, ...] = (),
-                 plugin_config: list[dict[str, Any]] | None = None) -> Path:
+                 plugin_config: list[dict[str, Any]] | None = None, queue_sort: str | None = None) -> Path:
     """A KubeSchedulerConfiguration with one profile; `plugins` are enabled on top of the defaults;
-    `plugin_config` is the profile's pluginConfig."""
+    `plugin_config` is the profile's pluginConfig; `queue_sort` replaces PrioritySort."""
     cfg = {
         "apiVersion": "kubescheduler.config.k8s.io/v1",
         "kind": "KubeSchedulerConfiguration",
@@ -182,5 +188,8 @@ def write_config(path: Path, leader_elect: bool = False, lease: tuple[str, str, 
         cfg["profiles"][0]["plugins"] = {"multiPoint": {"enabled": [{"name": p} for p in plugins]}}
     if plugin_config:
         cfg["profiles"][0]["pluginConfig"] = plugin_config
+    if queue_sort:
+        cfg["profiles"][0].setdefault("plugins", {})["queueSort"] = {
+            "enabled": [{"name": queue_sort}], "disabled": [{"name": "PrioritySort"}]}
     path.write_text(yaml.safe_dump(cfg))
     return path

@@ -29,6 +29,7 @@ from kubeberth.apps.cli import build_parser
 from kubeberth_harness import suffix
 
 ALL_OPTIONS = CHART / "ci" / "all-options-values.yaml"
+SCALE_OUT_ETCD = CHART / "ci" / "scale-out-etcd-values.yaml"
 OVERLAY_NS = "kubeberth-system"  # examples/kustomize-overlay's
 RUN_VALUES = {  # a drop-in plugin from the chart's plugins ConfigMap, enabled by a profile
     "plugins": {"chart_noop.py": (
@@ -68,6 +69,7 @@ def _config(objs: list[dict[str, Any]], name: str) -> dict[str, Any]:
 def test_chart_lints_with_defaults_and_every_option(tools: Tools) -> None:
     tools.helm("lint", "--strict", str(CHART))
     tools.helm("lint", "--strict", str(CHART), "-f", str(ALL_OPTIONS))
+    tools.helm("lint", "--strict", str(CHART), "-f", str(SCALE_OUT_ETCD))
 
 
 def test_chart_metadata_follows_the_package_version() -> None:
@@ -133,6 +135,44 @@ def test_chart_every_option_render(tools: Tools) -> None:
     assert find(objs, "PodDisruptionBudget")["spec"]["maxUnavailable"] == 1
 
 
+def test_chart_scale_out_etcd_render(tools: Tools) -> None:
+    """Active-active with the etcd claims store: the flags of `kubeberth run` (endpoints, prefix,
+    the client TLS files from the Secret, mounted read-only), the scale-out Role; none of it by
+    default, and the etcd store refused without active-active or without endpoints."""
+    objs = tools.template(tools.namespace, "-f", str(SCALE_OUT_ETCD))
+    values = yaml.safe_load(SCALE_OUT_ETCD.read_text())["scaleOut"]["etcd"]
+    c = _container(objs)
+    etcd_args = [a for a in c["args"] if a.startswith("--scale-out")]
+    assert etcd_args == ["--scale-out-store=etcd", f"--scale-out-etcd-endpoints={','.join(values['endpoints'])}",
+                         "--scale-out-etcd-prefix=/kubeberth/team-a", "--scale-out-etcd-cafile=/etc/kubeberth-etcd/ca.crt",
+                         "--scale-out-etcd-certfile=/etc/kubeberth-etcd/tls.crt",
+                         "--scale-out-etcd-keyfile=/etc/kubeberth-etcd/tls.key"]
+    assert "--replicas-mode=active-active" in c["args"]
+    # Every flag is one `kubeberth run` accepts, with the value the chart gives it.
+    parsed = build_parser().parse_args(["run", *c["args"]])
+    assert (parsed.scale_out_store, parsed.scale_out_etcd_prefix) == ("etcd", "/kubeberth/team-a")
+    assert {"name": "etcd-tls", "mountPath": "/etc/kubeberth-etcd", "readOnly": True} in c["volumeMounts"]
+    pod = find(objs, "Deployment")["spec"]["template"]["spec"]
+    assert {"name": "etcd-tls", "secret": {"secretName": "kubeberth-etcd-client", "defaultMode": 0o444}} in pod["volumes"]
+    assert find(objs, "Role", "kubeberth-scale-out")
+    # A server-certificate-only etcd (no --client-cert-auth): the CA alone.
+    objs = tools.template(tools.namespace, "-f", str(SCALE_OUT_ETCD), "--set", "scaleOut.etcd.tls.clientCertificate=false",
+                          "--set", "scaleOut.etcd.prefix=")
+    etcd_args = [a for a in _container(objs)["args"] if a.startswith("--scale-out-etcd-")]
+    assert etcd_args == [f"--scale-out-etcd-endpoints={','.join(values['endpoints'])}",
+                         "--scale-out-etcd-cafile=/etc/kubeberth-etcd/ca.crt"]
+    default = tools.template(tools.namespace)
+    assert not [a for a in _container(default)["args"] if a.startswith("--scale-out")]
+    assert not [v for v in find(default, "Deployment")["spec"]["template"]["spec"]["volumes"] if v["name"] == "etcd-tls"]
+    for bad, says in ((["--set", "scaleOut.store=etcd"], "only with replicasMode: active-active"),
+                      (["--set", "scaleOut.store=etcd", "--set", "replicasMode=active-active"],
+                       "set scaleOut.etcd.endpoints"),
+                      (["-f", str(SCALE_OUT_ETCD), "--set", "scaleOut.etcd.endpoints={etcd:2379}"], "pattern"),
+                      (["-f", str(SCALE_OUT_ETCD), "--set", "scaleOut.etcd.prefix=kubeberth"], "pattern")):
+        proc = tools.helm("template", "kubeberth", str(CHART), *bad, check=False)
+        assert proc.returncode != 0 and says in proc.stderr, (bad, proc.stderr)
+
+
 def test_chart_values_schema_refuses_bad_values(tools: Tools) -> None:
     for bad in ("image.pullPolicy=Sometimes", "replicas=-1", "leaderElection.leaseDuration=15",
                 "schedulerConfig.leaderElection.leaderElect=false", "secureServing.securePort=0", "replica=2"):
@@ -159,7 +199,8 @@ def test_chart_rbac_equals_config_rbac(tools: Tools) -> None:
     assert chart_names == shipped_names
 
 
-@pytest.mark.parametrize("values", [[], ["-f", str(ALL_OPTIONS)]], ids=["defaults", "every-option"])
+@pytest.mark.parametrize("values", [[], ["-f", str(ALL_OPTIONS)], ["-f", str(SCALE_OUT_ETCD)]],
+                         ids=["defaults", "every-option", "scale-out-etcd"])
 def test_chart_server_side_dry_run(tools: Tools, values: list[str]) -> None:
     ns = tools.namespace
     objs = tools.template(ns, *values, release="kb-dry")

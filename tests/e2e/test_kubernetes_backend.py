@@ -210,6 +210,34 @@ def test_initial_lists_are_fetched_together_and_emitted_in_list_order(api: Api, 
     assert max(node_at[:len(ours)]) < min(pod_at), "a pod of the initial list came before a node of it"
 
 
+def test_a_custom_resource_that_cannot_be_listed_warns_once_and_does_not_hold_readiness(
+        sa_kubeconfig: str, caplog: pytest.LogCaptureFixture) -> None:
+    """A plugin registered events of bars.v1.example.com, which the scheduler's service account may not
+    list (and no CRD serves): the backend is ready with its built-in kinds synced, one warning names
+    the resource and what to do, and its informer keeps retrying with backoff until stopped."""
+    from kubeberth.backends.base import WATCHED_KINDS
+    from kubeberth.backends.kubernetes import KubernetesBackend, load_api_client
+
+    bars = "bars.v1.example.com"
+    backend = KubernetesBackend(load_api_client(sa_kubeconfig), [PROFILE], kinds=(*WATCHED_KINDS, bars),
+                                backoff_initial=0.2, backoff_max=0.4)
+    with caplog.at_level("INFO", logger="kubeberth.backends.kubernetes.informer"):
+        backend.start(lambda ev: None)
+        try:
+            assert backend.wait_ready(30)
+            informer = backend.informers[bars]
+            assert informer.unavailable.is_set() and not informer.synced.is_set()
+            assert all(inf.synced.is_set() for kind, inf in backend.informers.items() if kind != bars)
+            time.sleep(1.5)  # several retries
+            assert informer.is_alive() and not informer.synced.is_set()
+        finally:
+            backend.stop()
+    warnings = [r.getMessage() for r in caplog.records if r.levelname == "WARNING" and bars in r.getMessage()]
+    assert len(warnings) == 1, warnings
+    assert "/apis/example.com/v1/bars" in warnings[0] and "403" in warnings[0], warnings[0]
+    assert "grant the scheduler's service account list and watch" in warnings[0]
+
+
 def etcd_revision(cp: LocalControlPlane) -> int:
     req = urllib.request.Request(f"{cp.etcd_url}/v3/kv/range", data=b'{"key": "AA=="}', method="POST")
     with urllib.request.urlopen(req, timeout=5) as resp:
@@ -499,3 +527,41 @@ def test_volume_binding_times_out_without_a_pv_controller(api: Api, namespace: s
     finally:
         api.call("DELETE", f"/api/v1/persistentvolumes/{pv}", ok=(200, 202, 404))
         api.call("DELETE", f"/apis/storage.k8s.io/v1/storageclasses/{sc}", ok=(200, 202, 404))
+
+
+def test_a_victim_already_being_deleted_is_neither_deleted_again_nor_reported(api: Api, namespace: str, nodes: list[str],
+                                                                             sa_kubeconfig: str) -> None:
+    """Two active-active replicas may choose the same victim: the second one's DisruptionTarget patch answers with
+    the pod's deletionTimestamp, and the victim is left to the first deletion (no second delete, no second
+    Preempted event); a victim both mark before either deletes is deleted by one of them (the other's delete,
+    conditional on the version its patch answered, conflicts and finds it being deleted)."""
+    from kubeberth.backends.base import PodGone
+    from kubeberth.backends.kubernetes import KubernetesBackend, load_api_client
+    from kubeberth.cache.podinfo import PodInfo
+
+    node = f"kb-dt-{suffix()}"
+    api.create_node(node, "4", "8Gi")
+    nodes.append(node)
+    terminating = PodInfo.from_dict(api.create_pod(namespace, "terminating", node_name=node))
+    plain = PodInfo.from_dict(api.create_pod(namespace, "plain", node_name=node))
+    # No kubelet: a graceful delete of a bound pod leaves it terminating.
+    api.call("DELETE", f"/api/v1/namespaces/{namespace}/pods/terminating", {"gracePeriodSeconds": 30})
+    condition = {"type": "DisruptionTarget", "status": "True", "reason": "PreemptionByScheduler",
+                 "message": f"{PROFILE}: preempting to accommodate a higher priority pod"}
+    backend = KubernetesBackend(load_api_client(sa_kubeconfig), [PROFILE])
+    first = backend.mark_disruption_target(terminating, condition)
+    assert first.ok and isinstance(first.err, PodGone), first
+    second = backend.mark_disruption_target(plain, condition)
+    assert second.ok and second.err is None, second
+    marked = api.pod(namespace, "plain")
+    assert marked is not None and not marked["metadata"].get("deletionTimestamp")
+    assert [c["reason"] for c in marked["status"]["conditions"] if c["type"] == "DisruptionTarget"] == [
+        "PreemptionByScheduler"]
+    # Both replicas mark it before either deletes: the first delete conflicts with the second replica's patch,
+    # finds the victim not being deleted and deletes it; the second's conflicts with that delete and leaves it.
+    other = KubernetesBackend(load_api_client(sa_kubeconfig), [PROFILE])
+    assert other.mark_disruption_target(plain, dict(condition, message="another replica")).ok
+    first, second = backend.delete_pod(plain, "test"), other.delete_pod(plain, "test")
+    assert first.ok and first.err is None, first
+    assert second.ok and isinstance(second.err, PodGone), second
+    assert (api.pod(namespace, "plain") or {}).get("metadata", {}).get("deletionTimestamp")

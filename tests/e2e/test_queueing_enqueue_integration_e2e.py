@@ -38,8 +38,6 @@ import json
 import re
 import signal
 import time
-import urllib.error
-import urllib.request
 from collections import Counter
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -49,7 +47,7 @@ import pytest
 import yaml
 from cluster import LocalControlPlane, wait_for
 from kubeberth_harness import PROFILE, Api, Kubeberth, suffix
-from upstream_integration import PAUSE, Case, case_of, cases, make_node, tables
+from upstream_integration import PAUSE, Case, case_of, cases, make_node, serving, tables
 
 TABLE = {row["name"]: row for row in tables("queueing")["CoreResourceEnqueueTestCases"]}
 
@@ -273,7 +271,9 @@ import logging
 
 from pydantic import BaseModel
 
-from kubeberth import PermitResult, PreBindPreFlightResult, Status, hookimpl
+from _upstream_test_plugins import Configured, SerialPreBind
+
+from kubeberth import PermitResult, Status, hookimpl
 
 log = logging.getLogger("NoNNNPostBindPlugin")
 
@@ -282,24 +282,17 @@ class PermitArgs(BaseModel):
     code: str
 
 
-class FakePermitPlugin:
+class FakePermitPlugin(Configured):
     name = "FakePermitPlugin"
     Args = PermitArgs
 
-    def __init__(self, args):
-        self.code = args.code
-
     @hookimpl
     def permit(self, pod):
-        return PermitResult.wait(600) if self.code == "Wait" else PermitResult.approve()
+        return PermitResult.wait(600) if self.args.code == "Wait" else PermitResult.approve()
 
 
-class RunForeverPreBindPlugin:
+class RunForeverPreBindPlugin(SerialPreBind):
     name = "RunForeverPreBindPlugin"
-
-    @hookimpl
-    def pre_bind_pre_flight(self, pod):
-        return PreBindPreFlightResult(allow_parallel=False)
 
     @hookimpl
     def pre_bind(self, state, pod):
@@ -324,9 +317,16 @@ import logging
 
 from pydantic import BaseModel
 
-from kubeberth import PreBindPreFlightResult, PreFilterResult, Status, hookimpl
+import _upstream_test_plugins
+from _upstream_test_plugins import Configured, SerialPreBind, injected, plugin
+
+from kubeberth import PreFilterResult, Status, hookimpl
 
 log = logging.getLogger("plugins_test")
+
+
+def called(plugin, hook, pod):
+    log.warning("%s called for %s", plugin, pod.key)
 
 
 class Args(BaseModel):
@@ -336,49 +336,25 @@ class Args(BaseModel):
     nodes: list[str] = []
 
 
-class PreFilterPlugin:
+class PreFilterPlugin(Configured):
     name = "prefilter-plugin"
     Args = Args
-
-    def __init__(self, args):
-        self.args = args
 
     @hookimpl
     def pre_filter(self, pod):
         log.warning("%s called for %s", self.name, pod.key)
-        if self.args.fail:
-            return Status.error(f"injecting failure for pod {pod.name}")
-        if self.args.reject:
-            return Status.unschedulable(f"reject pod {pod.name}")
-        if self.args.nodes:
+        status = injected(self.args, pod)
+        if status is None and self.args.nodes:
             return PreFilterResult(node_names=frozenset(self.args.nodes))
-        return None
+        return status
 
 
-class FilterPlugin:
-    name = "filter-plugin"
-    Args = Args
-    requeue_on = ("Pod/Delete",)
-
-    def __init__(self, args):
-        self.args = args
-
-    @hookimpl
-    def filter_node(self, pod, node):
-        log.warning("%s called for %s", self.name, pod.key)
-        if self.args.fail:
-            return Status.error(f"injecting failure for pod {pod.name}")
-        if self.args.reject:
-            return Status.unschedulable(f"reject pod {pod.name}")
-        return None
+FilterPlugin = plugin(_upstream_test_plugins.FilterPlugin, __name__, Args=Args, called=staticmethod(called))
 
 
-class PreScorePlugin:
+class PreScorePlugin(Configured):
     name = "prescore-plugin"
     Args = Args
-
-    def __init__(self, args):
-        self.args = args
 
     @hookimpl
     def pre_score(self, pod):
@@ -388,12 +364,9 @@ class PreScorePlugin:
         return None
 
 
-class ReservePlugin:
+class ReservePlugin(Configured):
     name = "reserve-plugin"
     Args = Args
-
-    def __init__(self, args):
-        self.args = args
 
     @hookimpl
     def reserve(self, pod):
@@ -407,7 +380,7 @@ class ReservePlugin:
         pass
 
 
-class PreBindPlugin:
+class PreBindPlugin(SerialPreBind):
     name = "prebind-plugin"
     Args = Args
 
@@ -415,20 +388,12 @@ class PreBindPlugin:
         self.args, self.podUIDs = args, set()
 
     @hookimpl
-    def pre_bind_pre_flight(self, pod):
-        return PreBindPreFlightResult(allow_parallel=False)
-
-    @hookimpl
     def pre_bind(self, pod):
         log.warning("%s called for %s", self.name, pod.key)
         if pod.uid in self.podUIDs and self.args.succeedOnRetry:
             return None
         self.podUIDs.add(pod.uid)
-        if self.args.fail:
-            return Status.error(f"injecting failure for pod {pod.name}")
-        if self.args.reject:
-            return Status.unschedulable(f"reject pod {pod.name}")
-        return None
+        return injected(self.args, pod)
 
 
 class PostBindPlugin:
@@ -662,33 +627,16 @@ def kubeberth_enqueue(control_plane: LocalControlPlane, sa_kubeconfig: str,
     cfg["profiles"].append({"schedulerName": UPDATE_NODE_EVENT, "plugins": {"filter": {
         "enabled": [{"name": "foo"}], "disabled": [{"name": "*"}]}}})
     config.write_text(yaml.safe_dump(cfg))
-    plugins = tmp / "plugins"
-    plugins.mkdir(mode=0o755)
-    (plugins / "first_fail_bind.py").write_text(FIRST_FAIL_BIND)
-    (plugins / "rescheduling.py").write_text(RESCHEDULING_PLUGINS)
-    (plugins / "foo.py").write_text(FOO_PLUGIN)
-    (plugins / "nnn.py").write_text(NNN_PLUGINS)
-    (plugins / "extension_points.py").write_text(EXTENSION_PLUGINS)
-    (plugins / "prequeueinghint.py").write_text(PRE_QUEUEING_HINT_PLUGIN)
-    kb = Kubeberth(control_plane, sa_kubeconfig, config, False, f"kubeberth-enqueue-{suffix()}", plugins_dir=plugins)
-    try:
-        kb.wait_ready()
+    plugins = {"first_fail_bind.py": FIRST_FAIL_BIND, "rescheduling.py": RESCHEDULING_PLUGINS, "foo.py": FOO_PLUGIN,
+               "nnn.py": NNN_PLUGINS, "extension_points.py": EXTENSION_PLUGINS,
+               "prequeueinghint.py": PRE_QUEUEING_HINT_PLUGIN}
+    with serving(control_plane, sa_kubeconfig, config, "enqueue", plugins) as kb:
         yield kb
-    finally:
-        kb.stop()
-
-
-def _get(kb: Kubeberth, path: str) -> tuple[int, bytes]:
-    try:
-        with urllib.request.urlopen(f"http://127.0.0.1:{kb.port}{path}", timeout=5) as resp:
-            return resp.status, resp.read()
-    except urllib.error.HTTPError as err:
-        return err.code, err.read()
 
 
 def _handled(kb: Kubeberth) -> Counter[str]:
     """scheduler_event_handling_duration_seconds_count per event label."""
-    status, body = _get(kb, "/metrics")
+    status, body = kb.get("/metrics")
     assert status == 200
     return Counter({label: int(float(v)) for label, v in _HANDLED.findall(body.decode())})
 
@@ -713,7 +661,7 @@ def _held(kb: Kubeberth) -> dict[str, list[str]]:
 
 
 def _decision(kb: Kubeberth, ns: str, name: str) -> dict[str, Any] | None:
-    status, body = _get(kb, f"/debug/decisions/{ns}/{name}")
+    status, body = kb.get(f"/debug/decisions/{ns}/{name}")
     return json.loads(body) if status == 200 else None
 
 
@@ -1486,7 +1434,7 @@ def test_TestEndpointHandlers(kubeberth_enqueue: Kubeberth, control_plane: Local
     assert f"TestEndpointHandlers/{name}" in UPSTREAM_ENDPOINT_HANDLERS
     path, broken, want = ENDPOINT_HANDLERS[name]
     if not broken:
-        assert _get(kubeberth_enqueue, path)[0] == want
+        assert kubeberth_enqueue.get(path)[0] == want
         return
     config = tmp_path / "kubeconfig"
     config.write_text(Path(sa_kubeconfig).read_text().replace("127.0.0.1", "127.0.0.2"))
@@ -1497,7 +1445,7 @@ def test_TestEndpointHandlers(kubeberth_enqueue: Kubeberth, control_plane: Local
             return kb.probe(path)
 
         wait_for(answered, 30, f"{path} served", interval=0.05)
-        status, body = _get(kb, path)
+        status, body = kb.get(path)
         assert status == want, (status, body)
         assert b"sched-handler-sync" in body, body
     finally:

@@ -22,8 +22,6 @@ from __future__ import annotations
 import json
 import re
 import time
-import urllib.error
-import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -84,22 +82,14 @@ def node_affinity_only(control_plane: LocalControlPlane, sa_kubeconfig: str,
         kb.stop()
 
 
-def _get(kb: Kubeberth, path: str) -> tuple[int, bytes]:
-    try:
-        with urllib.request.urlopen(f"http://127.0.0.1:{kb.port}{path}", timeout=5) as resp:
-            return resp.status, resp.read()
-    except urllib.error.HTTPError as err:
-        return err.code, err.read()
-
-
 def _decision(kb: Kubeberth, ns: str, name: str) -> dict[str, Any] | None:
-    status, body = _get(kb, f"/debug/decisions/{ns}/{name}")
+    status, body = kb.get(f"/debug/decisions/{ns}/{name}")
     return json.loads(body) if status == 200 else None
 
 
 def _moved_by(kb: Kubeberth, event: str) -> float:
     """scheduler_queue_incoming_pods_total{event=`event`}, summed over the queues (active or backoff)."""
-    status, body = _get(kb, "/metrics")
+    status, body = kb.get("/metrics")
     assert status == 200
     return sum(float(value) for labels, value in _INCOMING.findall(body.decode()) if f'event="{event}"' in labels)
 

@@ -21,7 +21,6 @@ from typing import Any
 import pytest
 import yaml
 from cluster import LocalControlPlane, wait_for
-from kubeberth.errors import ConfigError
 from kubeberth_harness import Api, Kubeberth
 from upstream_integration import Case, case_of, cases, make_node, serving, table_nodes, tables
 
@@ -54,11 +53,9 @@ def kubeberth_scoring(
     control_plane: LocalControlPlane, sa_kubeconfig: str, tmp_path_factory: pytest.TempPathFactory
 ) -> Iterator[Kubeberth]:
     profiles = [_node_resources_profile("LeastAllocated"), _node_resources_profile("MostAllocated"),
-                *(_scoring_profile(p, p) for p in ("NodeAffinity", "InterPodAffinity", "PodTopologySpread")),
-                # upstream enables TaintToleration at preScore too; kubeberth's TaintToleration has no pre_score
-                # (its score reads the pod's PreferNoSchedule tolerations itself) and rejects a configuration
-                # that names it there, so the profile leaves it out (docs/parity.md, integration suite)
-                _scoring_profile("TaintToleration"), _scoring_profile("ImageLocality")]
+                *(_scoring_profile(p, p) for p in ("NodeAffinity", "InterPodAffinity", "PodTopologySpread",
+                                                   "TaintToleration")),
+                _scoring_profile("ImageLocality")]
     config = Path(tmp_path_factory.mktemp("scoring")) / "config.yaml"
     config.write_text(yaml.safe_dump({
         "apiVersion": "kubescheduler.config.k8s.io/v1", "kind": "KubeSchedulerConfiguration",
@@ -180,19 +177,18 @@ def test_TestDefaultPodTopologySpreadScoring(case: Case) -> None:  # noqa: N802
         assert max(counts.values()) - min(counts.values()) == 0, f"{total} pods: zone counts {counts}"
 
 
-@pytest.mark.xfail(strict=True, raises=ConfigError, reason=(
-    "kubeberth's TaintToleration has no pre_score (its score reads the pod's PreferNoSchedule tolerations), so "
-    "a configuration enabling it at preScore, as initTestSchedulerForScoringTests(tainttoleration.Name, "
-    "tainttoleration.Name) does, is rejected; kube-scheduler's TaintToleration implements PreScore"))
 def test_upstream_taint_toleration_scoring_profile_loads(tmp_path: Path) -> None:
-    """The profile TestTaintTolerationScoring runs with, as upstream writes it (no cluster needed)."""
+    """The profile TestTaintTolerationScoring runs with, as upstream writes it (no cluster needed): TaintToleration
+    at preScore and score only (kube-scheduler's TaintToleration implements PreScore)."""
     from kubeberth.runtime.generation import build_generation
 
     config = tmp_path / "config.yaml"
     config.write_text(yaml.safe_dump({"apiVersion": "kubescheduler.config.k8s.io/v1",
                                       "kind": "KubeSchedulerConfiguration",
                                       "profiles": [_scoring_profile("TaintToleration", "TaintToleration")]}))
-    build_generation(str(config))
+    framework = build_generation(str(config)).framework_for("score-TaintToleration")
+    assert framework is not None
+    assert (framework.enabled("pre_score"), framework.enabled("score")) == (["TaintToleration"], ["TaintToleration"])
 
 
 # the tests above without a table, by their upstream name (scripts/upstream_cases.py counts them)

@@ -11,7 +11,7 @@ import json
 import sys
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import pytest
 from cluster import LocalControlPlane, wait_for
@@ -31,25 +31,94 @@ def tables(name: str) -> dict[str, Any]:
     return dict(json.loads((Path(__file__).parent / "upstream_tables" / f"{name}.json").read_text())["tables"])
 
 
+def case_marks(key: str, differences: dict[str, str]) -> list[Any]:
+    """An upstream case's pytest marks: excluded -> skip with its reason, differs from upstream's outcome ->
+    strict xfail with its reason."""
+    if key in UNPORTED_INTEGRATION:
+        return [pytest.mark.skip(reason=UNPORTED_INTEGRATION[key])]
+    if key in differences:
+        return [pytest.mark.xfail(strict=True, reason=differences[key])]
+    return []
+
+
 def cases(table: list[dict[str, Any]], test: str, differences: dict[str, str]) -> list[Any]:
-    """pytest params for one upstream Test function: id = case name; excluded cases skip with their reason,
-    cases that differ from upstream's outcome are strict xfails with theirs."""
-    params = []
-    for case in table:
-        key = f"{test}/{case['name']}"
-        marks: list[Any] = []
-        if key in UNPORTED_INTEGRATION:
-            marks.append(pytest.mark.skip(reason=UNPORTED_INTEGRATION[key]))
-        elif key in differences:
-            marks.append(pytest.mark.xfail(strict=True, reason=differences[key]))
-        params.append(pytest.param(case, id=case["name"], marks=marks))
-    return params
+    """pytest params for one upstream Test function: id = case name, marks from case_marks."""
+    return [pytest.param(case, id=case["name"], marks=case_marks(f"{test}/{case['name']}", differences))
+            for case in table]
+
+
+def named_cases(test: str, names: list[str], differences: dict[str, str]) -> list[Any]:
+    """pytest params for upstream case names (a table transcribed by hand): id and value = name, marks from
+    case_marks."""
+    return [pytest.param(name, id=name, marks=case_marks(f"{test}/{name}", differences)) for name in names]
+
+
+# A helper module (not a plugin: its name starts with "_") that the test plugins' drop-ins import: what
+# kube-scheduler's test plugins have in common.
+PLUGIN_HELPERS = ("_upstream_test_plugins.py", '''"""What kube-scheduler's integration test plugins share."""
+from kubeberth import PreBindPreFlightResult, Status, hookimpl
+
+
+class Configured:
+    """A test plugin whose arguments (its class's `Args`) are its profile's pluginConfig."""
+
+    def __init__(self, args):
+        self.args = args
+
+
+class SerialPreBind:
+    """A PreBind plugin that runs on its own, as upstream's test PreBind plugins do (no PreBind in parallel)."""
+
+    @hookimpl
+    def pre_bind_pre_flight(self, pod):
+        return PreBindPreFlightResult(allow_parallel=False)
+
+
+def injected(args, pod):
+    """plugins_test.go's injected outcomes: fail -> Error, reject -> Unschedulable, otherwise None."""
+    if args.fail:
+        return Status.error(f"injecting failure for pod {pod.name}")
+    if args.reject:
+        return Status.unschedulable(f"reject pod {pod.name}")
+    return None
+
+
+def plugin(base, module, **attrs):
+    """`base` (with `attrs`) as a class of the drop-in `module`: kubeberth loads the classes a drop-in defines."""
+    members = {k: v for k, v in vars(base).items() if k not in ("__dict__", "__weakref__")}
+    name = attrs.get("name", base.__name__)
+    return type(name, base.__bases__, {**members, **attrs, "__module__": module})
+
+
+class FilterPlugin(Configured):
+    """plugins_test.go's FilterPlugin: fail -> Error, reject -> Unschedulable; each call logged by the drop-in's
+    `called(plugin, hook, pod)`."""
+    name = "filter-plugin"
+    requeue_on = ("Pod/Delete",)
+
+    @hookimpl
+    def filter_node(self, pod, node):
+        self.called(self.name, "filter", pod)
+        return injected(self.args, pod)
+''')
+
+
+def drop_ins(folder: Path, files: dict[str, str]) -> Path:
+    """folder/plugins: a drop-in plugins folder with these files (name -> source) and PLUGIN_HELPERS."""
+    plugins = folder / "plugins"
+    plugins.mkdir(mode=0o755)
+    for name, source in (PLUGIN_HELPERS, *files.items()):
+        (plugins / name).write_text(source)
+    return plugins
 
 
 @contextlib.contextmanager
-def serving(cp: LocalControlPlane, kubeconfig: str, config: Path, module: str) -> Iterator[Kubeberth]:
-    """One `kubeberth run` for a module's cases (in place of upstream's per-test scheduler)."""
-    kb = Kubeberth(cp, kubeconfig, config, False, f"kubeberth-{module}-{suffix()}")
+def serving(cp: LocalControlPlane, kubeconfig: str, config: Path, module: str,
+            plugins: dict[str, str] | None = None, env: dict[str, str] | None = None) -> Iterator[Kubeberth]:
+    """One `kubeberth run` for a module's cases (in place of upstream's per-test scheduler); `plugins` are
+    drop-ins (file name -> source) of a plugins folder next to the config."""
+    plugins_dir = drop_ins(config.parent, plugins) if plugins else None
+    kb = Kubeberth(cp, kubeconfig, config, False, f"kubeberth-{module}-{suffix()}", plugins_dir=plugins_dir, env=env)
     try:
         kb.wait_ready()
         yield kb
@@ -57,14 +126,21 @@ def serving(cp: LocalControlPlane, kubeconfig: str, config: Path, module: str) -
         kb.stop()
 
 
+C = TypeVar("C", bound="Case")
+
+
 @contextlib.contextmanager
-def case_of(api: Api, kb: Kubeberth) -> Iterator[Case]:
-    """A case whose objects are deleted when it ends."""
-    c = Case(api, kb)
+def cleaned(case: C) -> Iterator[C]:
+    """The case, whose objects are deleted when it ends."""
     try:
-        yield c
+        yield case
     finally:
-        c.cleanup()
+        case.cleanup()
+
+
+def case_of(api: Api, kb: Kubeberth) -> contextlib.AbstractContextManager[Case]:
+    """A case whose objects are deleted when it ends."""
+    return cleaned(Case(api, kb))
 
 
 class Case:
@@ -139,7 +215,20 @@ class Case:
                 "apiVersion": "scheduling.k8s.io/v1", "kind": "PriorityClass", "metadata": {"name": name},
                 "value": value})
             self.priority_classes.append(name)
+            self._admitted(name)
         return name
+
+    def _admitted(self, priority_class: str) -> None:
+        """Until the API server's Priority admission knows a new PriorityClass (its informer lags the create), an
+        object naming it is refused ("no PriorityClass with name ... was found"): wait for a dry-run pod to pass."""
+        body = {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "admission-probe"},
+                "spec": {"priorityClassName": priority_class, "containers": [{"name": "c", "image": "pause"}]}}
+
+        def admitted() -> bool:
+            status, _ = self.api.cp.request("POST", "/api/v1/namespaces/default/pods?dryRun=All", body)
+            return status in (200, 201)
+
+        wait_for(admitted, 10, f"PriorityClass {priority_class} known to admission", interval=0.1)
 
     def get(self, ns: str, name: str) -> dict[str, Any]:
         return self.api.pod(ns, name) or {}

@@ -23,9 +23,10 @@ import logging
 import socket
 import threading
 import time
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from typing import Any
 
+from ...api.capabilities import custom_resource as gvk_of
 from ...api.status import Code, Status
 from ...cache.podinfo import PodInfo
 from ..base import (
@@ -40,7 +41,7 @@ from ..base import (
 )
 from .client import ApiError, RawClient, TokenBucket, WriteStats, rfc3339, separate_pool
 from .events import EventRecorder
-from .informer import LIST_ORDER, RESOURCES, Informer, object_path
+from .informer import LIST_ORDER, RESOURCES, Informer, Resource, custom_resource, object_path
 from .liveness import LivenessProbe, sentinel_client
 from .status import StatusWriter
 
@@ -58,6 +59,14 @@ def connection_pool_size(binding_workers: int) -> int:
     (and TLS handshake) for every request past it and discards it after ("Connection pool is full")."""
     watches = len(WATCHED_KINDS) + sum(len(kinds) for kinds in OPTIONAL_KINDS.values())
     return watches + binding_workers + POOL_HEADROOM
+
+
+def _resources(kinds: Iterable[str]) -> list[Resource]:
+    """The informer resources of `kinds`: built-in kinds in LIST_ORDER, then the custom resources
+    ('<plural>.<version>.<group>') in the order given."""
+    wanted = list(dict.fromkeys(kinds))
+    builtin = [RESOURCES[k] for k in LIST_ORDER if k in wanted]
+    return builtin + [custom_resource(k) for k in wanted if k not in RESOURCES and gvk_of(k) == k]
 
 
 class KubernetesBackend(Backend):
@@ -93,10 +102,8 @@ class KubernetesBackend(Backend):
         self.writes_allowed.set()
         self._sink: EventSink | None = None
         self.informers: dict[str, Informer] = {}
-        for kind in LIST_ORDER:
-            if kind in set(kinds):
-                accept = self._accept_pod if kind == "Pod" else None
-                self.informers[kind] = Informer(self, RESOURCES[kind], accept)
+        for resource in _resources(kinds):
+            self.informers[resource.kind] = Informer(self, resource, self._accept_pod if resource.kind == "Pod" else None)
         self._bootstrap: threading.Thread | None = None
         self.write_stats = WriteStats()
         self.events = EventRecorder(self.events_raw, self.write_stats, self.host, workers=event_workers)
@@ -105,6 +112,8 @@ class KubernetesBackend(Backend):
         self._liveness_settings = liveness
         self._sentinel = sentinel_client(api_client) if liveness[0] > 0 else None
         self.liveness: LivenessProbe | None = None
+        # victim uid -> the resourceVersion its DisruptionTarget patch answered (the delete's precondition)
+        self._marked_versions: dict[str, str] = {}
 
     @property
     def stats(self) -> dict[str, int]:
@@ -144,38 +153,38 @@ class KubernetesBackend(Backend):
         log.warning("API connection declared dead (%s): closed %d watch streams and the idle connections; "
                     "informers resume from their resourceVersion", reason, closed)
         for raw in (self.raw, self.events_raw):
-            pools = getattr(getattr(raw.api_client, "rest_client", None), "pool_manager", None)
-            if pools is not None:
-                pools.clear()
+            raw.replace_connections()
 
     def _start_informers(self) -> None:
         """Start every informer at once, so their initial lists (a round trip, and a TLS handshake
         on a connection of its own, for each of some twenty kinds) are fetched in parallel; each
         emits its list only after the one before it in LIST_ORDER has emitted its own, so the
         scheduler still learns of nodes before pods, and of PodGroups before their members."""
-        informers = list(self.informers.values())
+        informers = [inf for inf in self.informers.values() if not inf.resource.custom]
         for before, inf in zip([None, *informers], informers, strict=False):
             inf.after = before.listed if before is not None else None
-        for inf in informers:
+        for inf in self.informers.values():
             inf.start()
 
     def watch_kinds(self, kinds: Iterable[str]) -> list[str]:
         """Start informers for kinds not watched yet (a reload enabled a plugin that reads them,
-        e.g. GangScheduling's PodGroups); returns the kinds added. Kinds no longer needed keep
-        being watched: a later reload may need them again, and their objects are few."""
-        wanted = set(kinds)
-        added = [k for k in LIST_ORDER if k in wanted and k not in self.informers]
-        for kind in added:
-            informer = Informer(self, RESOURCES[kind], self._accept_pod if kind == "Pod" else None)
-            self.informers[kind] = informer
+        e.g. GangScheduling's PodGroups, or a custom resource a plugin registered events of); returns
+        the kinds added. Kinds no longer needed keep being watched: a later reload may need them
+        again, and their objects are few."""
+        added = [r for r in _resources(kinds) if r.kind not in self.informers]
+        for resource in added:
+            informer = Informer(self, resource, self._accept_pod if resource.kind == "Pod" else None)
+            self.informers[resource.kind] = informer
             if self._sink is not None and not self.stopping.is_set():
                 informer.start()
         if added:
-            log.info("now watching %s for the new generation's plugins", ", ".join(added))
-        return added
+            log.info("now watching %s for the new generation's plugins", ", ".join(r.kind for r in added))
+        return [r.kind for r in added]
 
     def ready(self) -> bool:
-        return all(inf.synced.is_set() for inf in self.informers.values())
+        """Every informer synced; a custom resource's only once it can be listed (not served or
+        forbidden, it is retried without holding readiness)."""
+        return all(inf.settled for inf in self.informers.values())
 
     def wait_ready(self, timeout: float) -> bool:
         deadline = time.monotonic() + timeout
@@ -214,13 +223,16 @@ class KubernetesBackend(Backend):
             self.liveness.join(flush_timeout)
 
     # ---- writes --------------------------------------------------------------------------
-    def bind(self, pod: PodInfo, node_name: str) -> Status:
+    def bind(self, pod: PodInfo, node_name: str, annotations: Mapping[str, str] | None = None) -> Status:
         if not self.writes_allowed.is_set():
             return Status.error("not the leader: binding refused", err=BackendUnavailable("not the leader"))
+        meta: dict[str, Any] = {"name": pod.name, "namespace": pod.namespace, "uid": pod.uid}
+        if annotations:
+            meta["annotations"] = dict(annotations)
         body = {
             "apiVersion": "v1",
             "kind": "Binding",
-            "metadata": {"name": pod.name, "namespace": pod.namespace, "uid": pod.uid},
+            "metadata": meta,
             "target": {"apiVersion": "v1", "kind": "Node", "name": node_name},
         }
         try:
@@ -297,15 +309,41 @@ class KubernetesBackend(Backend):
         return Status.success()
 
     def delete_pod(self, pod: PodInfo, reason: str) -> Status:
-        body = {"apiVersion": "v1", "kind": "DeleteOptions", "preconditions": {"uid": pod.uid}}
+        """A victim's graceful delete. After this backend's DisruptionTarget patch the delete is
+        conditional on the version the patch answered: another replica that patched the same victim
+        meanwhile, and deletes it, makes this delete a conflict, so one preemption deletes and reports
+        it. A victim gone, or found being deleted, is a success with PodGone as its `err` (no event)."""
+        version = self._marked_versions.pop(pod.uid, None)
+        preconditions = {"uid": pod.uid} if version is None else {"uid": pod.uid, "resourceVersion": version}
         try:
-            self.raw.request("DELETE", f"/api/v1/namespaces/{pod.namespace}/pods/{pod.name}", body=body)
+            self._delete(pod, preconditions)
         except ApiError as exc:
             if exc.status == 404:
-                return Status.success()  # already gone: the victim's resources are free
+                return Status(Code.SUCCESS, (), "", PodGone(pod.key))
+            if exc.status != 409 or version is None:
+                return Status.error(f"deleting victim {pod.key}: {exc.message}")
+            return self._delete_unless_deleting(pod, reason)
+        log.info("deleted %s: %s", pod.key, reason)
+        return Status.success()
+
+    def _delete_unless_deleting(self, pod: PodInfo, reason: str) -> Status:
+        """The victim changed since its DisruptionTarget patch: left alone when it is being deleted
+        (another deletion reports it), else deleted after all."""
+        try:
+            current = self.raw.request("GET", f"/api/v1/namespaces/{pod.namespace}/pods/{pod.name}")
+            if (current.get("metadata") or {}).get("deletionTimestamp"):
+                return Status(Code.SUCCESS, (), "", PodGone(pod.key))
+            self._delete(pod, {"uid": pod.uid})
+        except ApiError as exc:
+            if exc.status == 404:
+                return Status(Code.SUCCESS, (), "", PodGone(pod.key))
             return Status.error(f"deleting victim {pod.key}: {exc.message}")
         log.info("deleted %s: %s", pod.key, reason)
         return Status.success()
+
+    def _delete(self, pod: PodInfo, preconditions: dict[str, str]) -> None:
+        body = {"apiVersion": "v1", "kind": "DeleteOptions", "preconditions": preconditions}
+        self.raw.request("DELETE", f"/api/v1/namespaces/{pod.namespace}/pods/{pod.name}", body=body)
 
     def record_event(self, pod: PodInfo, event_type: str, reason: str, message: str) -> None:
         self.events.record(pod, event_type, reason, message)
@@ -333,12 +371,19 @@ class KubernetesBackend(Backend):
             cond["lastTransitionTime"] = rfc3339()
         body = {"metadata": {"uid": pod.uid}, "status": {"conditions": [cond]}}
         try:
-            self.raw.request("PATCH", f"/api/v1/namespaces/{pod.namespace}/pods/{pod.name}/status", body=body,
-                             content_type="application/strategic-merge-patch+json")
+            patched = self.raw.request("PATCH", f"/api/v1/namespaces/{pod.namespace}/pods/{pod.name}/status",
+                                       body=body, content_type="application/strategic-merge-patch+json")
         except ApiError as exc:
             if exc.status == 404:
                 return Status(Code.SUCCESS, (), "", PodGone(pod.key))
             return Status.error(f"adding DisruptionTarget to victim {pod.key}: {exc.message}")
+        meta = (patched.get("metadata") or {}) if isinstance(patched, dict) else {}
+        if meta.get("deletionTimestamp"):
+            # Already being deleted (another replica's preemption, or anyone's delete since the
+            # victim was chosen): nothing to delete, no second Preempted event.
+            return Status(Code.SUCCESS, (), "", PodGone(pod.key))
+        if meta.get("resourceVersion"):
+            self._marked_versions[pod.uid] = meta["resourceVersion"]  # the delete that follows is conditional on it
         return Status.success()
 
     def set_nominated_node(self, pod: PodInfo, node_name: str | None) -> None:

@@ -1,5 +1,6 @@
-"""The raw API client: the official client's configuration and connection pool (kubeconfig, auth,
-TLS, proxy, token refresh) with requests sent straight to that pool, bodies encoded and decoded with
+"""The raw API client: a kubeconfig's (or the service account's) connection settings and a urllib3
+pool (kubeconfig.py; the official client's configuration and pool for exec and auth-provider
+credentials and proxies) with requests sent straight to that pool, bodies encoded and decoded with
 orjson instead of generated models, a client-side token bucket (clientConnection qps/burst).
 
 The generated ApiClient's per-request layers (parameter sanitising, the auth refresh hook, JSON
@@ -10,6 +11,7 @@ from __future__ import annotations
 
 import datetime as dt
 import logging
+import os
 import random
 import threading
 import time
@@ -20,6 +22,15 @@ import orjson
 import urllib3
 
 from .client_metrics import REST_CLIENT_METRICS
+from .curl_transport import CurlTransport, TransportError, reason_phrase
+from .kubeconfig import (
+    KubeClient,
+    KubeconfigError,
+    Unsupported,
+    from_kubeconfig,
+    in_cluster,
+    keepalive_options,
+)
 
 log = logging.getLogger(__name__)
 
@@ -85,7 +96,9 @@ def rfc3339(t: float | None = None) -> str:
 
 
 class RawClient:
-    """JSON requests through the kubernetes client's ApiClient, decoded with orjson."""
+    """JSON requests with the kubernetes client's configuration, decoded with orjson: whole responses
+    through libcurl (curl_transport.py) where it can honour the configuration, streams and the rest
+    through the ApiClient's urllib3 pool."""
 
     def __init__(self, api_client: Any, limiter: TokenBucket | None = None, user_agent: str = "kubeberth") -> None:
         self.api_client = api_client
@@ -97,6 +110,8 @@ class RawClient:
         self.host = urlsplit(self.base).netloc or "none"
         self._auth: tuple[float, dict[str, str]] = (0.0, {})
         self._auth_lock = threading.Lock()
+        # whole responses through libcurl where the configuration allows (curl_transport.py)
+        self.curl = CurlTransport.for_configuration(getattr(api_client, "configuration", None))
 
     def _auth_headers(self) -> dict[str, str]:
         """The configuration's auth headers (its refresh hook renews an expiring token), read at
@@ -164,14 +179,43 @@ class RawClient:
 
     def request(self, method: str, path: str, query: list[tuple[str, Any]] | None = None, body: Any = None,
                 content_type: str | None = None, timeout: float | tuple[float, float] = 30.0) -> Any:
-        raw = self.open(method, path, query, body, content_type, timeout)
-        try:
-            data = raw.data
-        except Exception as exc:
-            raise ApiError(0, f"reading response: {exc}") from exc
-        finally:
-            raw.release_conn()
+        """The decoded JSON answer of a 2xx (None for an empty body); raises ApiError otherwise."""
+        if self.curl is not None:
+            data = self._send_curl(self.curl, method, path, query, body, content_type, timeout)
+        else:
+            raw = self.open(method, path, query, body, content_type, timeout)
+            try:
+                data = raw.data
+            except Exception as exc:
+                raise ApiError(0, f"reading response: {exc}") from exc
+            finally:
+                raw.release_conn()
         return orjson.loads(data) if data else None
+
+    def replace_connections(self) -> None:
+        """Open new connections from now on: idle pooled ones are closed, each thread's libcurl
+        connection is replaced at its next request (in-flight requests end by their timeouts)."""
+        pools = getattr(getattr(self.api_client, "rest_client", None), "pool_manager", None)
+        if pools is not None:
+            pools.clear()
+        if self.curl is not None:
+            self.curl.reset()
+
+    def _send_curl(self, curl: CurlTransport, method: str, path: str, query: list[tuple[str, Any]] | None,
+                   body: Any, content_type: str | None, timeout: float | tuple[float, float]) -> bytes:
+        verb = method.upper()
+        self.metrics.rate_limited(verb, self.host, self.limiter.acquire())
+        method, url, headers, body = self._prepare(method, path, query, body, content_type)
+        start = time.monotonic()
+        try:
+            status, data = curl.send(method, url, headers, body, timeout)
+        except TransportError as exc:
+            self.metrics.request_done(verb, self.host, 0, time.monotonic() - start)
+            raise ApiError(0, str(exc)) from exc  # the cause says whether it timed out
+        self.metrics.request_done(verb, self.host, status, time.monotonic() - start)
+        if not 200 <= status < 300:
+            raise ApiError(status, reason_phrase(status), data)
+        return data
 
 
 def separate_pool(api_client: Any) -> Any:
@@ -181,16 +225,28 @@ def separate_pool(api_client: Any) -> Any:
 
 
 def load_api_client(kubeconfig: str | None = None, pool_size: int = 32, retries: bool = True) -> Any:
-    """An ApiClient from a kubeconfig file, else in-cluster config, else ~/.kube/config.
+    """A client from a kubeconfig file, else in-cluster config, else $KUBECONFIG or ~/.kube/config.
 
-    The connection pool is sized for the informers, binding workers and writers that share it
-    (urllib3's default of 10 would open and discard connections under load). `retries=False`
-    turns off urllib3's automatic retries, for callers whose timeouts must hold as given.
+    Read by kubeberth's own loader (kubeconfig.py) where it covers the credentials, else by the
+    kubernetes package's. The connection pool is sized for the informers, binding workers and
+    writers that share it (urllib3's default of 10 would open and discard connections under load).
+    `retries=False` turns off urllib3's automatic retries, for callers whose timeouts must hold as
+    given.
     """
-    from kubernetes import client, config
-    from kubernetes.utils.keepalive import tcp_keepalive_socket_options
+    try:
+        conn = in_cluster() if not kubeconfig else None
+        conn = conn or from_kubeconfig(kubeconfig or os.environ.get("KUBECONFIG") or "~/.kube/config")
+    except Unsupported:
+        return _package_api_client(kubeconfig, pool_size, retries)
+    except (KubeconfigError, OSError) as exc:
+        raise _unusable(kubeconfig, exc) from None
+    return KubeClient(_tuned(conn, pool_size, retries))
 
-    from ...errors import ConfigError
+
+def _package_api_client(kubeconfig: str | None, pool_size: int, retries: bool) -> Any:
+    """The kubernetes package's ApiClient, for kubeconfigs with exec or auth-provider credentials,
+    a proxy or impersonation."""
+    from kubernetes import client, config
 
     cfg = client.Configuration()
     try:
@@ -202,15 +258,27 @@ def load_api_client(kubeconfig: str | None = None, pool_size: int = 32, retries:
             except config.ConfigException:
                 config.load_kube_config(client_configuration=cfg)
     except (config.ConfigException, OSError) as exc:
-        where = kubeconfig or "kubeconfig (in-cluster, then ~/.kube/config)"
-        raise ConfigError(f"{where}: {exc}; pass --kubeconfig or run in a cluster") from None
+        raise _unusable(kubeconfig, exc) from None
+    return client.ApiClient(_tuned(cfg, pool_size, retries))
+
+
+def _unusable(kubeconfig: str | None, exc: Exception) -> Exception:
+    """The one-line error for connection settings that cannot be read."""
+    from ...errors import ConfigError
+
+    where = kubeconfig or "kubeconfig (in-cluster, then ~/.kube/config)"
+    return ConfigError(f"{where}: {exc}; pass --kubeconfig or run in a cluster")
+
+
+def _tuned(cfg: Any, pool_size: int, retries: bool) -> Any:
+    """Pool size, keepalive and retries on either loader's configuration."""
     cfg.connection_pool_maxsize = max(pool_size, cfg.connection_pool_maxsize or 0)
     # TCP keepalive shorter than client-go's (30 s idle, 9 probes 15 s apart): a connection whose peer
     # no longer answers (half-open after a NAT or load-balancer drop) fails after 15 + 3 x 5 = 30 s.
-    cfg.socket_options = tcp_keepalive_socket_options(*KEEPALIVE)
+    cfg.socket_options = keepalive_options(*KEEPALIVE)
     if not retries:
         cfg.retries = False
-    return client.ApiClient(cfg)
+    return cfg
 
 
 class WriteStats:

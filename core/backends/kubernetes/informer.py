@@ -32,6 +32,14 @@ class Resource:
     kind: str
     path: str  # collection path across all namespaces
     field_selector: str = ""
+    custom: bool = False  # a custom resource a plugin registered events of (may not be served, or allowed)
+
+
+def custom_resource(gvk: str) -> Resource:
+    """The informer resource of '<plural>.<version>.<group>' (kube-scheduler's dynamic informer for a
+    GVK string a plugin registered: dynInformerFactory.ForResource), cluster-wide."""
+    plural, version, group = gvk.split(".", 2)
+    return Resource(gvk, f"/apis/{group}/{version}/{plural}", custom=True)
 
 
 RESOURCES: dict[str, Resource] = {
@@ -163,6 +171,8 @@ class Informer(threading.Thread):
         self.store: dict[str, dict[str, Any]] = {}  # uid -> last object emitted
         self.resource_version = ""
         self.synced = threading.Event()
+        # A custom resource not served (no CRD) or forbidden (RBAC): readiness does not wait for it.
+        self.unavailable = threading.Event()
         self.listed = threading.Event()  # first list done (watching may start)
         # Emitted its first list (the informer before this one in LIST_ORDER): this one's first
         # list is fetched at once but emitted only after it.
@@ -201,7 +211,7 @@ class Informer(threading.Thread):
                     self.resource_version = ""
                     continue
                 delay = backoff * (1 + random.random())  # full jitter on top of the base
-                log.warning("%s: %s; retrying in %.1fs", self.resource.kind, exc, delay)
+                self._report(exc, delay)
                 b.stopping.wait(delay)
                 backoff = min(backoff * 2, b.backoff_max)
             except Exception:  # noqa: BLE001 - an informer must never die
@@ -210,6 +220,27 @@ class Informer(threading.Thread):
                 log.exception("%s informer failed; retrying", self.resource.kind)
                 b.stopping.wait(backoff * (1 + random.random()))
                 backoff = min(backoff * 2, b.backoff_max)
+
+    @property
+    def settled(self) -> bool:
+        """Synced, or a custom resource that cannot be listed (readiness does not wait for it)."""
+        return self.synced.is_set() or self.unavailable.is_set()
+
+    def _report(self, exc: ApiError, delay: float) -> None:
+        """A failed list or watch: a warning, or for a custom resource not served or forbidden, one
+        warning naming it and what to do (then quiet retries)."""
+        resource = self.resource
+        if not (resource.custom and exc.status in (403, 404)):
+            log.warning("%s: %s; retrying in %.1fs", resource.kind, exc, delay)
+            return
+        if self.unavailable.is_set():
+            log.debug("%s: %s; retrying in %.1fs", resource.kind, exc, delay)
+            return
+        self.unavailable.set()
+        fix = ("grant the scheduler's service account list and watch on it" if exc.status == 403
+               else "install its CustomResourceDefinition")
+        log.warning("custom resource %s (GET %s): %s; its events requeue no pod until it can be listed: %s; "
+                    "retrying with backoff", resource.kind, resource.path, exc, fix)
 
     def _schedule_resync(self) -> None:
         period = self.backend.resync_period
