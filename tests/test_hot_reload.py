@@ -8,13 +8,17 @@ from __future__ import annotations
 
 import gc
 import os
+import shutil
 import statistics
 import sys
 import time
 import weakref
 from pathlib import Path
+from typing import Any
 
 import pytest
+from kubeberth.runtime import dropins
+from kubeberth.runtime.reload import InputVanished
 from reload_harness import ZONED_CONFIG, EmbeddedRun, configmap_layout, wait_for, write_atomic, zoned
 
 RELOADS = 100
@@ -157,6 +161,42 @@ def test_configmap_data_symlink_swap_reloads_config_and_plugins(tmp_path: Path) 
         assert not (config_dir / "..2026_11_23_01").exists()
         run.drain()
         assert run.load.stats.created == run.load.stats.bound
+
+
+def test_a_file_vanishing_mid_build_is_not_remembered_and_is_built_again(tmp_path: Path) -> None:
+    """The kubelet removes the previous `..<timestamp>` folder right after its `..data` swap; a
+    build that was walking the folder then finds it gone. That says nothing about the content:
+    the same content is built again (once, shortly after), not skipped as rejected."""
+    with EmbeddedRun(tmp_path, config=ZONED_CONFIG, plugins={"zoned.py": zoned("zone-a")}) as run:
+        reloader = run.runner.reloader
+        real_build = reloader.builder.build
+        calls: list[int] = []
+
+        def vanishing_once(rescan: bool = False) -> Any:
+            calls.append(1)
+            if len(calls) == 1:
+                raise InputVanished(f"{run.plugins_dir}/..2026_11_23_01: vanished while the build read it")
+            return real_build(rescan)
+
+        reloader.builder.build = vanishing_once  # type: ignore[method-assign]
+        n = len(reloader.history)
+        write_atomic(run.plugins_dir / "zoned.py", zoned("zone-b"))
+        failed = run.wait_reload("failed", n)
+        assert "vanished" in failed.error
+        run.wait_generation(lambda g: g.registry["Zoned"].version == "zone-b", 10, "the rebuilt content")
+        assert not reloader.rejected and len(calls) == 2
+
+
+def test_the_permission_check_passes_over_a_path_removed_since_the_walk_listed_it(tmp_path: Path) -> None:
+    plugins = tmp_path / "plugins"
+    (plugins / "..2026_11_23_01").mkdir(parents=True)
+    (plugins / "zoned.py").write_text(zoned("zone-a"))
+    os.chmod(plugins, 0o755)
+    listed = list(os.walk(plugins))
+    shutil.rmtree(plugins / "..2026_11_23_01")
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(dropins.os, "walk", lambda folder: iter(listed))
+        dropins.check_folder_permissions(plugins)
 
 
 # ---- automatic rollback --------------------------------------------------------------------------

@@ -25,7 +25,7 @@ from watchdog.observers import Observer
 
 from ..errors import KubeberthError
 from ..runtime.generation import Generation
-from ..runtime.reload import GenerationBuilder
+from ..runtime.reload import GenerationBuilder, InputVanished
 from ..scheduling.memory_guard import MemoryGuard
 from ..scheduling.rollback import HungPodRetry, RollbackGuard, RollbackPolicy
 from ..scheduling.swap import SwapRequest
@@ -39,6 +39,7 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 SWAP_TIMEOUT_SECONDS = 30.0
+VANISHED_RETRY_SECONDS = 0.5  # a build that found a file gone tries again this much later, once
 HISTORY_KEPT = 1000
 
 
@@ -209,6 +210,8 @@ class Reloader:
             return self._failed(req, fingerprint, refused)
         try:
             generation = self.builder.build()
+        except InputVanished as exc:
+            return self._vanished(req, str(exc))
         except KubeberthError as exc:
             return self._failed(req, fingerprint, str(exc))
         self._pending_latency[generation.id] = req.event_at  # before the loop can run its first cycle
@@ -245,6 +248,15 @@ class Reloader:
             outcome = ReloadOutcome("success", req.trigger, generation=generation.id, event_at=req.event_at,
                                     swapped_at=swap.applied_at)
         return outcome
+
+    def _vanished(self, req: _Request, error: str) -> ReloadOutcome:
+        """A file went away mid-build: not the content's fault. Look again once the replace that
+        removed it has had time to finish (its own events may all have come before the build)."""
+        if "retry" not in req.trigger.split("+"):
+            timer = threading.Timer(VANISHED_RETRY_SECONDS, self.request, args=("retry",))
+            timer.daemon = True
+            timer.start()
+        return self._failed(req, "", error, remember=False)
 
     def _failed(self, req: _Request, fingerprint: str, error: str, remember: bool = True) -> ReloadOutcome:
         if remember and fingerprint:

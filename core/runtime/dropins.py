@@ -132,7 +132,10 @@ def check_folder_permissions(folder: Path, allow_insecure: bool = False) -> None
     for path in paths:
         if _read_only_mount(path):
             continue  # e.g. a ConfigMap volume mounted readOnly: its 0777 mode bits grant nothing
-        st = path.stat()
+        try:
+            st = path.stat()
+        except FileNotFoundError:
+            continue  # removed since the walk listed it (the kubelet's swap drops the old data folder)
         if st.st_mode & (stat.S_IWGRP | stat.S_IWOTH):
             who = "others" if st.st_mode & stat.S_IWOTH else "its group"
             raise PluginLoadError(f"{path}: is writable by {who}; run `chmod go-w {path}` {INSECURE_HINT}")

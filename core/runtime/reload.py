@@ -32,6 +32,12 @@ from .plugins import ENTRY_POINT_GROUP, PluginSpec, discover_entry_points, distr
 log = logging.getLogger(__name__)
 
 
+class InputVanished(ConfigError):
+    """A file the build was reading disappeared under it (a ConfigMap `..data` swap removing the
+    previous timestamped folder, an editor's save): the content is not at fault, so it is not
+    remembered as rejected and the next look at the folder builds it again."""
+
+
 class GenerationBuilder:
     """Builds generations from one set of reload inputs; used by one thread at a time."""
 
@@ -99,6 +105,8 @@ class GenerationBuilder:
             )
         except KubeberthError:
             raise
+        except FileNotFoundError as exc:
+            raise InputVanished(f"{exc.filename or self.config}: vanished while the build read it") from None
         except OSError as exc:
             raise ConfigError(f"{exc.filename or self.config}: {exc.strerror or exc}") from None
         validate_plugins(generation)
