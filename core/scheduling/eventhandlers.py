@@ -106,6 +106,8 @@ class EventHandlers(SchedulerState):
         kind, typ, obj = ev.kind, ev.type, ev.obj
         if typ == "SYNCED":
             self.synced_kinds.add(kind)
+            if "Pod" in self.synced_kinds and self.backend.ready():
+                self.load_pause.end()
             return
         verb = {"ADDED": "Add", "MODIFIED": "Update", "DELETED": "Delete"}.get(typ, typ)
         problem = _unreadable_identity(obj)

@@ -27,6 +27,7 @@ from ..runtime.generation import Generation
 from .batch import opportunistic_batching_enabled
 from .binding import BindingCycle, BindingPool
 from .clock import Clock, VirtualClock
+from .collector import LoadPause
 from .eventhandlers import EventHandlers, SwapGeneration
 from .handle import FrameworkHandle
 from .incremental import incremental_cycles_enabled
@@ -139,6 +140,7 @@ class Scheduler(EventHandlers, ScheduleOne, PodGroupCycle, BindingCycle):
         # applied (kube-scheduler's scheduler_event_handling_duration_seconds); None costs nothing.
         self.on_event_handled = None
         self.synced_kinds = set()
+        self.load_pause = LoadPause()
         self._last_flush = self.clock.now()
 
     # ---- wiring ------------------------------------------------------------------------
@@ -147,6 +149,7 @@ class Scheduler(EventHandlers, ScheduleOne, PodGroupCycle, BindingCycle):
         self.events.put(event)
 
     def start_backend(self) -> None:
+        self.load_pause.begin()  # until the initial lists are applied (EventHandlers, SYNCED)
         self.backend.start(self.submit)
 
     def swap_generation(self, generation: Generation) -> None:
@@ -366,6 +369,7 @@ class Scheduler(EventHandlers, ScheduleOne, PodGroupCycle, BindingCycle):
             self.drain_events(block_for=wait)
 
     def shutdown(self, wait: bool = True) -> None:
+        self.load_pause.end()
         self.pool.shutdown(wait=wait)
 
 

@@ -27,6 +27,7 @@ from ..runtime.generation import Generation
 from ..runtime.records import CycleRecord, ScheduleResult
 from .batch import BatchCounters, OpportunisticBatch
 from .clock import Clock
+from .collector import LoadPause
 from .handle import FrameworkHandle
 from .incremental import IncrementalCycles
 from .queue import QueuedPod, SchedulingQueue
@@ -82,6 +83,7 @@ class SchedulerState:
     failed: dict[str, QueuedPod]
     skipped_pods: dict[str, str]  # uid -> why: pods that cannot be parsed, until fixed
     synced_kinds: set[str]
+    load_pause: LoadPause  # the garbage collector's pause while the initial lists load
     paused: bool
     # ---- the scheduling cycle ----
     next_start_index: int

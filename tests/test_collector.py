@@ -1,0 +1,85 @@
+"""The garbage collector's pause while the initial lists load (kubeberth.scheduling.collector)."""
+
+from __future__ import annotations
+
+import gc
+import time
+from collections.abc import Iterator
+
+import pytest
+from kubeberth.backends.embedded import EmbeddedCluster
+from kubeberth.runtime.generation import build_generation
+from kubeberth.scheduling.collector import LoadPause
+from kubeberth.scheduling.scheduler import Scheduler
+
+
+@pytest.fixture(autouse=True)
+def collector_on() -> Iterator[None]:
+    gc.enable()
+    yield
+    gc.enable()
+    gc.unfreeze()
+
+
+def test_the_collector_is_off_during_the_load_and_the_loaded_objects_are_frozen_after() -> None:
+    pause = LoadPause(freeze_at=1000)
+    pause.begin()
+    assert not gc.isenabled()
+    loaded = [{"pod": i} for i in range(1000)]
+    frozen_before = gc.get_freeze_count()
+    pause.end()
+    assert gc.isenabled()
+    assert gc.get_freeze_count() >= frozen_before + len(loaded)
+    pause.end()  # again (shutdown after the sync): nothing more
+    assert gc.isenabled()
+
+
+def test_a_small_load_is_not_frozen() -> None:
+    pause = LoadPause(freeze_at=100_000)
+    pause.begin()
+    loaded = [{"pod": i} for i in range(1000)]
+    frozen_before = gc.get_freeze_count()
+    pause.end()
+    assert gc.isenabled() and gc.get_freeze_count() == frozen_before and loaded
+
+
+def test_two_loads_in_one_process_resume_the_collector_when_the_last_ends() -> None:
+    first, second = LoadPause(), LoadPause()
+    first.begin()
+    second.begin()
+    first.end()
+    assert not gc.isenabled()
+    second.end()
+    assert gc.isenabled()
+
+
+def test_a_collector_turned_off_by_the_process_stays_off() -> None:
+    gc.disable()
+    pause = LoadPause()
+    pause.begin()
+    pause.end()
+    assert not gc.isenabled()
+
+
+def test_a_load_that_never_syncs_gives_the_collector_back_after_its_limit() -> None:
+    pause = LoadPause(limit=0.2)
+    pause.begin()
+    assert not gc.isenabled()
+    deadline = time.monotonic() + 10
+    while not gc.isenabled() and time.monotonic() < deadline:
+        time.sleep(0.02)
+    assert gc.isenabled()
+
+
+def test_the_scheduler_pauses_from_its_backend_start_until_the_pods_are_synced() -> None:
+    backend = EmbeddedCluster()
+    backend.apply({"apiVersion": "v1", "kind": "Node", "metadata": {"name": "n1"},
+                   "status": {"allocatable": {"cpu": "4", "memory": "8Gi", "pods": "110"}}})
+    scheduler = Scheduler(build_generation(None, None), backend)
+    try:
+        scheduler.start_backend()
+        assert not gc.isenabled()
+        scheduler.drain_events()
+        assert "Pod" in scheduler.synced_kinds and gc.isenabled()
+    finally:
+        scheduler.shutdown()
