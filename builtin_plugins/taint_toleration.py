@@ -66,7 +66,9 @@ class _TaintSetVerdicts:
 
 def tolerations_prefer_no_schedule(tolerations: Sequence[Toleration]) -> tuple[Toleration, ...]:
     """getAllTolerationPreferNoSchedule: the tolerations with effect PreferNoSchedule or none (all effects)."""
-    return tuple(t for t in tolerations if t.effect in ("", "PreferNoSchedule"))
+    if not tolerations:
+        return ()
+    return tuple([t for t in tolerations if t.effect in ("", "PreferNoSchedule")])
 
 
 def _node_taints(node: Any) -> list[Taint]:
