@@ -10,7 +10,7 @@ import pytest
 from kubeberth.backends.embedded import EmbeddedCluster
 from kubeberth.runtime.generation import build_generation
 from kubeberth.scheduling.collector import LoadPause
-from kubeberth.scheduling.scheduler import Scheduler
+from kubeberth.scheduling.scheduler import Scheduler, VirtualClock
 
 
 @pytest.fixture(autouse=True)
@@ -25,7 +25,7 @@ def test_the_collector_is_off_during_the_load_and_the_loaded_objects_are_frozen_
     pause = LoadPause(freeze_at=1000)
     pause.begin()
     assert not gc.isenabled()
-    loaded = [{"pod": i} for i in range(1000)]
+    loaded = [[i] for i in range(2000)]  # tracked by the collector (lists)
     frozen_before = gc.get_freeze_count()
     pause.end()
     assert gc.isenabled()
@@ -37,7 +37,7 @@ def test_the_collector_is_off_during_the_load_and_the_loaded_objects_are_frozen_
 def test_a_small_load_is_not_frozen() -> None:
     pause = LoadPause(freeze_at=100_000)
     pause.begin()
-    loaded = [{"pod": i} for i in range(1000)]
+    loaded = [[i] for i in range(2000)]  # tracked by the collector (lists)
     frozen_before = gc.get_freeze_count()
     pause.end()
     assert gc.isenabled() and gc.get_freeze_count() == frozen_before and loaded
@@ -81,5 +81,30 @@ def test_the_scheduler_pauses_from_its_backend_start_until_the_pods_are_synced()
         assert not gc.isenabled()
         scheduler.drain_events()
         assert "Pod" in scheduler.synced_kinds and gc.isenabled()
+    finally:
+        scheduler.shutdown()
+
+
+class _LateCustomResource(EmbeddedCluster):
+    """Pods synced, but a custom resource's informer settles (cannot be listed) only later."""
+
+    settled = False
+
+    def ready(self) -> bool:
+        return self.settled
+
+
+def test_a_custom_resource_settling_after_the_pods_ends_the_pause_at_the_next_housekeeping() -> None:
+    clock = VirtualClock()
+    backend = _LateCustomResource(clock=clock.now)
+    scheduler = Scheduler(build_generation(None, None), backend, clock=clock)
+    try:
+        scheduler.start_backend()
+        scheduler.step()
+        assert "Pod" in scheduler.synced_kinds and not gc.isenabled()
+        backend.settled = True
+        clock.advance_to(clock.now() + 31)
+        scheduler.step()
+        assert gc.isenabled()
     finally:
         scheduler.shutdown()

@@ -39,7 +39,12 @@ class LoadPause:
         self.limit = limit
         self.freeze_at = freeze_at
         self._active = False
+        self._count_at_begin = 0
         self._timer: threading.Timer | None = None
+
+    @property
+    def active(self) -> bool:
+        return self._active
 
     def begin(self) -> None:
         global _paused, _disabled_by_us
@@ -47,6 +52,7 @@ class LoadPause:
             if self._active:
                 return
             self._active = True
+            self._count_at_begin = gc.get_count()[0]
             if _paused == 0 and gc.isenabled():
                 gc.disable()
                 _disabled_by_us = True
@@ -64,7 +70,7 @@ class LoadPause:
             self._active = False
             _paused -= 1
             if _paused == 0 and _disabled_by_us:
-                if gc.get_count()[0] >= self.freeze_at:  # objects allocated, less those freed, while paused
+                if gc.get_count()[0] - self._count_at_begin >= self.freeze_at:  # allocated less freed
                     gc.collect(1)  # the young garbage of the load, before the rest is frozen
                     gc.freeze()
                 gc.enable()

@@ -106,8 +106,7 @@ class EventHandlers(SchedulerState):
         kind, typ, obj = ev.kind, ev.type, ev.obj
         if typ == "SYNCED":
             self.synced_kinds.add(kind)
-            if "Pod" in self.synced_kinds and self.backend.ready():
-                self.load_pause.end()
+            self.end_load_pause_if_synced()
             return
         verb = {"ADDED": "Add", "MODIFIED": "Update", "DELETED": "Delete"}.get(typ, typ)
         problem = _unreadable_identity(obj)
@@ -162,6 +161,12 @@ class EventHandlers(SchedulerState):
             if typ != "ADDED" and before is not None:
                 old = before
         self.queue.move_for_event(f"{kind}/{verb}", self._interested, old=old, new=new)
+
+    def end_load_pause_if_synced(self) -> None:
+        """The initial lists are applied (pods last; a custom resource that cannot be listed has
+        settled without a list): the garbage collector's load pause ends."""
+        if self.load_pause.active and "Pod" in self.synced_kinds and self.backend.ready():
+            self.load_pause.end()
 
     def _apply_pod_event(self, typ: str, obj: dict[str, Any]) -> None:
         """One pod watch event into the cache and the queue: a delete, a bound or finished pod, or a pending one."""

@@ -249,6 +249,7 @@ class Scheduler(EventHandlers, ScheduleOne, PodGroupCycle, BindingCycle):
         if now - self._last_flush >= UNSCHEDULABLE_FLUSH_INTERVAL:
             self._last_flush = now
             self.queue.flush_unschedulable()
+            self.end_load_pause_if_synced()  # a custom resource's informer settled after the pods synced
         entry = self.queue.pop()
         if entry is None:
             return False
