@@ -241,6 +241,24 @@ def test_nominated_pods() -> None:
     assert p.uid not in c.nominated.get("n1", {})
 
 
+def test_an_update_without_a_nomination_keeps_the_one_made_in_memory() -> None:
+    """kube-scheduler's UpdateNominatedPod: our nomination's status write may still be on its way
+    behind an update of another field; an update without it after one without it keeps the
+    nomination. An update that drops a nomination the informer had delivered removes it."""
+    c = cluster("n1", "n2")
+    c.upsert_pod(pod("a"))
+    c.nominate(c.pods["uid-a"], "n1")
+    condition_echo = pod("a")  # e.g. our PodScheduled condition patch, written before the nomination
+    c.upsert_pod(condition_echo)
+    assert condition_echo.nominated_node_name == "n1" and "uid-a" in c.nominated["n1"]
+    raw = make_pod("a", "1", uid="uid-a")
+    raw["status"]["nominatedNodeName"] = "n1"
+    c.upsert_pod(PodInfo.from_dict(raw))  # the nomination's own echo
+    cleared = pod("a")  # then someone clears it
+    c.upsert_pod(cleared)
+    assert not cleared.nominated_node_name and not c.nominated
+
+
 def test_objects() -> None:
     c = ClusterState()
     pvc = {"kind": "PersistentVolumeClaim", "metadata": {"name": "data", "namespace": "ns"}}

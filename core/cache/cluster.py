@@ -173,7 +173,13 @@ class ClusterState:
     def upsert_pod(self, pod: PodInfo) -> None:
         """Apply a pod seen by an informer; a bound pod confirms an assumed one."""
         old = self.pods.get(pod.uid)
+        kept = ""
         if old is not None:
+            if not pod.nominated_node_name and not pod.node_name and not _informer_nomination(old):
+                # kube-scheduler's UpdateNominatedPod: an update without a nominated node, after one
+                # without it too, keeps the nomination made in memory (its status write may still be
+                # on its way, behind this update of another field).
+                kept = self._nominated_on.get(pod.uid, "")
             self._unplace(old)
             self._unnominate(pod.uid)
             self._orphans.get(old.node_name, {}).pop(pod.uid, None)
@@ -187,7 +193,9 @@ class ClusterState:
                 self._orphans.setdefault(pod.node_name, {})[pod.uid] = pod
             else:
                 self._place(pod, row)
-        elif pod.nominated_node_name and not pod.node_name:
+        elif not pod.node_name and (pod.nominated_node_name or kept):
+            if kept:
+                pod.nominated_node_name = kept
             self._nominate_on(pod, pod.nominated_node_name)
 
     def remove_pod(self, uid: str) -> PodInfo | None:
@@ -457,3 +465,11 @@ def object_key(obj: dict[str, Any]) -> str:
     meta = obj.get("metadata") or {}
     ns = meta.get("namespace")
     return f"{ns}/{meta.get('name')}" if ns else str(meta.get("name"))
+
+
+def _informer_nomination(pod: PodInfo) -> str:
+    """status.nominatedNodeName of the pod as the informer last delivered it (its raw object),
+    whatever the scheduler has nominated it to in memory since."""
+    status = pod.raw.get("status") if isinstance(pod.raw, dict) else None
+    value = status.get("nominatedNodeName") if isinstance(status, dict) else None
+    return value if isinstance(value, str) else ""
