@@ -387,14 +387,19 @@ def test_a_preemption_on_a_node_another_replica_claimed_meanwhile_deletes_no_vic
         assert log.count(("refused", "uid-high", "n0")) >= 2 and ("reserve", "uid-high", "n0") not in log, log
         assert "default/low" in cluster.store["Pod"]  # no victim deleted
         del shared["n0"]["uid-theirs"]  # the other replica's claim ends
-        for _ in range(20):
-            sched.run_until_settled(timeout=10)
-            if cluster.store["Pod"].get("default/high", {}).get("spec", {}).get("nodeName"):
-                break
-        assert ("reserve", "uid-high", "n0") in log and "default/low" not in cluster.store["Pod"]
-        assert cluster.store["Pod"]["default/high"]["spec"]["nodeName"] == "n0"
+        _preempts_on_n0_once_free(sched, cluster, log)
     finally:
         sched.shutdown()
+
+
+def _preempts_on_n0_once_free(sched: Any, cluster: EmbeddedCluster, log: list[Any]) -> None:
+    """The preemptor `high`, its reservation no longer refused, reserves n0, evicts `low` and binds there."""
+    for _ in range(20):
+        sched.run_until_settled(timeout=10)
+        if cluster.store["Pod"].get("default/high", {}).get("spec", {}).get("nodeName"):
+            break
+    assert ("reserve", "uid-high", "n0") in log and "default/low" not in cluster.store["Pod"]
+    assert cluster.store["Pod"]["default/high"]["spec"]["nodeName"] == "n0"
 
 
 def test_no_preemption_on_a_node_where_another_replicas_preemptor_is_in_flight() -> None:
@@ -430,12 +435,7 @@ def test_no_preemption_on_a_node_where_another_replicas_preemptor_is_in_flight()
         assert ("refused", "uid-high", "n0") in log and "default/low" in cluster.store["Pod"], log
         theirs["spec"]["nodeName"] = "n0"  # b's preemptor bound
         cluster.apply(theirs)
-        for _ in range(20):
-            sched.run_until_settled(timeout=10)
-            if cluster.store["Pod"].get("default/high", {}).get("spec", {}).get("nodeName"):
-                break
-        assert ("reserve", "uid-high", "n0") in log and "default/low" not in cluster.store["Pod"]
-        assert cluster.store["Pod"]["default/high"]["spec"]["nodeName"] == "n0"
+        _preempts_on_n0_once_free(sched, cluster, log)
     finally:
         sched.shutdown()
 
