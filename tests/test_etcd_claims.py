@@ -23,7 +23,7 @@ import pytest
 
 pytest.importorskip("etcd3gw", reason="the etcd extra (kubeberth[etcd]) is not installed")
 
-from kubeberth.backends.claims_store import Claims, ClaimStore  # noqa: E402
+from kubeberth.backends.claims_store import DOMAIN_WINDOW_SECONDS, Claims, ClaimStore, domain_record  # noqa: E402
 from kubeberth.backends.etcd_claims import EtcdClaimRecords, EtcdOptions, _b64  # noqa: E402
 from kubeberth.cache.podinfo import PodInfo  # noqa: E402
 from kubeberth.errors import ConfigError  # noqa: E402
@@ -389,3 +389,40 @@ def test_a_constrained_pod_claimed_meanwhile_elsewhere_in_the_domain_is_a_confli
     assert a.commit(pod("spread-a"), "n2", frozenset(), room, True, ClaimFilter(),
                     {"n1": frozenset({"uid-spread-b"}), "n3": frozenset()})[0] == "ok"
     assert a.stats.snapshot()["conflicts"] == 1
+
+
+def test_constrained_pods_entering_one_domain_take_turns_whatever_the_watch_shows(
+        make_records: Callable[..., EtcdClaimRecords]) -> None:
+    """The domain record (docs/scale-out.md): a pod whose constraints span nodes enters its zone's record under the
+    record's revision before its node's claims. A replica whose watch has not delivered the other's claim (here: no
+    watch at all) is refused by the record itself; an entry the cycle knew, or one older than the window, is not a
+    conflict; a placement refused on its node leaves no entry behind; the loop never hears of the record."""
+    told: list[str] = []
+    b_records = make_records("b")
+    b_records.listeners.append(lambda node, claims: told.append(node))
+    a_records = make_records("a", watch=False)  # A's copy stays as listed: it never sees B's claims by watch
+    a, b = ClaimStore(a_records, "a"), ClaimStore(b_records, "b")
+    room = {"cpu": 8000, "pods": 10}
+    zone = domain_record("topology.kubernetes.io/zone", "z1")
+    assert b.commit(pod("spread-b"), "n1", frozenset(), room, True, ClaimFilter(), {"n2": frozenset()},
+                    {zone: frozenset()})[0] == "ok"
+    assert set(b_records.read(zone).claims) == {"uid-spread-b"}
+    assert not a_records.read("n1").claims  # the gap: A's copy of n1 lacks B's claim
+    outcome, message = a.commit(pod("spread-a"), "n2", frozenset(), room, True, ClaimFilter(), {"n1": frozenset()},
+                                {zone: frozenset()})
+    assert outcome == "conflict" and "topology.kubernetes.io/zone=z1" in message and "replica b" in message
+    assert set(a_records.read(zone).claims) == {"uid-spread-b"}  # the refused write read the record back
+    assert "uid-spread-a" not in a_records.read("n2").claims
+    # The cycle that knew spread-b (its claim counted in the view) enters after it.
+    assert a.commit(pod("spread-a"), "n2", frozenset(), room, True, ClaimFilter(), {"n1": frozenset({"uid-spread-b"})},
+                    {zone: frozenset({"uid-spread-b"})})[0] == "ok"
+    assert set(a_records.read(zone).claims) == {"uid-spread-b", "uid-spread-a"}
+    # Past the window an entry no longer counts (the node claims, kept longer, have reached every watch).
+    later = ClaimStore(a_records, "a", clock=lambda: time.time() + DOMAIN_WINDOW_SECONDS + 1)
+    assert later.commit(pod("late"), "n3", frozenset(), room, True, ClaimFilter(), None, {zone: frozenset()})[0] == "ok"
+    # Refused on its node (B's strict claim there, unknown to the cycle): its domain entry is dropped again.
+    outcome, _ = a.commit(pod("blocked"), "n1", frozenset(), room, True, ClaimFilter(), None,
+                          {zone: frozenset({"uid-spread-b"})})
+    assert outcome == "conflict" and "uid-blocked" not in a_records.read(zone).claims
+    wait(lambda: b_records.read(zone).claims == a_records.read(zone).claims)  # B's watch has had every write
+    assert told and not [n for n in told if n.startswith("domain:")]

@@ -49,7 +49,8 @@ class MemoryClaims:
         self.log: list[tuple[str, str, str]] = []
 
     def commit(self, p: PodInfo, node: str, known: frozenset[str], room: dict[str, int], strict: bool,
-               counted: ClaimFilter, domain: dict[str, frozenset[str]] | None = None) -> tuple[str, str]:
+               counted: ClaimFilter, domain: dict[str, frozenset[str]] | None = None,
+               domains: dict[str, frozenset[str]] | None = None) -> tuple[str, str]:
         claims = self.shared.setdefault(node, {})
         for uid, (replica, exp) in claims.items():  # the coarse rule: any news is a conflict
             if replica != self.me and uid not in known and uid != p.uid and counted.counts(replica, exp):
@@ -173,7 +174,8 @@ def test_a_conflict_reruns_the_cycle_without_writing() -> None:
 
         class Racing:
             def commit(self, p: PodInfo, node: str, known: frozenset[str], room: dict[str, int], strict: bool,
-                       counted: ClaimFilter, domain: dict[str, frozenset[str]] | None = None) -> tuple[str, str]:
+                       counted: ClaimFilter, domain: dict[str, frozenset[str]] | None = None,
+                       domains: dict[str, frozenset[str]] | None = None) -> tuple[str, str]:
                 if not race.is_set():  # the other replica claims this very node first
                     race.set()
                     shared.setdefault(node, {})["uid-theirs"] = ("b", 1e18)
@@ -588,6 +590,50 @@ def test_the_cycle_view_of_a_pod_whose_constraints_span_nodes_covers_its_domain(
         sched.drain_events()
         view = so.cycle_view(PodInfo.from_dict(spread), "a1")
         assert view.strict and view.domain == {"a2": frozenset({"uid-placed"}), "a3": frozenset()}
+        assert view.domains == {"domain:zone=a": frozenset({"uid-placed"})}  # a1 has no region label: no record
         assert so.cycle_view(PodInfo.from_dict(pod("plain")), "a1").domain == {}
     finally:
+        sched.shutdown()
+
+
+class _SlowBinds:
+    """Holds every bind at PreBind until the test opens the gate."""
+
+    name = "SlowBinds"
+    gate = threading.Event()
+
+    @hookimpl
+    def pre_bind(self, pod: Any) -> None:
+        self.gate.wait(30)
+
+
+@pytest.mark.parametrize("active", [True, False])
+def test_active_active_places_the_next_pod_only_when_a_binding_worker_is_free(active: bool) -> None:
+    """A placement is committed against what its cycle saw: in active-active mode the loop does not place pods whose
+    bindings would queue behind busy workers (their views would be stale at the commit, and conflict). Leader mode
+    schedules ahead as before."""
+    _SlowBinds.gate.clear()
+    config = parse_configuration(profile_config([_SlowBinds], default_plugins=True, profile="kubeberth"))
+    cluster = EmbeddedCluster()
+    cluster.apply(node("n0", cpu="8"))
+    for i in range(4):
+        cluster.apply(pod(f"p{i}"))
+    sched = Scheduler(build_generation(config=config, extra_plugins=[_SlowBinds]), cluster, seed=1, binding_workers=1)
+    if active:
+        so = ScaleOut("a", MemoryClaims("a", {}))
+        so.attach(sched)
+        sched.scale_out = so
+        so.set_members(("a",))
+    sched.start_backend()
+    try:
+        sched.drain_events()
+        for _ in range(4):
+            sched.step()
+        # One binding held by the worker and one queued behind it (placed while the worker was busy), then no more.
+        assert len(sched.cluster.assumed) == (2 if active else 4)
+        _SlowBinds.gate.set()
+        sched.run_until_settled(timeout=10)
+        assert all(p["spec"].get("nodeName") == "n0" for p in cluster.pods())
+    finally:
+        _SlowBinds.gate.set()
         sched.shutdown()

@@ -13,10 +13,18 @@ checks that no other replica holds a live claim the scheduling cycle did not cou
 writes the record with the pod's claim. A refused precondition re-reads the record and checks
 again: only another replica's new claim is a conflict. This replica's own commits to one node take
 turns (a lock per node), so they never make each other retry.
+
+A pod whose hard constraints span nodes (a zone spread, a zone anti-affinity) also enters a
+*domain record* per topology domain of its node (`domain_record`: `domain:<key>=<value>`, a name no
+node can have), under the same precondition and before its node's record: two replicas placing such
+pods in one domain at once then take turns at that record, and the later one sees the earlier one's
+entry whatever its watch has delivered. An entry stands for its pod only while the others' watches
+may still miss the pod's node claim (`DOMAIN_WINDOW_SECONDS`), so a domain record stays small.
 """
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import threading
 import time
@@ -48,6 +56,21 @@ class CountedClaims(Protocol):
 CLAIM_TTL_SECONDS = 120.0
 PRUNE_GRACE_SECONDS = CLAIM_TTL_SECONDS
 MAX_WRITE_ATTEMPTS = 6
+# A domain record's entry counts, and is kept, this long after it was made: by then the pod's node
+# claim (written just after the entry, kept for the claim TTL) has reached every replica's watch.
+# At most DOMAIN_MAX_ENTRIES are kept (the newest), which bounds the record's size.
+DOMAIN_WINDOW_SECONDS = 30.0
+DOMAIN_MAX_ENTRIES = 512
+DOMAIN_PREFIX = "domain:"  # a node's name is a DNS subdomain: it has no ':'
+
+
+def domain_record(key: str, value: str) -> str:
+    """The record of the topology domain `key=value` (e.g. a zone) in a ClaimRecords store."""
+    return f"{DOMAIN_PREFIX}{key}={value}"
+
+
+def is_domain_record(name: str) -> bool:
+    return name.startswith(DOMAIN_PREFIX)
 
 
 def decode_claim_map(text: str | bytes | None) -> Claims:
@@ -108,8 +131,10 @@ class StoreError(Exception):
 
 
 class ClaimRecords(Protocol):
-    """One node's claims record per node, in some store. Reads come from the store's watch cache
-    (any thread); writes are made from binding workers under ClaimStore's per-node lock."""
+    """One node's claims record per node, in some store, and one per topology domain a constrained
+    pod entered (`domain_record` names; listeners are never told of those). Reads come from the
+    store's watch cache (any thread); writes are made from binding workers under ClaimStore's
+    per-record lock."""
 
     listeners: list[ClaimsListener]
 
@@ -135,12 +160,14 @@ METRICS = {
                 "Claims writes retried after their precondition failed (a 409 from the API server, a failed etcd "
                 "transaction)."),
     "claim_writes": ("kubeberth_scale_out_claim_writes_total",
-                     "Claims writes the store accepted (commits, releases and reservations); one refused by its "
-                     "precondition is counted in kubeberth_scale_out_commit_retries_total."),
+                     "Claims writes the store accepted (commits, releases, reservations and domain entries); one "
+                     "refused by its precondition is counted in kubeberth_scale_out_commit_retries_total."),
     "releases": ("kubeberth_scale_out_claim_releases_total",
                  "Claims dropped after a failed bind, or a preemption's reservation left for another node."),
     "reservations": ("kubeberth_scale_out_reservations_total",
                      "Strict claims written for a preemptor on its node before its victims were deleted."),
+    "domain_entries": ("kubeberth_scale_out_domain_entries_total",
+                       "Entries written to a topology domain's record by pods whose constraints span nodes."),
     "absorbed": ("kubeberth_scale_out_absorbed_total",
                  "Commits that found claims made since the cycle looked, all fitting beside the pod (no conflict)."),
     "errors": ("kubeberth_scale_out_commit_errors_total",
@@ -204,6 +231,7 @@ class ClaimStore:
         self._locks_lock = threading.Lock()
         self._finished: dict[str, dict[str, float]] = {}  # node -> our bound pods' uids -> when
         self._reserved: dict[str, str] = {}  # preemptor uid -> the node reserved for it
+        self._domains: dict[str, tuple[str, ...]] = {}  # uid of a pod committed, not bound yet -> its domain records
 
     def _lock_for(self, node: str) -> threading.Lock:
         with self._locks_lock:
@@ -218,7 +246,8 @@ class ClaimStore:
 
     # ---- the commit (binding workers) -------------------------------------------------
     def commit(self, pod: PodInfo, node: str, known: frozenset[str], room: dict[str, int], strict: bool,
-               counted: CountedClaims, domain: dict[str, frozenset[str]] | None = None) -> tuple[str, str]:
+               counted: CountedClaims, domain: dict[str, frozenset[str]] | None = None,
+               domains: dict[str, frozenset[str]] | None = None) -> tuple[str, str]:
         """("ok" | "conflict" | "error", message). `known`: the pods on `node` in the scheduling
         cycle's view; `room`: what was left there after the pod; `strict`: the pod has constraints
         beyond resources; `counted`: whose claims still count (not a departed replica's, nor one a
@@ -226,19 +255,38 @@ class ClaimStore:
 
         Claims of pods the cycle did not know are the only news. Another replica's is a conflict
         when either pod is strict; otherwise, and for our own commits made since the cycle, the
-        placement stands if the room holds them all (Omega's fine-grained conflict check).
+        placement stands if the room holds them all (Omega's fine-grained check).
 
-        `domain` (a pod whose constraints span nodes): the other nodes of its topology domains, each
-        with the pods the cycle knew there; another replica's constrained (strict) pod claimed on
-        one of them since is a conflict too. Read from the same copies, not written: a placement
-        made at the very moment of this commit on another node can still cross it."""
-        with self._lock_for(node):
-            if domain:
-                crossed = self._domain_news(domain, counted)
-                if crossed:
-                    self.stats.add("conflicts")
-                    return "conflict", f"node {node}: {crossed}; scheduling again on the fresh view"
-            return self._commit(pod, node, known, room, strict, counted)
+        A pod whose constraints span nodes: `domain`, the other nodes of its topology domains, each
+        with the pods the cycle knew there (another replica's strict pod in their watched claims is
+        a conflict); `domains`, the domain records (`domain_record`) with the pods the cycle knew in
+        each domain. The pod enters each domain record first, under its precondition: an entry of
+        another replica's pod the cycle did not know is a conflict, whatever the watch delivered."""
+        entered: list[str] = []
+        with contextlib.ExitStack() as held:
+            for record in sorted(domains or ()):  # records, then the node: one lock order
+                held.enter_context(self._lock_for(record))
+            held.enter_context(self._lock_for(node))
+            crossed = self._domain_news(domain, counted) if domain else ""
+            if crossed:
+                self.stats.add("conflicts")
+                return "conflict", f"node {node}: {crossed}; scheduling again on the fresh view"
+            for record in sorted(domains or ()):
+                outcome, message = self._enter_domain(pod, record, (domains or {})[record], counted)
+                if outcome != "ok":
+                    break
+                entered.append(record)
+            else:
+                outcome, message = self._commit(pod, node, known, room, strict, counted)
+        if outcome != "ok":
+            for record in entered:
+                self._drop(pod, record)
+            return outcome, message
+        self._domains[pod.uid] = tuple(entered)
+        reserved = self._reserved.pop(pod.uid, None)
+        if reserved is not None and reserved != node:
+            self._drop(pod, reserved)  # a preemption's reservation elsewhere: the room is free again
+        return "ok", ""
 
     def _domain_news(self, domain: dict[str, frozenset[str]], counted: CountedClaims) -> str:
         """Why another replica's constrained pod, claimed since the cycle looked on another node of
@@ -251,6 +299,41 @@ class ClaimStore:
                     return (f"a constrained pod (uid {uid}) claimed meanwhile by replica {c[0]} on node {other} "
                             "of the pod's topology domain")
         return ""
+
+    def _enter_domain(self, pod: PodInfo, record: str, known: frozenset[str],
+                      counted: CountedClaims) -> tuple[str, str]:
+        """Add the pod's entry to a domain record unless another replica's pod the cycle did not
+        know entered it within the window: the write's precondition makes replicas take turns."""
+        for attempt in range(MAX_WRITE_ATTEMPTS):
+            if attempt:
+                self.stats.add("retries")
+            base = self.records.read(record)
+            now = self.clock()
+            since = now + self.ttl - DOMAIN_WINDOW_SECONDS  # entries made before now - window: expiry below it
+            for uid, c in base.claims.items():
+                if (c[0] != self.identity and uid not in known and uid != pod.uid and c[2] > since
+                        and counted.counts(c[0], c[2])):
+                    self.stats.add("conflicts")
+                    return "conflict", (f"{record.removeprefix(DOMAIN_PREFIX)}: a constrained pod (uid {uid}) entered "
+                                        f"the pod's topology domain meanwhile at replica {c[0]}; scheduling again "
+                                        "on the fresh view")
+            kept = sorted(((uid, c) for uid, c in base.claims.items()
+                           if c[2] > since and uid != pod.uid and (c[0] == self.identity or counted.counts(c[0], c[2]))),
+                          key=lambda item: item[1][2])[-(DOMAIN_MAX_ENTRIES - 1):]
+            claims = dict(kept)
+            claims[pod.uid] = [self.identity, {}, round(now + self.ttl, 3), 1]
+            try:
+                self.records.write(record, base, claims)
+            except PreconditionFailed:
+                continue
+            except StoreError as exc:
+                self.stats.add("errors")
+                return "error", f"writing the domain record {record}: {exc}"
+            self.stats.add("claim_writes")
+            self.stats.add("domain_entries")
+            return "ok", ""
+        self.stats.add("conflicts")
+        return "conflict", f"{record}: entries kept changing over {MAX_WRITE_ATTEMPTS} writes"
 
     def _commit(self, pod: PodInfo, node: str, known: frozenset[str], room: dict[str, int], strict: bool,
                 counted: CountedClaims) -> tuple[str, str]:
@@ -279,9 +362,6 @@ class ClaimStore:
                 return "error", f"writing the claims of node {node}: {exc}"
             self.stats.add("claim_writes")
             self.stats.add("commits")
-            reserved = self._reserved.pop(pod.uid, None)
-            if reserved is not None and reserved != node:
-                self._drop(pod, reserved)  # a preemption's reservation elsewhere: the room is free again
             return "ok", ""
         self.stats.add("conflicts")
         return "conflict", f"node {node}: claims kept changing over {MAX_WRITE_ATTEMPTS} writes"
@@ -354,14 +434,18 @@ class ClaimStore:
     def finished(self, pod: PodInfo, node: str, bound: bool) -> None:
         """Bound: the claim stays until it is pruned (see PRUNE_GRACE_SECONDS). Not bound: the
         claim is dropped now (best effort; it expires otherwise), as the room is free again."""
+        entered = self._domains.pop(pod.uid, ())
         if bound:
             with self._lock_for(node):
                 self._finished.setdefault(node, {})[pod.uid] = self.clock()
             return
         self._drop(pod, node)
+        for record in entered:
+            self._drop(pod, record)
 
     def _drop(self, pod: PodInfo, node: str) -> None:
-        """Remove our claim for `pod` on `node` (best effort; it expires otherwise)."""
+        """Remove our claim for `pod` on `node`, or its entry in a domain record (best effort; it
+        expires otherwise)."""
         if self._reserved.get(pod.uid) == node:
             del self._reserved[pod.uid]
         with self._lock_for(node):

@@ -1,7 +1,7 @@
 """Claims in etcd directly: one key per node (docs/scale-out.md, `--scale-out-store=etcd`).
 
 Node N's claims are the value of `<prefix>/claims/<N>` (backends/claims_store.py's claim map, as
-JSON). A write is one transaction: compare the key's mod_revision with the copy read
+JSON); a topology domain's record is `<prefix>/claims/domain:<key>=<value>`, never told to the loop. A write is one transaction: compare the key's mod_revision with the copy read
 (create_revision == 0 for a key not there yet), put on success, read the key back on failure, so a
 refused write costs no second round trip. Every replica keeps the prefix in memory from one range
 read, then one prefix watch with previous values from the revision after it: a break resumes from
@@ -33,7 +33,15 @@ import requests  # etcd3gw's HTTP client (and the kubernetes client's)
 
 from ..api.extras import require_extra
 from ..errors import ConfigError
-from .claims_store import Claims, ClaimsListener, PreconditionFailed, Record, StoreError, decode_claim_map
+from .claims_store import (
+    Claims,
+    ClaimsListener,
+    PreconditionFailed,
+    Record,
+    StoreError,
+    decode_claim_map,
+    is_domain_record,
+)
 
 log = logging.getLogger(__name__)
 
@@ -260,6 +268,8 @@ class EtcdClaimRecords:
             return True
 
     def _tell(self, node: str, claims: Claims) -> None:
+        if is_domain_record(node):
+            return  # a topology domain's record (claims_store.domain_record), no node
         for listener in self.listeners:
             listener(node, claims)
 

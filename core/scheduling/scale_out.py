@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING, Protocol
 import numpy as np
 
 from ..api.status import Status
+from ..backends.claims_store import domain_record
 from ..cache.podinfo import PodInfo
 from .claims_view import ClaimsView, NodeClaims
 from .ownership import ClaimFilter, Ownership
@@ -70,13 +71,15 @@ def domain_keys(pod: PodInfo) -> frozenset[str]:
 @dataclass(frozen=True)
 class CycleView:
     """A scheduling cycle's knowledge of its node, checked by the commit (docs/scale-out.md), and of
-    the other nodes of its topology domains (`domain`: node -> the uids known there) for a pod
-    whose constraints span nodes."""
+    the other nodes of its topology domains (`domain`: node -> the uids known there) and of the
+    domains themselves (`domains`: domain record -> the uids known anywhere in it) for a pod whose
+    constraints span nodes."""
 
     known: frozenset[str]  # uids on the node in this replica's view (bound, assumed, counted claims)
     room: dict[str, int]  # allocatable - requested after the pod, per resource column
     strict: bool
     domain: dict[str, frozenset[str]] = field(default_factory=dict)
+    domains: dict[str, frozenset[str]] = field(default_factory=dict)
 
 
 # A binding with no recorded cycle view (none is expected): any claim made meanwhile conflicts.
@@ -94,7 +97,8 @@ class ClaimCommitter(Protocol):
     ttl: float
 
     def commit(self, pod: PodInfo, node: str, known: frozenset[str], room: dict[str, int], strict: bool,
-               counted: ClaimFilter, domain: dict[str, frozenset[str]] | None = None) -> tuple[str, str]: ...
+               counted: ClaimFilter, domain: dict[str, frozenset[str]] | None = None,
+               domains: dict[str, frozenset[str]] | None = None) -> tuple[str, str]: ...
 
     def current(self, node: str) -> NodeClaims:
         """The node's claims as the store knows them now."""
@@ -235,9 +239,15 @@ class ScaleOut:
         free = table.allocatable[row] - table.requested[row]
         room = {name: int(free[i]) for i, name in enumerate(table.resources)}
         is_strict = strict(pod)
+        known = self._known_on(node)
         keys = domain_keys(pod) if is_strict else frozenset()
-        domain = {other: self._known_on(other) for other in self._domain_nodes(row, keys)} if keys else {}
-        return CycleView(self._known_on(node), room, is_strict, domain)
+        if not keys:
+            return CycleView(known, room, is_strict)
+        spans = self._domains_of(row, keys)
+        domain = {other: self._known_on(other) for nodes in spans.values() for other in nodes}
+        domains = {record: self._known_in(record, [known, *(domain[other] for other in nodes)])
+                   for record, nodes in spans.items()}
+        return CycleView(known, room, is_strict, domain, domains)
 
     def _known_on(self, node: str) -> frozenset[str]:
         """The uids on `node` in this replica's view, and those whose claims its record still holds
@@ -251,16 +261,28 @@ class ScaleOut:
                 known = known.union(ended)
         return known
 
-    def _domain_nodes(self, row: int, keys: frozenset[str]) -> set[str]:
-        """The other nodes sharing a value of one of `keys` with the node at `row`."""
+    def _known_in(self, record: str, known: list[frozenset[str]]) -> frozenset[str]:
+        """The uids a domain record's entries may name that this view knows: the pods on the
+        domain's nodes, and those gone here (their entries stay until the window ends)."""
+        out = frozenset().union(*known)
+        gone = self._gone
+        if gone:
+            ended = [uid for uid in self.committer.current(record) if uid in gone]
+            if ended:
+                out = out.union(ended)
+        return out
+
+    def _domains_of(self, row: int, keys: frozenset[str]) -> dict[str, set[str]]:
+        """Per domain record (one per key of `keys` the node at `row` has): the domain's other nodes."""
         table = self.sched.cluster.table
-        out: set[str] = set()
+        out: dict[str, set[str]] = {}
         for key in keys:
-            ids, _ = table.label_values(key)
+            ids, values = table.label_values(key)
             if ids[row] < 0:
                 continue
-            out.update(table.names[r] or "" for r in np.flatnonzero(ids == ids[row]).tolist() if r != row)
-        out.discard("")
+            nodes = {table.names[r] or "" for r in np.flatnonzero(ids == ids[row]).tolist() if r != row}
+            nodes.discard("")
+            out[domain_record(key, values[ids[row]])] = nodes
         return out
 
     def requeue_conflict(self, entry: QueuedPod, message: str) -> None:
@@ -284,7 +306,7 @@ class ScaleOut:
             message = "this replica is not a live member (its member Lease is not renewed); not committing"
             return Status.error(message, PLUGIN, CommitConflict(message))
         outcome, message = self.committer.commit(pod, node, view.known, view.room, view.strict, ownership.claims,
-                                                 view.domain or None)
+                                                 view.domain or None, view.domains or None)
         if outcome == "ok":
             return Status.success()
         if outcome == "conflict":

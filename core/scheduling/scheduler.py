@@ -50,6 +50,7 @@ UNSCHEDULABLE_FLUSH_INTERVAL = 30.0
 # past this many, each cycle first yields the interpreter to the binding workers for a moment.
 BINDING_BACKLOG_SOFT_LIMIT = 1000
 BINDING_BACKLOG_PAUSE = 0.0005
+SCALE_OUT_BACKLOG_WAIT = 0.05  # at most, for a binding worker to come free (each ending wakes the loop)
 
 
 class Scheduler(EventHandlers, ScheduleOne, PodGroupCycle, BindingCycle):
@@ -241,7 +242,8 @@ class Scheduler(EventHandlers, ScheduleOne, PodGroupCycle, BindingCycle):
         return {where: sorted(keys) for where, keys in held.items()}
 
     def step(self) -> bool:
-        """Drain events, then run one cycle if a pod is ready. Returns whether a cycle ran."""
+        """Drain events, then run one cycle if a pod is ready. Returns whether a cycle ran (or, in
+        active-active mode, waited for a binding worker to come free)."""
         self.drain_events()
         if self.paused:
             return False
@@ -250,6 +252,13 @@ class Scheduler(EventHandlers, ScheduleOne, PodGroupCycle, BindingCycle):
             self._last_flush = now
             self.queue.flush_unschedulable()
             self.end_load_pause_if_synced()  # a custom resource's informer settled after the pods synced
+        if self.scale_out is not None and self.pool.backlog() and not self.waiting_pods:
+            # Active-active: a placement is committed against what its cycle saw, so a cycle run
+            # while its binding would wait behind others goes stale and conflicts (docs/scale-out.md).
+            # The next pod is placed when a worker is free; a binding's end is an event. Not idle:
+            # the loop comes back at once.
+            self.drain_events(block_for=SCALE_OUT_BACKLOG_WAIT)
+            return True
         entry = self.queue.pop()
         if entry is None:
             return False

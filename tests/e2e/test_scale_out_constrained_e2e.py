@@ -275,7 +275,7 @@ def test_constrained_fill_and_preemption_wave(api: Api, namespace: str, nodes: l
         preemptors_bound=sum(1 for p in preemptors if p in watch.first_bound), wave_seconds=waved,
         victims=len(gone), preempted_events=len(preempted), commits=commits, conflicts=conflicts,
         conflict_rate=conflicts / max(1, commits + conflicts), commit_retries=t.get("retries", 0),
-        reservations=t.get("reservations", 0), releases=t.get("releases", 0),
+        reservations=t.get("reservations", 0), releases=t.get("releases", 0), domain_entries=t.get("domain_entries", 0),
         bind_conflicts=t.get("bind_conflicts", 0), wall_seconds=time.monotonic() - began).items()})
     assert broken == [], broken[:20]  # none overcommitted, bound twice or moved; every pod bound
     assert fill_bound == PODS, f"{PODS - fill_bound} of the fill's pods not bound"
@@ -287,4 +287,5 @@ def test_constrained_fill_and_preemption_wave(api: Api, namespace: str, nodes: l
     assert not any(after_fill[v]["metadata"].get("labels") for v in gone), gone
     assert bound_more_than_once(preempted) == [] and set(preempted) == set(gone), (sorted(preempted), gone)
     assert t.get("binds", 0) == PODS + PREEMPTORS
-    assert t.get("claim_writes", 0) == commits + t.get("releases", 0) + t.get("reservations", 0), t
+    assert t.get("claim_writes", 0) == (commits + t.get("releases", 0) + t.get("reservations", 0)
+                                        + t.get("domain_entries", 0)), t

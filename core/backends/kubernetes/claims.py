@@ -2,7 +2,9 @@
 
 Node N's claims live in the Lease `<group>-claims-<N>` (a hash of N when the name would be too
 long), annotation `kubeberth.io/claims` (backends/claims_store.py's claim map), annotation
-`kubeberth.io/node` naming the node. Reads come from the group's LeaseWatch, writes are a POST
+`kubeberth.io/node` naming the node. A topology domain's record (claims_store.domain_record) is the
+Lease `<group>-domain-<hash of its name>`, role `domain`, its name in the same annotation; the loop
+is not told of it (it is no node). Reads come from the group's LeaseWatch, writes are a POST
 (new) or a PUT under the Lease's resourceVersion; a 409 re-reads the Lease. The commit itself,
 its capacity check and its metrics are the store-neutral ClaimStore's.
 """
@@ -22,6 +24,7 @@ from ..claims_store import (
     _refused,
     decode_claim_map,
     encode_claim_map,
+    is_domain_record,
 )
 from .client import ApiError, RawClient
 from .lease_watch import GROUP_LABEL, ROLE_LABEL, LeaseWatch
@@ -34,6 +37,9 @@ MAX_NAME = 253
 
 
 def claims_lease_name(group: str, node: str) -> str:
+    """The Lease of a node's claims, or of a domain record (whose name is no valid object name)."""
+    if is_domain_record(node):
+        return f"{group}-domain-{hashlib.sha256(node.encode()).hexdigest()[:32]}"
     name = f"{group}-claims-{node}"
     if len(name) <= MAX_NAME:
         return name
@@ -80,7 +86,7 @@ class LeaseClaimRecords:
         name = claims_lease_name(self.watch.group, node)
         meta: dict[str, Any] = {
             "name": name, "namespace": self.watch.namespace,
-            "labels": {GROUP_LABEL: self.watch.group, ROLE_LABEL: "claims"},
+            "labels": {GROUP_LABEL: self.watch.group, ROLE_LABEL: "domain" if is_domain_record(node) else "claims"},
             "annotations": {CLAIMS_ANNOTATION: encode_claim_map(claims), NODE_ANNOTATION: node},
         }
         body: dict[str, Any] = {"apiVersion": "coordination.k8s.io/v1", "kind": "Lease", "metadata": meta, "spec": {}}
