@@ -108,3 +108,23 @@ def test_a_custom_resource_settling_after_the_pods_ends_the_pause_at_the_next_ho
         assert gc.isenabled()
     finally:
         scheduler.shutdown()
+
+
+def test_kubeberth_run_pauses_from_its_first_step_and_a_run_that_ends_early_gives_the_collector_back(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """`kubeberth run` turns the collector off before its imports (PROCESS_START); a run refused before its
+    scheduler started (a bad flag: exit 2) ends the pause on its way out."""
+    from kubeberth.apps import cli
+    from kubeberth.scheduling.collector import PROCESS_START
+
+    seen: list[bool] = []
+    real = cli._dispatch_command
+
+    def dispatch(args: object) -> int:
+        seen.append(gc.isenabled())
+        return real(args)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(cli, "_dispatch_command", dispatch)
+    assert cli.main(["run", "--feature-gates=NoSuchGate=true"]) == 2
+    assert seen == [False]
+    assert gc.isenabled() and not PROCESS_START.active

@@ -126,6 +126,18 @@ def settings_from_args(args: argparse.Namespace | Any) -> Settings:
 
 
 def _dispatch(args: argparse.Namespace) -> int:
+    if args.command != "run":
+        return _dispatch_command(args)
+    from ..scheduling.collector import PROCESS_START
+
+    PROCESS_START.begin()  # until the scheduler's own pause has begun (Runner.start)
+    try:
+        return _dispatch_command(args)
+    finally:
+        PROCESS_START.end()  # a run that ended before its scheduler started
+
+
+def _dispatch_command(args: argparse.Namespace) -> int:
     settings = settings_from_args(args)
     _setup_logging(settings.log_level, settings.log_format)
     settings.gates()  # a bad --feature-gates is one line and exit 2 before anything starts

@@ -33,6 +33,7 @@ from ..observability.lease_events import LeaseEvents
 from ..runtime.config import Settings
 from ..runtime.generation import Generation
 from ..runtime.reload import GenerationBuilder
+from ..scheduling.collector import PROCESS_START
 from ..scheduling.rollback import RollbackPolicy
 from ..scheduling.scheduler import Scheduler
 from ..scheduling.shadow import ShadowPolicy
@@ -341,6 +342,7 @@ class Runner:
         if self.http is not None:
             self.http.start()
         self.scheduler.start_backend()
+        PROCESS_START.end()  # the scheduler's own pause has begun: the collector stays off until it has loaded
         if self.scale_out is not None:
             if self.observability.metrics is not None:
                 self.scale_out.register_metrics(self.observability.metrics.registry)
