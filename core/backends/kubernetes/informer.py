@@ -1,4 +1,5 @@
-"""Informers on raw JSON: list, then watch from the list's resourceVersion with bookmarks; relist on
+"""Informers on raw JSON: list (the first one whole from the API server's watch cache at resourceVersion 0,
+as client-go's reflector lists; relists consistent and paged), then watch from the list's resourceVersion with bookmarks; relist on
 410 Gone; reconnect with capped exponential backoff and jitter; a periodic relist that emits only
 differences. A paged list opens its watch as soon as the first page gives the snapshot's
 resourceVersion and reads it ahead while the rest is fetched and applied, so a list slower than the
@@ -90,6 +91,7 @@ LIST_ORDER = ("Namespace", "Node", "PersistentVolume", "PersistentVolumeClaim", 
               "DeviceClass", "DeviceTaintRule", "ResourceSlice", "ResourceClaim", "Pod")
 
 PAGE_SIZE = 500
+INITIAL_LIST_FROM_CACHE = True
 _END = object()
 
 
@@ -263,7 +265,11 @@ class Informer(threading.Thread):
         cont = ""
         rv = ""
         while True:
-            query: list[tuple[str, Any]] = [("limit", PAGE_SIZE)]
+            # The first list, as client-go's reflector makes it: resourceVersion 0, whole, from the API
+            # server's watch cache (one response, no etcd read; the watch goes on from its version).
+            # Relists (after 410 Gone, resyncs) are consistent and paged.
+            query: list[tuple[str, Any]] = ([("resourceVersion", "0")] if INITIAL_LIST_FROM_CACHE and self.relists == 0
+                                            else [("limit", PAGE_SIZE)])
             if self.resource.field_selector:
                 query.append(("fieldSelector", self.resource.field_selector))
             if cont:
