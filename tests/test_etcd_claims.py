@@ -204,6 +204,26 @@ def test_a_preemptor_that_preempts_again_elsewhere_keeps_one_reservation(
     assert snap["reservations"] == 2 and snap["releases"] == 1
 
 
+def test_a_reservation_made_after_the_preemptor_was_placed_elsewhere_is_not_left_behind(
+        make_records: Callable[..., EtcdClaimRecords]) -> None:
+    """Async preemption: a second preemption's thread reserves its node after the preemptor's commit on its first
+    node (a CI run: the reservation stayed, and another replica's preemptor conflicted on that node for the claim TTL
+    and was never bound). The reservation is refused and removed, so its victims stay; once a bind fails, the pod
+    may reserve again."""
+    a_records, b_records = make_records("a"), make_records("b")
+    a, b = ClaimStore(a_records, "a"), ClaimStore(b_records, "b")
+    room = {"cpu": 8000, "pods": 10}
+    assert a.reserve(pod("high", 8000), "v1") == ("ok", "")
+    assert a.commit(pod("high", 8000), "v1", frozenset(), room, False, ClaimFilter())[0] == "ok"
+    outcome, message = a.reserve(pod("high", 8000), "v2")  # the late thread of a second preemption
+    assert outcome == "conflict" and "placed on node v1" in message, message
+    assert "uid-high" not in a_records.read("v2").claims
+    wait(lambda: b_records.read("v2").version == a_records.read("v2").version)  # B has seen both writes to v2
+    assert b.commit(pod("other", 8000), "v2", frozenset(), room, True, ClaimFilter())[0] == "ok"
+    a.finished(pod("high", 8000), "v1", bound=False)
+    assert a.reserve(pod("high", 8000), "v3") == ("ok", "")
+
+
 def test_a_reservation_on_a_node_another_replica_claimed_unseen_is_refused(
         make_records: Callable[..., EtcdClaimRecords]) -> None:
     """Two replicas' preemptors choosing one node at once: the second reservation finds the

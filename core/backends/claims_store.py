@@ -61,6 +61,7 @@ MAX_WRITE_ATTEMPTS = 6
 # At most DOMAIN_MAX_ENTRIES are kept (the newest), which bounds the record's size.
 DOMAIN_WINDOW_SECONDS = 30.0
 DOMAIN_MAX_ENTRIES = 512
+PLACED_KEPT = 10_000  # placements remembered before the ones older than the claim TTL are forgotten
 DOMAIN_PREFIX = "domain:"  # a node's name is a DNS subdomain: it has no ':'
 
 
@@ -232,6 +233,9 @@ class ClaimStore:
         self._finished: dict[str, dict[str, float]] = {}  # node -> our bound pods' uids -> when
         self._reserved: dict[str, str] = {}  # preemptor uid -> the node reserved for it
         self._domains: dict[str, tuple[str, ...]] = {}  # uid of a pod committed, not bound yet -> its domain records
+        # uid -> (node, when) of pods committed within the claim TTL: a preemption that reserves a
+        # node for a pod placed elsewhere meanwhile (async preemption) leaves no reservation behind.
+        self._placed: dict[str, tuple[str, float]] = {}
 
     def _lock_for(self, node: str) -> threading.Lock:
         with self._locks_lock:
@@ -283,10 +287,20 @@ class ClaimStore:
                 self._drop(pod, record)
             return outcome, message
         self._domains[pod.uid] = tuple(entered)
+        self._remember_placed(pod.uid, node)  # before the reservation is looked up: see reserve()
         reserved = self._reserved.pop(pod.uid, None)
         if reserved is not None and reserved != node:
             self._drop(pod, reserved)  # a preemption's reservation elsewhere: the room is free again
         return "ok", ""
+
+    def _remember_placed(self, uid: str, node: str) -> None:
+        now = self.clock()
+        placed = self._placed
+        placed[uid] = (node, now)
+        if len(placed) > PLACED_KEPT:
+            before = now - self.ttl
+            for old in [u for u, (_, at) in placed.items() if at < before]:
+                placed.pop(old, None)
 
     def _domain_news(self, domain: dict[str, frozenset[str]], counted: CountedClaims) -> str:
         """Why another replica's constrained pod, claimed since the cycle looked on another node of
@@ -385,9 +399,19 @@ class ClaimStore:
         already there is kept."""
         before = self._reserved.get(pod.uid)
         outcome, message = self._reserve(pod, node, known, counted)
-        if outcome == "ok" and before is not None and before != node:
+        if outcome != "ok":
+            return outcome, message
+        if before is not None and before != node:
             self._drop(pod, before)  # after the new one is written, outside its node's lock
-        return outcome, message
+        # The preemptor may have been committed elsewhere meanwhile (its victims here chosen by an
+        # earlier cycle): the commit looks up the reservation after recording the placement, this
+        # looks up the placement after recording the reservation, so one of them drops it.
+        placed = self._placed.get(pod.uid)
+        if placed is not None and placed[0] != node:
+            self._drop(pod, node)
+            self.stats.add("conflicts")
+            return "conflict", f"{pod.key} was placed on node {placed[0]} meanwhile; not preempting on node {node}"
+        return "ok", ""
 
     def _reserve(self, pod: PodInfo, node: str, known: frozenset[str],
                  counted: CountedClaims | None) -> tuple[str, str]:
@@ -435,6 +459,8 @@ class ClaimStore:
         """Bound: the claim stays until it is pruned (see PRUNE_GRACE_SECONDS). Not bound: the
         claim is dropped now (best effort; it expires otherwise), as the room is free again."""
         entered = self._domains.pop(pod.uid, ())
+        if not bound:
+            self._placed.pop(pod.uid, None)
         if bound:
             with self._lock_for(node):
                 self._finished.setdefault(node, {})[pod.uid] = self.clock()
