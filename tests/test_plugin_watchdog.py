@@ -179,3 +179,25 @@ def test_reload_whose_dry_run_hangs_is_refused(tmp_path: Path) -> None:
         assert run.generation is good
         run.drain(60)
         assert run.load.stats.created == run.load.stats.bound
+
+
+@pytest.mark.skipif(not Path("/proc/self/task").is_dir(), reason="Linux's /proc")
+def test_a_thread_waiting_to_run_is_told_from_one_blocked_in_c() -> None:
+    """An interrupted plugin that has not taken its PluginTimeout by the next look is judged blocked outside Python
+    code only if it is: a thread in a sleep is; one that is runnable or waits for the interpreter lock (a busy
+    machine: a CI run left a spinning PreBind running for ever when its interruption was taken back) is not."""
+    from kubeberth.scheduling.watchdog import _waiting_to_run
+
+    stop = threading.Event()
+    spinner = threading.Thread(target=lambda: [None for _ in iter(lambda: stop.is_set(), True)], daemon=True)
+    sleeper = threading.Thread(target=lambda: time.sleep(3), daemon=True)
+    spinner.start()
+    sleeper.start()
+    try:
+        time.sleep(0.2)
+        assert spinner.ident is not None and sleeper.ident is not None
+        assert _waiting_to_run(spinner.ident)  # running, or waiting for the lock this thread holds
+        assert not _waiting_to_run(sleeper.ident)
+    finally:
+        stop.set()
+        spinner.join(5)

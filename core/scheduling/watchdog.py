@@ -44,6 +44,7 @@ from __future__ import annotations
 
 import ctypes
 import logging
+import platform
 import sys
 import threading
 import time
@@ -61,6 +62,10 @@ __all__ = ["Hang", "PluginTimeout", "Watchdog"]
 log = logging.getLogger(__name__)
 
 INTERVAL_SECONDS = 0.5
+# An interrupted thread still waiting to run (runnable, or waiting for the interpreter lock: the
+# machine is busy) is given this long to take the exception before it is judged blocked outside
+# Python code and the exception is taken back.
+STARVED_GRACE_SECONDS = 3.0
 SWITCH_HOLD_SECONDS = 10.0  # sys.setswitchinterval while looking and raising (a few microseconds)
 GUARDED_CODES: frozenset[CodeType] = frozenset({guarded.__code__, call_status.__code__})
 # Framework functions -> the extension point they run (the rest: their name without "run_").
@@ -104,6 +109,7 @@ class _Seen:
     reported: bool = False
     plugin: str = ""
     raised: FrameType | None = None  # the plugin call PluginTimeout was raised in, until it is settled
+    raised_at: float = 0.0
 
 
 @dataclass
@@ -115,6 +121,7 @@ class _Step:
     since: float
     reported: bool = False
     raised: bool = False
+    raised_at: float = 0.0
 
 
 class Watchdog:
@@ -163,7 +170,8 @@ class Watchdog:
             self._seen = None if cycle_frame is None else _Seen(self.cycle(), cycle_frame, now)
             return None
         if seen.raised is not None:
-            self._settle(seen)
+            if not _not_run_since(self._loop_ident, seen.raised_at, now):
+                self._settle(seen)
             return None
         if seen.reported or now - seen.since < self.bound:
             return None
@@ -213,7 +221,7 @@ class Watchdog:
         its cycle."""
         if not _raise_below(self._loop_ident, call, lambda: self.cycle() == seen.cycle, self.bound):
             return False
-        seen.raised = call
+        seen.raised, seen.raised_at = call, time.monotonic()
         return True
 
     def _inside(self, call: FrameType, number: int) -> bool:
@@ -237,7 +245,8 @@ class Watchdog:
         hangs = []
         for ident, step in steps.items():
             if step.raised:
-                self._settle_step(ident, step)
+                if not _not_run_since(ident, step.raised_at, now):
+                    self._settle_step(ident, step)
             elif step.hook is not None and not step.reported and now - step.since >= self.bound:
                 hangs.append(self._binding_hang(ident, step, now))
         return hangs
@@ -268,6 +277,7 @@ class Watchdog:
         pod, fw = local.get("pod"), local.get("fw")
         point = next((BIND_POINTS[f.f_code.co_name] for f in _outward(step.call) if f.f_code.co_name in BIND_POINTS),
                      "binding")
+        step.raised_at = now
         step.raised = _raise_below(ident, step.call, lambda: True, self.bound)
         hang = Hang(hook.plugin, point, str(getattr(pod, "key", "?")), str(getattr(fw, "generation_id", "")),
                     now - step.since, step.raised, "binding", str(getattr(pod, "uid", "")), origin_of(hook.fn))
@@ -293,6 +303,31 @@ def _raise_below(ident: int, call: FrameType, still: Callable[[], bool], bound: 
     finally:
         sys.setswitchinterval(switch)
     return True
+
+
+# The futex system call's number: a thread in it waits for a lock, most likely the interpreter's.
+_FUTEX = {"x86_64": "202", "aarch64": "98"}.get(platform.machine())
+
+
+def _waiting_to_run(ident: int) -> bool:
+    """Thread `ident` is runnable, or waits on a futex (most likely the interpreter lock): it has not
+    taken its interruption because others held the cores or the lock (a busy machine), not because
+    a C call blocks it (a sleep, a socket read). Linux only (/proc/self/task/*/syscall)."""
+    native = next((t.native_id for t in threading.enumerate() if t.ident == ident), None)
+    if native is None or _FUTEX is None:
+        return False
+    try:
+        with open(f"/proc/self/task/{native}/syscall") as f:
+            first = f.read().split(maxsplit=1)
+    except OSError:
+        return False
+    return bool(first) and first[0] in ("running", _FUTEX)
+
+
+def _not_run_since(ident: int, raised_at: float, now: float) -> bool:
+    """An interrupted thread still waiting to run, within the grace period: it may yet take the
+    exception, which is not taken back. A thread blocked in a C call is judged so at once."""
+    return now - raised_at < STARVED_GRACE_SECONDS and _waiting_to_run(ident)
 
 
 def _below(ident: int, call: FrameType) -> bool:
