@@ -66,7 +66,11 @@ INTERVAL_SECONDS = 0.5
 # machine is busy) is given this long to take the exception before it is judged blocked outside
 # Python code and the exception is taken back.
 STARVED_GRACE_SECONDS = 3.0
-SWITCH_HOLD_SECONDS = 10.0  # sys.setswitchinterval while looking and raising (a few microseconds)
+# sys.setswitchinterval while looking and raising (a few microseconds). Short: the interval is the
+# whole interpreter's, and a thread that takes the lock from the watchdog meanwhile (a waiting
+# thread's earlier request) keeps it this long before the watchdog can restore it; at 10 s, plugins
+# spinning on several binding workers stalled everything else for seconds in a CI run.
+SWITCH_HOLD_SECONDS = 0.05
 GUARDED_CODES: frozenset[CodeType] = frozenset({guarded.__code__, call_status.__code__})
 # Framework functions -> the extension point they run (the rest: their name without "run_").
 POINTS = {"run_filters": "filter", "run_raw_scores": "score", "_normalized": "normalize_score"}
