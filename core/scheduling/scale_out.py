@@ -253,24 +253,21 @@ class ScaleOut:
         """The uids on `node` in this replica's view, and those whose claims its record still holds
         but which are gone here (they take no room and are no news)."""
         cluster = self.sched.cluster
-        known = frozenset(cluster.pods_on.get(cluster.table.row_of[node], ()))
-        gone = self._gone
-        if gone:
-            ended = [uid for uid in self.committer.current(node) if uid in gone]
-            if ended:
-                known = known.union(ended)
-        return known
+        return self._with_gone(node, frozenset(cluster.pods_on.get(cluster.table.row_of[node], ())))
 
     def _known_in(self, record: str, known: list[frozenset[str]]) -> frozenset[str]:
         """The uids a domain record's entries may name that this view knows: the pods on the
         domain's nodes, and those gone here (their entries stay until the window ends)."""
-        out = frozenset().union(*known)
+        return self._with_gone(record, frozenset().union(*known))
+
+    def _with_gone(self, record: str, known: frozenset[str]) -> frozenset[str]:
+        """`known` and the uids a record (a node's claims, a domain's entries) still names that are
+        gone here (deleted or finished: their claims take no room and are no news)."""
         gone = self._gone
-        if gone:
-            ended = [uid for uid in self.committer.current(record) if uid in gone]
-            if ended:
-                out = out.union(ended)
-        return out
+        if not gone:
+            return known
+        ended = [uid for uid in self.committer.current(record) if uid in gone]
+        return known.union(ended) if ended else known
 
     def _domains_of(self, row: int, keys: frozenset[str]) -> dict[str, set[str]]:
         """Per domain record (one per key of `keys` the node at `row` has): the domain's other nodes."""
@@ -337,10 +334,8 @@ class ScaleOut:
         # victims there which this view still shows, and would pick the same ones. One replica
         # preempts on a node at a time.
         assumed = self.sched.cluster.assumed
-        known = frozenset(uid for uid in seen if uid not in assumed)
-        gone = self._gone
-        ended = [uid for uid in self.committer.current(node) if uid in gone] if gone else []
-        outcome, message = self.committer.reserve(pod, node, known.union(ended) if ended else known, ownership.claims)
+        known = self._with_gone(node, frozenset(uid for uid in seen if uid not in assumed))
+        outcome, message = self.committer.reserve(pod, node, known, ownership.claims)
         if outcome == "conflict":
             # As after a commit's conflict: the loop counts the claim before the preemptor's next try.
             self.sched.submit(partial(self.apply_claims, node, self.committer.current(node)))
