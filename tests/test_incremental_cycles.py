@@ -8,7 +8,7 @@ from typing import Any
 
 import numpy as np
 import pytest
-from kubeberth import ScoreScope
+from kubeberth import ScoreScope, hookimpl
 from kubeberth.testing import SchedulerTester, make_node, make_pod
 
 NO_DEFAULT_SPREAD = {"PodTopologySpread": {"defaultingType": "List", "defaultConstraints": []}}
@@ -51,7 +51,7 @@ def stream(seed: int) -> list[dict[str, Any]]:
     return pods
 
 
-def run(incremental: bool, batching: bool, args: dict[str, Any] | None, seed: int = 11) -> tuple[list[tuple[str, str | None]], int]:
+def run(incremental: bool, batching: bool, args: dict[str, Any] | None, seed: int = 11) -> tuple[list[tuple[Any, ...]], int]:
     cluster = nodes(150)
     with SchedulerTester(default_plugins=True, args=args, objects=cluster, seed=seed) as t:
         t.scheduler.incremental = incremental
@@ -60,11 +60,11 @@ def run(incremental: bool, batching: bool, args: dict[str, Any] | None, seed: in
         for obj in pods:
             t.add(obj)
         t.sync()
-        decisions: list[tuple[str, str | None]] = []
+        decisions: list[tuple[Any, ...]] = []
         steps = 0
         while t.scheduler.step():
             rec = t.scheduler.records[-1]
-            decisions.append((rec.pod, rec.node))
+            decisions.append((rec.pod, rec.node, rec.score_ties, rec.top_scores))
             steps += 1
             if steps == 60:  # a node gets a new label (table structure changes)
                 relabeled = dict(cluster[7])
@@ -93,7 +93,8 @@ def test_incremental_cycles_decide_exactly_as_full_cycles(batching: bool, args: 
     assert len(on) == len(off)
     for i, (a, b) in enumerate(zip(on, off, strict=True)):
         assert a == b, f"decision {i} differs: incremental {a}, full {b}"
-    assert any(node is None for _, node in on)  # the stream also has pods that fit nowhere
+    assert any(node is None for _, node, _, _ in on)  # the stream also has pods that fit nowhere
+    assert sum(bool(top) for *_, top in on) >= 40  # the records' top scores were compared too
 
 
 def test_built_in_scorers_declare_node_scope_only_where_it_holds() -> None:
@@ -111,3 +112,34 @@ def test_built_in_scorers_declare_node_scope_only_where_it_holds() -> None:
         "VolumeBinding": ScoreScope.CLUSTER,  # skipped (PreScore) for pods without claims to bind
     }
     assert scopes == expected
+
+
+class OneBadNode:
+    """A node-scoped scorer out of range on one node only: an error only in cycles that sample it."""
+
+    name = "OneBadNode"
+    score_scope = ScoreScope.NODE
+
+    @hookimpl
+    def score(self, nodes: Any) -> np.ndarray:
+        return np.where(np.asarray(nodes.names) == "n0120", 101, 40)
+
+
+def outcomes(incremental: bool) -> list[tuple[str, str | None, str]]:
+    with SchedulerTester([("OneBadNode", 2)], default_plugins=True, register=(OneBadNode,), objects=nodes(150),
+                         max_errors_per_pod=1) as t:
+        t.scheduler.incremental = incremental
+        for i in range(60):
+            t.add(make_pod(f"p{i:02d}", "100m", "128Mi", labels={"app": "basic"}))
+        t.sync()
+        while t.scheduler.step():
+            pass
+        return [(rec.pod, rec.node, rec.message if rec.result == "Error" else "") for rec in t.scheduler.records]
+
+
+def test_an_out_of_range_cached_score_fails_the_cycles_that_sample_it_as_full_cycles_do() -> None:
+    on, off = outcomes(True), outcomes(False)
+    assert on == off
+    failed = [message for _, _, message in on if message]
+    assert failed and all('plugin "OneBadNode" returns an invalid score 101' in m for m in failed)
+    assert len(failed) < len(on)  # the windows without the bad node place their pods

@@ -21,7 +21,7 @@ from __future__ import annotations
 import enum
 import logging
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -325,7 +325,7 @@ class BatchAttempt:
             record.batch["result"] = attempt.value
 
 
-def scored_others(table: NodeTable, rows: np.ndarray, raw: dict[str, np.ndarray], total: np.ndarray, pick: int) -> ScoredCandidates:
+def scored_others(table: NodeTable, rows: np.ndarray, raw: Mapping[str, np.ndarray], total: np.ndarray, pick: int) -> ScoredCandidates:
     """The scored candidates other than the one chosen, best first (what the batch keeps)."""
     keep = np.ones(len(rows), dtype=bool)
     keep[pick] = False

@@ -3,13 +3,14 @@ reason (the FitError's detail) and the top-scoring candidates (selectHost's fiel
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 import numpy as np
 
 from ..cache.nodetable import NodeTable
 from ..runtime.framework import REJECTED_NODES_RECORDED, TOP_SCORES_RECORDED, Framework
 from ..runtime.records import CycleRecord, Diagnosis
+from .incremental import CachedScores
 
 
 def record_rejected_nodes(record: CycleRecord, diagnosis: Diagnosis, names: Sequence[str | None]) -> None:
@@ -27,7 +28,7 @@ def record_top_scores(
     table: NodeTable,
     rows: np.ndarray,
     total: np.ndarray,
-    per_plugin: dict[str, np.ndarray],
+    per_plugin: Mapping[str, np.ndarray],
     ties: np.ndarray,
     pick: int,
 ) -> None:
@@ -36,7 +37,7 @@ def record_top_scores(
     top = _recorded_top(total, ties, pick, TOP_SCORES_RECORDED)
     top_rows = rows[top].tolist()
     weights = fw.score_weight_map
-    columns = [(p, s[top].tolist(), weights.get(p, 1)) for p, s in per_plugin.items()]
+    columns = [(p, _at(per_plugin, p, top).tolist(), weights.get(p, 1)) for p in per_plugin]
     record.top_scores = [
         {
             "node": table.names[row],
@@ -45,6 +46,13 @@ def record_top_scores(
         }
         for j, (row, t) in enumerate(zip(top_rows, total[top].tolist(), strict=True))
     ]
+
+
+def _at(per_plugin: Mapping[str, np.ndarray], plugin: str, positions: np.ndarray) -> np.ndarray:
+    """One plugin's scores at `positions` (cached scores are read there only)."""
+    if isinstance(per_plugin, CachedScores):
+        return per_plugin.take(plugin, positions)
+    return per_plugin[plugin][positions]
 
 
 def _recorded_top(total: np.ndarray, ties: np.ndarray, pick: int, k: int) -> np.ndarray:
@@ -63,5 +71,7 @@ def _top_indices(total: np.ndarray, k: int) -> np.ndarray:
     if n <= 4 * k:
         return np.argsort(-total, kind="stable")[:k]
     kth = np.partition(total, n - k)[n - k]  # the k-th largest value
-    candidates = np.flatnonzero(total >= kth)  # ascending indices: ties keep their order
-    return candidates[np.argsort(-total[candidates], kind="stable")[:k]]
+    # Fewer than k are above it; of those equal to it (often thousands) the first ones fill up.
+    above = np.flatnonzero(total > kth)
+    candidates = np.concatenate([above, np.flatnonzero(total == kth)[: k - len(above)]])
+    return candidates[np.argsort(-total[candidates], kind="stable")]

@@ -22,6 +22,7 @@ from __future__ import annotations
 import json
 import os
 from collections import OrderedDict
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -30,8 +31,9 @@ import orjson
 
 from ..api.capabilities import ScoreScope
 from ..api.status import Code
-from ..api.types import CycleState
+from ..api.types import MAX_NODE_SCORE, CycleState
 from ..cache.cluster import ClusterState
+from ..cache.nodetable import NodeView
 from ..cache.podinfo import MemoKey, PodInfo
 from ..runtime.framework import Framework
 from ..runtime.records import CycleRecord, Diagnosis
@@ -79,6 +81,14 @@ class ShapeVerdicts:
     dirty: np.ndarray | None = None  # bool per row: changed since its verdict was computed
     raw: dict[str, np.ndarray] = field(default_factory=dict)  # plugin -> raw score per row
     scored: dict[str, np.ndarray] = field(default_factory=dict)  # plugin -> bool per row: raw is valid
+    # Per plugin, how many rows hold a nonzero raw score, and how many one outside [0, MAX_NODE_SCORE]
+    # (stale rows included: a count of 0 holds for every row).
+    nonzero: dict[str, int] = field(default_factory=dict)
+    out_of_range: dict[str, int] = field(default_factory=dict)
+    # Per set of active score plugins: bool per row, every one of them has a valid raw score there
+    # (`complete`); and there, the weighted sum of those without a NormalizeScore (`fixed`).
+    complete: dict[tuple[str, ...], np.ndarray] = field(default_factory=dict)
+    fixed: dict[tuple[str, ...], np.ndarray] = field(default_factory=dict)
     # Positions of feasible rows within `rows_for` (the table's ordered rows), kept until a verdict flips.
     rows_for: np.ndarray | None = None
     feasible_positions: np.ndarray | None = None
@@ -170,6 +180,8 @@ class IncrementalCycles:
                 found.dirty[changed] = True
                 for mask in found.scored.values():
                     mask[changed] = False
+                for mask in found.complete.values():
+                    mask[changed] = False
                 found.clock = table.row_clock
         self.reused += 1
         return found
@@ -252,30 +264,130 @@ class IncrementalCycles:
                 bucket[reason] = bucket.get(reason, 0) + int(counts[rid])
 
     # ---- raw scores ----------------------------------------------------------------------
-    def raw_scores(
-        self, found: ShapeVerdicts, pod: PodInfo, state: CycleState, feasible: np.ndarray, record: CycleRecord | None
-    ) -> dict[str, np.ndarray]:
-        """Each active score plugin's raw scores over `feasible`, computed only for rows not cached."""
-        fw, table = self.framework, self.cluster.table
+    def prioritize(
+        self, found: ShapeVerdicts, pod: PodInfo, state: CycleState, view: NodeView, record: CycleRecord | None
+    ) -> tuple[Mapping[str, np.ndarray], np.ndarray, Mapping[str, np.ndarray]]:
+        """The score plugins' part of prioritizeNodes over `view` (the sampled feasible rows) from
+        cached raw scores: (raw scores, weighted total, normalized scores per plugin), as
+        `run_raw_scores` then `normalize_scores` give them. Plugins without a NormalizeScore are
+        summed per row when scored, so a cycle gathers one total for them; their per-plugin scores
+        are read only when asked for (a decision record's top nodes)."""
+        fw, feasible = self.framework, view.rows
+        active = tuple(h.plugin for h in fw.points.get("score", ()) if h.plugin not in state.skip_score)
+        complete = self._complete(found, active)
+        known = complete[feasible]
+        if not known.all():
+            self._score(found, pod, state, active, feasible[~known], record)
+        fixed = [p for p in active if p not in fw.normalizers]
+        if any(found.out_of_range[p] for p in fixed):  # the range check reports it: the full path
+            raw = {p: found.raw[p][feasible] for p in active}
+            total, per_plugin = fw.normalize_scores(state, pod, view, raw, record)
+            return raw, total, per_plugin
+        normalized = {p: self._gather(found, p, feasible) for p in active if p in fw.normalizers}
+        total = found.fixed[active][feasible]
+        if normalized:
+            scored, per_normalized = fw.normalize_scores(state, pod, view, normalized, record)
+            total += scored
+        else:
+            per_normalized = {}
+        return (
+            CachedScores(active, found.raw, feasible, normalized),
+            total,
+            CachedScores(active, found.raw, feasible, per_normalized),
+        )
+
+    def _complete(self, found: ShapeVerdicts, active: tuple[str, ...]) -> np.ndarray:
+        """The shape's `complete` mask for this set of active plugins (made from the plugins' own
+        masks the first time, with the weighted sum of the plugins without a NormalizeScore)."""
+        complete = found.complete.get(active)
+        if complete is not None:
+            return complete
         n = len(found.ok)
-        active = [h.plugin for h in fw.points.get("score", ()) if h.plugin not in state.skip_score]
-        missing = np.zeros(len(feasible), dtype=bool)
         for plugin in active:
             if plugin not in found.scored:
                 found.raw[plugin] = np.zeros(n, dtype=np.int64)
                 found.scored[plugin] = np.zeros(n, dtype=bool)
-            missing |= ~found.scored[plugin][feasible]
-        if missing.any():
-            # As for filters: score every feasible row that lacks a score in the one call.
-            lacking = np.zeros(n, dtype=bool)
-            for plugin in active:
-                lacking |= ~found.scored[plugin]
-            lacking &= found.ok & ~found.dirty  # type: ignore[operator]
-            lacking[feasible[missing]] = True
-            sub = np.flatnonzero(lacking)
-            self.rows_rescored += len(sub)
-            fresh = fw.run_raw_scores(state, pod, table.view(sub), self.cluster, self.handle, record)
-            for plugin, scores in fresh.items():
-                found.raw[plugin][sub] = scores
-                found.scored[plugin][sub] = True
-        return {plugin: found.raw[plugin][feasible] for plugin in active}
+                found.nonzero[plugin] = found.out_of_range[plugin] = 0
+        complete = np.ones(n, dtype=bool)
+        fixed = np.zeros(n, dtype=np.int64)
+        weights = self.framework.score_weight_map
+        for plugin in active:
+            complete &= found.scored[plugin]
+            if plugin not in self.framework.normalizers:
+                fixed += found.raw[plugin] * weights.get(plugin, 1)
+        found.complete[active] = complete
+        found.fixed[active] = fixed
+        return complete
+
+    def _score(
+        self, found: ShapeVerdicts, pod: PodInfo, state: CycleState, active: tuple[str, ...], missing: np.ndarray,
+        record: CycleRecord | None,
+    ) -> None:
+        """Score `missing` and, as for filters, every other feasible row that lacks a score (one call)."""
+        fw = self.framework
+        complete = found.complete[active]
+        lacking = ~complete
+        lacking &= found.ok & ~found.dirty  # type: ignore[operator]
+        lacking[missing] = True
+        sub = np.flatnonzero(lacking)
+        self.rows_rescored += len(sub)
+        fresh = fw.run_raw_scores(state, pod, self.cluster.table.view(sub), self.cluster, self.handle, record)
+        weights = fw.score_weight_map
+        fixed = np.zeros(len(sub), dtype=np.int64)
+        for plugin, scores in fresh.items():
+            before = found.raw[plugin][sub]
+            found.nonzero[plugin] += int(np.count_nonzero(scores)) - int(np.count_nonzero(before))
+            if plugin not in fw.normalizers:
+                found.out_of_range[plugin] += _out_of_range(scores) - _out_of_range(before)
+                fixed += scores * weights.get(plugin, 1)
+            found.raw[plugin][sub] = scores
+            found.scored[plugin][sub] = True
+        complete[sub] = True
+        found.fixed[active][sub] = fixed
+
+    @staticmethod
+    def _gather(found: ShapeVerdicts, plugin: str, feasible: np.ndarray) -> np.ndarray:
+        """A plugin's cached raw scores over `feasible` (zeros without a gather when it has none)."""
+        if found.nonzero[plugin]:
+            return found.raw[plugin][feasible]
+        return np.zeros(len(feasible), dtype=np.int64)
+
+
+def _out_of_range(scores: np.ndarray) -> int:
+    """How many scores lie outside [0, MAX_NODE_SCORE] (one reduction: negatives read as huge)."""
+    return int(np.count_nonzero(scores.view(np.uint64) > MAX_NODE_SCORE)) if scores.size else 0
+
+
+class CachedScores(Mapping[str, np.ndarray]):
+    """Scores per plugin over a cycle's sampled rows, in the active plugins' order: those given,
+    and the others gathered from the shape's cached raw scores when first read. `take` reads a
+    few candidates' scores without the whole gather."""
+
+    def __init__(
+        self, order: tuple[str, ...], cached: Mapping[str, np.ndarray], rows: np.ndarray, given: dict[str, np.ndarray]
+    ) -> None:
+        self._order = order
+        self._cached = cached
+        self._rows = rows
+        self._values = dict(given)
+
+    def __getitem__(self, plugin: str) -> np.ndarray:
+        found = self._values.get(plugin)
+        if found is None:
+            if plugin not in self._order:
+                raise KeyError(plugin)
+            found = self._values[plugin] = self._cached[plugin][self._rows]
+        return found
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._order)
+
+    def __len__(self) -> int:
+        return len(self._order)
+
+    def take(self, plugin: str, positions: np.ndarray) -> np.ndarray:
+        """The plugin's scores at `positions` of the sampled rows."""
+        found = self._values.get(plugin)
+        if found is not None:
+            return found[positions]
+        return self._cached[plugin][self._rows[positions]]

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import logging
 import time
+from collections.abc import Mapping
 from typing import cast
 
 import numpy as np
@@ -219,7 +220,7 @@ class ScheduleOne(SchedulerState):
         view: NodeView,
         verdicts: ShapeVerdicts | None,
         record: CycleRecord | None,
-    ) -> tuple[dict[str, np.ndarray], np.ndarray, dict[str, np.ndarray]]:
+    ) -> tuple[Mapping[str, np.ndarray], np.ndarray, Mapping[str, np.ndarray]]:
         """prioritizeNodes: PreScore, the score plugins (node-local ones from the incremental cache
         when it applies) normalized and weighted, plus the prioritize extenders. Returns the raw
         scores, the totals and the weighted scores per plugin."""
@@ -228,12 +229,15 @@ class ScheduleOne(SchedulerState):
         prioritizing = start_prioritize(fw.extenders, pod, table, view.rows) if fw.extenders else None
         fw.run_pre_score(state, pod, view, cluster, handle, record)
         inc = self.incremental_for(fw) if verdicts is not None else None
+        raw: Mapping[str, np.ndarray]
+        per_plugin: Mapping[str, np.ndarray]
         if verdicts is not None and inc is not None and inc.scores_node_local(state):
-            raw = inc.raw_scores(verdicts, pod, state, view.rows, record)
+            raw, total, per_plugin = inc.prioritize(verdicts, pod, state, view, record)
         else:
             raw = fw.run_raw_scores(state, pod, view, cluster, handle, record)
-        total, per_plugin = fw.normalize_scores(state, pod, view, raw, record)
+            total, per_plugin = fw.normalize_scores(state, pod, view, raw, record)
         if prioritizing:
+            per_plugin = dict(per_plugin)
             add_extender_scores(prioritizing, table, view.rows, total, per_plugin, record)
         return raw, total, per_plugin
 
@@ -244,7 +248,7 @@ class ScheduleOne(SchedulerState):
         rows: np.ndarray,
         total: np.ndarray,
         fw: Framework,
-        per_plugin: dict[str, np.ndarray],
+        per_plugin: Mapping[str, np.ndarray],
         record: CycleRecord | None,
     ) -> int:
         """selectHost: the best total; a tie goes to the tie breaker, else the seeded RNG. Returns
