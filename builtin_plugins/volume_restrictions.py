@@ -130,6 +130,7 @@ class VolumeRestrictions:
         "PersistentVolumeClaim/Add": "is_schedulable_after_persistent_volume_claim_added",
     }
     requeue_on = frozenset({*queueing_hints, "Node/Add"})
+    pod_indexes = {_INDEX_KEY: VolumeUsage}
 
     def is_schedulable_after_persistent_volume_claim_added(self, pod: PodView, old: Any, new: Any) -> bool:
         """isSchedulableAfterPersistentVolumeClaimAdded: the new claim is one the pod uses."""

@@ -8,6 +8,7 @@ from kubeberth.api.capabilities import capabilities_of
 from kubeberth.errors import PluginLoadError
 from kubeberth.runtime.config import parse_configuration
 from kubeberth.runtime.generation import build_generation
+from kubeberth.testing import SchedulerTester, make_node, make_pod
 
 
 class Picky:
@@ -46,6 +47,7 @@ def test_declarations_are_read_and_defaults_are_safe() -> None:
         ("requeue_on", {"Node/Added"}, "requeue_on: ['Node/Added'] are not events"),
         ("filter_scope", "node", "filter_scope must be a FilterScope, got 'node'"),
         ("pre_filter_state", True, "pre_filter_state must be a PreFilterState, got True"),
+        ("pod_indexes", {"Plain.used": "UsedIndex"}, "pod_indexes must map index keys to factories"),
     ],
 )
 def test_a_bad_declaration_fails_the_generation_naming_the_plugin(attr: str, value: object, message: str) -> None:
@@ -128,3 +130,41 @@ def test_bad_queueing_hints_name_the_problem(hints: object, message: str) -> Non
     plugin.queueing_hints = hints  # type: ignore[assignment]
     with pytest.raises(TypeError, match=message):
         capabilities_of(plugin)
+
+
+class Counted:
+    """A PodIndex that counts the pods it was given."""
+
+    def __init__(self, _cluster: object) -> None:
+        self.added = 0
+
+    def pod_added(self, pod: object, row: int) -> None:
+        self.added += 1
+
+    def pod_removed(self, pod: object, row: int) -> None:
+        self.added -= 1
+
+
+class Indexed:
+    name = "Indexed"
+    pod_indexes = {"Indexed.counted": Counted}
+
+    @hookimpl
+    def filter(self, nodes):  # noqa: ANN001, ANN201
+        return None
+
+
+def test_declared_pod_indexes_are_built_once_the_initial_lists_are_applied() -> None:
+    placed = [make_pod(f"r{i}", "100m", "64Mi", nodeName="n1") for i in range(3)]
+    with SchedulerTester([Indexed], objects=[make_node("n1"), *placed]) as t:
+        t.sync()
+        indexes = t.cluster._indexes
+        assert indexes["Indexed.counted"].added == 3  # before any cycle read it
+        assert "InterPodAffinity.existingTerms" not in indexes  # not enabled here: not built
+        t.add(make_pod("r3", "100m", "64Mi", nodeName="n1"))
+        t.sync()
+        assert indexes["Indexed.counted"].added == 4  # then kept as pods come and go
+    with SchedulerTester(default_plugins=True, objects=[make_node("n1"), *placed]) as t:
+        t.sync()
+        assert {"InterPodAffinity.existingTerms", "NodePorts.used_host_ports", "VolumeRestrictions.usage",
+                "PodTopologySpread.terminating"} <= set(t.cluster._indexes)

@@ -46,6 +46,7 @@ class InterPodAffinity:
     name = "InterPodAffinity"
     pre_filter_state = PreFilterState.SELF_UPDATING
     Args = InterPodAffinityArgs
+    pod_indexes = {INDEX_KEY: ExistingTermIndex}
 
     queueing_hints = {
         "Node/Add": "is_schedulable_after_node_change",

@@ -118,7 +118,10 @@ CONSTRAINTS_WITHOUT_MATCH_LABEL_KEYS: dict[str, MemoKey[list[SpreadConstraint]]]
 }
 
 
-class _Terminating:
+TERMINATING_INDEX_KEY = "PodTopologySpread.terminating"
+
+
+class Terminating:
     """PodIndex of placed pods being deleted: spreading does not count them (#87621)."""
 
     def __init__(self, _cluster: ClusterView) -> None:
@@ -136,7 +139,7 @@ def pod_counts(cluster: ClusterView, selector: LabelSelector, namespace: str) ->
     """Matching non-terminating pods of `namespace` per table row."""
     ns_mask = group_columns(cluster).namespace_mask((namespace,))
     counts = matching_pod_counts(cluster, selector, ns_mask)
-    terminating = cluster.index("PodTopologySpread.terminating", _Terminating)
+    terminating = cluster.index(TERMINATING_INDEX_KEY, Terminating)
     for pod, row in terminating.pods.values():
         if pod.namespace == namespace and selector.matches(pod.labels):
             counts[row] -= 1

@@ -33,7 +33,9 @@ from .common import (
     DO_NOT_SCHEDULE,
     SCHEDULE_ANYWAY,
     SYSTEM_DEFAULT_CONSTRAINTS,
+    TERMINATING_INDEX_KEY,
     SpreadConstraint,
+    Terminating,
     default_selector,
     parse_constraints,
 )
@@ -78,6 +80,7 @@ class PodTopologySpread:
     name = "PodTopologySpread"
     pre_filter_state = PreFilterState.SELF_UPDATING
     Args = PodTopologySpreadArgs
+    pod_indexes = {TERMINATING_INDEX_KEY: Terminating}
     queueing_hints = {
         "Node/Add": "is_schedulable_after_node_change",
         "Node/UpdateNodeLabel": "is_schedulable_after_node_change",

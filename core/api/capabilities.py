@@ -11,6 +11,7 @@ attributes, all optional, read once when a generation is built:
         filter_scope = FilterScope.NODE_RESOURCES                  # reads its node's requests only
         pre_filter_state = PreFilterState.NO_POD_DATA              # nothing to redo on what-ifs
         queueing_hints = {"Node/Update": "gpus_added"}            # QueueingHintFn, per event
+        pod_indexes = {"GpuFit.used": GpuUse}                      # cluster.index keys it reads
 
 A queueing hint narrows `requeue_on` per pod, as kube-scheduler's QueueingHintFn does: the named
 method is called as `hint(pod, old, new)` for a pod this plugin rejected, with the changed object
@@ -26,6 +27,11 @@ An event of a custom resource is named `<plural>.<version>.<group>` (kube-schedu
 list+watches that resource (the scheduler's service account needs list and watch on it); the embedded
 backend produces no such events.
 
+`pod_indexes` names the incremental pod indexes the plugin reads with `cluster.index(key, factory)`:
+the scheduler builds them once the initial lists are applied (and when a generation that declares
+one is swapped in), so the first cycle that reads one does not walk every placed pod first (at
+650,000 running pods, a tenth of a second). An undeclared index is built where it is first read.
+
 The defaults are the safe ones: any event may help (requeue on everything), the filter may read
 any pod anywhere, and PreFilter is re-run for every hypothetical check preemption makes.
 """
@@ -36,7 +42,7 @@ import enum
 import inspect
 import logging
 import re
-from collections.abc import Callable, Collection, Mapping
+from collections.abc import Callable, Collection, Hashable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -222,6 +228,8 @@ class Capabilities:
     queueing_hints: Mapping[str, QueueingHint] = field(default_factory=dict, compare=False, hash=False)
     score_scope: ScoreScope = ScoreScope.CLUSTER
     hints_with_cluster: frozenset[str] = frozenset()  # events whose hint takes `cluster` too
+    # The pod indexes the plugin reads with `cluster.index(key, factory)`: built as the cache loads.
+    pod_indexes: Mapping[Hashable, Callable[[Any], Any]] = field(default_factory=dict, compare=False, hash=False)
 
     def interested_in(self, event: str) -> bool:
         """Can `event` ("Kind/Action") make a pod this plugin rejected schedulable?"""
@@ -308,4 +316,7 @@ def capabilities_of(plugin: Any) -> Capabilities:
     score_scope = getattr(plugin, "score_scope", ScoreScope.CLUSTER)
     if not isinstance(score_scope, ScoreScope):
         raise TypeError(f"score_scope must be a ScoreScope, got {score_scope!r}")
-    return Capabilities(requeue_on, scope, state, hints, score_scope, frozenset(with_cluster))
+    indexes = getattr(plugin, "pod_indexes", None) or {}
+    if not isinstance(indexes, Mapping) or not all(callable(f) for f in indexes.values()):
+        raise TypeError(f"pod_indexes must map index keys to factories (cluster -> index), got {indexes!r}")
+    return Capabilities(requeue_on, scope, state, hints, score_scope, frozenset(with_cluster), dict(indexes))

@@ -9,7 +9,7 @@ still in flight — are accounted in the NodeTable and in every registered PodIn
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Callable, Hashable, Iterable, Iterator
+from collections.abc import Callable, Hashable, Iterable, Iterator, Mapping
 from typing import TYPE_CHECKING, Any, Protocol, TypeVar, cast
 
 import numpy as np
@@ -128,6 +128,18 @@ class ClusterState:
             self._indexes[key] = built
             return built
         return found  # type: ignore[return-value]  # the factory registered under `key` built it
+
+    def build_indexes(self, factories: Mapping[Hashable, Callable[[ClusterView], Any]]) -> None:
+        """Build, in one pass over the placed pods, the indexes of `factories` not built yet."""
+        built = {key: factory(self) for key, factory in factories.items() if key not in self._indexes}
+        if not built:
+            return
+        adders = [index.pod_added for index in built.values()]
+        for row, pods in self.pods_on.items():
+            for pod in pods.values():
+                for add in adders:
+                    add(pod, row)
+        self._indexes.update(built)
 
     # ---- nodes -------------------------------------------------------------------------
     def upsert_node(self, node: dict[str, Any]) -> int:

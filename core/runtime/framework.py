@@ -25,7 +25,7 @@ the hookspecs' argument names stay the contract.
 from __future__ import annotations
 
 import logging
-from collections.abc import Sequence
+from collections.abc import Callable, Hashable, Sequence
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -139,6 +139,10 @@ class Framework:
     def capabilities_of(self, plugin: str) -> Capabilities:
         found = self.capabilities.get(plugin)
         return found if found is not None else Capabilities()
+
+    def pod_indexes(self) -> dict[Hashable, Callable[[Any], Any]]:
+        """The pod indexes the enabled plugins declare (`pod_indexes`), by key."""
+        return {key: factory for caps in self.capabilities.values() for key, factory in caps.pod_indexes.items()}
 
     def interested(
         self, plugin: str, event: str, pod: PodInfo | None = None, old: Any = None, new: Any = None,

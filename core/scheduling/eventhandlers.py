@@ -79,6 +79,8 @@ class EventHandlers(SchedulerState):
             self.generation = event.generation
             fw = event.generation.default_profile
             self.queue.resort(fw.queue_sort_key, self._pre_enqueue)
+            if "Pod" in self.synced_kinds:
+                self.build_pod_indexes()
             log.info("now scheduling with generation %s", event.generation.id)
         elif callable(event):
             event()
@@ -166,7 +168,13 @@ class EventHandlers(SchedulerState):
         """The initial lists are applied (pods last; a custom resource that cannot be listed has
         settled without a list): the garbage collector's load pause ends."""
         if self.load_pause.active and "Pod" in self.synced_kinds and self.backend.ready():
+            self.build_pod_indexes()  # still paused: what the build allocates is frozen with the cache
             self.load_pause.end()
+
+    def build_pod_indexes(self) -> None:
+        """Build the pod indexes the generation's plugins declare and the cache lacks."""
+        declared = {key: f for fw in self.generation.profiles.values() for key, f in fw.pod_indexes().items()}
+        self.cluster.build_indexes(declared)
 
     def _apply_pod_event(self, typ: str, obj: dict[str, Any]) -> None:
         """One pod watch event into the cache and the queue: a delete, a bound or finished pod, or a pending one."""
