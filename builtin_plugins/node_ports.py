@@ -117,7 +117,8 @@ class NodePorts:
     # pod is retried with backoff, "the same as Queue"). Pod updates are ignored: ports are immutable.
     queueing_hints = {"Pod/Delete": "is_schedulable_after_assigned_pod_deleted"}
     requeue_on = frozenset({"Pod/Delete", "Node/Add"})
-    pod_indexes = {_INDEX_KEY: UsedHostPorts}
+    # The host-port index is not declared (pod_indexes): built for the first pod that asks for a
+    # host port, as most clusters' pods never do (a third of a second at 650,000 placed pods).
 
     def is_schedulable_after_assigned_pod_deleted(self, pod: PodView, old: Any, new: Any) -> bool:
         """isSchedulableAfterAssignedPodDeleted: the deleted pod was placed (or nominated) and freed

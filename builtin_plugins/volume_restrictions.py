@@ -130,7 +130,8 @@ class VolumeRestrictions:
         "PersistentVolumeClaim/Add": "is_schedulable_after_persistent_volume_claim_added",
     }
     requeue_on = frozenset({*queueing_hints, "Node/Add"})
-    pod_indexes = {_INDEX_KEY: VolumeUsage}
+    # The volume index is not declared (pod_indexes): built for the first pod with a volume it
+    # checks, as many pods have none (0.6 s and a memo per placed pod at 650,000 placed pods).
 
     def is_schedulable_after_persistent_volume_claim_added(self, pod: PodView, old: Any, new: Any) -> bool:
         """isSchedulableAfterPersistentVolumeClaimAdded: the new claim is one the pod uses."""

@@ -166,5 +166,4 @@ def test_declared_pod_indexes_are_built_once_the_initial_lists_are_applied() -> 
         assert indexes["Indexed.counted"].added == 4  # then kept as pods come and go
     with SchedulerTester(default_plugins=True, objects=[make_node("n1"), *placed]) as t:
         t.sync()
-        assert {"InterPodAffinity.existingTerms", "NodePorts.used_host_ports", "VolumeRestrictions.usage",
-                "PodTopologySpread.terminating"} <= set(t.cluster._indexes)
+        assert {"InterPodAffinity.existingTerms", "PodTopologySpread.terminating"} <= set(t.cluster._indexes)
