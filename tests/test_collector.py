@@ -9,16 +9,18 @@ from collections.abc import Iterator
 import pytest
 from kubeberth.backends.embedded import EmbeddedCluster
 from kubeberth.runtime.generation import build_generation
-from kubeberth.scheduling.collector import LoadPause
+from kubeberth.scheduling.collector import FULL_COLLECTION_AFTER, LoadPause
 from kubeberth.scheduling.scheduler import Scheduler, VirtualClock
 
 
 @pytest.fixture(autouse=True)
 def collector_on() -> Iterator[None]:
     gc.enable()
+    threshold = gc.get_threshold()
     yield
     gc.enable()
     gc.unfreeze()
+    gc.set_threshold(*threshold)
 
 
 def test_the_collector_is_off_during_the_load_and_the_loaded_objects_are_frozen_after() -> None:
@@ -30,17 +32,20 @@ def test_the_collector_is_off_during_the_load_and_the_loaded_objects_are_frozen_
     pause.end()
     assert gc.isenabled()
     assert gc.get_freeze_count() >= frozen_before + len(loaded)
+    assert gc.get_threshold()[2] == FULL_COLLECTION_AFTER  # full collections wait longer after it
     pause.end()  # again (shutdown after the sync): nothing more
     assert gc.isenabled()
 
 
 def test_a_small_load_is_not_frozen() -> None:
     pause = LoadPause(freeze_at=100_000)
+    threshold = gc.get_threshold()
     pause.begin()
     loaded = [[i] for i in range(2000)]  # tracked by the collector (lists)
     frozen_before = gc.get_freeze_count()
     pause.end()
     assert gc.isenabled() and gc.get_freeze_count() == frozen_before and loaded
+    assert gc.get_threshold() == threshold  # full collections as before
 
 
 def test_two_loads_in_one_process_resume_the_collector_when_the_last_ends() -> None:
