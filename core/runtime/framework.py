@@ -297,12 +297,15 @@ class Framework:
 
     def normalize_scores(
         self, state: CycleState, pod: PodInfo, nodes: NodeView, raw_scores: dict[str, np.ndarray],
-        record: Recorder | None = None,
+        record: Recorder | None = None, owned: bool = False,
     ) -> tuple[np.ndarray, dict[str, np.ndarray]]:
         """NormalizeScore per plugin, range check and weights (kube-scheduler's NormalizeScores).
 
-        `raw_scores` is left as it is (a normalizer may work in place on its own copy)."""
-        return score_points.normalize_scores(self.normalizers, self.score_weight_map, state, pod, nodes, raw_scores)
+        `raw_scores` is left as it is (a normalizer may work in place on its own copy), unless
+        `owned`: the caller gives the arrays up."""
+        return score_points.normalize_scores(
+            self.normalizers, self.score_weight_map, state, pod, nodes, raw_scores, owned
+        )
 
     # ---- reserve, permit and the binding cycle (bind_points) -------------------------------
     def run_reserve(self, state: CycleState, pod: PodInfo, node: str, cluster: ClusterState, handle: Handle) -> Status:

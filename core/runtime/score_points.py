@@ -73,19 +73,20 @@ def run_raw_scores(
 
 def normalize_scores(
     normalizers: Mapping[str, BoundHook], weights: Mapping[str, int], state: CycleState, pod: PodInfo,
-    nodes: NodeView, raw_scores: dict[str, np.ndarray],
+    nodes: NodeView, raw_scores: dict[str, np.ndarray], owned: bool = False,
 ) -> tuple[np.ndarray, dict[str, np.ndarray]]:
     """NormalizeScore per plugin, range check and weights (kube-scheduler's NormalizeScores):
     (weighted total, normalized scores per plugin).
 
-    `raw_scores` is left as it is (a normalizer may work in place on its own copy)."""
+    `raw_scores` is left as it is (a normalizer may work in place on its own copy), unless the
+    caller `owned` the arrays and gives them up (no copy)."""
     total = np.zeros(len(nodes), dtype=np.int64)
     per_plugin: dict[str, np.ndarray] = {}
     for plugin, raw in raw_scores.items():
         scores = raw
         normalizer = normalizers.get(plugin)
         if normalizer is not None:
-            scores = _normalized(normalizer, state, pod, nodes, raw.copy())
+            scores = _normalized(normalizer, state, pod, nodes, raw if owned else raw.copy())
         # One reduction for both bounds: a negative score viewed as unsigned is above the maximum.
         if scores.dtype != np.int64:
             scores = scores.astype(np.int64)

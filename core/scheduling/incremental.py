@@ -92,12 +92,14 @@ class ShapeVerdicts:
     # Positions of feasible rows within `rows_for` (the table's ordered rows), kept until a verdict flips.
     rows_for: np.ndarray | None = None
     feasible_positions: np.ndarray | None = None
+    feasible_rows: np.ndarray | None = None  # rows_for[feasible_positions]
 
     def positions(self, rows: np.ndarray) -> np.ndarray:
         """Ascending positions in `rows` of the rows that pass every filter."""
         if self.rows_for is not rows or self.feasible_positions is None:
             self.rows_for = rows
             self.feasible_positions = np.flatnonzero(self.ok[rows])
+            self.feasible_rows = rows[self.feasible_positions]
         return self.feasible_positions
 
 
@@ -200,23 +202,27 @@ class IncrementalCycles:
 
     def window(
         self, found: ShapeVerdicts, pod: PodInfo, state: CycleState, rows: np.ndarray, start: int, want: int
-    ) -> tuple[np.ndarray, int]:
+    ) -> tuple[np.ndarray, np.ndarray, int]:
         """kube-scheduler's sampling over known verdicts: positions in `rows` of the first `want`
-        feasible rows from `start` (wrapping), and how many rows that scans. Changed rows inside
-        the scanned range are evaluated first, until none is left there."""
+        feasible rows from `start` (wrapping), those rows, and how many rows that scans. Changed
+        rows inside the scanned range are evaluated first, until none is left there."""
         n = len(rows)
         assert found.dirty is not None
         while True:
             positions = found.positions(rows)  # feasible positions in `rows`, ascending
-            first = int(np.searchsorted(positions, start))
-            taken = positions[first : first + want]
+            feasible_rows = found.feasible_rows
+            assert feasible_rows is not None
+            first = int(positions.searchsorted(start))
+            taken, taken_rows = positions[first : first + want], feasible_rows[first : first + want]
             if len(taken) < want:  # wrap around to the rows before the start
-                taken = np.concatenate([taken, positions[: min(first, want - len(taken))]])
+                more = min(first, want - len(taken))
+                taken = np.concatenate([taken, positions[:more]])
+                taken_rows = np.concatenate([taken_rows, feasible_rows[:more]])
             processed = (int(taken[-1]) - start) % n + 1 if len(taken) >= want else n
             end = start + processed
             scanned = rows[start:end] if end <= n else np.concatenate([rows[start:], rows[: end - n]])
             if not found.dirty[scanned].any():
-                return taken, processed
+                return taken, taken_rows, processed
             # A plugin call costs about the same for one row as for thousands: evaluate every
             # changed row now, so the next windows (which rarely reach a row changed since) need none.
             stale = np.flatnonzero(found.dirty)
@@ -285,13 +291,13 @@ class IncrementalCycles:
             return raw, total, per_plugin
         normalized = {p: self._gather(found, p, feasible) for p in active if p in fw.normalizers}
         total = found.fixed[active][feasible]
-        if normalized:
-            scored, per_normalized = fw.normalize_scores(state, pod, view, normalized, record)
+        if normalized:  # fresh arrays, given up to the normalizers (the raw scores are read again if asked)
+            scored, per_normalized = fw.normalize_scores(state, pod, view, normalized, record, owned=True)
             total += scored
         else:
             per_normalized = {}
         return (
-            CachedScores(active, found.raw, feasible, normalized),
+            CachedScores(active, found.raw, feasible, {}),
             total,
             CachedScores(active, found.raw, feasible, per_normalized),
         )

@@ -295,13 +295,13 @@ class ScheduleOne(SchedulerState):
         want = num_feasible_nodes_to_find(n, fw.percentage_of_nodes_to_score)
         start = self.next_start_index % n
         inc = self.incremental_for(fw)
-        taken, processed = inc.window(verdicts, pod, state, rows, start, want)
+        taken, taken_rows, processed = inc.window(verdicts, pod, state, rows, start, want)
         if len(taken):  # an unschedulable pod takes the full pass (and moves the start there)
             self.next_start_index = (start + processed) % n
             if record is not None and len(verdicts.reason_sets) > 1:  # some node was ever rejected
                 looked = (start + np.arange(processed)) % n
                 inc.record_rejections(verdicts, rows[looked], record)
-        return rows[taken], processed
+        return taken_rows, processed
 
     def _filter_sampled(
         self,
