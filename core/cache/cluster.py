@@ -119,15 +119,9 @@ class ClusterState:
     # ---- indexes -----------------------------------------------------------------------
     def index(self, key: Hashable, factory: Callable[[ClusterView], IndexT]) -> IndexT:
         """Get or build an incremental pod index; built from current placements, then kept."""
-        found = self._indexes.get(key)
-        if found is None:
-            built = factory(self)
-            for row, pods in self.pods_on.items():
-                for pod in pods.values():
-                    built.pod_added(pod, row)
-            self._indexes[key] = built
-            return built
-        return found  # type: ignore[return-value]  # the factory registered under `key` built it
+        if key not in self._indexes:
+            self.build_indexes({key: factory})
+        return self._indexes[key]  # type: ignore[return-value]  # the factory registered under `key` built it
 
     def build_indexes(self, factories: Mapping[Hashable, Callable[[ClusterView], Any]]) -> None:
         """Build, in one pass over the placed pods, the indexes of `factories` not built yet."""

@@ -315,14 +315,10 @@ class IncrementalCycles:
                 found.scored[plugin] = np.zeros(n, dtype=bool)
                 found.nonzero[plugin] = found.out_of_range[plugin] = 0
         complete = np.ones(n, dtype=bool)
-        fixed = np.zeros(n, dtype=np.int64)
-        weights = self.framework.score_weight_map
         for plugin in active:
             complete &= found.scored[plugin]
-            if plugin not in self.framework.normalizers:
-                fixed += found.raw[plugin] * weights.get(plugin, 1)
         found.complete[active] = complete
-        found.fixed[active] = fixed
+        found.fixed[active] = self._fixed_sum({p: found.raw[p] for p in active}, n)
         return complete
 
     def _score(
@@ -338,18 +334,24 @@ class IncrementalCycles:
         sub = np.flatnonzero(lacking)
         self.rows_rescored += len(sub)
         fresh = fw.run_raw_scores(state, pod, self.cluster.table.view(sub), self.cluster, self.handle, record)
-        weights = fw.score_weight_map
-        fixed = np.zeros(len(sub), dtype=np.int64)
         for plugin, scores in fresh.items():
             before = found.raw[plugin][sub]
             found.nonzero[plugin] += int(np.count_nonzero(scores)) - int(np.count_nonzero(before))
             if plugin not in fw.normalizers:
                 found.out_of_range[plugin] += _out_of_range(scores) - _out_of_range(before)
-                fixed += scores * weights.get(plugin, 1)
             found.raw[plugin][sub] = scores
             found.scored[plugin][sub] = True
         complete[sub] = True
-        found.fixed[active][sub] = fixed
+        found.fixed[active][sub] = self._fixed_sum(fresh, len(sub))
+
+    def _fixed_sum(self, scores: Mapping[str, np.ndarray], n: int) -> np.ndarray:
+        """The weighted sum of the scores of the plugins without a NormalizeScore (n rows)."""
+        weights = self.framework.score_weight_map
+        fixed = np.zeros(n, dtype=np.int64)
+        for plugin, values in scores.items():
+            if plugin not in self.framework.normalizers:
+                fixed += values * weights.get(plugin, 1)
+        return fixed
 
     @staticmethod
     def _gather(found: ShapeVerdicts, plugin: str, feasible: np.ndarray) -> np.ndarray:
