@@ -136,6 +136,7 @@ class _Permit:
                     w.reject(self.name, "rejectAllPods")
                 log.warning("TRIGGER %s %s %s pending %d -> %d", self.name, action, w.pod.key, before,
                             len(w.pending_plugins))
+            log.warning("TRIGGERED %s by %s", self.name, pod.key)  # every TRIGGER line is written
         return None
 
 
@@ -849,7 +850,9 @@ def _trigger(case: Case, ns: str, profile: str, action: str, plugin: str) -> lis
     def logged() -> list[str]:
         return [x for x in case.kb.log_text()[start:].splitlines() if marker in x]
 
-    wait_for(lambda: _count(case, start, plugin, "permit", f"{ns}/{name}") >= 1, 10, f"{name}'s Permit")
+    # Until its Permit has returned: its CALL line comes before the TRIGGER lines it writes.
+    done = f"TRIGGERED {plugin} by {ns}/{name}"
+    wait_for(lambda: done in case.kb.log_text()[start:], 10, f"{name}'s Permit")
     return logged()
 
 
