@@ -9,6 +9,7 @@ import logging
 import threading
 import time
 from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -38,6 +39,7 @@ class BindHangs:
     name = "BindHangs"
     looped: set[str] = set()
     unreserved: list[str] = []
+    released = False  # set by a test that fails with a worker still looping (its teardown would hang)
 
     @hookimpl
     def permit(self, pod: PodView) -> PermitResult | None:
@@ -48,7 +50,7 @@ class BindHangs:
         how = pod.labels.get("hang")
         if how == "loop" and pod.uid not in self.looped:
             self.looped.add(pod.uid)
-            while True:
+            while not BindHangs.released:
                 pass
         if how == "sleep":
             time.sleep(1.0)
@@ -67,15 +69,16 @@ def fast_watchdog(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(watchdog, "INTERVAL_SECONDS", 0.1)
 
 
-@pytest.fixture
-def binding() -> Iterator[tuple[EmbeddedCluster, SchedulerMetrics, list[CycleRecord]]]:
+@contextmanager
+def serving(timeout: float) -> Iterator[tuple[Scheduler, EmbeddedCluster, SchedulerMetrics, list[CycleRecord]]]:
+    """A scheduler with BindHangs serving three nodes (`timeout` 0: no watchdog of its own)."""
     config = SchedulerConfiguration.model_validate({
         "podInitialBackoffSeconds": 1, "podMaxBackoffSeconds": 2,
         "profiles": [{"schedulerName": PROFILE, "plugins": {"multiPoint": {"enabled": [{"name": "BindHangs"}]}}}],
     })
     gen = build_generation(config=config, extra_plugins=[BindHangs])
     backend = EmbeddedCluster([make_node(f"n{i}", "8", "16Gi", pods=50) for i in range(3)])
-    s = Scheduler(gen, backend, seed=1, plugin_timeout_seconds=BOUND)
+    s = Scheduler(gen, backend, seed=1, plugin_timeout_seconds=timeout)
     metrics = SchedulerMetrics()
     Observability(metrics=metrics).attach(s)
     bindings: list[CycleRecord] = []
@@ -84,12 +87,33 @@ def binding() -> Iterator[tuple[EmbeddedCluster, SchedulerMetrics, list[CycleRec
     stop = threading.Event()
     loop = threading.Thread(target=s.run, args=(stop,), name="test-loop", daemon=True)
     loop.start()
-    yield backend, metrics, bindings
-    stop.set()
-    loop.join(timeout=10)
-    assert not loop.is_alive()
-    backend.stop()
-    s.shutdown(wait=True)
+    try:
+        yield s, backend, metrics, bindings
+    finally:
+        stop.set()
+        loop.join(timeout=10)
+        assert not loop.is_alive()
+        backend.stop()
+        s.shutdown(wait=True)
+
+
+@contextmanager
+def released_after() -> Iterator[None]:
+    try:
+        yield
+    finally:
+        BindHangs.released = True
+
+
+@pytest.fixture(autouse=True)
+def looping() -> None:
+    BindHangs.released = False
+
+
+@pytest.fixture
+def binding() -> Iterator[tuple[EmbeddedCluster, SchedulerMetrics, list[CycleRecord]]]:
+    with serving(BOUND) as (_, backend, metrics, bindings):
+        yield backend, metrics, bindings
 
 
 def pod(name: str, **labels: str) -> dict[str, Any]:
@@ -136,13 +160,42 @@ def test_binding_step_blocked_in_c_is_reported_and_a_permit_wait_is_not(binding,
     assert not any("default/waiter" in m for m in caplog.messages)
 
 
+@pytest.mark.timeout(40)
+def test_a_watchdog_watches_its_own_schedulers_workers_and_keeps_interrupting_until_the_call_ends() -> None:
+    """Another scheduler's binding workers in the same process are not this watchdog's (a CI run had a
+    stuck worker of one test's scheduler quarantine a file in the next test's); an interruption that is
+    not taken (here: taken back by hand, as a lost wake-up or a starved thread would leave it) is raised
+    again at a later look while the worker is still in the call, instead of leaving it spinning for ever."""
+    hangs: list[Any] = []
+    with serving(0) as (s, backend, _metrics, bindings), released_after():
+        backend.apply(pod("spinner", hang="loop"))
+        wait_for(lambda: "spinner" in BindHangs.looped, 10, "the PreBind spinning")
+        time.sleep(BOUND)
+        other = watchdog.Watchdog(BOUND, lambda: 0, hangs.append)  # another scheduler's: no workers of its own
+        assert other.check_bindings() == [] and hangs == []
+        mine = watchdog.Watchdog(BOUND, lambda: 0, hangs.append, workers=s.pool.idents)
+        assert mine.check_bindings() == []  # the call seen for the first time
+        (hang,) = mine.check_bindings(now=time.monotonic() + BOUND)
+        assert hang.plugin == "BindHangs" and hang.extension_point == "pre_bind" and hang.interrupted
+        (ident,) = [i for i, step in mine._steps.items() if step.raised]
+        watchdog._set_async_exc(ident, None)  # the interruption is lost
+        time.sleep(0.2)
+        assert "spinner" in BindHangs.looped and not any(r.uid == "spinner" for r in bindings)
+        later = time.monotonic() + BOUND + watchdog.STARVED_GRACE_SECONDS
+        assert mine.check_bindings(now=later) == []  # raised again, not reported again
+        failed = wait_for(lambda: next((r for r in bindings if r.uid == "spinner"), None), 10, "the binding's end")
+        assert failed.binding is not None and "PluginTimeout" in failed.binding["message"]
+        assert len(hangs) == 1  # reported once
+        wait_for(lambda: bound(backend, "spinner"), 10, "the pod bound on its retry")
+
+
 # A backoff far longer than "at once" even on a loaded machine; a pod rate it keeps up with (a backlog
 # in the active queue would delay an activated pod too).
 BACKOFF_SECONDS = 30
 BACKOFF_CONFIG = ZONED_CONFIG.replace(
     "profiles:", f"podInitialBackoffSeconds: {BACKOFF_SECONDS}\npodMaxBackoffSeconds: 60\nprofiles:"
 )
-RATE = 40
+RATE = 200
 PRE_BIND_LOOP = zoned("zone-a") + '''
     @hookimpl
     def pre_bind(self, pod) -> None:

@@ -56,6 +56,10 @@ class BindingPool:
         """Is the caller one of this pool's workers (a binding cycle)?"""
         return threading.current_thread() in self._threads
 
+    def idents(self) -> frozenset[int]:
+        """The thread idents of the workers started so far (the plugin watchdog watches these)."""
+        return frozenset(t.ident for t in list(self._threads) if t.ident is not None)
+
     def backlog(self) -> int:
         """Bindings submitted and not yet started."""
         return self._tasks.qsize()

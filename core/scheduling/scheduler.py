@@ -352,7 +352,9 @@ class Scheduler(EventHandlers, ScheduleOne, PodGroupCycle, BindingCycle):
         """Serve until `stop` is set (the real-cluster loop), watched by the plugin watchdog."""
         watchdog = None
         if self.plugin_timeout_seconds > 0:
-            watchdog = Watchdog(self.plugin_timeout_seconds, lambda: self.scheduling_cycle, self._hung)
+            watchdog = Watchdog(
+                self.plugin_timeout_seconds, lambda: self.scheduling_cycle, self._hung, workers=self.pool.idents
+            )
             watchdog.start()
         try:
             self._serve(stop)

@@ -19,18 +19,23 @@ cycle with the guarded plugin call on its stack; the guarded call turns it into 
 Error status for this pod (retried with backoff) and the loop goes on. The look and the raise
 run without a thread switch in between (the loop thread cannot leave the plugin meanwhile), and
 the raise needs the loop thread in a frame below the guarded call, where the exception unwinds
-into its handler; if the call is still running at the next look, the exception was not
-delivered and is taken back.
+into its handler. A thread found blocked in a system call at a later look, still in the call,
+has the exception taken back (it would land wherever the thread is next). A thread still waiting
+to run (runnable, or waiting for the interpreter lock) is signalled again every
+`STARVED_GRACE_SECONDS` until it takes the exception or leaves the call: a busy machine delays an
+interruption, it never cancels one.
 
 Limits: Python delivers an asynchronous exception between bytecodes only, so a plugin blocked in
-C code (time.sleep, a socket read, a long numpy call) is reported but not interrupted, and the
-rollback applies once it returns; a plugin that catches Exception around its own loop swallows
-the interruption; a loop thread starved of the CPU for a whole `interval` after the raise is
-taken for a blocked one.
+C code (time.sleep, a socket read) is reported but not interrupted, and the rollback applies once
+it returns (a binding worker that then keeps running in the same call is interrupted again); a
+long numpy call or a lock wait is interrupted when it returns; a plugin that catches Exception
+around its own loop swallows the interruption.
 
-Binding cycles: the same look also walks the binding workers' stacks (`_binding_cycle` frames). A
+Binding cycles: the same look also walks this scheduler's binding workers' stacks (`_binding_cycle`
+frames; another scheduler's workers in the same process are its own watchdog's). A
 plugin call (`BoundHook.call`) of PreBindPreFlight, PreBind, Bind or PostBind running past the bound
-is reported the same way (`Hang.stage` "binding") and interrupted the same way: PluginTimeout
+is reported the same way (`Hang.stage` "binding") and interrupted the same way (again every
+`STARVED_GRACE_SECONDS` while the worker is seen running in the same call): PluginTimeout
 unwinds into the binding step's handler, the step ends as that plugin's Error, and the pod is
 unreserved, forgotten and retried with backoff (kube-scheduler's handleBindingCycleError); in
 PostBind it is only logged (the pod is bound). Waiting at Permit is no plugin call and is never
@@ -48,7 +53,7 @@ import platform
 import sys
 import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from types import CodeType, FrameType
 from typing import Any
@@ -63,8 +68,7 @@ log = logging.getLogger(__name__)
 
 INTERVAL_SECONDS = 0.5
 # An interrupted thread still waiting to run (runnable, or waiting for the interpreter lock: the
-# machine is busy) is given this long to take the exception before it is judged blocked outside
-# Python code and the exception is taken back.
+# machine is busy) is signalled again after this long (the raise is repeated, never given up).
 STARVED_GRACE_SECONDS = 3.0
 # sys.setswitchinterval while looking and raising (a few microseconds). Short: the interval is the
 # whole interpreter's, and a thread that takes the lock from the watchdog meanwhile (a waiting
@@ -126,15 +130,17 @@ class _Step:
     reported: bool = False
     raised: bool = False
     raised_at: float = 0.0
+    blocked: bool = False  # found blocked in a system call (logged once)
 
 
 class Watchdog:
     """Samples the loop thread; see the module docstring. `cycle()` reads the cycle number."""
 
     def __init__(
-        self, bound: float, cycle: Callable[[], int], report: Callable[[Hang], None], interval: float | None = None
+        self, bound: float, cycle: Callable[[], int], report: Callable[[Hang], None], interval: float | None = None,
+        workers: Callable[[], Iterable[int]] = frozenset,
     ) -> None:
-        self.bound, self.cycle, self.report = bound, cycle, report
+        self.bound, self.cycle, self.report, self.workers = bound, cycle, report, workers
         self.interval = INTERVAL_SECONDS if interval is None else interval
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
@@ -157,11 +163,11 @@ class Watchdog:
 
     def _serve(self) -> None:
         while not self._stop.wait(self.interval):
-            try:
-                self.check()
-                self.check_bindings()
-            except Exception:  # noqa: BLE001 - the watchdog must outlive anything it looks at
-                log.exception("plugin watchdog check failed")
+            for look in (self.check, self.check_bindings):
+                try:
+                    look()
+                except Exception:  # noqa: BLE001 - the watchdog must outlive anything it looks at
+                    log.exception("plugin watchdog check failed")
 
     def check(self, now: float | None = None) -> Hang | None:
         """One look at the loop thread; the hang found (once per cycle), else None."""
@@ -174,8 +180,7 @@ class Watchdog:
             self._seen = None if cycle_frame is None else _Seen(self.cycle(), cycle_frame, now)
             return None
         if seen.raised is not None:
-            if not _not_run_since(self._loop_ident, seen.raised_at, now):
-                self._settle(seen)
+            self._follow_up(seen, seen.raised, now)
             return None
         if seen.reported or now - seen.since < self.bound:
             return None
@@ -187,6 +192,14 @@ class Watchdog:
         )
         self.report(hang)
         return hang
+
+    def _follow_up(self, seen: _Seen, call: FrameType, now: float) -> None:
+        """The loop thread has not taken its interruption yet: blocked in a system call, it is taken
+        back; still waiting to run past the grace, it is signalled again."""
+        if not _waiting_to_run(self._loop_ident):
+            self._settle(seen)
+        elif now - seen.raised_at >= STARVED_GRACE_SECONDS and not self._interrupt(call, seen):
+            seen.raised = None  # out of the plugin call: the exception was taken
 
     def _settle(self, seen: _Seen | None) -> None:
         """An interruption not delivered by the next look: the plugin is blocked outside Python
@@ -237,23 +250,36 @@ class Watchdog:
     def check_bindings(self, now: float | None = None) -> list[Hang]:
         """One look at the binding workers; the hangs found (each plugin call reported once)."""
         now = time.monotonic() if now is None else now
+        frames = sys._current_frames()
         steps: dict[int, _Step] = {}
-        for ident, top in sys._current_frames().items():
-            if ident != self._loop_ident:
-                call = _find(top, HOOK_CALL) if _find(top, _BINDING_CYCLE) is not None else None
-                if call is not None:
-                    steps[ident] = step = self._step(ident, call, now)
-                    if _find(top, DECLARED_WAITS) is not None:
-                        step.since = now  # waiting as the API says to wait: not running
+        for ident in self.workers():
+            top = frames.get(ident)
+            call = _find(top, HOOK_CALL) if _find(top, _BINDING_CYCLE) is not None else None
+            if call is not None:
+                steps[ident] = step = self._step(ident, call, now)
+                if _find(top, DECLARED_WAITS) is not None:
+                    step.since = now  # waiting as the API says to wait: not running
+        del frames
         self._steps = steps
         hangs = []
         for ident, step in steps.items():
-            if step.raised:
-                if not _not_run_since(ident, step.raised_at, now):
-                    self._settle_step(ident, step)
-            elif step.hook is not None and not step.reported and now - step.since >= self.bound:
+            if step.hook is None:
+                continue
+            if step.reported:
+                self._keep_interrupting(ident, step, now)
+            elif now - step.since >= self.bound:
                 hangs.append(self._binding_hang(ident, step, now))
         return hangs
+
+    def _keep_interrupting(self, ident: int, step: _Step, now: float) -> None:
+        """A reported plugin call the worker is still in: an exception pending while it is blocked in
+        a system call is taken back; seen running (or waiting to run) with none pending, or one pending
+        past the grace, PluginTimeout is raised (again)."""
+        runnable = _waiting_to_run(ident)
+        if step.raised and not runnable:
+            self._settle_step(ident, step)
+        elif runnable and (not step.raised or now - step.raised_at >= STARVED_GRACE_SECONDS):
+            step.raised, step.raised_at = _raise_below(ident, step.call, lambda: True, self.bound), now
 
     def _step(self, ident: int, call: FrameType, now: float) -> _Step:
         """The step seen at the last look if the worker is still in that call, else a new one."""
@@ -265,12 +291,17 @@ class Watchdog:
         return _Step(call, None if trusted else hook, now)
 
     def _settle_step(self, ident: int, step: _Step) -> None:
-        """As `_settle`, for a binding worker: still in the call at the next look, it is blocked."""
+        """As `_settle`, for a binding worker: blocked in a system call inside the call, the pending
+        exception is taken back (logged once per call)."""
         step.raised = False
         if _below(ident, step.call):
             _set_async_exc(ident, None)
-            log.warning("plugin %s is blocked outside Python code in a binding cycle: it cannot be interrupted",
-                        step.hook.plugin if step.hook is not None else "unknown")
+            if not step.blocked:
+                step.blocked = True
+                log.warning(
+                    "plugin %s is blocked outside Python code in a binding cycle: it cannot be interrupted until "
+                    "the call returns", step.hook.plugin if step.hook is not None else "unknown",
+                )
 
     def _binding_hang(self, ident: int, step: _Step, now: float) -> Hang:
         step.reported = True
@@ -326,12 +357,6 @@ def _waiting_to_run(ident: int) -> bool:
     except OSError:
         return False
     return bool(first) and first[0] in ("running", _FUTEX)
-
-
-def _not_run_since(ident: int, raised_at: float, now: float) -> bool:
-    """An interrupted thread still waiting to run, within the grace period: it may yet take the
-    exception, which is not taken back. A thread blocked in a C call is judged so at once."""
-    return now - raised_at < STARVED_GRACE_SECONDS and _waiting_to_run(ident)
 
 
 def _below(ident: int, call: FrameType) -> bool:

@@ -362,10 +362,34 @@ def _check(c: PodGroupCase, tc: dict[str, Any], since: int) -> list[str]:
     errors += [f"pod {n} was expected to have nominated node name but didn't" for n in tc["expectedToHaveNNNInfo"] or []
                if n not in nnn]
     if tc["expectedEventOrder"]:
-        got = [event for event, _node in _recorded(c, since)]
-        if got != tc["expectedEventOrder"]:
+        recorded = _recorded(c, since)
+        got = [event for event, _node in recorded]
+        if got != tc["expectedEventOrder"] and not _bind_recorded_late(recorded, tc["expectedEventOrder"]):
             errors.append(f"unexpected event order: want {tc['expectedEventOrder']}, got {got}")
     return errors
+
+
+def _bind_recorded_late(recorded: list[tuple[str, str]], want: list[str]) -> bool:
+    """The expected order but for Bind calls recorded after a later cycle's PodGroupPostFilter, each of a pod placed
+    without preemption (no nominated node name: its cycle came before the PostFilter's). A Bind runs in the pod's
+    binding cycle, on a binding worker thread beside the scheduling loop (upstream: a goroutine, which in practice
+    gets there first); on a loaded machine the loop's next cycle can reach its PodGroupPostFilter before the worker
+    reaches Bind (a CI run: "Binding first before preemption for gang policy")."""
+    got = [event for event, _node in recorded]
+
+    def split(events: list[str]) -> tuple[list[str], list[str], dict[str, int]]:
+        """The Bind calls, the other calls, and how many other calls came before each Bind."""
+        binds = [e for e in events if e.startswith("Bind:")]
+        after = {e: sum(not x.startswith("Bind:") for x in events[:i]) for i, e in enumerate(events) if e in binds}
+        return binds, [e for e in events if not e.startswith("Bind:")], after
+
+    (got_binds, got_others, got_after), (want_binds, want_others, want_after) = split(got), split(want)
+    if got_binds != want_binds or got_others != want_others or len(set(got)) != len(got):
+        return False
+    if any(got_after[e] < want_after[e] for e in got_binds):
+        return False  # recorded early: a PostFilter came late, which no thread race explains
+    late = [(event, node) for event, node in recorded if event in got_after and got_after[event] > want_after[event]]
+    return all(not node for _event, node in late)
 
 
 @pytest.mark.parametrize("tc", cases(TABLE, TEST, DIFFERENCES))
