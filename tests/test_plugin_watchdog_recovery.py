@@ -192,6 +192,23 @@ def test_a_watchdog_watches_its_own_schedulers_workers_and_keeps_interrupting_un
         wait_for(lambda: bound(backend, "spinner"), 10, "the pod bound on its retry")
 
 
+@pytest.mark.timeout(40)
+def test_shutdown_drains_a_binding_step_that_hangs_when_serving_stops() -> None:
+    """The watchdog outlives the loop until the binding workers are drained: a PreBind spinning when serving
+    stops is still interrupted, so shutdown returns (a CI run's shutdown waited for ever on spinning workers
+    once the loop, and with it the watchdog, had stopped)."""
+    bound = 2.0  # longer than the loop takes to stop (it waits for events up to 1 s at a time)
+    with released_after():
+        with serving(bound) as (s, backend, _metrics, _bindings):
+            backend.apply(pod("late", hang="loop"))
+            wait_for(lambda: "late" in BindHangs.looped, 10, "the PreBind spinning")
+            t0 = time.monotonic()
+        drained = time.monotonic() - t0  # the loop stopped, then shutdown(wait=True) returned
+        assert not BindHangs.released and bound <= drained < bound + 5.0
+        assert s._watchdog is None
+        print(f"[watchdog] shutdown drained a hung binding step in {drained:.2f}s")
+
+
 # A backoff far longer than "at once" even on a loaded machine; a pod rate it keeps up with (a backlog
 # in the active queue would delay an activated pod too).
 BACKOFF_SECONDS = 30
@@ -249,7 +266,9 @@ def test_hung_binding_step_of_a_reload_rolls_back_and_its_pods_are_retried_at_on
             done = {r.uid: (t, r) for t, r in list(bindings) if r.uid in hung and r.binding["result"] == "Bound"}
             return done if len(done) == len(hung) else None
 
-        done = wait_for(retried, BACKOFF_SECONDS / 3, "every hung pod bound")
+        # Well inside the 30 s backoff: on a loaded machine the bad generation leaves a backlog of bindings that
+        # each hang until interrupted, ahead of the retried ones (a CI run took more than 10 s).
+        done = wait_for(retried, BACKOFF_SECONDS * 2 / 3, "every hung pod bound")
         assert {r.generation for _, r in done.values()} == {good.id}
         retry_seconds = max(t for t, _ in done.values()) - restored_at
         timeouts = lease_events(run, "PluginTimeout")

@@ -396,7 +396,7 @@ class Runner:
             self.watcher.stop()
         self.reloader.stop()
         self.scheduler.paused = True
-        self.scheduler.pool.shutdown(wait=True)
+        self.scheduler.shutdown(wait=True)  # the binding workers, then the plugin watchdog
         self.scheduler.drain_events()
         if self.scale_out is not None:
             self.scale_out.stop()

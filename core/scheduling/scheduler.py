@@ -120,6 +120,7 @@ class Scheduler(EventHandlers, ScheduleOne, PodGroupCycle, BindingCycle):
         )
         self.queue.registered = self._registered
         self.pool = BindingPool(binding_workers, "kubeberth-bind")
+        self._watchdog: Watchdog | None = None  # started by `run`, stopped by `shutdown`
         self.in_flight = 0
         self.waiting_pods = {}
         self.pods_in_pre_bind = {}
@@ -349,18 +350,21 @@ class Scheduler(EventHandlers, ScheduleOne, PodGroupCycle, BindingCycle):
         return True
 
     def run(self, stop: threading.Event) -> None:
-        """Serve until `stop` is set (the real-cluster loop), watched by the plugin watchdog."""
-        watchdog = None
+        """Serve until `stop` is set (the real-cluster loop), watched by the plugin watchdog. The
+        watchdog goes on watching the binding workers until `shutdown` has drained them: a binding
+        step hung in a plugin when serving stops is still interrupted, so the drain cannot hang on it."""
+        self._stop_watchdog()
         if self.plugin_timeout_seconds > 0:
-            watchdog = Watchdog(
+            self._watchdog = Watchdog(
                 self.plugin_timeout_seconds, lambda: self.scheduling_cycle, self._hung, workers=self.pool.idents
             )
-            watchdog.start()
-        try:
-            self._serve(stop)
-        finally:
-            if watchdog is not None:
-                watchdog.stop()
+            self._watchdog.start()
+        self._serve(stop)
+
+    def _stop_watchdog(self) -> None:
+        watchdog, self._watchdog = self._watchdog, None
+        if watchdog is not None:
+            watchdog.stop()
 
     def _hung(self, hang: Hang) -> None:
         """From the watchdog thread: the observers hear of `hang` on the loop thread."""
@@ -381,8 +385,12 @@ class Scheduler(EventHandlers, ScheduleOne, PodGroupCycle, BindingCycle):
             self.drain_events(block_for=wait)
 
     def shutdown(self, wait: bool = True) -> None:
+        """Stop the binding workers (waiting for their cycles to end with `wait`), then the watchdog."""
         self.load_pause.end()
-        self.pool.shutdown(wait=wait)
+        try:
+            self.pool.shutdown(wait=wait)
+        finally:
+            self._stop_watchdog()
 
 
 def _earliest(a: float | None, b: float | None) -> float | None:
