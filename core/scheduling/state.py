@@ -38,7 +38,7 @@ if TYPE_CHECKING:
     from .canary import CanaryRun
     from .scale_out import ScaleOut
     from .shadow import ShadowRun
-    from .watchdog import Hang
+    from .watchdog import Hang, Watchdog
 
 UNSCHEDULABLE = "Unschedulable"
 # kube-scheduler's clearNominatedNode (NominatingInfo ModeOverride, ""): a nomination to drop
@@ -105,6 +105,7 @@ class SchedulerState:
     # The plugin watchdog (watchdog.py): its bound in seconds (0: off) and who hears of a hang.
     plugin_timeout_seconds: float
     timeout_observers: list[Callable[[Hang], None]]
+    _watchdog: Watchdog | None  # started by `run`, stopped by `shutdown` (after the binding workers)
     # Active-active scale out (scale_out.py, docs/scale-out.md); None in the default leader mode.
     scale_out: ScaleOut | None
     # A shadow generation deciding beside the live one, writing nothing (shadow.py); None: none.
